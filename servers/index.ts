@@ -1,0 +1,40 @@
+/**
+ * Finds or starts the servers perflow needs (tests, demo, benchmark): a Temporal server and a
+ * MongoDB-wire server. See README "How the servers are found".
+ */
+import { startMongo, type MongoServer } from './mongo';
+import { stopAll } from './process';
+import { startTemporal, type TemporalServer, type TemporalStartOptions } from './temporal';
+
+export { startMongo, pingMongo, redact, type MongoServer } from './mongo';
+export { startTemporal, checkTemporal, SEARCH_ATTRIBUTES, type TemporalServer, type TemporalStartOptions } from './temporal';
+export { freePort, stopAll } from './process';
+export { findTemporalCli, findMongoServer } from './binaries';
+
+export interface Servers {
+  temporal: TemporalServer;
+  mongo: MongoServer;
+  stop(): Promise<void>;
+}
+
+export async function startServers(options: { temporal?: TemporalStartOptions } = {}): Promise<Servers> {
+  const [temporal, mongo] = await Promise.allSettled([startTemporal(options.temporal), startMongo()]);
+  if (temporal.status === 'rejected' || mongo.status === 'rejected') {
+    await stopAll();
+    throw temporal.status === 'rejected' ? temporal.reason : (mongo as PromiseRejectedResult).reason;
+  }
+  return {
+    temporal: temporal.value,
+    mongo: mongo.value,
+    stop: async () => void (await Promise.all([temporal.value.stop(), mongo.value.stop()])),
+  };
+}
+
+/** Stops our servers on Ctrl-C / SIGTERM before exiting. */
+export function stopServersOnSignals(): void {
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => {
+      void stopAll().finally(() => process.exit(130));
+    });
+  }
+}

@@ -1,0 +1,98 @@
+/** A MongoDB-wire server: MONGODB_URI, else mongod, else FerretDB (SQLite), else mongodb-memory-server. */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { findMongoServer, log } from './binaries';
+import { freePort, startProcess, waitUntilHealthy, type ServerProcess } from './process';
+import { firstLine } from './temporal';
+
+export interface MongoServer {
+  uri: string;
+  /** What serves it: `external`, `mongod`, `ferretdb` or `mongodb-memory-server`. */
+  kind: string;
+  /** Stops the server and deletes its data (if we started it). */
+  stop(): Promise<void>;
+  /** Stops the server but keeps port and data, for outage tests. Resolves when it is down. */
+  pause?(): Promise<void>;
+  /** Starts a paused server again on the same port and data. */
+  resume?(): Promise<void>;
+}
+
+export async function pingMongo(uri: string, timeoutMs = 3_000): Promise<void> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });
+  try {
+    await client.db('admin').command({ ping: 1 });
+  } finally {
+    await client.close();
+  }
+}
+
+export async function startMongo(): Promise<MongoServer> {
+  const external = process.env.MONGODB_URI;
+  if (external) {
+    try {
+      await pingMongo(external);
+    } catch (err) {
+      throw new Error(`cannot reach MongoDB at MONGODB_URI=${redact(external)}: ${firstLine(err)}`);
+    }
+    log(`using MongoDB at ${redact(external)} (MONGODB_URI)`);
+    return { uri: external, kind: 'external', stop: async () => undefined };
+  }
+  const found = findMongoServer({ install: true });
+  if (!found) return startMemoryServer();
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), `perflow-${found.kind}-`));
+  const args =
+    found.kind === 'mongod'
+      ? ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dataDir, '--quiet']
+      : [
+          '--handler=sqlite',
+          `--sqlite-url=file:${join(dataDir, 'data')}/`,
+          `--state-dir=${dataDir}`,
+          `--listen-addr=127.0.0.1:${port}`,
+          '--telemetry=disable',
+          '--debug-addr=-',
+          '--log-level=error',
+        ];
+  if (found.kind === 'ferretdb') mkdirSync(join(dataDir, 'data'));
+  const uri = `mongodb://127.0.0.1:${port}/`;
+  let proc: ServerProcess | undefined;
+  const launch = async () => {
+    proc = startProcess(found.path, args, dataDir);
+    await waitUntilHealthy(found.kind, proc, () => pingMongo(uri, 1_000));
+  };
+  await launch();
+  log(`${found.kind} ${found.path} on ${uri} (data in ${dataDir})`);
+  return {
+    uri,
+    kind: found.kind,
+    async stop() {
+      await proc?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    pause: async () => proc?.stop(),
+    resume: launch,
+  };
+}
+
+async function startMemoryServer(): Promise<MongoServer> {
+  let mms: { MongoMemoryServer: { create(): Promise<{ getUri(): string; stop(): Promise<boolean> }> } };
+  try {
+    // Optional: downloads a real mongod, so it only helps where the internet is reachable.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    mms = require('mongodb-memory-server');
+  } catch {
+    throw new Error(
+      'no MongoDB-wire server found: set MONGODB_URI, put mongod or ferretdb on PATH, install Go (FerretDB is built from the module proxy), or `npm install mongodb-memory-server`',
+    );
+  }
+  log('no mongod/ferretdb found; starting mongodb-memory-server');
+  const server = await mms.MongoMemoryServer.create();
+  return { uri: server.getUri(), kind: 'mongodb-memory-server', stop: async () => void (await server.stop()) };
+}
+
+/** A URI without its password, for logs. */
+export function redact(uri: string): string {
+  return uri.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}

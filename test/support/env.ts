@@ -1,0 +1,26 @@
+/** What integration tests need to reach the servers that global-setup started. */
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { MongoClient } from 'mongodb';
+
+export function serverEnv(): { temporalAddress: string; namespace: string; mongoUri: string } {
+  const temporalAddress = process.env.TEMPORAL_ADDRESS;
+  const mongoUri = process.env.MONGODB_URI;
+  if (!temporalAddress || !mongoUri) throw new Error('integration tests need the servers of test/support/global-setup.ts');
+  return { temporalAddress, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', mongoUri };
+}
+
+/** A task queue of its own for each test, so tests never steal each other's tasks. */
+export function uniqueTaskQueue(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+export async function connectTemporal(): Promise<{ connection: Connection; client: Client }> {
+  const { temporalAddress, namespace } = serverEnv();
+  const connection = await Connection.connect({ address: temporalAddress });
+  return { connection, client: new Client({ connection, namespace }) };
+}
+
+export async function connectMongo(): Promise<MongoClient> {
+  return new MongoClient(serverEnv().mongoUri).connect();
+}
