@@ -1,0 +1,90 @@
+/**
+ * All I/O of perflow runs here. `createActivities(deps)` receives its dependencies so the
+ * worker hands in real ones and tests hand in scripted or real ones.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ChatResponse, ToolSpec, Usage } from '../core/llm-types';
+import { chat, type ChatDeps, type ModelSettings } from './llm/chat';
+import type { ChatRequest } from './llm/scripted';
+import { toolSpec, type ToolRegistry } from './tools/tool';
+
+export interface ActivityDeps extends ChatDeps {
+  tools: ToolRegistry;
+}
+
+/** A tool as an agent file lists it. */
+export interface AgentToolRef {
+  type: string;
+  name?: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+}
+
+export interface PlannerCallInput extends Omit<ChatRequest, 'messages'> {
+  model: ModelSettings;
+  prompt: string;
+}
+
+export interface ExecutorCallInput extends ChatRequest {
+  model: ModelSettings;
+}
+
+export interface ToolCallInput {
+  tool: AgentToolRef;
+  input: Record<string, unknown>;
+}
+
+export interface ToolObservation {
+  content: string;
+  is_error: boolean;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    /** The specs (name, description, JSON schema) of the tools an agent may use. */
+    async describeTools(tools: AgentToolRef[]): Promise<ToolSpec[]> {
+      return tools.map((ref) => {
+        const tool = deps.tools.get(ref.type);
+        if (!tool) {
+          throw ApplicationFailure.nonRetryable(
+            `unknown tool type "${ref.type}"; this worker has: ${[...deps.tools.keys()].join(', ') || 'no tools'}`,
+            'Tool.Unknown',
+          );
+        }
+        return toolSpec(tool, ref.name ?? tool.type, ref.description ?? tool.description);
+      });
+    },
+
+    async plannerLlm(input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
+      const response = await chat(
+        input.model,
+        { system: input.system, messages: [{ role: 'user', content: input.prompt }], position: input.position },
+        deps,
+      );
+      return { text: response.content, usage: response.usage };
+    },
+
+    async executorLlm(input: ExecutorCallInput): Promise<ChatResponse> {
+      const { model, ...request } = input;
+      return chat(model, request, deps);
+    },
+
+    /** Runs one tool call; bad input and tool errors become observations the model can act on. */
+    async callTool({ tool: ref, input }: ToolCallInput): Promise<ToolObservation> {
+      const tool = deps.tools.get(ref.type);
+      if (!tool) return { content: `Error: tool type "${ref.type}" is not available on this worker`, is_error: true };
+      const parsed = tool.input.safeParse(input);
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+        return { content: `Error: invalid input for ${ref.name ?? ref.type}: ${problems}`, is_error: true };
+      }
+      try {
+        return { content: await tool.run(parsed.data as never, ref.parameters ?? {}), is_error: false };
+      } catch (err) {
+        return { content: `Error: ${ref.name ?? ref.type} failed: ${(err as Error).message}`, is_error: true };
+      }
+    },
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

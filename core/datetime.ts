@@ -1,0 +1,113 @@
+/**
+ * Current-date injection into system prompts (`inject_datetime`, `datetime_format`).
+ *
+ * Pure module: the time comes in as an argument (in a workflow, from workflow time), so it is
+ * safe to import from workflow code.
+ *
+ * @module
+ */
+
+/** Format used when `datetime_format` is not set or is invalid. */
+export const DEFAULT_DATETIME_FORMAT = '%Y-%m-%d %H:%M:%S %Z';
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+
+const DIRECTIVES: Record<string, (d: Date) => string> = {
+  Y: (d) => pad(d.getUTCFullYear(), 4),
+  m: (d) => pad(d.getUTCMonth() + 1),
+  d: (d) => pad(d.getUTCDate()),
+  H: (d) => pad(d.getUTCHours()),
+  M: (d) => pad(d.getUTCMinutes()),
+  S: (d) => pad(d.getUTCSeconds()),
+  A: (d) => WEEKDAYS[d.getUTCDay()],
+  B: (d) => MONTHS[d.getUTCMonth()],
+  Z: () => 'UTC',
+  '%': () => '%',
+};
+
+/** Splits a format into literal text and directive letters, or names the first bad directive. */
+function compile(format: string): { parts: (string | { directive: string })[] } | { error: string } {
+  const parts: (string | { directive: string })[] = [];
+  let literal = '';
+  for (let i = 0; i < format.length; i++) {
+    const c = format[i];
+    if (c !== '%') {
+      literal += c;
+      continue;
+    }
+    const directive = format[i + 1];
+    if (directive === undefined) return { error: 'it ends with a lone "%"' };
+    if (!(directive in DIRECTIVES)) return { error: `"%${directive}" is not supported` };
+    if (literal !== '') parts.push(literal);
+    literal = '';
+    parts.push({ directive });
+    i++;
+  }
+  if (literal !== '') parts.push(literal);
+  return { parts };
+}
+
+/** Result of {@link formatDatetime}. */
+export interface FormattedDatetime {
+  /** The formatted date and time. */
+  text: string;
+  /** Set when the requested format was invalid and {@link DEFAULT_DATETIME_FORMAT} was used. */
+  warning?: string;
+}
+
+/**
+ * Formats a UTC instant with a small strftime subset: `%Y` (4-digit year), `%m`, `%d`, `%H`,
+ * `%M`, `%S` (2 digits), `%A` (weekday name), `%B` (month name), `%Z` (always `UTC`) and `%%`.
+ *
+ * An empty format, or one with any other `%` directive, falls back to
+ * {@link DEFAULT_DATETIME_FORMAT} and returns a `warning` saying why; it never throws for a bad
+ * format, so a typo in an agent file cannot fail a run.
+ *
+ * @param epochMs - milliseconds since the Unix epoch (in a workflow: `Date.now()` is workflow time)
+ * @param format - strftime-like format
+ * @default format `%Y-%m-%d %H:%M:%S %Z`
+ * @throws RangeError when `epochMs` is not a finite number
+ */
+export function formatDatetime(epochMs: number, format?: string): FormattedDatetime {
+  if (!Number.isFinite(epochMs)) throw new RangeError(`formatDatetime: invalid time ${String(epochMs)}`);
+  const date = new Date(epochMs);
+  let warning: string | undefined;
+  let compiled = compile(format ?? DEFAULT_DATETIME_FORMAT);
+  if (format !== undefined && format.trim() === '') {
+    compiled = { error: 'it is empty' };
+  }
+  if ('error' in compiled) {
+    warning = `datetime_format ${JSON.stringify(format)} is invalid (${compiled.error}); using "${DEFAULT_DATETIME_FORMAT}"`;
+    compiled = compile(DEFAULT_DATETIME_FORMAT);
+    if ('error' in compiled) throw new Error('unreachable: default datetime format is invalid');
+  }
+  const text = compiled.parts.map((p) => (typeof p === 'string' ? p : DIRECTIVES[p.directive](date))).join('');
+  return warning === undefined ? { text } : { text, warning };
+}
+
+/**
+ * Appends the current date and time to a system prompt, separated by a blank line as the seed
+ * does: `<systemPrompt>\n\nCurrent date and time: <text>`.
+ *
+ * @param systemPrompt - the planner or executor system prompt
+ * @param text - the formatted date, from {@link formatDatetime}
+ */
+export function injectDatetime(systemPrompt: string, text: string): string {
+  return `${systemPrompt}\n\nCurrent date and time: ${text}`;
+}

@@ -1,0 +1,50 @@
+/**
+ * The one chat interface planner and executor activities use, whatever the provider.
+ * Serializable: these values cross the workflow/activity boundary.
+ */
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+export type ChatMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; tool_calls?: ToolCall[] }
+  | { role: 'tool'; tool_call_id: string; name: string; content: string; is_error?: boolean };
+
+/** A tool offered to the model for function calling. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the tool's input object. */
+  input_schema: Record<string, unknown>;
+}
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface ChatResponse {
+  content: string;
+  tool_calls: ToolCall[];
+  stop_reason: 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
+  usage: Usage;
+}
+
+/**
+ * Where a call sits in the run. The scripted model answers by position, so retries, worker
+ * restarts and replays get the same answer.
+ */
+export type CallPosition =
+  | { role: 'planner'; call: number }
+  | { role: 'executor'; step: number; iteration: number }
+  | { role: 'summary' };
+
+export const ZERO_USAGE: Usage = { input_tokens: 0, output_tokens: 0 };
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return { input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens };
+}

@@ -1,0 +1,103 @@
+/**
+ * Parsing of the planner's answer (`{"steps": [...], "result": "..."}`).
+ *
+ * Pure module: safe to import from workflow code.
+ *
+ * @module
+ */
+
+/** Outcome of {@link parsePlannerOutput}. */
+export type PlannerOutput =
+  | {
+      ok: true;
+      /** Steps still to execute; empty when `result` is set. */
+      steps: string[];
+      /** The final result; empty while there are steps to execute. */
+      result: string;
+    }
+  | {
+      ok: false;
+      /** What is wrong, on one line (fit for a retry prompt and a failure message). */
+      error: string;
+    };
+
+const FENCE = /```[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)```/;
+
+const oneLine = (s: string): string => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+
+function preview(raw: string): string {
+  const flat = oneLine(raw);
+  return flat.length > 80 ? `${flat.slice(0, 77)}...` : flat;
+}
+
+function tryParse(text: string): { value: unknown } | { error: string } {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (e) {
+    return { error: oneLine(e instanceof Error ? e.message : String(e)) };
+  }
+}
+
+/** Finds the JSON object in the answer: a fenced block, the whole text, or the outermost braces. */
+function extractJson(raw: string): { value: unknown } | { error: string } {
+  const fenced = FENCE.exec(raw);
+  const candidate = (fenced ? fenced[1] : raw).trim();
+  const direct = tryParse(candidate);
+  if ('value' in direct) return direct;
+  const first = candidate.indexOf('{');
+  const last = candidate.lastIndexOf('}');
+  if (first === -1 || last <= first) {
+    const outerFirst = raw.indexOf('{');
+    const outerLast = raw.lastIndexOf('}');
+    if (outerFirst === -1 || outerLast <= outerFirst) {
+      return { error: `planner output contains no JSON object: "${preview(raw)}"` };
+    }
+    return withContext(tryParse(raw.slice(outerFirst, outerLast + 1)), raw);
+  }
+  return withContext(tryParse(candidate.slice(first, last + 1)), raw);
+}
+
+function withContext(r: { value: unknown } | { error: string }, raw: string): { value: unknown } | { error: string } {
+  return 'error' in r ? { error: `planner output is not valid JSON (${r.error}): "${preview(raw)}"` } : r;
+}
+
+/**
+ * Parses the planner LLM's answer.
+ *
+ * Accepts the JSON object alone, wrapped in a markdown fence (```` ```json … ``` ````), or
+ * surrounded by prose (the text from the first `{` to the last `}` is tried). A missing `steps`
+ * counts as `[]` and a missing `result` as `""`; blank steps are dropped. A non-empty `result`
+ * wins: it is returned with no steps. An answer with neither steps nor a result is an error,
+ * as is a wrong type (`steps` not an array of strings, `result` not a string).
+ *
+ * Never throws: errors are returned as one line, ready for a retry prompt.
+ *
+ * @param raw - the planner's answer text
+ */
+export function parsePlannerOutput(raw: string): PlannerOutput {
+  if (raw.trim() === '') return { ok: false, error: 'planner output is empty' };
+  const extracted = extractJson(raw);
+  if ('error' in extracted) return { ok: false, error: extracted.error };
+  const value = extracted.value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, error: `planner output is not a JSON object: "${preview(raw)}"` };
+  }
+  const obj = value as Record<string, unknown>;
+  if (!('steps' in obj) && !('result' in obj)) {
+    return { ok: false, error: 'planner output has neither a "steps" nor a "result" field' };
+  }
+
+  const rawSteps = obj.steps ?? [];
+  if (!Array.isArray(rawSteps) || !rawSteps.every((s): s is string => typeof s === 'string')) {
+    return { ok: false, error: '"steps" must be an array of strings' };
+  }
+  const rawResult = obj.result ?? '';
+  if (typeof rawResult !== 'string') {
+    return { ok: false, error: '"result" must be a string' };
+  }
+
+  if (rawResult.trim() !== '') return { ok: true, steps: [], result: rawResult };
+  const steps = rawSteps.filter((s) => s.trim() !== '');
+  if (steps.length === 0) return { ok: false, error: 'planner returned neither steps nor a result' };
+  return { ok: true, steps, result: '' };
+}

@@ -1,0 +1,99 @@
+/**
+ * `${parameters.x}` templating and the texts that fill the planner templates.
+ *
+ * Pure module: safe to import from workflow code.
+ *
+ * @module
+ */
+
+const PLACEHOLDER = /\$\{parameters\.([A-Za-z0-9_.-]+)\}/g;
+
+/**
+ * Replaces every `${parameters.x}` in `template` with `params[x]`.
+ *
+ * One pass, so substituted values are never scanned again (a step result that contains
+ * `${parameters.y}` stays as it is). Placeholders whose key is missing or `undefined` are left
+ * unchanged, like the seed's `StringSubstitutor`.
+ *
+ * @param template - text with `${parameters.x}` placeholders
+ * @param params - values by parameter name
+ * @returns the rendered text
+ */
+export function renderTemplate(template: string, params: Record<string, string | undefined>): string {
+  return template.replace(PLACEHOLDER, (whole, key: string) => {
+    const value = Object.prototype.hasOwnProperty.call(params, key) ? params[key] : undefined;
+    return value === undefined ? whole : value;
+  });
+}
+
+/** A step the executor has carried out, with its result. */
+export interface CompletedStep {
+  /** The step as the planner wrote it. */
+  step: string;
+  /** The executor's result for the step. */
+  result: string;
+}
+
+/**
+ * Formats completed steps for `${parameters.completed_steps}`, one tagged block per step:
+ *
+ * ```text
+ * <step-1>
+ * the step
+ * </step-1>
+ * <step-1-result>
+ * its result
+ * </step-1-result>
+ * ```
+ *
+ * Blocks are joined by a newline; no steps give an empty string.
+ *
+ * @param steps - completed steps, oldest first
+ */
+export function formatCompletedSteps(steps: readonly CompletedStep[]): string {
+  return steps
+    .map((s, i) => {
+      const n = i + 1;
+      return `<step-${n}>\n${s.step}\n</step-${n}>\n<step-${n}-result>\n${s.result}\n</step-${n}-result>`;
+    })
+    .join('\n');
+}
+
+/**
+ * Formats the current plan for `${parameters.steps}`: each step as a JSON string, separated by
+ * `, ` (the template supplies the surrounding brackets).
+ *
+ * @param steps - the plan's steps
+ */
+export function formatSteps(steps: readonly string[]): string {
+  return steps.map((s) => JSON.stringify(s)).join(', ');
+}
+
+/** The part of a tool the planner needs to see. */
+export interface ToolSummary {
+  /** Tool name, as the executor calls it. */
+  name: string;
+  /** What the tool does and when to use it. */
+  description: string;
+}
+
+/**
+ * Builds the text for `${parameters.tools_prompt}`: a heading and one `- name: description` line
+ * per tool, or a sentence saying that no tools are available.
+ *
+ * @param tools - the tools the executor can call
+ */
+export function buildToolsPrompt(tools: readonly ToolSummary[]): string {
+  if (tools.length === 0) {
+    return 'No tools are available in this environment. Plan steps that can be completed by reasoning over the information provided.';
+  }
+  const lines = tools.map((t) => {
+    const description = t.description.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+    return description === '' ? `- ${t.name}` : `- ${t.name}: ${description}`;
+  });
+  return [
+    'In this environment, you have access to the tools listed below. Use only these tools to create your plan; do not reference or invent any other tools.',
+    '',
+    ...lines,
+  ].join('\n');
+}

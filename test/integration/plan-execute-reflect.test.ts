@@ -1,0 +1,219 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { z } from 'zod';
+import type { Tool } from '../../activities/tools/tool';
+import { planExecuteReflect, progressQuery } from '../../workflows';
+import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../support/harness';
+
+jest.setTimeout(60_000);
+
+// A tool that blocks until the test releases it, so a step can be observed while it runs.
+let release: () => void = () => undefined;
+let gate = Promise.resolve();
+const waitTool: Tool<{ label: string }> = {
+  type: 'WaitTool',
+  description: 'Waits until released by the test.',
+  input: z.object({ label: z.string() }),
+  async run({ label }) {
+    await gate;
+    return `released ${label}`;
+  },
+};
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await createHarness({ tools: [waitTool as Tool<never>] });
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+const start = (input: ReturnType<typeof runInput>) =>
+  harness.client.workflow.start(planExecuteReflect, { taskQueue: harness.taskQueue, workflowId: workflowId(), args: [input] });
+const execute = async (input: ReturnType<typeof runInput>) => (await start(input)).result();
+
+describe('the plan-execute-reflect workflow', () => {
+  it('returns the planner result of a single call with the four memory IDs', async () => {
+    const out = await execute(runInput(scriptedAgent({ planner: [final('42')] }), 'What is six times seven?'));
+    expect(out.response).toBe('42');
+    expect(out.steps_executed).toBe(0);
+    for (const key of ['memory_id', 'parent_interaction_id', 'executor_agent_memory_id', 'executor_agent_parent_interaction_id'] as const) {
+      expect(out[key]).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const [request] = harness.recorder.filter((r) => r.messages[0]?.content.includes('What is six times seven?'));
+    expect(request.system).toContain('You are a thoughtful and analytical planner agent');
+    expect(request.messages[0].content).toContain('Objective: What is six times seven?');
+  });
+
+  it('runs three steps and shows the completed steps to the planner in the reflect template', async () => {
+    const question = 'three step question';
+    const out = await execute(
+      runInput(
+        scriptedAgent({
+          planner: [plan('step A', 'step B', 'step C'), plan('step B', 'step C'), plan('step C'), final('all done')],
+          executor: [[{ content: 'result A' }], [{ content: 'result B' }], [{ content: 'result C' }]],
+        }),
+        question,
+      ),
+    );
+    expect(out.response).toBe('all done');
+    expect(out.steps_executed).toBe(3);
+    const prompts = harness.recorder
+      .filter((r) => r.position.role === 'planner' && r.messages[0].content.includes(question))
+      .map((r) => r.messages[0].content);
+    expect(prompts).toHaveLength(4);
+    expect(prompts[1]).toContain('Original plan:\n["step A", "step B", "step C"]');
+    expect(prompts[1]).toContain('<step-1>\nstep A\n</step-1>\n<step-1-result>\nresult A\n</step-1-result>');
+    expect(prompts[1]).toContain('Update your plan based on the latest step results.');
+    expect(prompts[2]).toContain('<step-2>\nstep B\n</step-2>\n<step-2-result>\nresult B\n</step-2-result>');
+    expect(prompts[3]).toContain('<step-3-result>\nresult C\n</step-3-result>');
+    const executorQuestions = harness.recorder
+      .filter((r) => r.position.role === 'executor' && r.system.includes('executor agent'))
+      .map((r) => r.messages[0].content);
+    expect(executorQuestions).toEqual(expect.arrayContaining(['step A', 'step B', 'step C']));
+  });
+
+  it('parses a planner answer wrapped in a markdown fence', async () => {
+    const fenced = '```json\n' + final('fenced answer') + '\n```';
+    const out = await execute(runInput(scriptedAgent({ planner: [fenced] }), 'fenced?'));
+    expect(out.response).toBe('fenced answer');
+  });
+
+  it('asks the planner again after a malformed answer and recovers', async () => {
+    const question = 'recover from malformed';
+    const out = await execute(runInput(scriptedAgent({ planner: ['I think the answer is 4', final('4')] }), question));
+    expect(out.response).toBe('4');
+    const retry = harness.recorder.find((r) => r.position.role === 'planner' && r.position.call === 1 && r.messages[0].content.includes(question));
+    expect(retry?.messages[0].content).toContain('Your previous answer could not be parsed');
+  });
+
+  it('fails with a typed failure quoting the raw answer after three malformed answers', async () => {
+    const handle = await start(runInput(scriptedAgent({ planner: ['nope 1', 'nope 2', 'still not JSON'] }), 'never parses'));
+    const error = await handle.result().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    const cause = (error as WorkflowFailedError).cause as { type?: string; message: string; nonRetryable?: boolean };
+    expect(cause.type).toBe('Planner.OutputInvalid');
+    expect(cause.nonRetryable).toBe(true);
+    expect(cause.message).toContain('after 3 attempts');
+    expect(cause.message).toContain('still not JSON');
+  });
+
+  it('ends at max_steps with the limit message naming the memory_id', async () => {
+    const out = await execute(
+      runInput(
+        scriptedAgent({
+          planner: [plan('s1', 's2', 's3'), plan('s2', 's3')],
+          executor: [[{ content: 'r1' }], [{ content: 'r2' }]],
+        }),
+        'too many steps',
+        { max_steps: 2 },
+      ),
+    );
+    expect(out.steps_executed).toBe(2);
+    expect(out.response).toContain('Max Steps Limit (2) Reached');
+    expect(out.response).toContain(out.memory_id);
+    // No summary answer in the script: the completed steps are listed instead.
+    expect(out.response).toContain('s1');
+    expect(out.response).toContain('r2');
+  });
+
+  it('executes two tool calls in a step and gives their results back to the model', async () => {
+    const question = 'tool round trip';
+    const out = await execute(
+      runInput(
+        scriptedAgent(
+          {
+            planner: [plan('compute things'), final('done')],
+            executor: [
+              [
+                { tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] },
+                { tool_calls: [{ name: 'CalculatorTool', input: { expression: '2^10' } }] },
+                { content: 'the answers are 42 and 1024' },
+              ],
+            ],
+          },
+          { tools: [{ type: 'CalculatorTool' }] },
+        ),
+        question,
+      ),
+    );
+    expect(out.response).toBe('done');
+    const last = harness.recorder.filter((r) => r.position.role === 'executor' && r.messages[0].content === 'compute things').at(-1)!;
+    const toolResults = last.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(toolResults).toEqual(['42', '1024']);
+    expect(last.tools?.map((t) => t.name)).toEqual(['CalculatorTool']);
+    const reflect = harness.recorder.find((r) => r.position.role === 'planner' && r.position.call === 1 && r.messages[0].content.includes(question));
+    expect(reflect?.messages[0].content).toContain('the answers are 42 and 1024');
+  });
+
+  it('ends a step at executor_max_iterations with a non-empty limit result', async () => {
+    const question = 'iteration limit';
+    const out = await execute(
+      runInput(
+        scriptedAgent(
+          {
+            planner: [plan('loop forever'), final('gave up')],
+            executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+1' } }] }]],
+          },
+          { tools: [{ type: 'CalculatorTool' }] },
+        ),
+        question,
+        { executor_max_iterations: 1 },
+      ),
+    );
+    expect(out.response).toBe('gave up');
+    const reflect = harness.recorder.find((r) => r.position.role === 'planner' && r.position.call === 1 && r.messages[0].content.includes(question));
+    expect(reflect?.messages[0].content).toContain('Executor iteration limit (1) reached');
+    expect(reflect?.messages[0].content).toContain('CalculatorTool: 2');
+  });
+
+  it('answers the progress query with the four IDs and the current step while a step runs', async () => {
+    gate = new Promise((resolve) => (release = resolve));
+    const handle = await start(
+      runInput(
+        scriptedAgent(
+          {
+            planner: [plan('wait for the test', 'then finish'), final('released')],
+            executor: [[{ tool_calls: [{ name: 'WaitTool', input: { label: 'x' } }] }, { content: 'waited' }]],
+          },
+          { tools: [{ type: 'WaitTool' }] },
+        ),
+        'progress while running',
+      ),
+    );
+    let progress = await handle.query(progressQuery);
+    for (let i = 0; i < 100 && progress.status !== 'executing'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      progress = await handle.query(progressQuery);
+    }
+    expect(progress.status).toBe('executing');
+    expect(progress.current_step).toEqual({ index: 0, step: 'wait for the test', executor_workflow_id: `${handle.workflowId}/step-1` });
+    expect(progress.plan).toEqual(['wait for the test', 'then finish']);
+    for (const key of ['memory_id', 'parent_interaction_id', 'executor_agent_memory_id', 'executor_agent_parent_interaction_id'] as const) {
+      expect(progress[key]).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    release();
+    const out = await handle.result();
+    expect(out.response).toBe('released');
+    const done = await handle.query(progressQuery);
+    expect(done.status).toBe('completed');
+    expect(done.completed_steps).toEqual([
+      { index: 0, step: 'wait for the test', result_preview: 'waited', ok: true, executor_workflow_id: `${handle.workflowId}/step-1` },
+    ]);
+    expect(done.memory_id).toBe(out.memory_id);
+  });
+
+  it('lets a run parameter override the agent parameter', async () => {
+    const question = 'override planner prompt';
+    await execute(
+      runInput(scriptedAgent({ planner: [final('ok')] }, { parameters: { planner_prompt: 'AGENT PROMPT' } }), question, {
+        planner_prompt: 'RUN PROMPT',
+      }),
+    );
+    const request = harness.recorder.find((r) => r.messages[0]?.content.includes(question))!;
+    expect(request.messages[0].content).toContain('RUN PROMPT');
+    expect(request.messages[0].content).not.toContain('AGENT PROMPT');
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * Runs perflow workflows in tests: a real worker on its own task queue against the servers of
+ * global-setup, with activities built from the given (scripted or real) dependencies.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import type { RecordedRequest } from '../../activities/llm/scripted';
+import { calculatorTool } from '../../activities/tools/calculator';
+import { toolRegistry, type Tool } from '../../activities/tools/tool';
+import { parseAgentDefinition, resolveParameters } from '../../core/agent';
+import type { PlanExecuteReflectInput } from '../../workflows';
+import { connectTemporal, serverEnv, uniqueTaskQueue } from './env';
+
+export interface Harness {
+  client: Client;
+  taskQueue: string;
+  recorder: RecordedRequest[];
+  /** Stops the worker and closes the connections. */
+  close(): Promise<void>;
+}
+
+export async function createHarness(options: { tools?: Tool<never>[] } = {}): Promise<Harness> {
+  const { connection, client } = await connectTemporal();
+  const native = await NativeConnection.connect({ address: serverEnv().temporalAddress });
+  const taskQueue = uniqueTaskQueue('perflow-test');
+  const recorder: RecordedRequest[] = [];
+  const tools = toolRegistry([calculatorTool as Tool<never>, ...(options.tools ?? [])]);
+  const worker = await Worker.create({
+    connection: native,
+    namespace: serverEnv().namespace,
+    taskQueue,
+    workflowsPath: require.resolve('../../workflows'),
+    activities: createActivities({ tools, recorder }),
+  });
+  const running = worker.run();
+  return {
+    client,
+    taskQueue,
+    recorder,
+    async close() {
+      worker.shutdown();
+      await running;
+      await native.close();
+      await connection.close();
+    },
+  };
+}
+
+/** Workflow input for an agent file and question, as the client builds it. */
+export function runInput(agentFile: unknown, question: string, runParams: Record<string, unknown> = {}): PlanExecuteReflectInput {
+  const agent = parseAgentDefinition(agentFile);
+  return { agent, question, parameters: resolveParameters(agent, runParams) };
+}
+
+/** A scripted agent file. */
+export function scriptedAgent(script: { planner?: string[]; executor?: unknown[][]; summary?: string[] }, extra: Record<string, unknown> = {}) {
+  return {
+    name: 'test-agent',
+    type: 'plan_execute_and_reflect',
+    llm: { interface: 'scripted', script },
+    ...extra,
+  };
+}
+
+export function workflowId(prefix = 'test'): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+export const plan = (...steps: string[]) => JSON.stringify({ steps, result: '' });
+export const final = (result: string) => JSON.stringify({ steps: [], result });

@@ -1,0 +1,172 @@
+import {
+  AgentDefinitionError,
+  parseAgentDefinition,
+  resolveParameters,
+  llmResponseFilterFor,
+} from '../../../core/agent';
+import { DEFAULT_PLANNER_SYSTEM_PROMPT, DEFAULT_REFLECT_PROMPT_TEMPLATE, PLAN_EXECUTE_REFLECT_RESPONSE_FORMAT } from '../../../core/prompts';
+
+const minimal = {
+  name: 'demo',
+  type: 'plan_execute_and_reflect',
+  llm: { interface: 'openai/v1/chat/completions', model: 'gpt-4o' },
+};
+
+function errorOf(fn: () => unknown): AgentDefinitionError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof AgentDefinitionError) return e;
+    throw e;
+  }
+  throw new Error('expected an AgentDefinitionError');
+}
+
+describe('parseAgentDefinition', () => {
+  it('fills every default into a minimal agent file', () => {
+    const agent = parseAgentDefinition(minimal);
+    expect(agent).toEqual({
+      name: 'demo',
+      type: 'plan_execute_and_reflect',
+      description: '',
+      llm: { interface: 'openai/v1/chat/completions', model: 'gpt-4o' },
+      executor_llm: { interface: 'openai/v1/chat/completions', model: 'gpt-4o' },
+      memory: { type: 'conversation_index' },
+      tools: [],
+      parameters: {
+        max_steps: 20,
+        executor_max_iterations: 20,
+        message_history_limit: 10,
+        executor_message_history_limit: 10,
+        inject_datetime: false,
+        max_parse_retries: 3,
+      },
+    });
+  });
+
+  it('takes the interface from the seed parameter _llm_interface and model_id as the model', () => {
+    const agent = parseAgentDefinition({
+      name: 'seed',
+      type: 'plan_execute_and_reflect',
+      llm: { model_id: 'us.anthropic.claude-3-7-sonnet-20250219-v1:0', parameters: { prompt: '${parameters.question}' } },
+      memory: { type: 'conversation_index' },
+      parameters: { _llm_interface: 'bedrock/converse/claude' },
+      tools: [{ type: 'ListIndexTool' }],
+      app_type: 'os_chat',
+    });
+    expect(agent.llm.interface).toBe('bedrock/converse/claude');
+    expect(agent.llm.model).toBe('us.anthropic.claude-3-7-sonnet-20250219-v1:0');
+    expect(agent.parameters._llm_interface).toBe('bedrock/converse/claude');
+    expect(agent.tools).toEqual([{ type: 'ListIndexTool' }]);
+  });
+
+  it('accepts the underscore spelling of an interface', () => {
+    expect(parseAgentDefinition({ ...minimal, llm: { interface: 'openai_v1_chat_completions', model: 'm' } }).llm.interface).toBe(
+      'openai/v1/chat/completions',
+    );
+  });
+
+  it('coerces numbers and booleans given as strings', () => {
+    const agent = parseAgentDefinition({ ...minimal, parameters: { max_steps: '5', inject_datetime: 'true' } });
+    expect(agent.parameters.max_steps).toBe(5);
+    expect(agent.parameters.inject_datetime).toBe(true);
+  });
+
+  it('keeps unknown parameters for custom prompts', () => {
+    expect(parseAgentDefinition({ ...minimal, parameters: { team: 'search' } }).parameters.team).toBe('search');
+  });
+
+  it('lets a partial executor model inherit the planner interface', () => {
+    const agent = parseAgentDefinition({ ...minimal, executor_llm: { model: 'gpt-4o-mini' } });
+    expect(agent.executor_llm).toEqual({ interface: 'openai/v1/chat/completions', model: 'gpt-4o-mini' });
+  });
+
+  it('accepts a scripted model without a model name', () => {
+    const agent = parseAgentDefinition({
+      ...minimal,
+      llm: {
+        interface: 'scripted',
+        script: {
+          planner: ['{"steps": ["a"]}', '{"result": "done"}'],
+          executor: [[{ tool_calls: [{ name: 'echo', input: { text: 'hi' } }] }, { content: 'hi' }]],
+        },
+      },
+    });
+    expect(agent.executor_llm.script?.executor[0]).toHaveLength(2);
+  });
+
+  it('reports all three bad fields of a file in one line', () => {
+    const error = errorOf(() =>
+      parseAgentDefinition({ ...minimal, name: '', llm: { interface: 'foo', model: 'm' }, parameters: { max_steps: 'abc' } }),
+    );
+    expect(error.issues.map((i) => i.path)).toEqual(['name', 'llm.interface', 'parameters.max_steps']);
+    expect(error.message).not.toMatch(/\n/);
+    expect(error.message).toBe(
+      'invalid agent file: name: must not be empty; ' +
+        'llm.interface: expected one of openai/v1/chat/completions, bedrock/converse/claude, bedrock/converse/deepseek_r1, scripted; ' +
+        'parameters.max_steps: expected a positive integer',
+    );
+  });
+
+  it('names missing, unknown and nested fields by their path', () => {
+    const error = errorOf(() =>
+      parseAgentDefinition({ type: 'react', llm: { interface: 'scripted' }, tools: [{}], extra: 1 }),
+    );
+    expect(error.issues).toEqual([
+      { path: 'name', message: 'is required' },
+      { path: 'type', message: 'expected one of plan_execute_and_reflect' },
+      { path: 'llm.script', message: 'is required when interface is "scripted"' },
+      { path: 'tools[0].type', message: 'is required' },
+      { path: 'extra', message: 'unknown field' },
+    ]);
+  });
+
+  it('requires a model name for a real interface', () => {
+    expect(() => parseAgentDefinition({ ...minimal, llm: { interface: 'bedrock/converse/claude' } })).toThrow(
+      'invalid agent file: llm.model: is required for interface "bedrock/converse/claude"',
+    );
+  });
+});
+
+describe('resolveParameters', () => {
+  it('fills the seed prompts, the interface and its response filter', () => {
+    const params = resolveParameters(parseAgentDefinition(minimal));
+    expect(params.system_prompt).toBe(DEFAULT_PLANNER_SYSTEM_PROMPT);
+    expect(params.reflect_prompt_template).toBe(DEFAULT_REFLECT_PROMPT_TEMPLATE);
+    expect(params.plan_execute_reflect_response_format).toBe(PLAN_EXECUTE_REFLECT_RESPONSE_FORMAT);
+    expect(params.llm_interface).toBe('openai/v1/chat/completions');
+    expect(params.llm_response_filter).toBe('$.choices[0].message.content');
+    expect(params.datetime_format).toBe('%Y-%m-%d %H:%M:%S %Z');
+    expect(params.max_steps).toBe(20);
+  });
+
+  it('lets run parameters override agent parameters', () => {
+    const agent = parseAgentDefinition({ ...minimal, parameters: { max_steps: 7, planner_prompt: 'agent' } });
+    const params = resolveParameters(agent, { max_steps: '3', planner_prompt: 'run', question: 'q', reflect_prompt: undefined });
+    expect(params.max_steps).toBe(3);
+    expect(params.planner_prompt).toBe('run');
+    expect(params.question).toBe('q');
+  });
+
+  it('keeps an explicit response filter', () => {
+    const params = resolveParameters(parseAgentDefinition(minimal), { llm_response_filter: '$.x' });
+    expect(params.llm_response_filter).toBe('$.x');
+  });
+
+  it('reports invalid run parameters under parameters.', () => {
+    const error = errorOf(() => resolveParameters(parseAgentDefinition(minimal), { max_steps: 0, inject_datetime: 'yes' }));
+    expect(error.issues.map((i) => i.path)).toEqual(['parameters.max_steps', 'parameters.inject_datetime']);
+    expect(error.message).toBe(
+      'invalid agent parameters: parameters.max_steps: expected a positive integer; parameters.inject_datetime: expected true or false',
+    );
+  });
+});
+
+describe('llmResponseFilterFor', () => {
+  it('gives the seed filter of each interface', () => {
+    expect(llmResponseFilterFor('openai/v1/chat/completions')).toBe('$.choices[0].message.content');
+    expect(llmResponseFilterFor('bedrock/converse/claude')).toBe('$.output.message.content[0].text');
+    expect(llmResponseFilterFor('bedrock/converse/deepseek_r1')).toBe('$.output.message.content[0].text');
+    expect(llmResponseFilterFor('scripted')).toBe('$.content');
+  });
+});

@@ -1,0 +1,39 @@
+import { DEFAULT_DATETIME_FORMAT, formatDatetime, injectDatetime } from '../../../core/datetime';
+
+const T = Date.UTC(2025, 2, 7, 4, 5, 9); // Friday 7 March 2025, 04:05:09 UTC
+
+describe('formatDatetime', () => {
+  it('uses the default format when none is given', () => {
+    expect(DEFAULT_DATETIME_FORMAT).toBe('%Y-%m-%d %H:%M:%S %Z');
+    expect(formatDatetime(T)).toEqual({ text: '2025-03-07 04:05:09 UTC' });
+  });
+
+  it('supports weekday and month names, literal text and %%', () => {
+    expect(formatDatetime(T, '%A, %d %B %Y at %H:%M (100%%)').text).toBe('Friday, 07 March 2025 at 04:05 (100%)');
+  });
+
+  it('falls back to the default with a warning for an unsupported directive', () => {
+    const out = formatDatetime(T, '%Y-%j');
+    expect(out.text).toBe('2025-03-07 04:05:09 UTC');
+    expect(out.warning).toContain('"%j" is not supported');
+    expect(out.warning).toContain('"%Y-%j"');
+  });
+
+  it('falls back to the default with a warning for an empty format or a trailing %', () => {
+    expect(formatDatetime(T, '').warning).toMatch(/is empty/);
+    expect(formatDatetime(T, '%Y %').warning).toMatch(/lone "%"/);
+    expect(formatDatetime(T, '%Y %').text).toBe('2025-03-07 04:05:09 UTC');
+  });
+
+  it('rejects a time that is not a finite number', () => {
+    expect(() => formatDatetime(Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe('injectDatetime', () => {
+  it('appends the date after a blank line', () => {
+    expect(injectDatetime('You plan.', '2025-03-07 04:05:09 UTC')).toBe(
+      'You plan.\n\nCurrent date and time: 2025-03-07 04:05:09 UTC',
+    );
+  });
+});
