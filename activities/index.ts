@@ -6,10 +6,13 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ChatResponse, ToolSpec, Usage } from '../core/llm-types';
 import { chat, type ChatDeps, type ModelSettings } from './llm/chat';
 import type { ChatRequest } from './llm/scripted';
+import { createMemoryActivities } from './memory/activities';
+import type { MemoryStore } from './memory/store';
 import { toolSpec, type ToolRegistry } from './tools/tool';
 
 export interface ActivityDeps extends ChatDeps {
   tools: ToolRegistry;
+  memory: MemoryStore;
 }
 
 /** A tool as an agent file lists it. */
@@ -41,6 +44,8 @@ export interface ToolObservation {
 
 export function createActivities(deps: ActivityDeps) {
   return {
+    ...createMemoryActivities(deps.memory),
+
     /** The specs (name, description, JSON schema) of the tools an agent may use. */
     async describeTools(tools: AgentToolRef[]): Promise<ToolSpec[]> {
       return tools.map((ref) => {

@@ -5,6 +5,7 @@
  */
 import {
   ApplicationFailure,
+  CancellationScope,
   ChildWorkflowFailure,
   executeChild,
   log,
@@ -14,6 +15,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { ToolCallRecord } from '../activities/memory/activities';
 import type { AgentDefinition, ResolvedParameters } from '../core/agent';
 import { formatDatetime, injectDatetime } from '../core/datetime';
 import { addUsage, ZERO_USAGE, type ToolSpec } from '../core/llm-types';
@@ -26,6 +28,7 @@ import {
 } from '../core/prompts';
 import { buildToolsPrompt, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
 import { FailureTypes, preview, progressQuery, type Progress, type RunIds, type RunOutput } from './definitions';
+import { memoryActivities } from './memory';
 import { reactExecutor } from './react-executor';
 
 const { describeTools } = proxyActivities<Activities>({
@@ -51,13 +54,15 @@ export interface PlanExecuteReflectInput {
   parameters: ResolvedParameters;
   /** IDs chosen by the client, so it can show them before the run starts; missing ones are generated. */
   ids?: Partial<RunIds>;
+  /** Continue this existing conversation: its recent exchanges become completed steps. */
+  memory_id?: string;
 }
 
 export async function planExecuteReflect(input: PlanExecuteReflectInput): Promise<RunOutput> {
   const { agent, question } = input;
   const p = input.parameters;
   const ids: RunIds = {
-    memory_id: input.ids?.memory_id ?? uuid4(),
+    memory_id: input.memory_id ?? input.ids?.memory_id ?? uuid4(),
     parent_interaction_id: input.ids?.parent_interaction_id ?? uuid4(),
     executor_agent_memory_id: input.ids?.executor_agent_memory_id ?? uuid4(),
     executor_agent_parent_interaction_id: input.ids?.executor_agent_parent_interaction_id ?? uuid4(),
@@ -74,6 +79,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
     usage: ZERO_USAGE,
   };
   setHandler(progressQuery, () => progress);
+  const { startRun, saveStep, finishRun } = memoryActivities;
 
   const toolSpecs: ToolSpec[] = agent.tools.length > 0 ? await describeTools(agent.tools) : [];
   let plannerSystem = p.system_prompt;
@@ -94,6 +100,17 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
 
   const completed: CompletedStep[] = [];
   let template = p.planner_prompt_template;
+  const { history } = await startRun({
+    ids,
+    question,
+    app_type: agent.app_type ?? agent.type,
+    resume: input.memory_id !== undefined,
+    message_history_limit: p.message_history_limit,
+  });
+  if (history.length > 0) {
+    completed.push(...history);
+    template = p.planner_with_history_template;
+  }
   let plannerCalls = 0;
   const planner = async (prompt: string) => {
     const answer = await plannerLlm({
@@ -110,7 +127,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
     for (;;) {
       if (progress.steps_executed >= p.max_steps) {
         const response = maxStepsReachedMessage(p.max_steps, await summarizeSteps(), ids.memory_id);
-        return finish(response);
+        return await finish(response);
       }
       progress.status = 'planning';
       const prompt = renderTemplate(template, {
@@ -119,7 +136,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
         completed_steps: formatCompletedSteps(completed),
       });
       const parsed = await planWithRetries(prompt);
-      if (parsed.result !== '') return finish(parsed.result);
+      if (parsed.result !== '') return await finish(parsed.result);
 
       progress.plan = parsed.steps;
       const step = parsed.steps[0];
@@ -129,6 +146,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
       progress.current_step = { index, step, executor_workflow_id: executorWorkflowId };
       let result: string;
       let ok = true;
+      let toolCalls: ToolCallRecord[] = [];
       try {
         const out = await executeChild(reactExecutor, {
           workflowId: executorWorkflowId,
@@ -141,10 +159,13 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
               tools: agent.tools,
               toolSpecs,
               max_iteration: p.executor_max_iterations,
+              message_history_limit: p.executor_message_history_limit,
+              ids,
             },
           ],
         });
         result = out.result;
+        toolCalls = out.tool_call_records;
         progress.usage = addUsage(progress.usage, out.usage);
       } catch (err) {
         // A failed step goes back to the planner, which may re-plan around it.
@@ -152,6 +173,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
         ok = false;
         result = `Step failed: ${causeMessage(err)}`;
       }
+      await saveStep({ ids, stepIndex: index, step, result, toolCalls });
       completed.push({ step, result });
       progress.completed_steps.push({
         index,
@@ -167,10 +189,13 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
   } catch (err) {
     progress.status = 'failed';
     progress.error = causeMessage(err);
+    // Record the failure even when the run is being cancelled.
+    await CancellationScope.nonCancellable(() => finishRun({ ids, response: '', error: progress.error }));
     throw err;
   }
 
-  function finish(response: string): RunOutput {
+  async function finish(response: string): Promise<RunOutput> {
+    await finishRun({ ids, response });
     progress.status = 'completed';
     progress.result = response;
     return { ...ids, response, usage: progress.usage, steps_executed: progress.steps_executed };

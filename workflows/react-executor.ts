@@ -5,6 +5,8 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities, AgentToolRef } from '../activities';
+import type { MemoryIds, ToolCallRecord } from '../activities/memory/activities';
+import { memoryActivities } from './memory';
 import type { ModelSettings } from '../activities/llm/chat';
 import { addUsage, ZERO_USAGE, type ChatMessage, type ToolSpec, type Usage } from '../core/llm-types';
 
@@ -28,6 +30,9 @@ export interface ReactExecutorInput {
   tools: AgentToolRef[];
   toolSpecs: ToolSpec[];
   max_iteration: number;
+  /** How many earlier steps of the executor memory to show the model. */
+  message_history_limit: number;
+  ids: MemoryIds;
 }
 
 export interface ReactExecutorOutput {
@@ -35,10 +40,22 @@ export interface ReactExecutorOutput {
   iterations: number;
   tool_calls: number;
   usage: Usage;
+  tool_call_records: ToolCallRecord[];
 }
 
 export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExecutorOutput> {
-  const messages: ChatMessage[] = [{ role: 'user', content: input.step }];
+  const earlier = await memoryActivities.loadExecutorHistory({
+    executor_agent_memory_id: input.ids.executor_agent_memory_id,
+    limit: input.message_history_limit,
+    before_step: input.stepIndex,
+    ids: input.ids,
+  });
+  const messages: ChatMessage[] = earlier.flatMap(({ step, result }): ChatMessage[] => [
+    { role: 'user', content: step },
+    { role: 'assistant', content: result },
+  ]);
+  messages.push({ role: 'user', content: input.step });
+  const records: ToolCallRecord[] = [];
   const byName = new Map(input.tools.map((ref, i) => [input.toolSpecs[i]?.name ?? ref.type, ref]));
   const allowed = [...byName.keys()];
   let usage = ZERO_USAGE;
@@ -55,7 +72,7 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
     usage = addUsage(usage, response.usage);
     messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls });
     if (response.tool_calls.length === 0) {
-      return { result: response.content, iterations: iteration + 1, tool_calls: toolCalls, usage };
+      return { result: response.content, iterations: iteration + 1, tool_calls: toolCalls, usage, tool_call_records: records };
     }
     for (const call of response.tool_calls) {
       const ref = byName.get(call.name);
@@ -68,6 +85,7 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
           };
       if (ref) toolCalls++;
       observations.push(`${call.name}: ${observation.content}`);
+      records.push({ name: call.name, input: call.input, output: observation.content, is_error: observation.is_error });
       messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: observation.content, is_error: observation.is_error });
     }
   }
@@ -77,5 +95,6 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
     iterations: input.max_iteration,
     tool_calls: toolCalls,
     usage,
+    tool_call_records: records,
   };
 }

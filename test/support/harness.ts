@@ -5,18 +5,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Db, MongoClient } from 'mongodb';
 import { createActivities } from '../../activities';
+import { MemoryStore } from '../../activities/memory/store';
 import type { RecordedRequest } from '../../activities/llm/scripted';
 import { calculatorTool } from '../../activities/tools/calculator';
 import { toolRegistry, type Tool } from '../../activities/tools/tool';
 import { parseAgentDefinition, resolveParameters } from '../../core/agent';
 import type { PlanExecuteReflectInput } from '../../workflows';
-import { connectTemporal, serverEnv, uniqueTaskQueue } from './env';
+import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
 
 export interface Harness {
   client: Client;
   taskQueue: string;
   recorder: RecordedRequest[];
+  /** The database holding this harness's memory (a fresh one per harness). */
+  db: Db;
+  memory: MemoryStore;
   /** Stops the worker and closes the connections. */
   close(): Promise<void>;
 }
@@ -26,24 +31,32 @@ export async function createHarness(options: { tools?: Tool<never>[] } = {}): Pr
   const native = await NativeConnection.connect({ address: serverEnv().temporalAddress });
   const taskQueue = uniqueTaskQueue('perflow-test');
   const recorder: RecordedRequest[] = [];
+  const mongo: MongoClient = await connectMongo();
+  const db = mongo.db(`perflow_test_${taskQueue.split('-').pop()}`);
+  const memory = new MemoryStore(db);
+  await memory.ensureIndexes();
   const tools = toolRegistry([calculatorTool as Tool<never>, ...(options.tools ?? [])]);
   const worker = await Worker.create({
     connection: native,
     namespace: serverEnv().namespace,
     taskQueue,
     workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({ tools, recorder }),
+    activities: createActivities({ tools, recorder, memory }),
   });
   const running = worker.run();
   return {
     client,
     taskQueue,
     recorder,
+    db,
+    memory,
     async close() {
       worker.shutdown();
       await running;
       await native.close();
       await connection.close();
+      await db.dropDatabase().catch(() => undefined);
+      await mongo.close();
     },
   };
 }

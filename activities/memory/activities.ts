@@ -1,0 +1,146 @@
+/** Memory activities: what the workflows write to and read from conversation memory. */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { CompletedStep } from '../../core/template';
+import type { MemoryStore } from './store';
+
+/** The seed's four IDs (see workflows/definitions.ts RunIds). */
+export interface MemoryIds {
+  memory_id: string;
+  parent_interaction_id: string;
+  executor_agent_memory_id: string;
+  executor_agent_parent_interaction_id: string;
+}
+
+export interface StartRunInput {
+  ids: MemoryIds;
+  question: string;
+  app_type: string;
+  /** The run continues an existing conversation (the user passed memory_id). */
+  resume: boolean;
+  message_history_limit: number;
+}
+
+export interface ToolCallRecord {
+  name: string;
+  input: Record<string, unknown>;
+  output: string;
+  is_error: boolean;
+}
+
+/** Derived IDs keep every write idempotent without extra workflow state. */
+export const stepTraceId = (parentInteractionId: string, stepIndex: number) => `${parentInteractionId}:step-${stepIndex + 1}`;
+const executorStepId = (ids: MemoryIds, stepIndex: number) => `${ids.executor_agent_parent_interaction_id}:step-${stepIndex + 1}`;
+
+export function createMemoryActivities(store: MemoryStore) {
+  return {
+    /**
+     * Creates the planner and executor memories and the root interaction holding the question,
+     * and returns the conversation's earlier exchanges as completed steps.
+     */
+    async startRun(input: StartRunInput): Promise<{ history: CompletedStep[] }> {
+      const { ids } = input;
+      if (input.resume && !(await store.memoryExists(ids.memory_id))) {
+        throw ApplicationFailure.nonRetryable(`memory_id ${ids.memory_id} does not exist`, 'Memory.NotFound');
+      }
+      const history = input.resume
+        ? await store.recentExchanges(ids.memory_id, input.message_history_limit, ids.parent_interaction_id)
+        : [];
+      const now = new Date();
+      await store.upsertMemory({ memory_id: ids.memory_id, name: input.question, app_type: input.app_type, role: 'planner' }, now);
+      await store.upsertMemory(
+        {
+          memory_id: ids.executor_agent_memory_id,
+          name: input.question,
+          app_type: input.app_type,
+          role: 'executor',
+          parent_memory_id: ids.memory_id,
+        },
+        now,
+      );
+      const root = { input: input.question, response: '', trace_number: null, parent_interaction_id: null };
+      await store.insertInteractionOnce({ ...root, interaction_id: ids.parent_interaction_id, memory_id: ids.memory_id, origin: 'user' }, now);
+      await store.insertInteractionOnce(
+        { ...root, interaction_id: ids.executor_agent_parent_interaction_id, memory_id: ids.executor_agent_memory_id, origin: 'executor' },
+        now,
+      );
+      return { history: history.map((doc) => ({ step: doc.input, result: doc.response })) };
+    },
+
+    /** The executor's earlier steps in this conversation, oldest first. */
+    async loadExecutorHistory(input: { executor_agent_memory_id: string; limit: number; before_step: number; ids: MemoryIds }) {
+      if (input.limit <= 0) return [];
+      const docs = await store.interactions
+        .find({ memory_id: input.executor_agent_memory_id, origin: 'executor', step_index: { $exists: true } })
+        .sort({ created: -1 })
+        .limit(input.limit + 1)
+        .toArray();
+      // A retried load must not see the current step's own record.
+      const current = executorStepId(input.ids, input.before_step);
+      return docs
+        .filter((d) => d._id !== current)
+        .slice(0, input.limit)
+        .reverse()
+        .map((d) => ({ step: d.input, result: d.response }));
+    },
+
+    /** Saves an executed step: the trace under the root interaction, and the executor's own records. */
+    async saveStep(input: { ids: MemoryIds; stepIndex: number; step: string; result: string; toolCalls: ToolCallRecord[] }) {
+      const { ids, stepIndex, step, result } = input;
+      const now = new Date();
+      await store.upsertInteraction(
+        {
+          interaction_id: stepTraceId(ids.parent_interaction_id, stepIndex),
+          memory_id: ids.memory_id,
+          parent_interaction_id: ids.parent_interaction_id,
+          input: step,
+          response: result,
+          origin: 'planner',
+          trace_number: stepIndex + 1,
+          step_index: stepIndex,
+        },
+        now,
+      );
+      const stepId = executorStepId(ids, stepIndex);
+      await store.upsertInteraction(
+        {
+          interaction_id: stepId,
+          memory_id: ids.executor_agent_memory_id,
+          parent_interaction_id: ids.executor_agent_parent_interaction_id,
+          input: step,
+          response: result,
+          origin: 'executor',
+          trace_number: stepIndex + 1,
+          step_index: stepIndex,
+        },
+        now,
+      );
+      for (const [i, call] of input.toolCalls.entries()) {
+        await store.upsertInteraction(
+          {
+            interaction_id: `${stepId}:tool-${i + 1}`,
+            memory_id: ids.executor_agent_memory_id,
+            parent_interaction_id: stepId,
+            input: JSON.stringify(call.input),
+            response: call.output,
+            origin: 'tool',
+            trace_number: i + 1,
+            step_index: stepIndex,
+            tool_name: call.name,
+            ...(call.is_error ? { error: call.output } : {}),
+          },
+          now,
+        );
+      }
+    },
+
+    /** Writes the final result (or the failure) onto the root interaction (saveAndReturnFinalResult). */
+    async finishRun(input: { ids: MemoryIds; response: string; error?: string }): Promise<void> {
+      const now = new Date();
+      const response = input.error === undefined ? input.response : `Agent execution failed: ${input.error}`;
+      await store.setResponse(input.ids.parent_interaction_id, response, now, input.error);
+      await store.setResponse(input.ids.executor_agent_parent_interaction_id, response, now, input.error);
+    },
+  };
+}
+
+export type MemoryActivities = ReturnType<typeof createMemoryActivities>;

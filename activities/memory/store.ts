@@ -1,0 +1,121 @@
+/**
+ * Conversation memory in MongoDB, with the seed's ConversationIndexMemory semantics: a planner
+ * memory per conversation, an executor memory related to it, and interactions (question and
+ * response, with traces under a parent interaction). Every write is an upsert keyed by an ID
+ * the workflow chose, so retries, crashes and resets never duplicate a record.
+ */
+import type { Collection, Db } from 'mongodb';
+
+export type Origin = 'user' | 'planner' | 'executor' | 'tool';
+
+export interface MemoryDoc {
+  _id: string;
+  memory_id: string;
+  /** The first question of the conversation. */
+  name: string;
+  app_type: string;
+  /** `planner` for the conversation, `executor` for the executor memory related to it. */
+  role: 'planner' | 'executor';
+  parent_memory_id?: string;
+  created: Date;
+  updated: Date;
+}
+
+export interface InteractionDoc {
+  _id: string;
+  interaction_id: string;
+  memory_id: string;
+  parent_interaction_id: string | null;
+  input: string;
+  response: string;
+  origin: Origin;
+  trace_number: number | null;
+  step_index?: number;
+  tool_name?: string;
+  /** Set on a root interaction when the run failed. */
+  error?: string;
+  created: Date;
+  updated: Date;
+}
+
+export interface MemoryCollections {
+  memories: string;
+  interactions: string;
+}
+
+export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memories', interactions: 'perflow_interactions' };
+
+export class MemoryStore {
+  readonly memories: Collection<MemoryDoc>;
+  readonly interactions: Collection<InteractionDoc>;
+
+  constructor(
+    readonly db: Db,
+    readonly collections: MemoryCollections = DEFAULT_COLLECTIONS,
+  ) {
+    this.memories = db.collection<MemoryDoc>(collections.memories);
+    this.interactions = db.collection<InteractionDoc>(collections.interactions);
+  }
+
+  /** Indexes for "interactions of a memory in order" and "children of an interaction". */
+  async ensureIndexes(): Promise<void> {
+    await this.interactions.createIndex({ memory_id: 1, created: 1 }, { name: 'memory_in_order' });
+    await this.interactions.createIndex({ parent_interaction_id: 1, trace_number: 1 }, { name: 'children_in_order' });
+  }
+
+  async memoryExists(memoryId: string): Promise<boolean> {
+    return (await this.memories.countDocuments({ _id: memoryId }, { limit: 1 })) > 0;
+  }
+
+  /** Creates the memory if it does not exist; keeps its name and creation time if it does. */
+  async upsertMemory(doc: Omit<MemoryDoc, '_id' | 'created' | 'updated'>, now: Date): Promise<void> {
+    const { name, ...rest } = doc;
+    await this.memories.updateOne(
+      { _id: doc.memory_id },
+      { $set: { ...rest, updated: now }, $setOnInsert: { name, created: now } },
+      { upsert: true },
+    );
+  }
+
+  async upsertInteraction(doc: Omit<InteractionDoc, '_id' | 'created' | 'updated'>, now: Date): Promise<void> {
+    await this.interactions.updateOne(
+      { _id: doc.interaction_id },
+      { $set: { ...doc, updated: now }, $setOnInsert: { created: now } },
+      { upsert: true },
+    );
+  }
+
+  /** Inserts an interaction once; a repeated call (a retry, a reset) leaves the first one as it is. */
+  async insertInteractionOnce(doc: Omit<InteractionDoc, '_id' | 'created' | 'updated'>, now: Date): Promise<void> {
+    await this.interactions.updateOne(
+      { _id: doc.interaction_id },
+      { $setOnInsert: { ...doc, created: now, updated: now } },
+      { upsert: true },
+    );
+  }
+
+  async setResponse(interactionId: string, response: string, now: Date, error?: string): Promise<void> {
+    await this.interactions.updateOne(
+      { _id: interactionId },
+      { $set: { response, updated: now, ...(error === undefined ? {} : { error }) } },
+    );
+  }
+
+  /** The last `limit` completed root interactions of a memory, oldest first. */
+  async recentExchanges(memoryId: string, limit: number, excludeInteractionId?: string): Promise<InteractionDoc[]> {
+    if (limit <= 0) return [];
+    const docs = await this.interactions
+      .find({ memory_id: memoryId, parent_interaction_id: null, response: { $ne: '' }, _id: { $ne: excludeInteractionId ?? '' } })
+      .sort({ created: -1 })
+      .limit(limit)
+      .toArray();
+    return docs.reverse();
+  }
+
+  /** A memory's root interactions and their traces, in order. */
+  async conversation(memoryId: string): Promise<{ memory: MemoryDoc | null; interactions: InteractionDoc[] }> {
+    const memory = await this.memories.findOne({ _id: memoryId });
+    const interactions = await this.interactions.find({ memory_id: memoryId }).sort({ created: 1, trace_number: 1 }).toArray();
+    return { memory, interactions };
+  }
+}

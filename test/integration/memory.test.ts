@@ -1,0 +1,118 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { createMemoryActivities } from '../../activities/memory/activities';
+import { planExecuteReflect, progressQuery } from '../../workflows';
+import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../support/harness';
+
+jest.setTimeout(60_000);
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await createHarness();
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+const start = (input: ReturnType<typeof runInput>) =>
+  harness.client.workflow.start(planExecuteReflect, { taskQueue: harness.taskQueue, workflowId: workflowId('memory'), args: [input] });
+
+const threeSteps = scriptedAgent(
+  {
+    planner: [plan('find A', 'find B', 'find C'), plan('find B', 'find C'), plan('find C'), final('A, B and C found')],
+    executor: [
+      [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+2' } }] }, { content: 'A is 3' }],
+      [{ content: 'B is 4' }],
+      [{ content: 'C is 5' }],
+    ],
+  },
+  { tools: [{ type: 'CalculatorTool' }] },
+);
+
+describe('conversation memory', () => {
+  it('records a three-step run as the seed relates memories, interactions and traces', async () => {
+    const handle = await start(runInput(threeSteps, 'find A, B and C'));
+    const out = await handle.result();
+    const progress = await handle.query(progressQuery);
+    expect(progress.memory_id).toBe(out.memory_id);
+    expect(progress.executor_agent_memory_id).toBe(out.executor_agent_memory_id);
+
+    const memories = await harness.memory.memories.find({ _id: { $in: [out.memory_id, out.executor_agent_memory_id] } }).toArray();
+    expect(memories.map((m) => [m.role, m.name, m.parent_memory_id])).toEqual(
+      expect.arrayContaining([
+        ['planner', 'find A, B and C', undefined],
+        ['executor', 'find A, B and C', out.memory_id],
+      ]),
+    );
+
+    const roots = await harness.memory.interactions.find({ memory_id: out.memory_id, parent_interaction_id: null }).toArray();
+    expect(roots).toHaveLength(1);
+    expect(roots[0]).toMatchObject({ _id: out.parent_interaction_id, input: 'find A, B and C', response: 'A, B and C found' });
+
+    const traces = await harness.memory.interactions
+      .find({ parent_interaction_id: out.parent_interaction_id })
+      .sort({ trace_number: 1 })
+      .toArray();
+    expect(traces.map((t) => [t.trace_number, t.input, t.response])).toEqual([
+      [1, 'find A', 'A is 3'],
+      [2, 'find B', 'B is 4'],
+      [3, 'find C', 'C is 5'],
+    ]);
+
+    const executorSteps = await harness.memory.interactions
+      .find({ memory_id: out.executor_agent_memory_id, parent_interaction_id: out.executor_agent_parent_interaction_id })
+      .sort({ trace_number: 1 })
+      .toArray();
+    expect(executorSteps.map((t) => t.response)).toEqual(['A is 3', 'B is 4', 'C is 5']);
+    const toolCalls = await harness.memory.interactions.find({ memory_id: out.executor_agent_memory_id, origin: 'tool' }).toArray();
+    expect(toolCalls).toHaveLength(1);
+    expect(toolCalls[0]).toMatchObject({ tool_name: 'CalculatorTool', input: '{"expression":"1+2"}', response: '3', parent_interaction_id: executorSteps[0]._id });
+  });
+
+  it('plans a second run of the same memory_id with the history template and the earlier exchange', async () => {
+    const first = await (await start(runInput(scriptedAgent({ planner: [final('Paris')] }), 'capital of France?'))).result();
+    const question = 'and its population?';
+    const input = { ...runInput(scriptedAgent({ planner: [final('about 2.1 million')] }), question), memory_id: first.memory_id };
+    const second = await (await start(input)).result();
+    expect(second.memory_id).toBe(first.memory_id);
+    const prompt = harness.recorder.find((r) => r.messages[0]?.content.includes(question))!.messages[0].content;
+    expect(prompt).toContain('You have currently executed the following steps:');
+    expect(prompt).toContain('<step-1>\ncapital of France?\n</step-1>\n<step-1-result>\nParis\n</step-1-result>');
+    expect(prompt).not.toContain('Original plan:');
+    const roots = await harness.memory.interactions.find({ memory_id: first.memory_id, parent_interaction_id: null }).toArray();
+    expect(roots.map((r) => r.response).sort()).toEqual(['Paris', 'about 2.1 million']);
+  });
+
+  it('rejects an unknown memory_id with a clear failure', async () => {
+    const input = { ...runInput(scriptedAgent({ planner: [final('never')] }), 'q'), memory_id: 'no-such-memory' };
+    const error = await (await start(input)).result().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    const activityFailure = (error as WorkflowFailedError).cause;
+    expect(activityFailure?.cause).toMatchObject({ type: 'Memory.NotFound', message: 'memory_id no-such-memory does not exist' });
+  });
+
+  it('writes the error of a failed run onto its parent interaction', async () => {
+    const handle = await start(runInput(scriptedAgent({ planner: ['x', 'y', 'z'] }), 'will fail'));
+    await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+    const { parent_interaction_id } = await handle.query(progressQuery);
+    const root = await harness.memory.interactions.findOne({ _id: parent_interaction_id });
+    expect(root?.response).toMatch(/^Agent execution failed: planner answer could not be parsed after 3 attempts/);
+  });
+
+  it('leaves exactly one document per record when memory writes are retried', async () => {
+    const memory = createMemoryActivities(harness.memory);
+    const ids = { memory_id: 'm-retry', parent_interaction_id: 'p-retry', executor_agent_memory_id: 'em-retry', executor_agent_parent_interaction_id: 'ep-retry' };
+    const startInput = { ids, question: 'retry?', app_type: 'test', resume: false, message_history_limit: 10 };
+    const step = { ids, stepIndex: 0, step: 's', result: 'r', toolCalls: [{ name: 'CalculatorTool', input: {}, output: '1', is_error: false }] };
+    for (let i = 0; i < 2; i++) {
+      await memory.startRun(startInput);
+      await memory.saveStep(step);
+      await memory.finishRun({ ids, response: 'done' });
+    }
+    expect(await harness.memory.memories.countDocuments({ _id: { $in: ['m-retry', 'em-retry'] } })).toBe(2);
+    expect(await harness.memory.interactions.countDocuments({ memory_id: { $in: ['m-retry', 'em-retry'] } })).toBe(5);
+    expect((await harness.memory.interactions.findOne({ _id: 'p-retry' }))?.response).toBe('done');
+  });
+});
