@@ -1,0 +1,57 @@
+/**
+ * Representative runs whose histories are recorded under test/fixtures/histories and replayed
+ * in `npm test`, so a workflow change that breaks running executions is caught before it lands.
+ * Regenerate with `npm run record-histories` (only when a change is meant to be incompatible,
+ * and behind `patched()` otherwise — see README "Contributing").
+ */
+import { final, plan, scriptedAgent } from './harness';
+
+export interface Scenario {
+  name: string;
+  agent: unknown;
+  question: string;
+  params?: Record<string, unknown>;
+  /** The run is expected to fail. */
+  fails?: boolean;
+}
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'three-steps-with-tools',
+    question: 'What is (6*7) + 2^10, step by step?',
+    agent: scriptedAgent(
+      {
+        planner: [plan('compute 6*7', 'compute 2^10', 'add them'), plan('compute 2^10', 'add them'), plan('add them'), final('1066')],
+        executor: [
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2^10' } }] }, { content: '1024' }],
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1024' } }] }, { content: '1066' }],
+        ],
+      },
+      { tools: [{ type: 'CalculatorTool' }] },
+    ),
+  },
+  {
+    name: 'malformed-planner-answer-retried',
+    question: 'recover from a malformed plan',
+    agent: scriptedAgent({ planner: ['not json at all', '```json\n' + final('recovered') + '\n```'] }),
+  },
+  {
+    name: 'failed-step-replanned',
+    question: 'a step fails and the planner re-plans',
+    // The first step's executor has no script, so it fails; the planner sees the failure.
+    agent: scriptedAgent({ planner: [plan('broken step'), plan('working step'), final('worked around it')], executor: [[], [{ content: 'ok' }]] }),
+  },
+  {
+    name: 'max-steps-reached',
+    question: 'never finishes',
+    params: { max_steps: 2 },
+    agent: scriptedAgent({ planner: [plan('s1', 's2', 's3'), plan('s2', 's3')], executor: [[{ content: 'r1' }], [{ content: 'r2' }]] }),
+  },
+  {
+    name: 'planner-output-invalid',
+    question: 'the planner never answers in JSON',
+    fails: true,
+    agent: scriptedAgent({ planner: ['a', 'b', 'c'] }),
+  },
+];

@@ -1,0 +1,41 @@
+/**
+ * Replays every recorded history under test/fixtures/histories against the current workflow
+ * code. A failure means a change would break executions already running in production: put it
+ * behind `patched()` (see README "Contributing").
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+
+const dir = join(__dirname, '..', '..', 'fixtures', 'histories');
+const files = readdirSync(dir).filter((f) => f.endsWith('.binpb')).sort();
+
+let bundle: WorkflowBundleWithSourceMap;
+beforeAll(async () => {
+  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../../workflows'), logger: quietLogger });
+}, 60_000);
+
+const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
+
+describe('recorded histories', () => {
+  it('include the representative runs', () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'three-steps-with-tools.binpb',
+        'three-steps-with-tools.step-1.binpb',
+        'failed-step-replanned.binpb',
+        'max-steps-reached.binpb',
+        'malformed-planner-answer-retried.binpb',
+        'planner-output-invalid.binpb',
+      ]),
+    );
+  });
+
+  it.each(files)('replay deterministically: %s', async (file) => {
+    const history = temporal.api.history.v1.History.decode(readFileSync(join(dir, file)));
+    // Recorded as workflow `history-<scenario>` and its children `history-<scenario>/step-<n>`.
+    const workflowId = `history-${file.replace(/\.binpb$/, '').replace(/\.(step-\d+)$/, '/$1')}`;
+    await Worker.runReplayHistory({ workflowBundle: bundle }, history, workflowId);
+  });
+});
