@@ -51,3 +51,15 @@ export const FailureTypes = {
 export function preview(text: string, max = RESULT_PREVIEW_CHARS): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
 }
+
+/** The progress as Markdown, for the workflow's current details in the Temporal UI. */
+export function progressMarkdown(p: Progress): string {
+  const lines = [`**${p.agent}** — ${p.status}`, '', `**Question:** ${preview(p.question, 300)}`, ''];
+  lines.push(`memory_id \`${p.memory_id}\` · executor memory \`${p.executor_agent_memory_id}\``, '');
+  if (p.plan.length > 0) lines.push('**Plan:**', ...p.plan.map((s, i) => `${i + 1}. ${preview(s, 200)}`), '');
+  if (p.current_step) lines.push(`**Running step ${p.current_step.index + 1}:** ${preview(p.current_step.step, 200)}`, '');
+  for (const s of p.completed_steps) lines.push(`- ${s.ok ? '✅' : '❌'} step ${s.index + 1}: ${preview(s.step, 120)} → ${preview(s.result_preview, 200)}`);
+  lines.push('', `steps ${p.steps_executed}/${p.max_steps} · tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens}`);
+  if (p.result !== undefined) lines.push('', `**Result:** ${preview(p.result, 2_000)}`);
+  return lines.join('\n').slice(0, 18_000);
+}

@@ -10,6 +10,7 @@ import {
   executeChild,
   log,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   uuid4,
   workflowInfo,
@@ -27,7 +28,7 @@ import {
   parseRetrySuffix,
 } from '../core/prompts';
 import { buildToolsPrompt, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
-import { FailureTypes, preview, progressQuery, type Progress, type RunIds, type RunOutput } from './definitions';
+import { FailureTypes, preview, progressMarkdown, progressQuery, type Progress, type RunIds, type RunOutput } from './definitions';
 import { memoryActivities } from './memory';
 import { reactExecutor } from './react-executor';
 
@@ -112,13 +113,10 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
     template = p.planner_with_history_template;
   }
   let plannerCalls = 0;
-  const planner = async (prompt: string) => {
-    const answer = await plannerLlm({
-      model: agent.llm,
-      system: plannerSystem,
-      prompt,
-      position: { role: 'planner', call: plannerCalls++ },
-    });
+  const planner = async (prompt: string, summary: string) => {
+    const answer = await plannerLlm.executeWithOptions({ summary }, [
+      { model: agent.llm, system: plannerSystem, prompt, position: { role: 'planner', call: plannerCalls++ } },
+    ]);
     progress.usage = addUsage(progress.usage, answer.usage);
     return answer.text;
   };
@@ -144,12 +142,14 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
       const executorWorkflowId = `${workflowInfo().workflowId}/step-${index + 1}`;
       progress.status = 'executing';
       progress.current_step = { index, step, executor_workflow_id: executorWorkflowId };
+      setCurrentDetails(progressMarkdown(progress));
       let result: string;
       let ok = true;
       let toolCalls: ToolCallRecord[] = [];
       try {
         const out = await executeChild(reactExecutor, {
           workflowId: executorWorkflowId,
+          staticSummary: `step ${index + 1}: ${preview(step, 150)}`,
           args: [
             {
               step,
@@ -184,6 +184,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
       });
       progress.steps_executed++;
       progress.current_step = undefined;
+      setCurrentDetails(progressMarkdown(progress));
       template = p.reflect_prompt_template;
     }
   } catch (err) {
@@ -198,6 +199,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
     await finishRun({ ids, response });
     progress.status = 'completed';
     progress.result = response;
+    setCurrentDetails(progressMarkdown(progress));
     return { ...ids, response, usage: progress.usage, steps_executed: progress.steps_executed };
   }
 
@@ -207,7 +209,8 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
     let lastError = '';
     let lastRaw = '';
     for (let attempt = 0; attempt < attempts; attempt++) {
-      lastRaw = await planner(next);
+      const what = progress.steps_executed === 0 ? 'initial plan' : `reflect after step ${progress.steps_executed}`;
+      lastRaw = await planner(next, attempt === 0 ? `planner: ${what}` : `planner: ${what}, retry ${attempt} after an unparseable answer`);
       const parsed = parsePlannerOutput(lastRaw);
       if (parsed.ok) return parsed;
       lastError = parsed.error;
@@ -223,7 +226,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
   async function summarizeSteps(): Promise<string> {
     const listing = completed.map((s, i) => `${i + 1}. ${s.step}: ${preview(s.result, 300)}`).join('\n');
     try {
-      const answer = await summarize({
+      const answer = await summarize.executeWithOptions({ summary: 'planner: max-steps summary' }, [{
         model: agent.llm,
         system: MAX_STEPS_SUMMARY_SYSTEM_PROMPT,
         prompt: renderTemplate(MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, {
@@ -231,7 +234,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
           completed_steps: formatCompletedSteps(completed),
         }),
         position: { role: 'summary' },
-      });
+      }]);
       progress.usage = addUsage(progress.usage, answer.usage);
       return answer.text;
     } catch (err) {

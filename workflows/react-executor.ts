@@ -62,13 +62,15 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
   let toolCalls = 0;
   const observations: string[] = [];
   for (let iteration = 0; iteration < input.max_iteration; iteration++) {
-    const response = await executorLlm({
-      model: input.model,
-      system: input.system_prompt,
-      messages,
-      tools: input.toolSpecs,
-      position: { role: 'executor', step: input.stepIndex, iteration },
-    });
+    const response = await executorLlm.executeWithOptions({ summary: `executor LLM: step ${input.stepIndex + 1}, iteration ${iteration + 1}` }, [
+      {
+        model: input.model,
+        system: input.system_prompt,
+        messages,
+        tools: input.toolSpecs,
+        position: { role: 'executor', step: input.stepIndex, iteration },
+      },
+    ]);
     usage = addUsage(usage, response.usage);
     messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls });
     if (response.tool_calls.length === 0) {
@@ -78,7 +80,7 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
       const ref = byName.get(call.name);
       // A tool outside the agent's list is never executed.
       const observation = ref
-        ? await callTool({ tool: ref, input: call.input })
+        ? await callTool.executeWithOptions({ summary: `tool: ${call.name}` }, [{ tool: ref, input: call.input }])
         : {
             content: `Error: tool "${call.name}" is not available to this agent; allowed tools: ${allowed.join(', ') || 'none'}`,
             is_error: true,

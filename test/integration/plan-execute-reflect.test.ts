@@ -209,6 +209,33 @@ describe('the plan-execute-reflect workflow', () => {
     expect(done.memory_id).toBe(out.memory_id);
   });
 
+  it('names every activity and executor child in the history, for the Temporal UI', async () => {
+    const handle = await start(
+      runInput(
+        scriptedAgent(
+          {
+            planner: [plan('add'), final('3')],
+            executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+2' } }] }, { content: '3' }]],
+          },
+          { tools: [{ type: 'CalculatorTool' }] },
+        ),
+        'legible run',
+      ),
+    );
+    await handle.result();
+    const summaries = async (id: string) =>
+      ((await harness.client.workflow.getHandle(id).fetchHistory()).events ?? [])
+        .map((e) => e.userMetadata?.summary?.data)
+        .filter((d): d is Uint8Array => d instanceof Uint8Array)
+        .map((d) => JSON.parse(Buffer.from(d).toString()) as string);
+    expect(await summaries(handle.workflowId)).toEqual(
+      expect.arrayContaining(['planner: initial plan', 'planner: reflect after step 1', 'step 1: add']),
+    );
+    expect(await summaries(`${handle.workflowId}/step-1`)).toEqual(
+      expect.arrayContaining(['executor LLM: step 1, iteration 1', 'tool: CalculatorTool', 'executor LLM: step 1, iteration 2']),
+    );
+  });
+
   it('lets a run parameter override the agent parameter', async () => {
     const question = 'override planner prompt';
     await execute(
