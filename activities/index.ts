@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ChatResponse, ToolSpec, Usage } from '../core/llm-types';
 import { chat, type ChatDeps, type ModelSettings } from './llm/chat';
 import type { ChatRequest } from './llm/scripted';
-import { createMemoryActivities } from './memory/activities';
+import { createMemoryActivities, saveToolCall, toolCallId, type ToolCallPlace } from './memory/activities';
 import type { MemoryStore } from './memory/store';
 import { toolSpec, type ToolRegistry } from './tools/tool';
 
@@ -35,7 +35,15 @@ export interface ExecutorCallInput extends ChatRequest {
 export interface ToolCallInput {
   tool: AgentToolRef;
   input: Record<string, unknown>;
+  /** Where the call is recorded in memory (with its whole output). */
+  place: ToolCallPlace;
 }
+
+/**
+ * Longest tool output the model sees (characters). Longer outputs are stored whole in memory
+ * and cut here with a marker, so neither the prompt nor the workflow history grows with them.
+ */
+export const TOOL_OUTPUT_MODEL_LIMIT = 8_000;
 
 export interface ToolObservation {
   content: string;
@@ -75,21 +83,29 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     /** Runs one tool call; bad input and tool errors become observations the model can act on. */
-    async callTool({ tool: ref, input }: ToolCallInput): Promise<ToolObservation> {
-      const tool = deps.tools.get(ref.type);
-      if (!tool) return { content: `Error: tool type "${ref.type}" is not available on this worker`, is_error: true };
-      const parsed = tool.input.safeParse(input);
-      if (!parsed.success) {
-        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
-        return { content: `Error: invalid input for ${ref.name ?? ref.type}: ${problems}`, is_error: true };
-      }
-      try {
-        return { content: await tool.run(parsed.data as never, ref.parameters ?? {}), is_error: false };
-      } catch (err) {
-        return { content: `Error: ${ref.name ?? ref.type} failed: ${(err as Error).message}`, is_error: true };
-      }
+    async callTool({ tool: ref, input, place }: ToolCallInput): Promise<ToolObservation> {
+      const observation = await runTool(deps.tools, ref, input);
+      await saveToolCall(deps.memory, place, { name: ref.name ?? ref.type, input, output: observation.content, is_error: observation.is_error });
+      if (observation.content.length <= TOOL_OUTPUT_MODEL_LIMIT) return observation;
+      const marker = `\n…[truncated: the tool returned ${observation.content.length} characters; the whole output is stored in memory as interaction ${toolCallId(place)}]`;
+      return { ...observation, content: observation.content.slice(0, TOOL_OUTPUT_MODEL_LIMIT) + marker };
     },
   };
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+async function runTool(tools: ToolRegistry, ref: AgentToolRef, input: Record<string, unknown>): Promise<ToolObservation> {
+  const tool = tools.get(ref.type);
+  if (!tool) return { content: `Error: tool type "${ref.type}" is not available on this worker`, is_error: true };
+  const parsed = tool.input.safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+    return { content: `Error: invalid input for ${ref.name ?? ref.type}: ${problems}`, is_error: true };
+  }
+  try {
+    return { content: await tool.run(parsed.data as never, ref.parameters ?? {}), is_error: false };
+  } catch (err) {
+    return { content: `Error: ${ref.name ?? ref.type} failed: ${(err as Error).message}`, is_error: true };
+  }
+}

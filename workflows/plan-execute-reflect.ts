@@ -16,7 +16,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ToolCallRecord } from '../activities/memory/activities';
 import type { AgentDefinition, ResolvedParameters } from '../core/agent';
 import { formatDatetime, injectDatetime } from '../core/datetime';
 import { addUsage, ZERO_USAGE, type ToolSpec } from '../core/llm-types';
@@ -145,7 +144,6 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
       setCurrentDetails(progressMarkdown(progress));
       let result: string;
       let ok = true;
-      let toolCalls: ToolCallRecord[] = [];
       try {
         const out = await executeChild(reactExecutor, {
           workflowId: executorWorkflowId,
@@ -165,7 +163,6 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
           ],
         });
         result = out.result;
-        toolCalls = out.tool_call_records;
         progress.usage = addUsage(progress.usage, out.usage);
       } catch (err) {
         // A failed step goes back to the planner, which may re-plan around it.
@@ -173,7 +170,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
         ok = false;
         result = `Step failed: ${causeMessage(err)}`;
       }
-      await saveStep({ ids, stepIndex: index, step, result, toolCalls });
+      await saveStep({ ids, stepIndex: index, step, result });
       completed.push({ step, result });
       progress.completed_steps.push({
         index,

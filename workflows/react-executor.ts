@@ -5,7 +5,7 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities, AgentToolRef } from '../activities';
-import type { MemoryIds, ToolCallRecord } from '../activities/memory/activities';
+import type { MemoryIds } from '../activities/memory/activities';
 import { memoryActivities } from './memory';
 import type { ModelSettings } from '../activities/llm/chat';
 import { addUsage, ZERO_USAGE, type ChatMessage, type ToolSpec, type Usage } from '../core/llm-types';
@@ -40,7 +40,6 @@ export interface ReactExecutorOutput {
   iterations: number;
   tool_calls: number;
   usage: Usage;
-  tool_call_records: ToolCallRecord[];
 }
 
 export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExecutorOutput> {
@@ -55,7 +54,7 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
     { role: 'assistant', content: result },
   ]);
   messages.push({ role: 'user', content: input.step });
-  const records: ToolCallRecord[] = [];
+
   const byName = new Map(input.tools.map((ref, i) => [input.toolSpecs[i]?.name ?? ref.type, ref]));
   const allowed = [...byName.keys()];
   let usage = ZERO_USAGE;
@@ -74,20 +73,21 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
     usage = addUsage(usage, response.usage);
     messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls });
     if (response.tool_calls.length === 0) {
-      return { result: response.content, iterations: iteration + 1, tool_calls: toolCalls, usage, tool_call_records: records };
+      return { result: response.content, iterations: iteration + 1, tool_calls: toolCalls, usage };
     }
     for (const call of response.tool_calls) {
       const ref = byName.get(call.name);
       // A tool outside the agent's list is never executed.
       const observation = ref
-        ? await callTool.executeWithOptions({ summary: `tool: ${call.name}` }, [{ tool: ref, input: call.input }])
+        ? await callTool.executeWithOptions({ summary: `tool: ${call.name}` }, [
+            { tool: ref, input: call.input, place: { ids: input.ids, stepIndex: input.stepIndex, callIndex: toolCalls } },
+          ])
         : {
             content: `Error: tool "${call.name}" is not available to this agent; allowed tools: ${allowed.join(', ') || 'none'}`,
             is_error: true,
           };
       if (ref) toolCalls++;
       observations.push(`${call.name}: ${observation.content}`);
-      records.push({ name: call.name, input: call.input, output: observation.content, is_error: observation.is_error });
       messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: observation.content, is_error: observation.is_error });
     }
   }
@@ -97,6 +97,5 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
     iterations: input.max_iteration,
     tool_calls: toolCalls,
     usage,
-    tool_call_records: records,
   };
 }

@@ -20,16 +20,40 @@ export interface StartRunInput {
   message_history_limit: number;
 }
 
-export interface ToolCallRecord {
-  name: string;
-  input: Record<string, unknown>;
-  output: string;
-  is_error: boolean;
+/** Where a tool call is recorded: the executor step it belongs to and its place in that step. */
+export interface ToolCallPlace {
+  ids: MemoryIds;
+  stepIndex: number;
+  callIndex: number;
 }
 
 /** Derived IDs keep every write idempotent without extra workflow state. */
 export const stepTraceId = (parentInteractionId: string, stepIndex: number) => `${parentInteractionId}:step-${stepIndex + 1}`;
 const executorStepId = (ids: MemoryIds, stepIndex: number) => `${ids.executor_agent_parent_interaction_id}:step-${stepIndex + 1}`;
+export const toolCallId = (place: ToolCallPlace) => `${executorStepId(place.ids, place.stepIndex)}:tool-${place.callIndex + 1}`;
+
+/** Records a tool call (with its whole output) under its executor step. */
+export async function saveToolCall(
+  store: MemoryStore,
+  place: ToolCallPlace,
+  call: { name: string; input: Record<string, unknown>; output: string; is_error: boolean },
+): Promise<void> {
+  await store.upsertInteraction(
+    {
+      interaction_id: toolCallId(place),
+      memory_id: place.ids.executor_agent_memory_id,
+      parent_interaction_id: executorStepId(place.ids, place.stepIndex),
+      input: JSON.stringify(call.input),
+      response: call.output,
+      origin: 'tool',
+      trace_number: place.callIndex + 1,
+      step_index: place.stepIndex,
+      tool_name: call.name,
+      ...(call.is_error ? { error: call.output.slice(0, 2_000) } : {}),
+    },
+    new Date(),
+  );
+}
 
 export function createMemoryActivities(store: MemoryStore) {
   return {
@@ -83,8 +107,8 @@ export function createMemoryActivities(store: MemoryStore) {
         .map((d) => ({ step: d.input, result: d.response }));
     },
 
-    /** Saves an executed step: the trace under the root interaction, and the executor's own records. */
-    async saveStep(input: { ids: MemoryIds; stepIndex: number; step: string; result: string; toolCalls: ToolCallRecord[] }) {
+    /** Saves an executed step: the trace under the root interaction, and the executor's own record. */
+    async saveStep(input: { ids: MemoryIds; stepIndex: number; step: string; result: string }) {
       const { ids, stepIndex, step, result } = input;
       const now = new Date();
       await store.upsertInteraction(
@@ -100,10 +124,9 @@ export function createMemoryActivities(store: MemoryStore) {
         },
         now,
       );
-      const stepId = executorStepId(ids, stepIndex);
       await store.upsertInteraction(
         {
-          interaction_id: stepId,
+          interaction_id: executorStepId(ids, stepIndex),
           memory_id: ids.executor_agent_memory_id,
           parent_interaction_id: ids.executor_agent_parent_interaction_id,
           input: step,
@@ -114,23 +137,6 @@ export function createMemoryActivities(store: MemoryStore) {
         },
         now,
       );
-      for (const [i, call] of input.toolCalls.entries()) {
-        await store.upsertInteraction(
-          {
-            interaction_id: `${stepId}:tool-${i + 1}`,
-            memory_id: ids.executor_agent_memory_id,
-            parent_interaction_id: stepId,
-            input: JSON.stringify(call.input),
-            response: call.output,
-            origin: 'tool',
-            trace_number: i + 1,
-            step_index: stepIndex,
-            tool_name: call.name,
-            ...(call.is_error ? { error: call.output } : {}),
-          },
-          now,
-        );
-      }
     },
 
     /** Writes the final result (or the failure) onto the root interaction (saveAndReturnFinalResult). */

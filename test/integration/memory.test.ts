@@ -1,5 +1,8 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { createMemoryActivities } from '../../activities/memory/activities';
+import { temporal } from '@temporalio/proto';
+import { z } from 'zod';
+import type { Tool } from '../../activities/tools/tool';
+import { createMemoryActivities, saveToolCall } from '../../activities/memory/activities';
 import { planExecuteReflect, progressQuery } from '../../workflows';
 import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../support/harness';
 
@@ -105,14 +108,55 @@ describe('conversation memory', () => {
     const memory = createMemoryActivities(harness.memory);
     const ids = { memory_id: 'm-retry', parent_interaction_id: 'p-retry', executor_agent_memory_id: 'em-retry', executor_agent_parent_interaction_id: 'ep-retry' };
     const startInput = { ids, question: 'retry?', app_type: 'test', resume: false, message_history_limit: 10 };
-    const step = { ids, stepIndex: 0, step: 's', result: 'r', toolCalls: [{ name: 'CalculatorTool', input: {}, output: '1', is_error: false }] };
+    const step = { ids, stepIndex: 0, step: 's', result: 'r' };
     for (let i = 0; i < 2; i++) {
       await memory.startRun(startInput);
       await memory.saveStep(step);
+      await saveToolCall(harness.memory, { ids, stepIndex: 0, callIndex: 0 }, { name: 'CalculatorTool', input: {}, output: '1', is_error: false });
       await memory.finishRun({ ids, response: 'done' });
     }
     expect(await harness.memory.memories.countDocuments({ _id: { $in: ['m-retry', 'em-retry'] } })).toBe(2);
     expect(await harness.memory.interactions.countDocuments({ memory_id: { $in: ['m-retry', 'em-retry'] } })).toBe(5);
     expect((await harness.memory.interactions.findOne({ _id: 'p-retry' }))?.response).toBe('done');
+  });
+});
+
+describe('the claim check', () => {
+  it('keeps a 1 MB tool output out of the model prompt and the history, and whole in MongoDB', async () => {
+    const big = 'x'.repeat(1024 * 1024);
+    const bigHarness = await createHarness({
+      tools: [{ type: 'BigTool', description: 'returns 1 MB', input: z.object({}), run: async () => big } as Tool<never>],
+    });
+    try {
+      const handle = await bigHarness.client.workflow.start(planExecuteReflect, {
+        taskQueue: bigHarness.taskQueue,
+        workflowId: workflowId('claim-check'),
+        args: [
+          runInput(
+            scriptedAgent(
+              { planner: [plan('fetch the big thing'), final('done')], executor: [[{ tool_calls: [{ name: 'BigTool', input: {} }] }, { content: 'it is big' }]] },
+              { tools: [{ type: 'BigTool' }] },
+            ),
+            'big output',
+          ),
+        ],
+      });
+      const out = await handle.result();
+      const seen = bigHarness.recorder.find((r) => r.position.role === 'executor' && r.messages.some((m) => m.role === 'tool'))!;
+      const observation = seen.messages.find((m) => m.role === 'tool')!.content;
+      expect(observation.length).toBeLessThan(9_000);
+      expect(observation).toContain(`the tool returned ${big.length} characters`);
+
+      const stored = await bigHarness.memory.interactions.findOne({ memory_id: out.executor_agent_memory_id, origin: 'tool' });
+      expect(stored?.response).toHaveLength(big.length);
+
+      for (const id of [handle.workflowId, `${handle.workflowId}/step-1`]) {
+        const history = await bigHarness.client.workflow.getHandle(id).fetchHistory();
+        const bytes = temporal.api.history.v1.History.encode(history).finish().length;
+        expect(bytes).toBeLessThan(100_000);
+      }
+    } finally {
+      await bigHarness.close();
+    }
   });
 });
