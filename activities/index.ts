@@ -103,9 +103,19 @@ async function runTool(tools: ToolRegistry, ref: AgentToolRef, input: Record<str
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
     return { content: `Error: invalid input for ${ref.name ?? ref.type}: ${problems}`, is_error: true };
   }
+  const seconds = Number(ref.parameters?.timeout_seconds ?? DEFAULT_TOOL_TIMEOUT_SECONDS);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${seconds} s`)), seconds * 1000);
+  });
   try {
-    return { content: await tool.run(parsed.data as never, ref.parameters ?? {}), is_error: false };
+    return { content: await Promise.race([tool.run(parsed.data as never, ref.parameters ?? {}), timeout]), is_error: false };
   } catch (err) {
     return { content: `Error: ${ref.name ?? ref.type} failed: ${(err as Error).message}`, is_error: true };
+  } finally {
+    clearTimeout(timer);
   }
 }
+
+/** A tool call taking longer becomes an error observation (tool parameter `timeout_seconds`). */
+export const DEFAULT_TOOL_TIMEOUT_SECONDS = 90;

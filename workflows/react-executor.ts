@@ -15,9 +15,11 @@ const executorLlm = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 }).executorLlm;
 
+// Tool errors and timeouts come back as observations, so what fails this activity is
+// infrastructure (recording the output in MongoDB): wait it out.
 const { callTool } = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+  startToCloseTimeout: '3 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
 
 export interface ReactExecutorInput {

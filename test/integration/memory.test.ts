@@ -125,7 +125,7 @@ describe('the claim check', () => {
   it('keeps a 1 MB tool output out of the model prompt and the history, and whole in MongoDB', async () => {
     const big = 'x'.repeat(1024 * 1024);
     const bigHarness = await createHarness({
-      tools: [{ type: 'BigTool', description: 'returns 1 MB', input: z.object({}), run: async () => big } as Tool<never>],
+      tools: [{ type: 'BigTool', description: 'returns 1 MB', input: z.object({}), run: async () => big } as unknown as Tool<never>],
     });
     try {
       const handle = await bigHarness.client.workflow.start(planExecuteReflect, {

@@ -21,6 +21,7 @@ export async function connectTemporal(): Promise<{ connection: Connection; clien
   return { connection, client: new Client({ connection, namespace }) };
 }
 
-export async function connectMongo(): Promise<MongoClient> {
-  return new MongoClient(serverEnv().mongoUri).connect();
+export async function connectMongo(uri = serverEnv().mongoUri): Promise<MongoClient> {
+  // Short server selection, so an outage surfaces as a retried activity rather than a long hang.
+  return new MongoClient(uri, { serverSelectionTimeoutMS: 2_000 }).connect();
 }

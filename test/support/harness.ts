@@ -26,12 +26,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(options: { tools?: Tool<never>[] } = {}): Promise<Harness> {
+export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?: string } = {}): Promise<Harness> {
   const { connection, client } = await connectTemporal();
   const native = await NativeConnection.connect({ address: serverEnv().temporalAddress });
   const taskQueue = uniqueTaskQueue('perflow-test');
   const recorder: RecordedRequest[] = [];
-  const mongo: MongoClient = await connectMongo();
+  const mongo: MongoClient = await connectMongo(options.mongoUri);
   const db = mongo.db(`perflow_test_${taskQueue.split('-').pop()}`);
   const memory = new MemoryStore(db);
   await memory.ensureIndexes();
