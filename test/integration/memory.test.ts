@@ -3,6 +3,7 @@ import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import type { Tool } from '../../activities/tools/tool';
 import { createMemoryActivities, saveToolCall } from '../../activities/memory/activities';
+import { formatConversation, readConversation } from '../../activities/memory/conversation';
 import { planExecuteReflect, progressQuery } from '../../workflows';
 import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../support/harness';
 
@@ -158,5 +159,23 @@ describe('the claim check', () => {
     } finally {
       await bigHarness.close();
     }
+  });
+});
+
+describe('reading a conversation', () => {
+  it('shows questions, steps, tool calls and results in order', async () => {
+    const out = await (await start(runInput(threeSteps, 'read me back'))).result();
+    const view = await readConversation(harness.memory, out.memory_id);
+    expect(view?.runs).toHaveLength(1);
+    expect(view?.runs[0].steps.map((s) => [s.step, s.result, s.tool_calls.map((t) => `${t.tool}=${t.output}`)])).toEqual([
+      ['find A', 'A is 3', ['CalculatorTool=3']],
+      ['find B', 'B is 4', []],
+      ['find C', 'C is 5', []],
+    ]);
+    const text = formatConversation(view!);
+    expect(text).toContain('question: read me back');
+    expect(text).toContain('tool CalculatorTool {"expression":"1+2"} → 3');
+    expect(text).toContain('response: A, B and C found');
+    expect(await readConversation(harness.memory, 'unknown')).toBeUndefined();
   });
 });

@@ -1,0 +1,70 @@
+/** A conversation from memory as text a person can read: questions, steps, tool calls, results. */
+import { preview } from '../../workflows/definitions';
+import type { InteractionDoc, MemoryStore } from './store';
+
+export interface ConversationView {
+  memory_id: string;
+  name: string;
+  runs: {
+    interaction_id: string;
+    question: string;
+    response: string;
+    created: Date;
+    steps: { trace_number: number; step: string; result: string; tool_calls: { tool: string; input: string; output: string }[] }[];
+  }[];
+}
+
+/** Reads a planner memory, its executor memories and their interactions, in order. */
+export async function readConversation(store: MemoryStore, memoryId: string): Promise<ConversationView | undefined> {
+  const memory = await store.memories.findOne({ _id: memoryId });
+  if (!memory) return undefined;
+  const executorMemories = await store.memories.find({ parent_memory_id: memoryId }).toArray();
+  const all = await store.interactions
+    .find({ memory_id: { $in: [memoryId, ...executorMemories.map((m) => m._id)] } })
+    .sort({ created: 1, trace_number: 1 })
+    .toArray();
+  const children = new Map<string, InteractionDoc[]>();
+  for (const doc of all) {
+    if (doc.parent_interaction_id) children.set(doc.parent_interaction_id, [...(children.get(doc.parent_interaction_id) ?? []), doc]);
+  }
+  // Executor step records share their trace number with the planner's step trace.
+  const executorSteps = all.filter((d) => d.origin === 'executor' && d.step_index !== undefined);
+  const runs = all
+    .filter((d) => d.memory_id === memoryId && !d.parent_interaction_id) // null may be stored as absent
+    .map((root) => ({
+      interaction_id: root._id,
+      question: root.input,
+      response: root.response,
+      created: root.created,
+      steps: (children.get(root._id) ?? [])
+        .sort((a, b) => (a.trace_number ?? 0) - (b.trace_number ?? 0))
+        .map((trace) => {
+          const execStep = executorSteps.find((e) => e.created >= root.created && e.input === trace.input && e.trace_number === trace.trace_number);
+          return {
+            trace_number: trace.trace_number ?? 0,
+            step: trace.input,
+            result: trace.response,
+            tool_calls: (execStep ? (children.get(execStep._id) ?? []) : []).map((t) => ({
+              tool: t.tool_name ?? '?',
+              input: t.input,
+              output: t.response,
+            })),
+          };
+        }),
+    }));
+  return { memory_id: memoryId, name: memory.name, runs };
+}
+
+export function formatConversation(view: ConversationView, previewChars = 500): string {
+  const lines = [`memory ${view.memory_id}: ${view.name}`];
+  for (const run of view.runs) {
+    lines.push('', `[${run.created.toISOString()}] question: ${run.question}`);
+    for (const step of run.steps) {
+      lines.push(`  step ${step.trace_number}: ${step.step}`);
+      for (const call of step.tool_calls) lines.push(`    tool ${call.tool} ${call.input} → ${preview(call.output, previewChars)}`);
+      lines.push(`    result: ${preview(step.result, previewChars)}`);
+    }
+    lines.push(`  response: ${run.response === '' ? '(running)' : preview(run.response, previewChars * 4)}`);
+  }
+  return lines.join('\n');
+}
