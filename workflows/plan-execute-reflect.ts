@@ -8,6 +8,7 @@ import {
   CancellationScope,
   ChildWorkflowFailure,
   executeChild,
+  isCancellation,
   log,
   proxyActivities,
   setCurrentDetails,
@@ -166,7 +167,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
         progress.usage = addUsage(progress.usage, out.usage);
       } catch (err) {
         // A failed step goes back to the planner, which may re-plan around it.
-        if (!(err instanceof ChildWorkflowFailure)) throw err;
+        if (!(err instanceof ChildWorkflowFailure) || isCancellation(err)) throw err;
         ok = false;
         result = `Step failed: ${causeMessage(err)}`;
       }
@@ -242,7 +243,10 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
 }
 
 function causeMessage(err: unknown): string {
-  let e = err as { message?: string; cause?: unknown } | undefined;
-  while (e?.cause) e = e.cause as typeof e;
-  return e?.message ?? String(err);
+  if (isCancellation(err)) return 'the run was cancelled';
+  let message = '';
+  for (let e = err as { message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.message) message = e.message; // the deepest cause that says something
+  }
+  return message || String(err);
 }

@@ -236,6 +236,29 @@ describe('the plan-execute-reflect workflow', () => {
     );
   });
 
+  it('cancels the executor child when the run is cancelled, and records why', async () => {
+    gate = new Promise((resolve) => (release = resolve));
+    const handle = await start(
+      runInput(
+        scriptedAgent(
+          { planner: [plan('wait forever')], executor: [[{ tool_calls: [{ name: 'WaitTool', input: { label: 'c' } }] }, { content: 'never' }]] },
+          { tools: [{ type: 'WaitTool' }] },
+        ),
+        'cancel me',
+      ),
+    );
+    for (let i = 0; i < 100 && (await handle.query(progressQuery)).status !== 'executing'; i++) await new Promise((r) => setTimeout(r, 100));
+    setTimeout(release, 5_000); // let the blocked tool end in any case, so the worker can shut down
+    await handle.cancel();
+    await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+    const child = await harness.client.workflow.getHandle(`${handle.workflowId}/step-1`).describe();
+    expect(child.status.name).toBe('CANCELLED');
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    const { parent_interaction_id } = await handle.query(progressQuery);
+    const root = await harness.memory.interactions.findOne({ _id: parent_interaction_id });
+    expect(root?.response).toBe('Agent execution failed: the run was cancelled');
+  });
+
   it('lets a run parameter override the agent parameter', async () => {
     const question = 'override planner prompt';
     await execute(
