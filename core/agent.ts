@@ -331,6 +331,13 @@ export const AgentParameters = z.looseObject({
    * @default 3
    */
   max_parse_retries: integerParam(0, 3),
+  /**
+   * Token budget of a run (input + output tokens of every model call). When a step ends with
+   * the budget used up, the run ends cleanly with "Token Budget Reached" and a summary, as at
+   * max_steps. 0 means no budget. perflow's own parameter.
+   * @default 0
+   */
+  token_budget: integerParam(0, 0),
 });
 /** Agent parameters as parsed (prompts not yet filled in; see {@link ResolvedParameters}). */
 export type AgentParameters = z.infer<typeof AgentParameters>;

@@ -205,3 +205,15 @@ export function maxStepsReachedMessage(maxSteps: number, summary: string, memory
   }
   return `Max Steps Limit (${maxSteps}) Reached.${resume}`;
 }
+
+/**
+ * The final response of a run that used up its `token_budget` before a final result.
+ *
+ * @param budget - the token budget
+ * @param used - tokens used by the run
+ * @param summary - summary (or listing) of the completed steps
+ * @param memoryId - the planner memory ID, to continue the conversation
+ */
+export function tokenBudgetReachedMessage(budget: number, used: number, summary: string, memoryId: string): string {
+  return `Token Budget Reached (${used} of ${budget} tokens used). Here is a summary of the steps completed so far:\n\n${summary.trim()}\n\nTo continue, run the agent again with memory_id ${memoryId}.`;
+}

@@ -26,6 +26,7 @@ import {
   MAX_STEPS_SUMMARY_SYSTEM_PROMPT,
   maxStepsReachedMessage,
   parseRetrySuffix,
+  tokenBudgetReachedMessage,
 } from '../core/prompts';
 import { buildToolsPrompt, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
 import { FailureTypes, preview, progressMarkdown, progressQuery, type Progress, type RunIds, type RunOutput } from './definitions';
@@ -126,6 +127,10 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
       if (progress.steps_executed >= p.max_steps) {
         const response = maxStepsReachedMessage(p.max_steps, await summarizeSteps(), ids.memory_id);
         return await finish(response);
+      }
+      const used = progress.usage.input_tokens + progress.usage.output_tokens;
+      if (p.token_budget > 0 && progress.steps_executed > 0 && used >= p.token_budget) {
+        return await finish(tokenBudgetReachedMessage(p.token_budget, used, await summarizeSteps(), ids.memory_id));
       }
       progress.status = 'planning';
       const prompt = renderTemplate(template, {

@@ -123,6 +123,26 @@ describe('the plan-execute-reflect workflow', () => {
     expect(out.response).toContain('r2');
   });
 
+  it('ends cleanly with a summary when the token budget is used up, and reports usage', async () => {
+    const out = await execute(
+      runInput(
+        scriptedAgent({
+          planner: [plan('s1', 's2'), plan('s2')],
+          executor: [[{ content: 'r1' }], [{ content: 'r2' }]],
+          summary: ['s1 gave r1'],
+        }),
+        'stay within budget',
+        { token_budget: 10 },
+      ),
+    );
+    expect(out.steps_executed).toBe(1);
+    expect(out.response).toMatch(/^Token Budget Reached \(\d+ of 10 tokens used\)/);
+    expect(out.response).toContain('s1 gave r1');
+    expect(out.response).toContain(out.memory_id);
+    expect(out.usage.input_tokens).toBeGreaterThan(0);
+    expect(out.usage.output_tokens).toBeGreaterThan(0);
+  });
+
   it('executes two tool calls in a step and gives their results back to the model', async () => {
     const question = 'tool round trip';
     const out = await execute(

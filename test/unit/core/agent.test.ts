@@ -35,6 +35,7 @@ describe('parseAgentDefinition', () => {
       tools: [],
       parameters: {
         max_steps: 20,
+        token_budget: 0,
         executor_max_iterations: 20,
         message_history_limit: 10,
         executor_message_history_limit: 10,
