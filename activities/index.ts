@@ -4,6 +4,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ChatResponse, ToolSpec, Usage } from '../core/llm-types';
+import { withHeartbeat } from './heartbeat';
 import { chat, type ChatDeps, type ModelSettings } from './llm/chat';
 import type { ChatRequest } from './llm/scripted';
 import { createMemoryActivities, saveToolCall, toolCallId, type ToolCallPlace } from './memory/activities';
@@ -69,22 +70,20 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     async plannerLlm(input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
-      const response = await chat(
-        input.model,
-        { system: input.system, messages: [{ role: 'user', content: input.prompt }], position: input.position },
-        deps,
+      const response = await withHeartbeat(() =>
+        chat(input.model, { system: input.system, messages: [{ role: 'user', content: input.prompt }], position: input.position }, deps),
       );
       return { text: response.content, usage: response.usage };
     },
 
     async executorLlm(input: ExecutorCallInput): Promise<ChatResponse> {
       const { model, ...request } = input;
-      return chat(model, request, deps);
+      return withHeartbeat(() => chat(model, request, deps));
     },
 
     /** Runs one tool call; bad input and tool errors become observations the model can act on. */
     async callTool({ tool: ref, input, place }: ToolCallInput): Promise<ToolObservation> {
-      const observation = await runTool(deps.tools, ref, input);
+      const observation = await withHeartbeat(() => runTool(deps.tools, ref, input));
       await saveToolCall(deps.memory, place, { name: ref.name ?? ref.type, input, output: observation.content, is_error: observation.is_error });
       if (observation.content.length <= TOOL_OUTPUT_MODEL_LIMIT) return observation;
       const marker = `\n…[truncated: the tool returned ${observation.content.length} characters; the whole output is stored in memory as interaction ${toolCallId(place)}]`;

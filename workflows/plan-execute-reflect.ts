@@ -40,6 +40,7 @@ const { describeTools } = proxyActivities<Activities>({
 
 const { plannerLlm } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
 

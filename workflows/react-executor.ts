@@ -12,6 +12,7 @@ import { addUsage, ZERO_USAGE, type ChatMessage, type ToolSpec, type Usage } fro
 
 const executorLlm = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 }).executorLlm;
 
@@ -19,6 +20,7 @@ const executorLlm = proxyActivities<Activities>({
 // infrastructure (recording the output in MongoDB): wait it out.
 const { callTool } = proxyActivities<Activities>({
   startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
 

@@ -1,0 +1,120 @@
+/**
+ * The worker process is SIGKILLed at random points several times while 12 multi-step runs with
+ * tool calls are in flight; a fresh worker is started each time. Every run must complete with
+ * its expected result, no tool call of a completed step may complete twice, and memory must
+ * hold every interaction exactly once.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import type { Client, Connection } from '@temporalio/client';
+import type { MongoClient } from 'mongodb';
+import { MemoryStore } from '../../activities/memory/store';
+import { planExecuteReflect } from '../../workflows';
+import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from '../support/env';
+import { final, plan, runInput, scriptedAgent } from '../support/harness';
+
+jest.setTimeout(600_000);
+
+const RUNS = 12;
+const STEPS = 3;
+const KILLS = 3;
+
+let connection: Connection;
+let client: Client;
+let mongo: MongoClient;
+let bundlePath: string;
+const taskQueue = uniqueTaskQueue('crash');
+const dbName = `perflow_crash_${randomUUID().slice(0, 8)}`;
+let worker: ChildProcess | undefined;
+
+function startWorker(): Promise<ChildProcess> {
+  // tsx as a require hook (not its CLI, which would run the worker in a grandchild that SIGKILL misses)
+  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), join(__dirname, '..', 'support', 'worker-process.ts')], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: serverEnv().temporalAddress,
+      MONGODB_URI: serverEnv().mongoUri,
+      PERFLOW_TEST_DB: dbName,
+      PERFLOW_TASK_QUEUE: taskQueue,
+      PERFLOW_WORKFLOW_BUNDLE: bundlePath,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('worker ready')) resolve(child);
+    });
+    child.on('exit', (code) => reject(new Error(`worker exited before it was ready (${code})`)));
+  });
+}
+
+beforeAll(async () => {
+  ({ connection, client } = await connectTemporal());
+  mongo = await connectMongo();
+  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
+  bundlePath = join(mkdtempSync(join(tmpdir(), 'perflow-bundle-')), 'workflows.js');
+  writeFileSync(bundlePath, bundle.code);
+});
+afterAll(async () => {
+  worker?.kill('SIGKILL');
+  await mongo.db(dbName).dropDatabase().catch(() => undefined);
+  await mongo.close();
+  await connection.close();
+});
+
+const agent = (run: number) =>
+  scriptedAgent(
+    {
+      planner: [
+        ...Array.from({ length: STEPS }, (_, i) => plan(...Array.from({ length: STEPS - i }, (_, j) => `run ${run} step ${i + j + 1}`))),
+        final(`run ${run} finished`),
+      ],
+      executor: Array.from({ length: STEPS }, (_, i) => [
+        { tool_calls: [{ name: 'SlowTool', input: { label: `${run}.${i + 1}`, ms: 150 + ((run * 37 + i * 53) % 300) } }] },
+        { content: `run ${run} step ${i + 1} done` },
+      ]),
+    },
+    { tools: [{ type: 'SlowTool' }] },
+  );
+
+describe('worker crashes', () => {
+  it('never lose a run, repeat a completed tool call or duplicate memory', async () => {
+    worker = await startWorker();
+    const handles = await Promise.all(
+      Array.from({ length: RUNS }, (_, run) =>
+        client.workflow.start(planExecuteReflect, { taskQueue, workflowId: `crash-${taskQueue}-${run}`, args: [runInput(agent(run), `crash question ${run}`)] }),
+      ),
+    );
+    const results = Promise.all(handles.map((h) => h.result()));
+    for (let kill = 0; kill < KILLS; kill++) {
+      await new Promise((r) => setTimeout(r, 700 + Math.random() * 1_500));
+      worker.kill('SIGKILL');
+      await new Promise((r) => worker!.once('exit', r));
+      worker = await startWorker();
+    }
+    const outputs = await results;
+    outputs.forEach((out, run) => expect(out.response).toBe(`run ${run} finished`));
+
+    for (const [run, handle] of handles.entries()) {
+      for (let step = 1; step <= STEPS; step++) {
+        const history = await client.workflow.getHandle(`${handle.workflowId}/step-${step}`).fetchHistory();
+        const completions = (history.events ?? []).filter((e) => e.activityTaskCompletedEventAttributes);
+        const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callTool');
+        expect([run, step, scheduled.length]).toEqual([run, step, 1]);
+        // loadExecutorHistory, executorLlm twice and callTool, each completed exactly once
+        expect([run, step, completions.length]).toEqual([run, step, 4]);
+      }
+    }
+
+    const memory = new MemoryStore(mongo.db(dbName));
+    const ids = outputs.flatMap((o) => [o.memory_id, o.executor_agent_memory_id]);
+    const interactions = await memory.interactions.find({ memory_id: { $in: ids } }).toArray();
+    // per run: root + 3 traces (planner memory); root + 3 steps + 3 tool calls (executor memory)
+    expect(interactions).toHaveLength(RUNS * (1 + STEPS + 1 + STEPS + STEPS));
+    expect(new Set(interactions.map((i) => i._id)).size).toBe(interactions.length);
+  });
+});
