@@ -1,7 +1,12 @@
 /** Routes a chat request to the model interface named in the agent file. */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ChatResponse } from '../../core/llm-types';
+import { bedrockClaudeChat, BEDROCK_CLAUDE_INTERFACE } from './bedrock-claude';
+import { deepSeekR1Chat, DEEPSEEK_R1_INTERFACE } from './deepseek-r1';
+import { OPENAI_INTERFACE, openAiChat } from './openai-chat';
 import { scriptedChat, type ChatRequest, type RecordedRequest, type Script } from './scripted';
+
+const AVAILABLE = [OPENAI_INTERFACE, BEDROCK_CLAUDE_INTERFACE, DEEPSEEK_R1_INTERFACE, 'scripted'];
 
 export interface ModelSettings {
   interface: string;
@@ -17,13 +22,23 @@ export interface ChatDeps {
   recorder?: RecordedRequest[];
 }
 
+/**
+ * Sends one chat request to the interface named in `model.interface`. Provider errors arrive as
+ * `ApplicationFailure`s (see `errors.ts`): Temporal's retry policy decides on another attempt.
+ */
 export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps): Promise<ChatResponse> {
   switch (model.interface) {
     case 'scripted':
       return scriptedChat(model.script ?? {}, request, deps.recorder);
+    case OPENAI_INTERFACE:
+      return openAiChat(model, request);
+    case BEDROCK_CLAUDE_INTERFACE:
+      return bedrockClaudeChat(model, request);
+    case DEEPSEEK_R1_INTERFACE:
+      return deepSeekR1Chat(model, request);
     default:
       throw ApplicationFailure.nonRetryable(
-        `LLM interface "${model.interface}" is not available in this worker; use one of: scripted`,
+        `LLM interface "${model.interface}" is not available in this worker; use one of: ${AVAILABLE.join(', ')}`,
         'LlmInterface.Unsupported',
       );
   }

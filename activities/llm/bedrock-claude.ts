@@ -1,0 +1,78 @@
+/**
+ * The `bedrock/converse/claude` LLM interface: Claude on Amazon Bedrock through the Converse API,
+ * with native tool use (`toolConfig`, `toolUse` and `toolResult` blocks).
+ */
+import type { ContentBlock, Message, Tool } from '@aws-sdk/client-bedrock-runtime';
+import type { ChatMessage, ChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
+import { converse, inferenceConfig, mapStopReason, pushBlocks, type BedrockModelSettings } from './bedrock-converse';
+import type { ChatRequest } from './scripted';
+
+/** Interface name, as in the agent file. */
+export const BEDROCK_CLAUDE_INTERFACE = 'bedrock/converse/claude';
+
+/**
+ * Maps the provider-neutral history to Converse messages: assistant tool calls become `toolUse`
+ * blocks; consecutive tool results are merged into one user message of `toolResult` blocks
+ * (`status: "error"` for failed tools).
+ */
+export function toConverseMessages(messages: ChatMessage[]): Message[] {
+  const out: Message[] = [];
+  for (const m of messages) {
+    if (m.role === 'user') {
+      pushBlocks(out, 'user', m.content === '' ? [] : [{ text: m.content }]);
+    } else if (m.role === 'assistant') {
+      const blocks: ContentBlock[] = m.content.trim() === '' ? [] : [{ text: m.content }];
+      for (const c of m.tool_calls ?? []) blocks.push({ toolUse: { toolUseId: c.id, name: c.name, input: c.input as never } });
+      pushBlocks(out, 'assistant', blocks);
+    } else {
+      pushBlocks(out, 'user', [
+        {
+          toolResult: {
+            toolUseId: m.tool_call_id,
+            content: [{ text: m.content === '' ? '(empty result)' : m.content }],
+            status: m.is_error ? 'error' : 'success',
+          },
+        },
+      ]);
+    }
+  }
+  return out;
+}
+
+/** Tool specs as Converse `toolSpec`s whose `inputSchema.json` is the tools' input JSON Schema. */
+export function toConverseTools(tools: ToolSpec[]): Tool[] {
+  return tools.map((t) => ({
+    toolSpec: { name: t.name, description: t.description, inputSchema: { json: t.input_schema as never } },
+  }));
+}
+
+function asInput(v: unknown): Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+/**
+ * Calls Converse once with the tools in `toolConfig`.
+ *
+ * @throws ApplicationFailure `Bedrock.<Kind>` (see `errors.ts`)
+ */
+export async function bedrockClaudeChat(model: BedrockModelSettings, request: ChatRequest): Promise<ChatResponse> {
+  const tools = request.tools ?? [];
+  const output = await converse(BEDROCK_CLAUDE_INTERFACE, model, {
+    ...(request.system !== '' ? { system: [{ text: request.system }] } : {}),
+    messages: toConverseMessages(request.messages),
+    ...(tools.length > 0 ? { toolConfig: { tools: toConverseTools(tools) } } : {}),
+    inferenceConfig: inferenceConfig(model.parameters),
+  });
+  const blocks = output.output?.message?.content ?? [];
+  const text = blocks.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
+  const toolCalls: ToolCall[] = blocks.flatMap((b) =>
+    b.toolUse ? [{ id: b.toolUse.toolUseId ?? '', name: b.toolUse.name ?? '', input: asInput(b.toolUse.input) }] : [],
+  );
+  const stop = mapStopReason(output.stopReason);
+  return {
+    content: text,
+    tool_calls: toolCalls,
+    stop_reason: toolCalls.length > 0 ? 'tool_use' : stop,
+    usage: { input_tokens: output.usage?.inputTokens ?? 0, output_tokens: output.usage?.outputTokens ?? 0 },
+  };
+}

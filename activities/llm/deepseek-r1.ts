@@ -1,0 +1,171 @@
+/**
+ * The `bedrock/converse/deepseek_r1` LLM interface: DeepSeek-R1 on Amazon Bedrock, which has no
+ * native function calling. The tools are described in the system prompt with the seed's
+ * protocol: the model answers a JSON object
+ * `{"stop_reason": "tool_use"|"end_turn", "tool_calls": [{"id", "tool_name", "input"}], "message": ...}`,
+ * and tool results go back as user text. Reasoning (`<think>…</think>`, `reasoningContent`
+ * blocks) is dropped: it is never sent back in the history.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ChatMessage, ChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
+import { converse, inferenceConfig, pushBlocks, type BedrockModelSettings } from './bedrock-converse';
+import type { Message } from '@aws-sdk/client-bedrock-runtime';
+import type { ChatRequest } from './scripted';
+
+/** Interface name, as in the agent file. */
+export const DEEPSEEK_R1_INTERFACE = 'bedrock/converse/deepseek_r1';
+
+/** The seed's tool-use instructions; `{{tools}}` is replaced by the tools as JSON. */
+const TOOL_PROTOCOL_PROMPT =
+  'You can ask Human to use tools to look up information that may be helpful in answering the users original question. The tools the human can use are:\n' +
+  '[{{tools}}]\n\n' +
+  'If need to use tool, return which tool should be used and the input to user is enough. User will run the tool to get information. ' +
+  'To make it easier for user to parse the response to know whether they should invoke a tool or not, please also return "stop_reason", ' +
+  'it only return one of two enum values: [end_turn, tool_use], add a random tool call id to differenciate in case same tool invoked multiple times. ' +
+  'Tool call id follow this pattern "tool_use_<random string>". The random string should be some UUID.\n\n' +
+  'For example, you should return a json like this if need to use tool:\n' +
+  '{"stop_reason": "tool_use", "tool_calls": [{"id":"tool_use_IIHBxMgOTjGb6ascCiOILg","tool_name":"search_opensearch_index","input": {"index":"population_data","query":{"query":{"match":{"city":"New York City"}}}}}]}\n\n' +
+  "If don't need to use tool, return a json like this:\n" +
+  '{"stop_reason": "end_turn", "message": {"role":"user","content":[{"text":"What is the most popular song on WZPZ?"}]}}\n\n' +
+  "NOTE: Don't wrap response in markdown ```json<response>```. For example don't return " +
+  '```json\\n{"stop_reason": "end_turn", "message": {"role":"user","content":[{"text":"What is the most popular song on WZPZ?"}]}}```\n';
+
+/** The system prompt: the caller's, then the tool protocol when tools are offered. */
+export function deepSeekSystemPrompt(system: string, tools: ToolSpec[]): string {
+  if (tools.length === 0) return system;
+  const described = tools.map((t) => JSON.stringify({ name: t.name, description: t.description, input_schema: t.input_schema }));
+  const protocol = TOOL_PROTOCOL_PROMPT.replace('{{tools}}', described.join(', '));
+  return system === '' ? protocol : `${system}\n\n${protocol}`;
+}
+
+/** Removes `<think>…</think>` reasoning (and an unclosed trailing `<think>` or a leading orphan `</think>`). */
+export function stripReasoning(text: string): string {
+  let out = text.replace(/<think>[\s\S]*?<\/think>/g, '');
+  out = out.replace(/<think>[\s\S]*$/, '');
+  const orphan = out.lastIndexOf('</think>');
+  if (orphan >= 0) out = out.slice(orphan + '</think>'.length);
+  return out.trim();
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  const candidates = [text];
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text);
+  if (fenced) candidates.push(fenced[1]);
+  const first = text.indexOf('{');
+  const last = text.lastIndexOf('}');
+  if (first >= 0 && last > first) candidates.push(text.slice(first, last + 1));
+  for (const c of candidates) {
+    try {
+      const v: unknown = JSON.parse(c.trim());
+      if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
+    } catch {
+      // try the next candidate
+    }
+  }
+  return undefined;
+}
+
+function messageText(message: unknown): string | undefined {
+  if (typeof message === 'string') return message;
+  if (typeof message !== 'object' || message === null) return undefined;
+  const content = (message as { content?: unknown }).content;
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((b: unknown) => (typeof b === 'string' ? b : typeof (b as { text?: unknown })?.text === 'string' ? (b as { text: string }).text : ''))
+      .join('');
+  }
+  return undefined;
+}
+
+function asInput(v: unknown): Record<string, unknown> {
+  if (typeof v === 'string') {
+    try {
+      return asInput(JSON.parse(v));
+    } catch {
+      return {};
+    }
+  }
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+/** What the model said, parsed: its answer text and the tools it asked for. */
+export interface DeepSeekAnswer {
+  content: string;
+  tool_calls: ToolCall[];
+}
+
+/**
+ * Parses a model answer (reasoning already stripped or not). JSON in a markdown fence or with
+ * prose around it is tolerated; an answer that is not the protocol's JSON is plain text.
+ */
+export function parseDeepSeekAnswer(raw: string): DeepSeekAnswer {
+  const text = stripReasoning(raw);
+  const obj = parseObject(text);
+  if (!obj || (obj.stop_reason === undefined && obj.tool_calls === undefined)) return { content: text, tool_calls: [] };
+  const calls = Array.isArray(obj.tool_calls) ? obj.tool_calls : [];
+  const toolCalls: ToolCall[] = calls.flatMap((c: unknown) => {
+    if (typeof c !== 'object' || c === null) return [];
+    const call = c as Record<string, unknown>;
+    const name = typeof call.tool_name === 'string' ? call.tool_name : typeof call.name === 'string' ? call.name : undefined;
+    if (!name) return [];
+    const id = typeof call.id === 'string' && call.id !== '' ? call.id : `tool_use_${randomUUID()}`;
+    return [{ id, name, input: asInput(call.input) }];
+  });
+  const content = messageText(obj.message) ?? (toolCalls.length > 0 ? '' : typeof obj.result === 'string' ? obj.result : text);
+  return { content, tool_calls: toolCalls };
+}
+
+/** An assistant turn as the model would have written it under the protocol (no reasoning). */
+function assistantText(m: Extract<ChatMessage, { role: 'assistant' }>): string {
+  const content = stripReasoning(m.content);
+  const calls = m.tool_calls ?? [];
+  if (calls.length === 0) return content;
+  return JSON.stringify({
+    stop_reason: 'tool_use',
+    tool_calls: calls.map((c) => ({ id: c.id, tool_name: c.name, input: c.input })),
+    ...(content !== '' ? { message: content } : {}),
+  });
+}
+
+/** Maps the history to Converse messages: tool calls as protocol JSON, tool results as user text. */
+export function toDeepSeekMessages(messages: ChatMessage[]): Message[] {
+  const out: Message[] = [];
+  for (const m of messages) {
+    if (m.role === 'user') {
+      pushBlocks(out, 'user', m.content === '' ? [] : [{ text: m.content }]);
+    } else if (m.role === 'assistant') {
+      const text = assistantText(m);
+      pushBlocks(out, 'assistant', text === '' ? [] : [{ text }]);
+    } else {
+      const verdict = m.is_error ? 'failed with error' : 'returned';
+      pushBlocks(out, 'user', [{ text: `Tool "${m.name}" (tool call id ${m.tool_call_id}) ${verdict}:\n${m.content}` }]);
+    }
+  }
+  return out;
+}
+
+/**
+ * Calls Converse once, without `toolConfig`, and parses the protocol's JSON answer.
+ *
+ * @throws ApplicationFailure `Bedrock.<Kind>` (see `errors.ts`)
+ */
+export async function deepSeekR1Chat(model: BedrockModelSettings, request: ChatRequest): Promise<ChatResponse> {
+  const system = deepSeekSystemPrompt(request.system, request.tools ?? []);
+  const output = await converse(DEEPSEEK_R1_INTERFACE, model, {
+    ...(system !== '' ? { system: [{ text: system }] } : {}),
+    messages: toDeepSeekMessages(request.messages),
+    inferenceConfig: inferenceConfig(model.parameters),
+  });
+  // reasoningContent blocks carry no `text`: only the answer text is kept.
+  const raw = (output.output?.message?.content ?? []).flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
+  const answer = parseDeepSeekAnswer(raw);
+  const stop: ChatResponse['stop_reason'] =
+    answer.tool_calls.length > 0 ? 'tool_use' : output.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn';
+  return {
+    content: answer.content,
+    tool_calls: answer.tool_calls,
+    stop_reason: stop,
+    usage: { input_tokens: output.usage?.inputTokens ?? 0, output_tokens: output.usage?.outputTokens ?? 0 },
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * Turns provider errors into `ApplicationFailure`s, in one place per provider, so Temporal's
+ * retry policy is the one retry mechanism: the SDK clients run with their own retries off.
+ *
+ * Retryable: HTTP 408, 409, 429 and 5xx, timeouts and connection errors (with `nextRetryDelay`
+ * from the `retry-after-ms` / `retry-after` headers when the provider sends them).
+ * Non-retryable: every other status (400, 401, 403, 404, 422, ...), with a message naming the
+ * interface, the model and the HTTP status. The failure `type` is dotted: `OpenAI.RateLimit`,
+ * `Bedrock.Throttling`, ...; the original error is kept as the cause.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+
+/** What a failure message names: the interface and the model that were called. */
+export interface ModelCallContext {
+  /** LLM interface name, e.g. `openai/v1/chat/completions`. */
+  interface: string;
+  /** Model id, e.g. `gpt-4o`. */
+  model?: string;
+}
+
+/** Header lookup over the WHATWG `Headers` the OpenAI SDK keeps and the plain records AWS keeps. */
+type HeaderSource = Headers | Record<string, string | undefined> | undefined | null;
+
+function header(headers: HeaderSource, name: string): string | undefined {
+  if (!headers) return undefined;
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const record = headers as Record<string, string | undefined>;
+  const key = Object.keys(record).find((k) => k.toLowerCase() === name);
+  return key === undefined ? undefined : record[key];
+}
+
+/**
+ * The delay a provider asked for before the next attempt, in milliseconds: `retry-after-ms`,
+ * then `retry-after` as seconds or as an HTTP date. `undefined` when absent or unusable.
+ */
+export function retryAfterMs(headers: HeaderSource, now: number = Date.now()): number | undefined {
+  const ms = Number.parseFloat(header(headers, 'retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const raw = header(headers, 'retry-after');
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(raw);
+  if (Number.isFinite(date)) return Math.max(0, date - now);
+  return undefined;
+}
+
+/** Whether an HTTP status is worth another attempt: 408, 409, 429 and every 5xx. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+const OPENAI_KINDS: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Authentication',
+  403: 'PermissionDenied',
+  404: 'NotFound',
+  408: 'Timeout',
+  409: 'Conflict',
+  422: 'UnprocessableEntity',
+  429: 'RateLimit',
+};
+
+function statusKind(status: number): string {
+  if (OPENAI_KINDS[status]) return OPENAI_KINDS[status];
+  return status >= 500 ? 'InternalServer' : `Http${status}`;
+}
+
+function describe(ctx: ModelCallContext): string {
+  return `${ctx.interface} model "${ctx.model ?? '(default)'}"`;
+}
+
+interface FailureParts {
+  type: string;
+  message: string;
+  retryable: boolean;
+  cause: unknown;
+  delayMs?: number;
+}
+
+function failure(parts: FailureParts): ApplicationFailure {
+  return ApplicationFailure.create({
+    message: parts.message,
+    type: parts.type,
+    nonRetryable: !parts.retryable,
+    // Duck-typed: errors of Node's core modules may come from another realm (jest).
+    cause: parts.cause instanceof Error || isErrorLike(parts.cause) ? (parts.cause as Error) : undefined,
+    nextRetryDelay: parts.retryable && parts.delayMs !== undefined ? parts.delayMs : undefined,
+  });
+}
+
+function isErrorLike(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && typeof (v as { message?: unknown }).message === 'string' && 'stack' in v;
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Classifies an error of the `openai` SDK.
+ *
+ * @param err - what the SDK threw
+ * @param ctx - the interface and model called, named in the message
+ * @returns an `ApplicationFailure` of type `OpenAI.<Kind>`; an `ApplicationFailure` passes through
+ */
+export function openAiFailure(err: unknown, ctx: ModelCallContext): ApplicationFailure {
+  if (err instanceof ApplicationFailure) return err;
+  if (err instanceof APIUserAbortError) {
+    return failure({ type: 'OpenAI.Aborted', message: `${describe(ctx)} call was aborted`, retryable: true, cause: err });
+  }
+  if (err instanceof APIConnectionTimeoutError) {
+    return failure({ type: 'OpenAI.Timeout', message: `${describe(ctx)} timed out: ${err.message}`, retryable: true, cause: err });
+  }
+  if (err instanceof APIConnectionError) {
+    return failure({
+      type: 'OpenAI.Connection',
+      message: `${describe(ctx)} could not be reached: ${err.message}`,
+      retryable: true,
+      cause: err,
+    });
+  }
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const status = err.status;
+    const retryable = isRetryableStatus(status);
+    return failure({
+      type: `OpenAI.${statusKind(status)}`,
+      message: `${describe(ctx)} failed with HTTP ${status}: ${err.message}`,
+      retryable,
+      cause: err,
+      delayMs: retryAfterMs(err.headers),
+    });
+  }
+  return failure({ type: 'OpenAI.Unknown', message: `${describe(ctx)} failed: ${errorMessage(err)}`, retryable: true, cause: err });
+}
+
+/** Bedrock exception names (without `Exception`) that a later attempt may get past. */
+const BEDROCK_RETRYABLE = new Set(['Throttling', 'ServiceUnavailable', 'InternalServer', 'ModelNotReady', 'ModelTimeout']);
+/** Bedrock exception names that no later attempt gets past. */
+const BEDROCK_PERMANENT = new Set(['AccessDenied', 'Validation', 'ResourceNotFound', 'UnrecognizedClient']);
+/** Node socket error codes of a connection that failed or dropped. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+interface AwsLikeError {
+  name?: string;
+  code?: string;
+  message?: string;
+  $fault?: 'client' | 'server';
+  $metadata?: { httpStatusCode?: number };
+  $response?: { statusCode?: number; headers?: Record<string, string> };
+}
+
+/**
+ * Classifies an error of the Bedrock runtime client (service exceptions, timeouts, sockets).
+ *
+ * @param err - what the client threw
+ * @param ctx - the interface and model called, named in the message
+ * @returns an `ApplicationFailure` of type `Bedrock.<Kind>`; an `ApplicationFailure` passes through
+ */
+export function bedrockFailure(err: unknown, ctx: ModelCallContext): ApplicationFailure {
+  if (err instanceof ApplicationFailure) return err;
+  const e = (typeof err === 'object' && err !== null ? err : {}) as AwsLikeError;
+  const name = e.name ?? '';
+  const message = e.message ?? errorMessage(err);
+  const status = e.$metadata?.httpStatusCode ?? e.$response?.statusCode;
+  if (name === 'TimeoutError' || name === 'AbortError' || e.code === 'ETIMEDOUT' || e.code === 'ESOCKETTIMEDOUT') {
+    return failure({ type: 'Bedrock.Timeout', message: `${describe(ctx)} timed out: ${message}`, retryable: true, cause: err });
+  }
+  const dropped = /ECONN|EPIPE|socket hang up|ERR_HTTP2|GOAWAY/i.test(message);
+  if ((e.code && (CONNECTION_CODES.has(e.code) || e.code.startsWith('ERR_HTTP2'))) || (status === undefined && e.$fault === undefined && dropped)) {
+    return failure({ type: 'Bedrock.Connection', message: `${describe(ctx)} could not be reached: ${message}`, retryable: true, cause: err });
+  }
+  if (e.$fault === undefined && status === undefined) {
+    // Not an answer from the service: missing credentials or region, a bad request built locally, ...
+    const kind = name === 'CredentialsProviderError' ? 'Credentials' : 'Client';
+    return failure({ type: `Bedrock.${kind}`, message: `${describe(ctx)} could not be called: ${message}`, retryable: false, cause: err });
+  }
+  const kind = name.replace(/Exception$/, '') || (status !== undefined ? statusKind(status) : 'Unknown');
+  const retryable = BEDROCK_RETRYABLE.has(kind)
+    ? true
+    : BEDROCK_PERMANENT.has(kind)
+      ? false
+      : status !== undefined
+        ? isRetryableStatus(status)
+        : e.$fault === 'server';
+  return failure({
+    type: `Bedrock.${kind}`,
+    message: `${describe(ctx)} failed with HTTP ${status ?? 'unknown'} (${name || 'error'}): ${message}`,
+    retryable,
+    cause: err,
+    delayMs: retryAfterMs(e.$response?.headers),
+  });
+}

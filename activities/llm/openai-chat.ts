@@ -1,0 +1,148 @@
+/**
+ * The `openai/v1/chat/completions` LLM interface: one Chat Completions call through the official
+ * `openai` SDK, with native function calling. Works with any compatible server via `base_url`.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import OpenAI from 'openai';
+import type { ChatMessage, ChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
+import { activitySignal, booleanParam, numberParam, stopParam, timeoutMs } from './call-options';
+import { openAiFailure } from './errors';
+import type { ChatRequest } from './scripted';
+
+/** Interface name, as in the agent file. */
+export const OPENAI_INTERFACE = 'openai/v1/chat/completions';
+
+/** The settings this interface reads (a structural subset of `ModelSettings`). */
+export interface OpenAiModelSettings {
+  /** Model id, e.g. `gpt-4o`. Required. */
+  model?: string;
+  /** API base URL. @default `process.env.OPENAI_BASE_URL`, else the SDK's `https://api.openai.com/v1` */
+  base_url?: string;
+  /**
+   * `temperature`, `top_p`, `max_tokens`, `max_completion_tokens`, `stop`, `seed`,
+   * `presence_penalty`, `frequency_penalty`, `reasoning_effort`, `parallel_tool_calls`
+   * (@default false) and `timeout_ms` (@default 120000).
+   */
+  parameters?: Record<string, unknown>;
+}
+
+type MessageParam = OpenAI.Chat.ChatCompletionMessageParam;
+
+/**
+ * Maps the provider-neutral history to Chat Completions messages, system prompt first. A failed
+ * tool's result is sent with an `ERROR: ` prefix (the API has no error flag).
+ */
+export function toOpenAiMessages(system: string, messages: ChatMessage[]): MessageParam[] {
+  const out: MessageParam[] = [];
+  if (system !== '') out.push({ role: 'system', content: system });
+  for (const m of messages) {
+    if (m.role === 'user') {
+      out.push({ role: 'user', content: m.content });
+    } else if (m.role === 'assistant') {
+      const calls = m.tool_calls ?? [];
+      out.push({
+        role: 'assistant',
+        content: m.content,
+        ...(calls.length > 0
+          ? {
+              tool_calls: calls.map((c) => ({
+                id: c.id,
+                type: 'function' as const,
+                function: { name: c.name, arguments: JSON.stringify(c.input) },
+              })),
+            }
+          : {}),
+      });
+    } else {
+      out.push({ role: 'tool', tool_call_id: m.tool_call_id, content: m.is_error ? `ERROR: ${m.content}` : m.content });
+    }
+  }
+  return out;
+}
+
+/** Tool specs as function tools whose parameters are the tools' input JSON Schemas. */
+export function toOpenAiTools(tools: ToolSpec[]): OpenAI.Chat.ChatCompletionFunctionTool[] {
+  return tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: t.input_schema },
+  }));
+}
+
+function parseArguments(raw: string | undefined): Record<string, unknown> {
+  if (!raw || raw.trim() === '') return {};
+  try {
+    const v: unknown = JSON.parse(raw);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    // The executor sees the tool's own validation error and can try again.
+    return {};
+  }
+}
+
+function mapFinishReason(reason: string | null | undefined, hasToolCalls: boolean): ChatResponse['stop_reason'] {
+  if (hasToolCalls) return 'tool_use';
+  if (reason === 'stop') return 'end_turn';
+  if (reason === 'length') return 'max_tokens';
+  return 'other';
+}
+
+function samplingParameters(p: Record<string, unknown> | undefined): Partial<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming> {
+  const out: Record<string, unknown> = {};
+  for (const key of ['temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'seed', 'presence_penalty', 'frequency_penalty']) {
+    const n = numberParam(p, key);
+    if (n !== undefined) out[key] = n;
+  }
+  const stop = stopParam(p);
+  if (stop) out.stop = stop;
+  if (typeof p?.reasoning_effort === 'string') out.reasoning_effort = p.reasoning_effort;
+  return out as Partial<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming>;
+}
+
+/**
+ * Calls Chat Completions once. The SDK's own retries are off (`maxRetries: 0`): errors become
+ * `ApplicationFailure`s (see `errors.ts`) and Temporal's retry policy decides.
+ *
+ * @throws ApplicationFailure `OpenAI.Configuration` (non-retryable) when `OPENAI_API_KEY` or the model is missing
+ */
+export async function openAiChat(model: OpenAiModelSettings, request: ChatRequest): Promise<ChatResponse> {
+  const ctx = { interface: OPENAI_INTERFACE, model: model.model };
+  const apiKey = process.env.OPENAI_API_KEY;
+  if (!apiKey) {
+    throw ApplicationFailure.nonRetryable("OPENAI_API_KEY is not set in the worker's environment", 'OpenAI.Configuration');
+  }
+  if (!model.model) {
+    throw ApplicationFailure.nonRetryable(`${OPENAI_INTERFACE} needs llm.model in the agent file`, 'OpenAI.Configuration');
+  }
+  const client = new OpenAI({
+    apiKey,
+    baseURL: model.base_url ?? process.env.OPENAI_BASE_URL,
+    maxRetries: 0,
+    timeout: timeoutMs(model.parameters),
+  });
+  const tools = request.tools ?? [];
+  const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+    model: model.model,
+    messages: toOpenAiMessages(request.system, request.messages),
+    ...samplingParameters(model.parameters),
+    ...(tools.length > 0
+      ? { tools: toOpenAiTools(tools), parallel_tool_calls: booleanParam(model.parameters, 'parallel_tool_calls') === true }
+      : {}),
+  };
+  let completion: OpenAI.Chat.ChatCompletion;
+  try {
+    completion = await client.chat.completions.create(body, { signal: activitySignal() });
+  } catch (err) {
+    throw openAiFailure(err, ctx);
+  }
+  const choice = completion.choices[0];
+  const message = choice?.message;
+  const toolCalls: ToolCall[] = (message?.tool_calls ?? []).flatMap((c) =>
+    c.type === 'function' ? [{ id: c.id, name: c.function.name, input: parseArguments(c.function.arguments) }] : [],
+  );
+  return {
+    content: message?.content ?? '',
+    tool_calls: toolCalls,
+    stop_reason: mapFinishReason(choice?.finish_reason, toolCalls.length > 0),
+    usage: { input_tokens: completion.usage?.prompt_tokens ?? 0, output_tokens: completion.usage?.completion_tokens ?? 0 },
+  };
+}

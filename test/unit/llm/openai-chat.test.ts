@@ -1,0 +1,150 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { chat } from '../../../activities/llm/chat';
+import type { ChatRequest } from '../../../activities/llm/scripted';
+import { rejectionOf, startWireServer, withEnv, type WireServer } from './wire-server';
+
+const request: ChatRequest = {
+  system: 'You are an executor.',
+  position: { role: 'executor', step: 0, iteration: 1 },
+  tools: [
+    {
+      name: 'search_index',
+      description: 'Searches an index',
+      input_schema: { type: 'object', properties: { index: { type: 'string' } }, required: ['index'] },
+    },
+  ],
+  messages: [
+    { role: 'user', content: 'How many flights?' },
+    { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'search_index', input: { index: 'flights' } }] },
+    { role: 'tool', tool_call_id: 'call_1', name: 'search_index', content: '{"count": 3}' },
+  ],
+};
+
+function completion(message: Record<string, unknown>, finishReason: string): unknown {
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-4o',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }],
+    usage: { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 },
+  };
+}
+
+describe('openai/v1/chat/completions against a local Chat Completions server', () => {
+  let server: WireServer;
+  let restoreEnv: () => void;
+  const model = () => ({
+    interface: 'openai/v1/chat/completions',
+    model: 'gpt-4o',
+    base_url: `${server.url}/v1`,
+    parameters: { temperature: 0.2, max_tokens: 512 },
+  });
+
+  beforeAll(async () => {
+    server = await startWireServer();
+    restoreEnv = withEnv({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: undefined });
+  });
+  afterAll(async () => {
+    restoreEnv();
+    await server.close();
+  });
+  beforeEach(() => server.requests.splice(0));
+
+  it('sends the system prompt, the tools and the tool results, and parses a tool call', async () => {
+    server.reply({
+      body: completion(
+        { content: null, tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'search_index', arguments: '{"index":"hotels"}' } }] },
+        'tool_calls',
+      ),
+    });
+    const response = await chat(model(), request, {});
+    expect(response).toEqual({
+      content: '',
+      tool_calls: [{ id: 'call_2', name: 'search_index', input: { index: 'hotels' } }],
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 42, output_tokens: 7 },
+    });
+    const sent = server.requests[0];
+    expect(sent.method).toBe('POST');
+    expect(sent.url).toBe('/v1/chat/completions');
+    expect(sent.headers.authorization).toBe('Bearer sk-test');
+    expect(sent.body).toEqual({
+      model: 'gpt-4o',
+      temperature: 0.2,
+      max_tokens: 512,
+      parallel_tool_calls: false,
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'search_index',
+            description: 'Searches an index',
+            parameters: { type: 'object', properties: { index: { type: 'string' } }, required: ['index'] },
+          },
+        },
+      ],
+      messages: [
+        { role: 'system', content: 'You are an executor.' },
+        { role: 'user', content: 'How many flights?' },
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'search_index', arguments: '{"index":"flights"}' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"count": 3}' },
+      ],
+    });
+  });
+
+  it('parses a final answer and leaves out tools and parallel_tool_calls when no tools are offered', async () => {
+    server.reply({ body: completion({ content: 'There are 3 flights.' }, 'stop') });
+    const response = await chat(model(), { ...request, tools: undefined }, {});
+    expect(response.content).toBe('There are 3 flights.');
+    expect(response.stop_reason).toBe('end_turn');
+    const body = server.requests[0].body as Record<string, unknown>;
+    expect(body).not.toHaveProperty('tools');
+    expect(body).not.toHaveProperty('parallel_tool_calls');
+  });
+
+  it('keeps going with an empty input when the tool call arguments are not JSON', async () => {
+    server.reply({
+      body: completion({ content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'search_index', arguments: '{oops' } }] }, 'tool_calls'),
+    });
+    const response = await chat(model(), request, {});
+    expect(response.tool_calls).toEqual([{ id: 'c', name: 'search_index', input: {} }]);
+  });
+
+  it('reports a 429 with Retry-After: 2 as a retryable failure that waits 2 seconds', async () => {
+    server.reply({ status: 429, headers: { 'retry-after': '2' }, body: { error: { message: 'Rate limit reached', type: 'requests' } } });
+    const err = await rejectionOf(chat(model(), request, {}));
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    const failure = err as ApplicationFailure;
+    expect(failure.type).toBe('OpenAI.RateLimit');
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.nextRetryDelay).toBe(2000);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('reports a 401 as a non-retryable failure naming the interface, the model and the status', async () => {
+    server.reply({ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } });
+    const failure = (await rejectionOf(chat(model(), request, {}))) as ApplicationFailure;
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure.type).toBe('OpenAI.Authentication');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toContain('openai/v1/chat/completions');
+    expect(failure.message).toContain('gpt-4o');
+    expect(failure.message).toContain('401');
+  });
+
+  it('fails without retrying when OPENAI_API_KEY is not set', async () => {
+    const restore = withEnv({ OPENAI_API_KEY: undefined });
+    try {
+      const failure = (await rejectionOf(chat(model(), request, {}))) as ApplicationFailure;
+      expect(failure.message).toBe("OPENAI_API_KEY is not set in the worker's environment");
+      expect(failure.nonRetryable).toBe(true);
+    } finally {
+      restore();
+    }
+  });
+});
