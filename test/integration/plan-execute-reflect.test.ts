@@ -172,6 +172,56 @@ describe('the plan-execute-reflect workflow', () => {
     expect(reflect?.messages[0].content).toContain('the answers are 42 and 1024');
   });
 
+  it('returns a validation error for bad tool input, which the model then corrects', async () => {
+    const question = 'bad tool input';
+    const out = await execute(
+      runInput(
+        scriptedAgent(
+          {
+            planner: [plan('compute'), final('ok')],
+            executor: [
+              [
+                { tool_calls: [{ name: 'CalculatorTool', input: { expr: '2+2' } }] },
+                { tool_calls: [{ name: 'CalculatorTool', input: { expression: '2+2' } }] },
+                { content: 'it is 4' },
+              ],
+            ],
+          },
+          { tools: [{ type: 'CalculatorTool' }] },
+        ),
+        question,
+      ),
+    );
+    expect(out.response).toBe('ok');
+    const last = harness.recorder.filter((r) => r.position.role === 'executor' && r.messages.at(-1)?.role === 'tool').at(-1)!;
+    const observations = last.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(observations[0]).toMatch(/^Error: invalid input for CalculatorTool: expression: /);
+    expect(observations[1]).toBe('4');
+  });
+
+  it('never runs a tool outside the agent list and tells the model which tools it may use', async () => {
+    const handle = await start(
+      runInput(
+        scriptedAgent(
+          {
+            planner: [plan('sneak'), final('ok')],
+            executor: [[{ tool_calls: [{ name: 'WaitTool', input: { label: 'x' } }] }, { content: 'could not' }]],
+          },
+          { tools: [{ type: 'CalculatorTool' }] },
+        ),
+        'disallowed tool',
+      ),
+    );
+    await handle.result();
+    const events = (await harness.client.workflow.getHandle(`${handle.workflowId}/step-1`).fetchHistory()).events ?? [];
+    const activities = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+    expect(activities).not.toContain('callTool');
+    const seen = harness.recorder.find((r) => r.position.role === 'executor' && r.messages.some((m) => m.role === 'tool' && m.content.includes('not available to this agent')));
+    expect(seen?.messages.find((m) => m.role === 'tool')?.content).toBe(
+      'Error: tool "WaitTool" is not available to this agent; allowed tools: CalculatorTool',
+    );
+  });
+
   it('ends a step at executor_max_iterations with a non-empty limit result', async () => {
     const question = 'iteration limit';
     const out = await execute(
