@@ -3,4 +3,4 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-CMD ["npx", "tsx", "workers/main.ts"]
+CMD ["node", "bin/perflow.js", "worker"]

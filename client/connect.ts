@@ -1,0 +1,52 @@
+/** Client settings from the environment and a connection that fails fast with a clear message. */
+import { Client, Connection } from '@temporalio/client';
+import { CliError } from './errors';
+
+export interface ClientConfig {
+  temporalAddress: string;
+  namespace: string;
+  taskQueue: string;
+  /** Temporal UI base URL, for links. */
+  uiUrl: string;
+}
+
+export function clientConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ClientConfig {
+  return {
+    temporalAddress: env.TEMPORAL_ADDRESS || 'localhost:7233',
+    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    taskQueue: env.PERFLOW_TASK_QUEUE || 'perflow',
+    uiUrl: (env.PERFLOW_TEMPORAL_UI_URL || 'http://localhost:8233').replace(/\/+$/, ''),
+  };
+}
+
+export interface PerflowClient {
+  client: Client;
+  config: ClientConfig;
+  close(): Promise<void>;
+}
+
+/** Connects to Temporal (5 s timeout); an unreachable server becomes a one-line {@link CliError}. */
+export async function connectClient(config: ClientConfig, connectTimeoutMs = 5_000): Promise<PerflowClient> {
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address: config.temporalAddress, connectTimeout: connectTimeoutMs });
+  } catch (err) {
+    const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    throw new CliError(
+      `cannot reach the Temporal server at ${config.temporalAddress} (${why}): start it or set TEMPORAL_ADDRESS`,
+      1,
+      { cause: err },
+    );
+  }
+  return {
+    client: new Client({ connection, namespace: config.namespace }),
+    config,
+    close: () => connection.close(),
+  };
+}
+
+/** The Temporal UI page of a workflow run. */
+export function workflowUrl(config: ClientConfig, workflowId: string, runId?: string): string {
+  const base = `${config.uiUrl}/namespaces/${encodeURIComponent(config.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+  return runId ? `${base}/${encodeURIComponent(runId)}/history` : base;
+}

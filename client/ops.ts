@@ -1,0 +1,161 @@
+/** Inspecting and managing runs: status, result, list, cancel, history, replay, reset. */
+import { randomUUID } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { progressQuery, type Progress, type RunOutput } from '../workflows';
+import { CliError } from './errors';
+
+export const WORKFLOW_TYPE = 'planExecuteReflect';
+
+export async function getStatus(client: Client, workflowId: string): Promise<Progress> {
+  return client.workflow.getHandle(workflowId).query(progressQuery);
+}
+
+export async function getResult(client: Client, workflowId: string): Promise<RunOutput> {
+  const handle = client.workflow.getHandle(workflowId);
+  await handle.describe(); // a missing workflow fails here rather than waiting
+  return (await handle.result()) as RunOutput;
+}
+
+export type ListStatus = 'running' | 'completed' | 'failed';
+const STATUS_QUERY: Record<ListStatus, string> = { running: 'Running', completed: 'Completed', failed: 'Failed' };
+
+export function listQuery(status?: ListStatus): string {
+  const parts = [`WorkflowType = '${WORKFLOW_TYPE}'`];
+  if (status) parts.push(`ExecutionStatus = '${STATUS_QUERY[status]}'`);
+  return parts.join(' AND ');
+}
+
+export async function listRuns(client: Client, status?: ListStatus, limit = 100): Promise<WorkflowExecutionInfo[]> {
+  const out: WorkflowExecutionInfo[] = [];
+  for await (const wf of client.workflow.list({ query: listQuery(status) })) {
+    out.push(wf);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+export async function cancelRun(client: Client, workflowId: string): Promise<void> {
+  await client.workflow.getHandle(workflowId).cancel();
+}
+
+export async function fetchHistory(client: Client, workflowId: string, runId?: string): Promise<History> {
+  return client.workflow.getHandle(workflowId, runId).fetchHistory();
+}
+
+const HistoryMessage = temporal.api.history.v1.History;
+const TO_OBJECT = { longs: String, enums: String, bytes: String } as const;
+
+/**
+ * A history as JSON: the proto JSON of `temporal workflow show --output json` when the SDK's
+ * converter works, else protobufjs' object form (same field names; timestamps as seconds/nanos).
+ */
+export function historyJSON(history: History, workflowId?: string): string {
+  let obj: Record<string, unknown>;
+  try {
+    obj = JSON.parse(historyToJSON(history)) as Record<string, unknown>;
+  } catch {
+    // @temporalio/common's protojson can fail on a mismatched protobufjs install
+    obj = HistoryMessage.toObject(HistoryMessage.fromObject(history), TO_OBJECT);
+  }
+  // Replay needs the workflow ID (child workflow IDs derive from it); history readers ignore the extra field.
+  return JSON.stringify(workflowId === undefined ? obj : { workflowId, ...obj }, null, 2);
+}
+
+/** Reads either JSON form {@link historyJSON} writes (and Temporal CLI history files). */
+export function parseHistoryJSON(json: unknown): History {
+  if (typeof json === 'object' && json !== null && 'workflowId' in json) {
+    const { workflowId: _ignored, ...rest } = json as Record<string, unknown>;
+    json = rest;
+  }
+  const events = (json as { events?: unknown } | null)?.events;
+  if (!Array.isArray(events)) throw new TypeError('expected an object with an array of events');
+  const first = events[0] as { eventTime?: unknown } | undefined;
+  if (typeof first?.eventTime === 'string') {
+    try {
+      return historyFromJSON(json);
+    } catch {
+      // fall through to the object form
+    }
+  }
+  return HistoryMessage.fromObject(json as Record<string, unknown>);
+}
+
+export async function writeHistoryFile(file: string, history: History, workflowId?: string): Promise<void> {
+  await writeFile(file, historyJSON(history, workflowId));
+}
+
+/** A history file's events and, when {@link writeHistoryFile} recorded it, its workflow ID. */
+export async function readHistoryFile(file: string): Promise<{ history: History; workflowId?: string }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`history file not found: ${file}`, 2, { cause: err });
+    throw err;
+  }
+  try {
+    const json = JSON.parse(text) as { workflowId?: unknown };
+    const workflowId = typeof json?.workflowId === 'string' ? json.workflowId : undefined;
+    return { history: parseHistoryJSON(json), workflowId };
+  } catch (err) {
+    throw new CliError(`${file} is not a workflow history JSON file: ${(err as Error).message}`, 2, { cause: err });
+  }
+}
+
+/**
+ * Replays a history against the current workflow code.
+ * @returns undefined when deterministic, else the reason.
+ */
+export async function replayHistory(history: unknown, workflowId = 'replay'): Promise<string | undefined> {
+  try {
+    await Worker.runReplayHistory({ workflowsPath: require.resolve('../workflows') }, history, workflowId);
+    return undefined;
+  } catch (err) {
+    const e = err as Error;
+    const cause = (e as { cause?: unknown }).cause;
+    const msg = `${e.name}: ${e.message}${cause instanceof Error ? ` (${cause.name}: ${cause.message})` : ''}`;
+    return msg.replace(/\s*[\r\n]+\s*/g, ' ');
+  }
+}
+
+export type ResetTarget = 'last-workflow-task' | 'first-workflow-task' | number;
+
+export function parseResetTarget(s: string | undefined): ResetTarget {
+  if (s === undefined || s === 'last-workflow-task' || s === 'first-workflow-task') return s ?? 'last-workflow-task';
+  const n = Number(s);
+  if (!Number.isInteger(n) || n <= 0) throw new CliError(`--to expects last-workflow-task, first-workflow-task or an event ID, got "${s}"`, 2);
+  return n;
+}
+
+/** The event ID to reset to: the first/last WORKFLOW_TASK_COMPLETED event, or the given ID. */
+export function resetEventId(history: History, target: ResetTarget): number {
+  if (typeof target === 'number') return target;
+  const completed = (history.events ?? [])
+    .filter((e) => e.workflowTaskCompletedEventAttributes)
+    .map((e) => Number(e.eventId));
+  if (completed.length === 0) throw new CliError('the workflow has no completed workflow task to reset to', 1);
+  return target === 'first-workflow-task' ? completed[0] : completed[completed.length - 1];
+}
+
+/** Resets a run to a workflow task; returns the new run's ID. */
+export async function resetRun(client: Client, workflowId: string, target: ResetTarget, reason = 'perflow reset'): Promise<{ runId: string; eventId: number }> {
+  const handle = client.workflow.getHandle(workflowId);
+  const desc = await handle.describe();
+  const history = await client.workflow.getHandle(workflowId, desc.runId).fetchHistory();
+  const eventId = resetEventId(history, target);
+  type ResetRequest = Parameters<Client['workflowService']['resetWorkflowExecution']>[0];
+  const request = {
+    namespace: client.options.namespace,
+    workflowExecution: { workflowId, runId: desc.runId },
+    reason,
+    // protobufjs accepts a number where the type says Long
+    workflowTaskFinishEventId: eventId as unknown as ResetRequest['workflowTaskFinishEventId'],
+    requestId: randomUUID(),
+  } satisfies ResetRequest;
+  const res = (await client.workflowService.resetWorkflowExecution(request)) as { runId?: string | null };
+  return { runId: res.runId ?? '', eventId };
+}

@@ -1,0 +1,161 @@
+/** Starting a plan-execute-reflect run and following its progress. */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition } from '../core/agent';
+import { preview, progressQuery, type PlanExecuteReflectInput, type Progress, type RunIds, type RunOutput } from '../workflows';
+import type { planExecuteReflect } from '../workflows';
+import { CliError } from './errors';
+
+/** Reads and validates an agent file and run parameters; every problem becomes one line. */
+export async function loadAgentFile(file: string, runParams: Record<string, unknown> = {}): Promise<{ agent: AgentDefinition; parameters: PlanExecuteReflectInput['parameters'] }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new CliError(`agent file not found: ${file}`, 2, { cause: err });
+    throw new CliError(`cannot read agent file ${file}: ${(err as Error).message}`, 2, { cause: err });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new CliError(`agent file ${file} is not valid JSON: ${(err as Error).message}`, 2, { cause: err });
+  }
+  try {
+    const agent = parseAgentDefinition(json);
+    return { agent, parameters: resolveParameters(agent, runParams) };
+  } catch (err) {
+    if (err instanceof AgentDefinitionError) throw new CliError(`${file}: ${err.message}`, 2, { cause: err });
+    throw err;
+  }
+}
+
+/** `key=value` pairs as run parameters; values that parse as JSON (numbers, booleans, …) are used as such. */
+export function parseParams(pairs: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new CliError(`--param expects key=value, got "${pair}"`, 2);
+    const raw = pair.slice(eq + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // a plain string
+    }
+    out[pair.slice(0, eq)] = value;
+  }
+  return out;
+}
+
+export function slug(name: string): string {
+  const s = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+  return s === '' ? 'agent' : s;
+}
+
+/** At most `maxBytes` UTF-8 bytes of `text`, cut on a character boundary with `…` when cut. */
+export function truncateBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let out = '';
+  for (const ch of text) {
+    if (Buffer.byteLength(out + ch + '…') > maxBytes) break;
+    out += ch;
+  }
+  return `${out}…`;
+}
+
+export interface StartRunOptions {
+  agent: AgentDefinition;
+  parameters: PlanExecuteReflectInput['parameters'];
+  question: string;
+  taskQueue: string;
+  /** Continue this conversation. */
+  memoryId?: string;
+}
+
+export interface StartedRun {
+  workflowId: string;
+  runId: string;
+  ids: RunIds;
+  handle: WorkflowHandle<typeof planExecuteReflect>;
+}
+
+/** Starts a run with client-chosen IDs. */
+export async function startRun(client: Client, o: StartRunOptions): Promise<StartedRun> {
+  const ids: RunIds = {
+    memory_id: o.memoryId ?? randomUUID(),
+    parent_interaction_id: randomUUID(),
+    executor_agent_memory_id: randomUUID(),
+    executor_agent_parent_interaction_id: randomUUID(),
+  };
+  const workflowId = `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
+  const input: PlanExecuteReflectInput = { agent: o.agent, question: o.question, parameters: o.parameters, ids };
+  if (o.memoryId !== undefined) input.memory_id = o.memoryId;
+  const details = [
+    `**Agent:** ${o.agent.name}`,
+    '',
+    `**Question:** ${preview(o.question, 2_000)}`,
+    '',
+    ...Object.entries(ids).map(([k, v]) => `- ${k}: \`${v}\``),
+  ].join('\n');
+  const handle = await client.workflow.start<typeof planExecuteReflect>('planExecuteReflect', {
+    taskQueue: o.taskQueue,
+    workflowId,
+    args: [input],
+    memo: { agent: o.agent.name, question: preview(o.question, 1_000) },
+    staticSummary: truncateBytes(o.question.replace(/\s+/g, ' '), 200),
+    staticDetails: details,
+  });
+  return { workflowId, runId: handle.firstExecutionRunId, ids, handle };
+}
+
+/** Lines describing what changed between two progress snapshots. */
+export function progressChanges(prev: Progress | undefined, next: Progress): string[] {
+  const lines: string[] = [];
+  if (next.plan.join('\n') !== (prev?.plan ?? []).join('\n') && next.plan.length > 0) {
+    lines.push(`plan: ${next.plan.map((s, i) => `${i + 1}. ${preview(s, 120)}`).join(' | ')}`);
+  }
+  const done = prev?.completed_steps.length ?? 0;
+  for (const s of next.completed_steps.slice(done)) {
+    lines.push(`step ${s.index + 1} ${s.ok ? 'done' : 'failed'}: ${preview(s.step, 120)} → ${preview(s.result_preview.replace(/\s+/g, ' '), 200)}`);
+  }
+  const cur = next.current_step;
+  if (cur && (cur.index !== prev?.current_step?.index || cur.executor_workflow_id !== prev.current_step.executor_workflow_id)) {
+    lines.push(`step ${cur.index + 1} running: ${preview(cur.step, 120)} (executor ${cur.executor_workflow_id})`);
+  }
+  const u = next.usage;
+  if (!prev || u.input_tokens !== prev.usage.input_tokens || u.output_tokens !== prev.usage.output_tokens) {
+    if (u.input_tokens + u.output_tokens > 0) lines.push(`tokens: in ${u.input_tokens} / out ${u.output_tokens}`);
+  }
+  if (next.status !== prev?.status) lines.push(`status: ${next.status}${next.error ? ` (${next.error})` : ''}`);
+  return lines;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls the progress query, calling `print` for each change, until the run ends; returns its result. */
+export async function followRun(handle: WorkflowHandle<typeof planExecuteReflect>, print: (line: string) => void, intervalMs = 500): Promise<RunOutput> {
+  let settled = false;
+  const result = handle.result().finally(() => {
+    settled = true;
+  });
+  result.catch(() => undefined);
+  let last: Progress | undefined;
+  const poll = async () => {
+    try {
+      const p = await handle.query(progressQuery);
+      for (const line of progressChanges(last, p)) print(line);
+      last = p;
+    } catch {
+      // no worker has picked up the run yet, or the query timed out: try again
+    }
+  };
+  while (!settled) {
+    await poll();
+    await Promise.race([sleep(intervalMs), result.catch(() => undefined)]);
+  }
+  await poll();
+  return result;
+}

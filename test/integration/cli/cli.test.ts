@@ -1,0 +1,251 @@
+/**
+ * The `perflow` CLI as people use it: a subprocess (`node bin/perflow.js …`) talking to the test
+ * servers, while a worker runs in this process on the task queue the CLI is given.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort } from '../../../servers';
+import { createHarness, type Harness } from '../../support/harness';
+
+jest.setTimeout(120_000);
+
+const BIN = resolve(__dirname, '../../../bin/perflow.js');
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI with a bound on its duration. */
+function perflow(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<CliResult> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...baseEnv, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`perflow ${args.join(' ')} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('error', fail);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+const AGENT = {
+  name: 'cli-agent',
+  type: 'plan_execute_and_reflect',
+  llm: {
+    interface: 'scripted',
+    script: {
+      planner: [JSON.stringify({ steps: ['step A'], result: '' }), JSON.stringify({ steps: [], result: 'the answer' })],
+      executor: [[{ content: 'result A' }]],
+    },
+  },
+};
+
+let harness: Harness;
+let dir: string;
+let baseEnv: Record<string, string>;
+let agentFile: string;
+let followedId: string;
+
+const nonEmptyLines = (s: string) => s.split('\n').filter((l) => l.trim() !== '');
+
+beforeAll(async () => {
+  harness = await createHarness();
+  dir = mkdtempSync(join(tmpdir(), 'perflow-cli-'));
+  agentFile = join(dir, 'agent.json');
+  writeFileSync(agentFile, JSON.stringify(AGENT));
+  baseEnv = {
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '',
+    TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    MONGODB_URI: process.env.MONGODB_URI ?? '',
+    PERFLOW_TASK_QUEUE: harness.taskQueue,
+  };
+});
+
+afterAll(async () => {
+  await harness?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('perflow run', () => {
+  it('--follow prints the IDs, the progress of the step and the final result', async () => {
+    const r = await perflow(['run', '--agent', agentFile, '--question', 'what is it?', '--follow']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const id = /^workflow_id: (cli-agent-[0-9a-f]{8})$/m.exec(r.stdout)?.[1];
+    expect(id).toBeDefined();
+    followedId = id!;
+    for (const key of ['run_id', 'memory_id', 'parent_interaction_id', 'executor_agent_memory_id', 'executor_agent_parent_interaction_id']) {
+      expect(r.stdout).toMatch(new RegExp(`^${key}: [0-9a-f-]{36}$`, 'm'));
+    }
+    expect(r.stdout).toMatch(new RegExp(`^ui: http.*/namespaces/[^/]+/workflows/${followedId}/[0-9a-f-]{36}/history$`, 'm'));
+    expect(r.stdout).toContain('plan: 1. step A');
+    expect(r.stdout).toMatch(/^step 1 done: step A → result A$/m);
+    expect(r.stdout).toMatch(/^result:\nthe answer$/m);
+  });
+
+  it('--wait --json prints only the RunOutput, with the four IDs', async () => {
+    const r = await perflow(['run', '--agent', agentFile, '--question', 'again?', '--wait', '--json']);
+    expect(r.code).toBe(0);
+    const output = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(output.response).toBe('the answer');
+    expect(output.steps_executed).toBe(1);
+    for (const key of ['memory_id', 'parent_interaction_id', 'executor_agent_memory_id', 'executor_agent_parent_interaction_id']) {
+      expect(output[key]).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it('rejects an invalid agent file before starting, naming every bad path on one line', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ name: 'bad', type: 'react', llm: { interface: 'nope' } }));
+    const r = await perflow(['run', '--agent', bad, '--question', 'q', '--wait']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const lines = nonEmptyLines(r.stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('type:');
+    expect(lines[0]).toContain('llm.interface:');
+  });
+
+  it('names a missing agent file', async () => {
+    const r = await perflow(['run', '--agent', join(dir, 'missing.json'), '--question', 'q']);
+    expect(r.code).toBe(2);
+    expect(nonEmptyLines(r.stderr)).toEqual([`perflow: agent file not found: ${join(dir, 'missing.json')}`]);
+  });
+});
+
+describe('perflow on a finished run', () => {
+  it('status --json shows the progress', async () => {
+    const r = await perflow(['status', followedId, '--json']);
+    expect(r.code).toBe(0);
+    const p = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(p).toMatchObject({ status: 'completed', agent: 'cli-agent', question: 'what is it?', plan: ['step A'], result: 'the answer', steps_executed: 1 });
+    expect(p.completed_steps).toEqual([expect.objectContaining({ index: 0, step: 'step A', result_preview: 'result A', ok: true })]);
+  });
+
+  it('result --json gives the RunOutput', async () => {
+    const r = await perflow(['result', followedId, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ response: 'the answer' });
+  });
+
+  it('list --status completed includes the run', async () => {
+    // Visibility is eventually consistent.
+    let r: CliResult | undefined;
+    for (let i = 0; i < 10; i++) {
+      r = await perflow(['list', '--status', 'completed']);
+      if (r.stdout.includes(followedId)) break;
+      await new Promise((ok) => setTimeout(ok, 1_000));
+    }
+    expect(r?.code).toBe(0);
+    expect(r?.stdout).toMatch(new RegExp(`^${followedId}\\tCOMPLETED\\t`, 'm'));
+  });
+
+  it('history saves a file that replays deterministically', async () => {
+    const file = join(dir, 'history.json');
+    const h = await perflow(['history', followedId, '--out', file]);
+    expect(h.stderr).toBe('');
+    expect(h.code).toBe(0);
+    const r = await perflow(['replay', '--history', file], {}, 90_000);
+    expect(r.stdout).toContain('replay ok');
+    expect(r.code).toBe(0);
+    // Replayed as another workflow ID, the child workflow IDs differ: a determinism violation.
+    const other = await perflow(['replay', '--history', file, '--workflow-id', 'someone-else'], {}, 90_000);
+    expect(other.code).not.toBe(0);
+    expect(other.stdout).toMatch(/^replay failed: DeterminismViolationError/m);
+  });
+
+  it('replay ID fetches the history itself', async () => {
+    const r = await perflow(['replay', followedId], {}, 90_000);
+    expect(r.stdout).toContain('replay ok');
+    expect(r.code).toBe(0);
+  });
+
+  it('reset starts a new run from the first workflow task', async () => {
+    const r = await perflow(['reset', followedId, '--to', 'first-workflow-task', '--reason', 'test']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const runId = /new run_id ([0-9a-f-]{36})$/m.exec(r.stdout)?.[1];
+    expect(runId).toBeDefined();
+    const desc = await harness.client.workflow.getHandle(followedId).describe();
+    expect(desc.runId).toBe(runId);
+    const after = await harness.client.workflow.getHandle(followedId, runId).result();
+    expect(after).toMatchObject({ response: 'the answer' });
+  });
+});
+
+describe('perflow cancel', () => {
+  it('requests cancellation of a running run', async () => {
+    // A task queue no worker polls keeps the run open for as long as the test needs.
+    const env = { PERFLOW_TASK_QUEUE: `${harness.taskQueue}-idle` };
+    const started = await perflow(['run', '--agent', agentFile, '--question', 'idle'], env);
+    expect(started.code).toBe(0);
+    const id = /^workflow_id: (\S+)$/m.exec(started.stdout)?.[1];
+    expect(id).toBeDefined();
+    const handle = harness.client.workflow.getHandle(id!);
+    try {
+      const r = await perflow(['cancel', id!], env);
+      expect(r.code).toBe(0);
+      const history = await handle.fetchHistory();
+      expect(history.events?.some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
+    } finally {
+      await handle.terminate('test cleanup').catch(() => undefined);
+    }
+  });
+});
+
+describe('perflow worker', () => {
+  it('runs the workflows on its task queue and stops on SIGINT', async () => {
+    const env = { ...process.env, ...baseEnv, PERFLOW_TASK_QUEUE: `${harness.taskQueue}-cli-worker` };
+    const child = spawn(process.execPath, [BIN, 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((ok) => child.on('close', ok));
+    try {
+      for (let i = 0; i < 300 && !stdout.includes('perflow worker connected'); i++) await new Promise((ok) => setTimeout(ok, 100));
+      expect(stdout).toContain(`task queue ${env.PERFLOW_TASK_QUEUE}`);
+      const r = await perflow(['run', '--agent', agentFile, '--question', 'via the CLI worker', '--wait'], { PERFLOW_TASK_QUEUE: env.PERFLOW_TASK_QUEUE });
+      expect(r.stdout.trim()).toBe('the answer');
+      expect(r.code).toBe(0);
+    } finally {
+      child.kill('SIGINT');
+    }
+    const timeout = new Promise<string>((ok) => setTimeout(() => ok('timeout'), 30_000).unref());
+    expect(await Promise.race([exited, timeout])).toBe(0);
+    expect(stdout).toContain('perflow worker stopped');
+  });
+});
+
+describe('perflow errors', () => {
+  it('an unknown workflow ID: one line, non-zero exit', async () => {
+    const r = await perflow(['status', 'no-such-workflow-123']);
+    expect(r.code).not.toBe(0);
+    const lines = nonEmptyLines(r.stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('no-such-workflow-123');
+  });
+
+  it('an unreachable server: one line, non-zero exit', async () => {
+    const port = await freePort();
+    const r = await perflow(['status', 'anything'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` }, 30_000);
+    expect(r.code).not.toBe(0);
+    const lines = nonEmptyLines(r.stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`127.0.0.1:${port}`);
+    expect(lines[0]).toContain('TEMPORAL_ADDRESS');
+  });
+});

@@ -1,0 +1,82 @@
+import { temporal } from '@temporalio/proto';
+import { historyJSON, parseHistoryJSON, parseParams, parseResetTarget, progressChanges, resetEventId, slug, truncateBytes, listQuery, workflowUrl, clientConfigFromEnv } from '../../../client';
+import { databaseFromUri, redact, workerConfigFromEnv } from '../../../workers/config';
+import type { Progress } from '../../../workflows';
+
+const base: Progress = {
+  memory_id: 'm',
+  parent_interaction_id: 'p',
+  executor_agent_memory_id: 'em',
+  executor_agent_parent_interaction_id: 'ep',
+  status: 'planning',
+  agent: 'a',
+  question: 'q',
+  plan: [],
+  completed_steps: [],
+  steps_executed: 0,
+  max_steps: 10,
+  usage: { input_tokens: 0, output_tokens: 0 },
+} as Progress;
+
+describe('client helpers', () => {
+  it('parses --param values as JSON when they are JSON', () => {
+    expect(parseParams(['max_steps=5', 'name=bob', 'flag=true', 'x=a=b'])).toEqual({ max_steps: 5, name: 'bob', flag: true, x: 'a=b' });
+    expect(() => parseParams(['nope'])).toThrow('key=value');
+  });
+
+  it('slugs agent names and cuts summaries on UTF-8 byte limits', () => {
+    expect(slug('My Agent!  v2')).toBe('my-agent-v2');
+    expect(slug('***')).toBe('agent');
+    const cut = truncateBytes('é'.repeat(300), 200);
+    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(200);
+    expect(cut.endsWith('…')).toBe(true);
+    expect(truncateBytes('short', 200)).toBe('short');
+  });
+
+  it('reports progress changes once', () => {
+    const planned = { ...base, status: 'executing' as const, plan: ['s1'], current_step: { index: 0, step: 's1', executor_workflow_id: 'w/step-1' } };
+    expect(progressChanges(undefined, planned)).toEqual(['plan: 1. s1', 'step 1 running: s1 (executor w/step-1)', 'status: executing']);
+    expect(progressChanges(planned, planned)).toEqual([]);
+    const done = {
+      ...planned,
+      current_step: undefined,
+      completed_steps: [{ index: 0, step: 's1', result_preview: 'r1', ok: true, executor_workflow_id: 'w/step-1' }],
+      usage: { input_tokens: 3, output_tokens: 4 },
+    };
+    expect(progressChanges(planned, done)).toEqual(['step 1 done: s1 → r1', 'tokens: in 3 / out 4']);
+  });
+
+  it('builds list queries, UI links and configs', () => {
+    expect(listQuery('running')).toBe("WorkflowType = 'planExecuteReflect' AND ExecutionStatus = 'Running'");
+    expect(listQuery()).toBe("WorkflowType = 'planExecuteReflect'");
+    const c = clientConfigFromEnv({ PERFLOW_TEMPORAL_UI_URL: 'http://ui:1/' });
+    expect(workflowUrl(c, 'w', 'r')).toBe('http://ui:1/namespaces/default/workflows/w/r/history');
+    expect(c.taskQueue).toBe('perflow');
+  });
+
+  it('reads the worker config from the environment', () => {
+    expect(databaseFromUri('mongodb://u:p@h:1/mydb?x=1')).toBe('mydb');
+    expect(databaseFromUri('mongodb://h:1/')).toBe('perflow');
+    expect(databaseFromUri('mongodb://h:1')).toBe('perflow');
+    expect(redact('mongodb://u:secret@h:1/db')).toBe('mongodb://u:***@h:1/db');
+    expect(workerConfigFromEnv({})).toMatchObject({ temporalAddress: 'localhost:7233', namespace: 'default', taskQueue: 'perflow', database: 'perflow' });
+  });
+
+  it('finds reset points and round-trips history JSON', () => {
+    const T = temporal.api.enums.v1.EventType;
+    const history = temporal.api.history.v1.History.fromObject({
+      events: [
+        { eventId: 1, eventType: T.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, workflowExecutionStartedEventAttributes: { workflowType: { name: 'x' } } },
+        { eventId: 4, eventType: T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, workflowTaskCompletedEventAttributes: { scheduledEventId: 2 } },
+        { eventId: 9, eventType: T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, workflowTaskCompletedEventAttributes: { scheduledEventId: 7 } },
+      ],
+    });
+    expect(resetEventId(history, parseResetTarget(undefined))).toBe(9);
+    expect(resetEventId(history, parseResetTarget('first-workflow-task'))).toBe(4);
+    expect(resetEventId(history, parseResetTarget('12'))).toBe(12);
+    expect(() => parseResetTarget('soon')).toThrow('--to');
+    const back = parseHistoryJSON(JSON.parse(historyJSON(history, 'wf-1')));
+    expect(back.events?.map((e) => Number(e.eventId))).toEqual([1, 4, 9]);
+    expect(back.events?.[1]?.workflowTaskCompletedEventAttributes).toBeTruthy();
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * The perflow worker: connects to Temporal and MongoDB and runs the workflows and activities
+ * on one task queue until SIGINT/SIGTERM.
+ */
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { MongoClient } from 'mongodb';
+import { createActivities } from '../activities';
+import { MemoryStore } from '../activities/memory/store';
+import { builtinTools } from '../activities/tools/builtin';
+import { toolRegistry, type Tool } from '../activities/tools/tool';
+import { describeWorkerConfig, workerConfigFromEnv, type PerflowWorkerConfig } from './config';
+
+export interface PerflowWorker {
+  worker: Worker;
+  config: PerflowWorkerConfig;
+  /** Runs until shutdown, then closes the connections. */
+  run(): Promise<void>;
+  /** Asks the worker to stop (in-flight tasks get the grace time). */
+  shutdown(): void;
+}
+
+/** The tools the worker offers agents: the built-in ones, with MongoDB tools on the worker's database. */
+export function workerTools(mongo: MongoClient, database: string): Tool<never>[] {
+  return builtinTools({ mongo, defaultDb: database });
+}
+
+/** Connects and creates (but does not run) a worker. */
+export async function createPerflowWorker(config: PerflowWorkerConfig): Promise<PerflowWorker> {
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  let mongo: MongoClient | undefined;
+  try {
+    mongo = await new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5_000 }).connect();
+    const memory = new MemoryStore(mongo.db(config.database));
+    await memory.ensureIndexes();
+    const worker = await Worker.create({
+      connection,
+      namespace: config.namespace,
+      taskQueue: config.taskQueue,
+      workflowsPath: require.resolve('../workflows'),
+      activities: createActivities({ tools: toolRegistry(workerTools(mongo, config.database)), memory }),
+      shutdownGraceTime: '10 seconds',
+    });
+    const client = mongo;
+    return {
+      worker,
+      config,
+      async run() {
+        try {
+          await worker.run();
+        } finally {
+          await connection.close();
+          await client.close();
+        }
+      },
+      shutdown() {
+        // The SDK's runtime also stops workers on these signals; a second request is harmless.
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+      },
+    };
+  } catch (err) {
+    await connection.close().catch(() => undefined);
+    await mongo?.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Runs a worker configured from the environment; stops gracefully on SIGINT/SIGTERM. */
+export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const config = workerConfigFromEnv(env);
+  const w = await createPerflowWorker(config);
+  console.log(`perflow worker connected: ${describeWorkerConfig(config)}`);
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => {
+      console.log(`perflow worker: ${sig} received, shutting down (grace 10 s)`);
+      w.shutdown();
+    });
+  }
+  await w.run();
+  console.log('perflow worker stopped');
+}
