@@ -20,6 +20,11 @@ import {
 } from './ops';
 import { followRun, loadAgentFile, parseParams, startRun } from './run';
 
+import { MongoClient } from 'mongodb';
+import { formatConversation, readConversation } from '../activities/memory/conversation';
+import { MemoryStore } from '../activities/memory/store';
+import { databaseFromUri } from '../workers/config';
+
 const USAGE = `usage: perflow <command> [options]
   worker                                   run a worker (env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PERFLOW_TASK_QUEUE, MONGODB_URI)
   run --agent FILE --question TEXT [--memory-id ID] [--param key=value]... [--follow|--wait] [--json]
@@ -27,6 +32,7 @@ const USAGE = `usage: perflow <command> [options]
   result ID [--json]                       result of a run (waits for it)
   list [--status running|completed|failed] runs
   cancel ID                                cancel a run
+  memory MEMORY_ID [--json]                a conversation from MongoDB: questions, steps, tool calls, results
   history ID --out FILE                    save a run's event history as JSON
   replay ID | --history FILE [--workflow-id ID]  replay a history against the current workflow code
   reset ID [--to last-workflow-task|first-workflow-task|EVENT_ID] [--reason TEXT]
@@ -156,6 +162,19 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           }
           return 0;
         });
+      }
+      case 'memory': {
+        const id = requireId(positionals, 'memory');
+        const mongoUri = env.MONGODB_URI || 'mongodb://localhost:27017/perflow';
+        const mongo = new MongoClient(mongoUri, { serverSelectionTimeoutMS: 5_000 });
+        try {
+          const view = await readConversation(new MemoryStore(mongo.db(databaseFromUri(mongoUri))), id);
+          if (!view) throw new CliError(`memory_id ${id} not found in MongoDB (MONGODB_URI)`, 1);
+          out(o.json ? JSON.stringify(view, null, 2) : formatConversation(view));
+          return 0;
+        } finally {
+          await mongo.close();
+        }
       }
       case 'cancel': {
         const id = requireId(positionals, 'cancel');

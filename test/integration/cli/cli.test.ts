@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../../servers';
 import { createHarness, type Harness } from '../../support/harness';
+import { serverEnv } from '../../support/env';
 
 jest.setTimeout(120_000);
 
@@ -134,6 +135,20 @@ describe('perflow on a finished run', () => {
     const p = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(p).toMatchObject({ status: 'completed', agent: 'cli-agent', question: 'what is it?', plan: ['step A'], result: 'the answer', steps_executed: 1 });
     expect(p.completed_steps).toEqual([expect.objectContaining({ index: 0, step: 'step A', result_preview: 'result A', ok: true })]);
+  });
+
+  it('memory prints the conversation from MongoDB', async () => {
+    const { memory_id } = JSON.parse((await perflow(['status', followedId, '--json'])).stdout) as { memory_id: string };
+    const uri = `${serverEnv().mongoUri.replace(/\/$/, '')}/${harness.db.databaseName}`;
+    const r = await perflow(['memory', memory_id], { MONGODB_URI: uri });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('question: what is it?');
+    expect(r.stdout).toContain('step 1: step A');
+    expect(r.stdout).toContain('result: result A');
+    expect(r.stdout).toContain('response: the answer');
+    const missing = await perflow(['memory', 'no-such-memory'], { MONGODB_URI: uri });
+    expect(missing.code).not.toBe(0);
+    expect(nonEmptyLines(missing.stderr)).toEqual(['perflow: memory_id no-such-memory not found in MongoDB (MONGODB_URI)']);
   });
 
   it('result --json gives the RunOutput', async () => {
