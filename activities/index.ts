@@ -7,7 +7,8 @@ import type { ChatResponse, ToolSpec, Usage } from '../core/llm-types';
 import { withHeartbeat } from './heartbeat';
 import { chat, type ChatDeps, type ModelSettings } from './llm/chat';
 import type { ChatRequest } from './llm/scripted';
-import { createMemoryActivities, saveToolCall, toolCallId, type ToolCallPlace } from './memory/activities';
+import { formatCompletedSteps, formatSteps, renderTemplate } from '../core/template';
+import { createMemoryActivities, loadCompletedSteps, saveToolCall, toolCallId, type ToolCallPlace } from './memory/activities';
 import type { MemoryStore } from './memory/store';
 import { toolSpec, type ToolRegistry } from './tools/tool';
 
@@ -24,13 +25,36 @@ export interface AgentToolRef {
   parameters?: Record<string, unknown>;
 }
 
+/**
+ * A planner prompt by reference: the template, its small parameters, and the interaction IDs
+ * of the completed steps, whose texts the activity loads from memory (claim check).
+ */
+export interface PlannerPromptRef {
+  template: string;
+  params: Record<string, string>;
+  /** The current plan, for `${parameters.steps}`. */
+  steps: string[];
+  /** Earlier exchanges and step traces, in order, for `${parameters.completed_steps}`. */
+  completed_step_ids: string[];
+  /** Appended after rendering (the parse-retry instruction). */
+  suffix?: string;
+}
+
+/** A planner call with a ready `prompt`, or one rendered in the activity from `render`. */
 export interface PlannerCallInput extends Omit<ChatRequest, 'messages'> {
   model: ModelSettings;
-  prompt: string;
+  prompt?: string;
+  render?: PlannerPromptRef;
 }
 
 export interface ExecutorCallInput extends ChatRequest {
   model: ModelSettings;
+}
+
+/** A tool an agent may call: what the model sees, and how the worker runs it. */
+export interface AgentTool {
+  spec: ToolSpec;
+  ref: AgentToolRef;
 }
 
 export interface ToolCallInput {
@@ -55,9 +79,9 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createMemoryActivities(deps.memory),
 
-    /** The specs (name, description, JSON schema) of the tools an agent may use. */
-    async describeTools(tools: AgentToolRef[]): Promise<ToolSpec[]> {
-      return tools.map((ref) => {
+    /** The tools an agent may use: what the model sees (name, description, JSON schema) and how to run each. */
+    async describeTools({ tools }: { tools: AgentToolRef[] }): Promise<AgentTool[]> {
+      return tools.map((ref): AgentTool => {
         const tool = deps.tools.get(ref.type);
         if (!tool) {
           throw ApplicationFailure.nonRetryable(
@@ -65,13 +89,14 @@ export function createActivities(deps: ActivityDeps) {
             'Tool.Unknown',
           );
         }
-        return toolSpec(tool, ref.name ?? tool.type, ref.description ?? tool.description);
+        return { spec: toolSpec(tool, ref.name ?? tool.type, ref.description ?? tool.description), ref };
       });
     },
 
     async plannerLlm(input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
+      const prompt = input.render ? await renderPlannerPrompt(deps.memory, input.render) : (input.prompt ?? '');
       const response = await withHeartbeat(() =>
-        chat(input.model, { system: input.system, messages: [{ role: 'user', content: input.prompt }], position: input.position }, deps),
+        chat(input.model, { system: input.system, messages: [{ role: 'user', content: prompt }], position: input.position }, deps),
       );
       return { text: response.content, usage: response.usage };
     },
@@ -93,6 +118,12 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+async function renderPlannerPrompt(memory: MemoryStore, ref: PlannerPromptRef): Promise<string> {
+  const completed = await loadCompletedSteps(memory, ref.completed_step_ids);
+  const prompt = renderTemplate(ref.template, { ...ref.params, steps: formatSteps(ref.steps), completed_steps: formatCompletedSteps(completed) });
+  return prompt + (ref.suffix ?? '');
+}
 
 async function runTool(tools: ToolRegistry, ref: AgentToolRef, input: Record<string, unknown>): Promise<ToolObservation> {
   const tool = tools.get(ref.type);

@@ -22,7 +22,7 @@ import { followRun, loadAgentFile, parseParams, startRun } from './run';
 
 import { MongoClient } from 'mongodb';
 import { formatConversation, readConversation } from '../activities/memory/conversation';
-import { MemoryStore } from '../activities/memory/store';
+import { MemoryStore, memoryCollectionsFromEnv } from '../activities/memory/store';
 import { databaseFromUri } from '../workers/config';
 
 const USAGE = `usage: perflow <command> [options]
@@ -114,7 +114,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         if (o.follow && o.wait) throw new CliError('use either --follow or --wait, not both', 2);
         const { agent, parameters } = await loadAgentFile(o.agent, parseParams(o.param ?? []));
         return await withClient(config, async ({ client }) => {
-          const run = await startRun(client, { agent, parameters, question: o.question!, taskQueue: config.taskQueue, memoryId: o['memory-id'] });
+          const run = await startRun(client, { agent, parameters, question: o.question!, taskQueue: config.taskQueue, memoryId: o['memory-id'], llmTaskQueue: process.env.PERFLOW_LLM_TASK_QUEUE || undefined });
           if (!o.wait) {
             out(`workflow_id: ${run.workflowId}`);
             out(`run_id: ${run.runId}`);
@@ -168,7 +168,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         const mongoUri = env.MONGODB_URI || 'mongodb://localhost:27017/perflow';
         const mongo = new MongoClient(mongoUri, { serverSelectionTimeoutMS: 5_000 });
         try {
-          const view = await readConversation(new MemoryStore(mongo.db(databaseFromUri(mongoUri))), id);
+          const view = await readConversation(new MemoryStore(mongo.db(databaseFromUri(mongoUri)), memoryCollectionsFromEnv()), id);
           if (!view) throw new CliError(`memory_id ${id} not found in MongoDB (MONGODB_URI)`, 1);
           out(o.json ? JSON.stringify(view, null, 2) : formatConversation(view));
           return 0;

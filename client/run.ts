@@ -1,9 +1,10 @@
 /** Starting a plan-execute-reflect run and following its progress. */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
 import { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition } from '../core/agent';
-import { preview, progressQuery, type PlanExecuteReflectInput, type Progress, type RunIds, type RunOutput } from '../workflows';
+import { preview, progressQuery, SearchAttributes, type PlanExecuteReflectInput, type Progress, type RunIds, type RunOutput } from '../workflows';
 import type { planExecuteReflect } from '../workflows';
 import { CliError } from './errors';
 
@@ -73,6 +74,8 @@ export interface StartRunOptions {
   taskQueue: string;
   /** Continue this conversation. */
   memoryId?: string;
+  /** Run the LLM activities on this task queue (see PERFLOW_LLM_TASK_QUEUE). */
+  llmTaskQueue?: string;
 }
 
 export interface StartedRun {
@@ -93,6 +96,7 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
   const workflowId = `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
   const input: PlanExecuteReflectInput = { agent: o.agent, question: o.question, parameters: o.parameters, ids };
   if (o.memoryId !== undefined) input.memory_id = o.memoryId;
+  if (o.llmTaskQueue) input.llm_task_queue = o.llmTaskQueue;
   const details = [
     `**Agent:** ${o.agent.name}`,
     '',
@@ -100,14 +104,26 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
     '',
     ...Object.entries(ids).map(([k, v]) => `- ${k}: \`${v}\``),
   ].join('\n');
-  const handle = await client.workflow.start<typeof planExecuteReflect>('planExecuteReflect', {
+  const options = {
     taskQueue: o.taskQueue,
     workflowId,
-    args: [input],
+    args: [input] as [PlanExecuteReflectInput],
     memo: { agent: o.agent.name, question: preview(o.question, 1_000) },
     staticSummary: truncateBytes(o.question.replace(/\s+/g, ' '), 200),
     staticDetails: details,
-  });
+  };
+  const searchable = new TypedSearchAttributes([
+    { key: SearchAttributes.agent, value: o.agent.name },
+    { key: SearchAttributes.status, value: 'running' },
+  ]);
+  let handle: WorkflowHandleWithFirstExecutionRunId<typeof planExecuteReflect>;
+  try {
+    handle = await client.workflow.start<typeof planExecuteReflect>('planExecuteReflect', { ...options, typedSearchAttributes: searchable });
+  } catch (err) {
+    // A server without perflow's search attributes registered still runs perflow.
+    if (!/search attribute/i.test((err as Error).message)) throw err;
+    handle = await client.workflow.start<typeof planExecuteReflect>('planExecuteReflect', options);
+  }
   return { workflowId, runId: handle.firstExecutionRunId, ids, handle };
 }
 

@@ -338,6 +338,13 @@ export const AgentParameters = z.looseObject({
    * @default 0
    */
   token_budget: integerParam(0, 0),
+  /**
+   * Continue-as-new once the run's history holds this many events (checked between steps);
+   * the run also continues-as-new whenever the Temporal server suggests it. 0: only then.
+   * perflow's own parameter.
+   * @default 0
+   */
+  continue_as_new_after_events: integerParam(0, 0),
 });
 /** Agent parameters as parsed (prompts not yet filled in; see {@link ResolvedParameters}). */
 export type AgentParameters = z.infer<typeof AgentParameters>;

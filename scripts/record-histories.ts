@@ -31,8 +31,18 @@ async function main(): Promise<void> {
       if (outcome.startsWith('failed') !== Boolean(scenario.fails)) throw new Error(`${scenario.name} ${outcome}`);
       // Binary protobuf: exact, compact, and independent of the JSON mapping's quirks.
       const file = join(__dirname, '..', 'test', 'fixtures', 'histories', `${scenario.name}.binpb`);
-      writeFileSync(file, temporal.api.history.v1.History.encode(await handle.fetchHistory()).finish());
-      console.log(`${scenario.name}: ${outcome} → ${file}`);
+      // A run that continued-as-new has one history per execution: <name>.run-<k>.binpb, oldest first.
+      const runIds: string[] = [];
+      for await (const w of harness.client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` })) runIds.unshift(w.runId);
+      if (runIds.length <= 1) {
+        writeFileSync(file, temporal.api.history.v1.History.encode(await handle.fetchHistory()).finish());
+      } else {
+        for (const [k, runId] of runIds.entries()) {
+          const history = await harness.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
+          writeFileSync(file.replace(/\.binpb$/, `.run-${k + 1}.binpb`), temporal.api.history.v1.History.encode(history).finish());
+        }
+      }
+      console.log(`${scenario.name}: ${outcome} → ${file} (${Math.max(1, runIds.length)} execution(s))`);
       // The executor child workflows too: their code is replayed as well.
       for (let step = 1; ; step++) {
         const child = harness.client.workflow.getHandle(`history-${scenario.name}/step-${step}`);

@@ -5,7 +5,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { MongoClient } from 'mongodb';
 import { createActivities } from '../activities';
-import { MemoryStore } from '../activities/memory/store';
+import { DEFAULT_COLLECTIONS, MemoryStore, memoryCollectionsFromEnv, type MemoryCollections } from '../activities/memory/store';
 import { builtinTools } from '../activities/tools/builtin';
 import { toolRegistry, type Tool } from '../activities/tools/tool';
 import { describeWorkerConfig, workerConfigFromEnv, type PerflowWorkerConfig } from './config';
@@ -20,8 +20,8 @@ export interface PerflowWorker {
 }
 
 /** The tools the worker offers agents: the built-in ones, with MongoDB tools on the worker's database. */
-export function workerTools(mongo: MongoClient, database: string): Tool<never>[] {
-  return builtinTools({ mongo, defaultDb: database });
+export function workerTools(mongo: MongoClient, database: string, memory: MemoryCollections = DEFAULT_COLLECTIONS): Tool<never>[] {
+  return builtinTools({ mongo, defaultDb: database, protectedCollections: Object.values(memory) });
 }
 
 /** Connects and creates (but does not run) a worker. */
@@ -30,14 +30,14 @@ export async function createPerflowWorker(config: PerflowWorkerConfig): Promise<
   let mongo: MongoClient | undefined;
   try {
     mongo = await new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5_000 }).connect();
-    const memory = new MemoryStore(mongo.db(config.database));
+    const memory = new MemoryStore(mongo.db(config.database), memoryCollectionsFromEnv());
     await memory.ensureIndexes();
     const worker = await Worker.create({
       connection,
       namespace: config.namespace,
       taskQueue: config.taskQueue,
       workflowsPath: require.resolve('../workflows'),
-      activities: createActivities({ tools: toolRegistry(workerTools(mongo, config.database)), memory }),
+      activities: createActivities({ tools: toolRegistry(workerTools(mongo, config.database, memory.collections)), memory }),
       shutdownGraceTime: '10 seconds',
     });
     const client = mongo;

@@ -1,4 +1,5 @@
 /** Types, queries and failure names shared by workflows and clients. */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
 import type { Usage } from '../core/llm-types';
 
@@ -23,6 +24,8 @@ export interface CompletedStepView {
   index: number;
   step: string;
   result_preview: string;
+  /** Length of the whole result, which is stored in memory. */
+  result_chars: number;
   ok: boolean;
   executor_workflow_id: string;
 }
@@ -39,9 +42,20 @@ export interface Progress extends RunIds {
   usage: Usage;
   result?: string;
   error?: string;
+  /** How many times the run has continued-as-new (absent before the first time). */
+  continued_as_new?: number;
 }
 
 export const progressQuery = defineQuery<Progress>('progress');
+
+/**
+ * Search attributes that make runs findable in the Temporal UI and `perflow list`, where the
+ * server has them registered (the dev server perflow starts does; see servers/temporal.ts).
+ */
+export const SearchAttributes = {
+  agent: defineSearchAttributeKey('PerflowAgent', SearchAttributeType.KEYWORD),
+  status: defineSearchAttributeKey('PerflowStatus', SearchAttributeType.KEYWORD),
+} as const;
 
 /** Failure types a client can match on. */
 export const FailureTypes = {

@@ -7,6 +7,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   ChildWorkflowFailure,
+  continueAsNew,
   executeChild,
   isCancellation,
   log,
@@ -16,10 +17,11 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { Activities, AgentTool, PlannerPromptRef } from '../activities';
+import { stepTraceId } from '../core/memory-ids';
 import type { AgentDefinition, ResolvedParameters } from '../core/agent';
 import { formatDatetime, injectDatetime } from '../core/datetime';
-import { addUsage, ZERO_USAGE, type ToolSpec } from '../core/llm-types';
+import { addUsage, ZERO_USAGE, type Usage } from '../core/llm-types';
 import { parsePlannerOutput } from '../core/planner-output';
 import {
   MAX_STEPS_SUMMARY_PROMPT_TEMPLATE,
@@ -28,27 +30,17 @@ import {
   parseRetrySuffix,
   tokenBudgetReachedMessage,
 } from '../core/prompts';
-import { buildToolsPrompt, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
-import { FailureTypes, preview, progressMarkdown, progressQuery, type Progress, type RunIds, type RunOutput } from './definitions';
+import { buildToolsPrompt } from '../core/template';
+import { FailureTypes, preview, progressMarkdown, progressQuery, type CompletedStepView, type Progress, type RunIds, type RunOutput } from './definitions';
+import { llmActivities, modelForCall, modelForStep } from './llm';
 import { memoryActivities } from './memory';
 import { reactExecutor } from './react-executor';
 
+// Listing MCP servers' tools may need a server to start: a few retries, then fail clearly.
 const { describeTools } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
+  startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
-
-const { plannerLlm } = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
-});
-
-// The max-steps summary is a courtesy: one quick retry, then a plain listing.
-const summarize = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', maximumAttempts: 2 },
-}).plannerLlm;
 
 export interface PlanExecuteReflectInput {
   agent: AgentDefinition;
@@ -59,11 +51,33 @@ export interface PlanExecuteReflectInput {
   ids?: Partial<RunIds>;
   /** Continue this existing conversation: its recent exchanges become completed steps. */
   memory_id?: string;
+  /** Task queue of the planner and executor LLM activities (default: the workflow's). */
+  llm_task_queue?: string;
+  /** State carried over by continue-as-new; absent on a run's first execution. */
+  carried?: CarriedState;
+}
+
+/**
+ * What a long run carries into its next execution. Step texts stay in MongoDB; only IDs,
+ * bounded previews and counters travel, so the carried input stays small.
+ */
+export interface CarriedState {
+  plan: string[];
+  /** Interaction IDs of the earlier exchanges, then of this run's step traces, in order. */
+  completed_step_ids: string[];
+  completed_steps: CompletedStepView[];
+  steps_executed: number;
+  usage: Usage;
+  planner_calls: number;
+  tools: AgentTool[];
+  /** How many times the run has continued-as-new. */
+  continued: number;
 }
 
 export async function planExecuteReflect(input: PlanExecuteReflectInput): Promise<RunOutput> {
   const { agent, question } = input;
   const p = input.parameters;
+  const carried = input.carried;
   const ids: RunIds = {
     memory_id: input.memory_id ?? input.ids?.memory_id ?? uuid4(),
     parent_interaction_id: input.ids?.parent_interaction_id ?? uuid4(),
@@ -75,16 +89,18 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
     status: 'planning',
     agent: agent.name,
     question,
-    plan: [],
-    completed_steps: [],
-    steps_executed: 0,
+    plan: carried?.plan ?? [],
+    completed_steps: carried?.completed_steps ?? [],
+    steps_executed: carried?.steps_executed ?? 0,
     max_steps: p.max_steps,
-    usage: ZERO_USAGE,
+    usage: carried?.usage ?? ZERO_USAGE,
+    ...(carried ? { continued_as_new: carried.continued } : {}),
   };
   setHandler(progressQuery, () => progress);
   const { startRun, saveStep, finishRun } = memoryActivities;
+  const { plannerLlm, summarize } = llmActivities(input.llm_task_queue);
 
-  const toolSpecs: ToolSpec[] = agent.tools.length > 0 ? await describeTools(agent.tools) : [];
+  const tools: AgentTool[] = carried?.tools ?? (agent.tools.length > 0 ? await describeTools({ tools: agent.tools }) : []);
   let plannerSystem = p.system_prompt;
   let executorSystem = p.executor_system_prompt;
   if (p.inject_datetime) {
@@ -98,26 +114,36 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
   for (const [key, value] of Object.entries(p)) {
     if (value !== undefined && value !== null) templateParams[key] = typeof value === 'string' ? value : JSON.stringify(value);
   }
-  templateParams.tools_prompt = buildToolsPrompt(toolSpecs);
+  templateParams.tools_prompt = buildToolsPrompt(tools.map((t) => t.spec));
   templateParams.user_prompt = question;
 
-  const completed: CompletedStep[] = [];
+  // The planner loads the completed steps' texts itself: the workflow keeps only their IDs.
+  const completedIds: string[] = [...(carried?.completed_step_ids ?? [])];
   let template = p.planner_prompt_template;
-  const { history } = await startRun({
-    ids,
-    question,
-    app_type: agent.app_type ?? agent.type,
-    resume: input.memory_id !== undefined,
-    message_history_limit: p.message_history_limit,
-  });
-  if (history.length > 0) {
-    completed.push(...history);
-    template = p.planner_with_history_template;
+  if (!carried) {
+    const { history_ids } = await startRun({
+      ids,
+      question,
+      app_type: agent.app_type ?? agent.type,
+      resume: input.memory_id !== undefined,
+      message_history_limit: p.message_history_limit,
+    });
+    completedIds.push(...history_ids);
   }
-  let plannerCalls = 0;
-  const planner = async (prompt: string, summary: string) => {
+  if (progress.steps_executed > 0) template = p.reflect_prompt_template;
+  else if (completedIds.length > 0) template = p.planner_with_history_template;
+  let plannerCalls = carried?.planner_calls ?? 0;
+  const promptRef = (tmpl: string, suffix?: string): PlannerPromptRef => ({
+    template: tmpl,
+    params: templateParams,
+    steps: progress.plan,
+    completed_step_ids: completedIds,
+    ...(suffix ? { suffix } : {}),
+  });
+  const planner = async (render: PlannerPromptRef, summary: string) => {
+    const position = { role: 'planner', call: plannerCalls++ } as const;
     const answer = await plannerLlm.executeWithOptions({ summary }, [
-      { model: agent.llm, system: plannerSystem, prompt, position: { role: 'planner', call: plannerCalls++ } },
+      { model: modelForCall(agent.llm, position), system: plannerSystem, render, position },
     ]);
     progress.usage = addUsage(progress.usage, answer.usage);
     return answer.text;
@@ -133,13 +159,25 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
       if (p.token_budget > 0 && progress.steps_executed > 0 && used >= p.token_budget) {
         return await finish(tokenBudgetReachedMessage(p.token_budget, used, await summarizeSteps(), ids.memory_id));
       }
+      if (progress.steps_executed > 0 && historyIsLong()) {
+        await continueAsNew<typeof planExecuteReflect>({
+          ...input,
+          ids,
+          memory_id: undefined,
+          carried: {
+            plan: progress.plan,
+            completed_step_ids: completedIds,
+            completed_steps: progress.completed_steps,
+            steps_executed: progress.steps_executed,
+            usage: progress.usage,
+            planner_calls: plannerCalls,
+            tools,
+            continued: (carried?.continued ?? 0) + 1,
+          },
+        });
+      }
       progress.status = 'planning';
-      const prompt = renderTemplate(template, {
-        ...templateParams,
-        steps: formatSteps(progress.plan),
-        completed_steps: formatCompletedSteps(completed),
-      });
-      const parsed = await planWithRetries(prompt);
+      const parsed = await planWithRetries(template);
       if (parsed.result !== '') return await finish(parsed.result);
 
       progress.plan = parsed.steps;
@@ -150,6 +188,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
       progress.current_step = { index, step, executor_workflow_id: executorWorkflowId };
       setCurrentDetails(progressMarkdown(progress));
       let result: string;
+      let chars: number;
       let ok = true;
       try {
         const out = await executeChild(reactExecutor, {
@@ -160,29 +199,33 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
               step,
               stepIndex: index,
               system_prompt: executorSystem,
-              model: agent.executor_llm,
-              tools: agent.tools,
-              toolSpecs,
+              model: modelForStep(agent.executor_llm, index),
+              tools,
               max_iteration: p.executor_max_iterations,
               message_history_limit: p.executor_message_history_limit,
               ids,
+              ...(input.llm_task_queue ? { llm_task_queue: input.llm_task_queue } : {}),
             },
           ],
         });
-        result = out.result;
+        // The executor saved the whole result in memory; a preview is enough here.
+        result = out.result_preview;
+        chars = out.result_chars;
         progress.usage = addUsage(progress.usage, out.usage);
       } catch (err) {
         // A failed step goes back to the planner, which may re-plan around it.
         if (!(err instanceof ChildWorkflowFailure) || isCancellation(err)) throw err;
         ok = false;
         result = `Step failed: ${causeMessage(err)}`;
+        chars = result.length;
+        await saveStep({ ids, stepIndex: index, step, result });
       }
-      await saveStep({ ids, stepIndex: index, step, result });
-      completed.push({ step, result });
+      completedIds.push(stepTraceId(ids.parent_interaction_id, index));
       progress.completed_steps.push({
         index,
         step,
         result_preview: preview(result),
+        result_chars: chars,
         ok,
         executor_workflow_id: executorWorkflowId,
       });
@@ -207,9 +250,15 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
     return { ...ids, response, usage: progress.usage, steps_executed: progress.steps_executed };
   }
 
-  async function planWithRetries(prompt: string): Promise<{ steps: string[]; result: string }> {
+  /** Whether to continue-as-new before the next step, keeping each execution's history bounded. */
+  function historyIsLong(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || (p.continue_as_new_after_events > 0 && info.historyLength >= p.continue_as_new_after_events);
+  }
+
+  async function planWithRetries(tmpl: string): Promise<{ steps: string[]; result: string }> {
     const attempts = Math.max(1, p.max_parse_retries);
-    let next = prompt;
+    let next = promptRef(tmpl);
     let lastError = '';
     let lastRaw = '';
     for (let attempt = 0; attempt < attempts; attempt++) {
@@ -219,7 +268,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
       if (parsed.ok) return parsed;
       lastError = parsed.error;
       log.warn('planner answer could not be parsed; asking again', { attempt: attempt + 1, error: lastError });
-      next = prompt + parseRetrySuffix(lastError);
+      next = promptRef(tmpl, parseRetrySuffix(lastError));
     }
     throw ApplicationFailure.nonRetryable(
       `planner answer could not be parsed after ${attempts} attempts (${lastError}); last answer: ${JSON.stringify(preview(lastRaw, 500))}`,
@@ -228,15 +277,12 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
   }
 
   async function summarizeSteps(): Promise<string> {
-    const listing = completed.map((s, i) => `${i + 1}. ${s.step}: ${preview(s.result, 300)}`).join('\n');
+    const listing = progress.completed_steps.map((s, i) => `${i + 1}. ${s.step}: ${preview(s.result_preview, 300)}`).join('\n');
     try {
       const answer = await summarize.executeWithOptions({ summary: 'planner: max-steps summary' }, [{
-        model: agent.llm,
+        model: modelForCall(agent.llm, { role: 'summary' }),
         system: MAX_STEPS_SUMMARY_SYSTEM_PROMPT,
-        prompt: renderTemplate(MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, {
-          ...templateParams,
-          completed_steps: formatCompletedSteps(completed),
-        }),
+        render: promptRef(MAX_STEPS_SUMMARY_PROMPT_TEMPLATE),
         position: { role: 'summary' },
       }]);
       progress.usage = addUsage(progress.usage, answer.usage);

@@ -4,17 +4,13 @@
  * text is the step result.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities, AgentToolRef } from '../activities';
+import type { Activities, AgentTool } from '../activities';
 import type { MemoryIds } from '../activities/memory/activities';
-import { memoryActivities } from './memory';
 import type { ModelSettings } from '../activities/llm/chat';
-import { addUsage, ZERO_USAGE, type ChatMessage, type ToolSpec, type Usage } from '../core/llm-types';
-
-const executorLlm = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
-}).executorLlm;
+import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../core/llm-types';
+import { preview } from './definitions';
+import { llmActivities, modelForCall } from './llm';
+import { memoryActivities } from './memory';
 
 // Tool errors and timeouts come back as observations, so what fails this activity is
 // infrastructure (recording the output in MongoDB): wait it out.
@@ -31,22 +27,34 @@ export interface ReactExecutorInput {
   stepIndex: number;
   system_prompt: string;
   model: ModelSettings;
-  tools: AgentToolRef[];
-  toolSpecs: ToolSpec[];
+  /** The tools the agent may use, as `describeTools` listed them at run start. */
+  tools: AgentTool[];
   max_iteration: number;
   /** How many earlier steps of the executor memory to show the model. */
   message_history_limit: number;
   ids: MemoryIds;
+  /** Task queue of the LLM activities (default: the workflow's). */
+  llm_task_queue?: string;
 }
 
+/**
+ * The step result is saved whole in memory by the executor; the parent keeps a bounded
+ * preview, so its history does not grow with the size of step results.
+ */
 export interface ReactExecutorOutput {
-  result: string;
+  result_preview: string;
+  result_chars: number;
   iterations: number;
   tool_calls: number;
   usage: Usage;
 }
 
 export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExecutorOutput> {
+  const { executorLlm } = llmActivities(input.llm_task_queue);
+  const finish = async (result: string, iterations: number): Promise<ReactExecutorOutput> => {
+    await memoryActivities.saveStep({ ids: input.ids, stepIndex: input.stepIndex, step: input.step, result });
+    return { result_preview: preview(result), result_chars: result.length, iterations, tool_calls: toolCalls, usage };
+  };
   const earlier = await memoryActivities.loadExecutorHistory({
     executor_agent_memory_id: input.ids.executor_agent_memory_id,
     limit: input.message_history_limit,
@@ -59,7 +67,7 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
   ]);
   messages.push({ role: 'user', content: input.step });
 
-  const byName = new Map(input.tools.map((ref, i) => [input.toolSpecs[i]?.name ?? ref.type, ref]));
+  const byName = new Map(input.tools.map((t) => [t.spec.name, t.ref]));
   const allowed = [...byName.keys()];
   let usage = ZERO_USAGE;
   let toolCalls = 0;
@@ -67,17 +75,17 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
   for (let iteration = 0; iteration < input.max_iteration; iteration++) {
     const response = await executorLlm.executeWithOptions({ summary: `executor LLM: step ${input.stepIndex + 1}, iteration ${iteration + 1}` }, [
       {
-        model: input.model,
+        model: modelForCall(input.model, { role: 'executor', step: input.stepIndex, iteration }),
         system: input.system_prompt,
         messages,
-        tools: input.toolSpecs,
+        tools: input.tools.map((t) => t.spec),
         position: { role: 'executor', step: input.stepIndex, iteration },
       },
     ]);
     usage = addUsage(usage, response.usage);
     messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls });
     if (response.tool_calls.length === 0) {
-      return { result: response.content, iterations: iteration + 1, tool_calls: toolCalls, usage };
+      return finish(response.content, iteration + 1);
     }
     for (const call of response.tool_calls) {
       const ref = byName.get(call.name);
@@ -96,10 +104,5 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
     }
   }
   const gathered = observations.length > 0 ? observations.join('\n') : 'no tool output was gathered';
-  return {
-    result: `Executor iteration limit (${input.max_iteration}) reached before the step was finished. Gathered so far:\n${gathered}`,
-    iterations: input.max_iteration,
-    tool_calls: toolCalls,
-    usage,
-  };
+  return finish(`Executor iteration limit (${input.max_iteration}) reached before the step was finished. Gathered so far:\n${gathered}`, input.max_iteration);
 }

@@ -1,15 +1,11 @@
 /** Memory activities: what the workflows write to and read from conversation memory. */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { CompletedStep } from '../../core/template';
+import { executorStepId, stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace } from '../../core/memory-ids';
 import type { MemoryStore } from './store';
 
-/** The seed's four IDs (see workflows/definitions.ts RunIds). */
-export interface MemoryIds {
-  memory_id: string;
-  parent_interaction_id: string;
-  executor_agent_memory_id: string;
-  executor_agent_parent_interaction_id: string;
-}
+export { stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace };
+
 
 export interface StartRunInput {
   ids: MemoryIds;
@@ -20,17 +16,6 @@ export interface StartRunInput {
   message_history_limit: number;
 }
 
-/** Where a tool call is recorded: the executor step it belongs to and its place in that step. */
-export interface ToolCallPlace {
-  ids: MemoryIds;
-  stepIndex: number;
-  callIndex: number;
-}
-
-/** Derived IDs keep every write idempotent without extra workflow state. */
-export const stepTraceId = (parentInteractionId: string, stepIndex: number) => `${parentInteractionId}:step-${stepIndex + 1}`;
-const executorStepId = (ids: MemoryIds, stepIndex: number) => `${ids.executor_agent_parent_interaction_id}:step-${stepIndex + 1}`;
-export const toolCallId = (place: ToolCallPlace) => `${executorStepId(place.ids, place.stepIndex)}:tool-${place.callIndex + 1}`;
 
 /** Records a tool call (with its whole output) under its executor step. */
 export async function saveToolCall(
@@ -55,13 +40,20 @@ export async function saveToolCall(
   );
 }
 
+/** Completed steps by interaction ID: earlier exchanges (question → answer) and step traces (step → result). */
+export async function loadCompletedSteps(store: MemoryStore, ids: readonly string[]): Promise<CompletedStep[]> {
+  const docs = await store.interactionsByIds(ids);
+  return docs.map((doc) => ({ step: doc.input, result: doc.response }));
+}
+
 export function createMemoryActivities(store: MemoryStore) {
   return {
     /**
      * Creates the planner and executor memories and the root interaction holding the question,
-     * and returns the conversation's earlier exchanges as completed steps.
+     * and returns the IDs of the conversation's earlier exchanges: the planner loads their
+     * texts itself (claim check), so they never enter the workflow history.
      */
-    async startRun(input: StartRunInput): Promise<{ history: CompletedStep[] }> {
+    async startRun(input: StartRunInput): Promise<{ history_ids: string[] }> {
       const { ids } = input;
       if (input.resume && !(await store.memoryExists(ids.memory_id))) {
         throw ApplicationFailure.nonRetryable(`memory_id ${ids.memory_id} does not exist`, 'Memory.NotFound');
@@ -87,7 +79,7 @@ export function createMemoryActivities(store: MemoryStore) {
         { ...root, interaction_id: ids.executor_agent_parent_interaction_id, memory_id: ids.executor_agent_memory_id, origin: 'executor' },
         now,
       );
-      return { history: history.map((doc) => ({ step: doc.input, result: doc.response })) };
+      return { history_ids: history.map((doc) => doc._id) };
     },
 
     /** The executor's earlier steps in this conversation, oldest first. */

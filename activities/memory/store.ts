@@ -45,6 +45,28 @@ export interface MemoryCollections {
 
 export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memories', interactions: 'perflow_interactions' };
 
+/**
+ * Memory collection names from the environment (PERFLOW_MEMORIES_COLLECTION,
+ * PERFLOW_INTERACTIONS_COLLECTION), defaulting to {@link DEFAULT_COLLECTIONS}.
+ */
+export function memoryCollectionsFromEnv(env: NodeJS.ProcessEnv = process.env): MemoryCollections {
+  const name = (variable: string, fallback: string): string => {
+    const value = env[variable]?.trim() || fallback;
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]{0,119}$/.test(value) || value.startsWith('system.')) {
+      throw new Error(`${variable}="${value}" is not a usable collection name: use letters, digits, "_", "-" or "." (not starting with "system.")`);
+    }
+    return value;
+  };
+  const collections = {
+    memories: name('PERFLOW_MEMORIES_COLLECTION', DEFAULT_COLLECTIONS.memories),
+    interactions: name('PERFLOW_INTERACTIONS_COLLECTION', DEFAULT_COLLECTIONS.interactions),
+  };
+  if (collections.memories === collections.interactions) {
+    throw new Error(`PERFLOW_MEMORIES_COLLECTION and PERFLOW_INTERACTIONS_COLLECTION must differ (both are "${collections.memories}")`);
+  }
+  return collections;
+}
+
 export class MemoryStore {
   readonly memories: Collection<MemoryDoc>;
   readonly interactions: Collection<InteractionDoc>;
@@ -110,6 +132,16 @@ export class MemoryStore {
       .limit(limit)
       .toArray();
     return docs.reverse();
+  }
+
+  /** Interactions by ID, in the order of `ids`; throws naming the IDs that are missing. */
+  async interactionsByIds(ids: readonly string[]): Promise<InteractionDoc[]> {
+    if (ids.length === 0) return [];
+    const docs = await this.interactions.find({ _id: { $in: [...ids] } }).toArray();
+    const byId = new Map(docs.map((d) => [d._id, d]));
+    const missing = ids.filter((id) => !byId.has(id));
+    if (missing.length > 0) throw new Error(`interactions not found in memory: ${missing.join(', ')}`);
+    return ids.map((id) => byId.get(id)!);
   }
 
   /** A memory's root interactions and their traces, in order. */

@@ -105,8 +105,8 @@ describe('worker crashes', () => {
         const completions = (history.events ?? []).filter((e) => e.activityTaskCompletedEventAttributes);
         const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callTool');
         expect([run, step, scheduled.length]).toEqual([run, step, 1]);
-        // loadExecutorHistory, executorLlm twice and callTool, each completed exactly once
-        expect([run, step, completions.length]).toEqual([run, step, 4]);
+        // loadExecutorHistory, executorLlm twice, callTool and saveStep, each completed exactly once
+        expect([run, step, completions.length]).toEqual([run, step, 5]);
       }
     }
 

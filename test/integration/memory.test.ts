@@ -162,6 +162,43 @@ describe('the claim check', () => {
   });
 });
 
+describe('claim check of step results', () => {
+  it('keeps large step results out of planner inputs: the planner loads them from memory', async () => {
+    const big = (c: string) => c.repeat(50_000);
+    const input = runInput(
+      scriptedAgent({
+        planner: [plan('a', 'b', 'c'), plan('b', 'c'), plan('c'), final('done')],
+        executor: [[{ content: big('a') }], [{ content: big('b') }], [{ content: big('c') }]],
+      }),
+      'three big results',
+    );
+    const handle = await start(input);
+    const out = await handle.result();
+    expect(out.response).toBe('done');
+
+    // The last planner prompt holds every result whole...
+    const prompts = harness.recorder.filter((r) => r.position.role === 'planner' && r.messages[0].content.includes('three big results'));
+    const last = prompts.at(-1)!.messages[0].content;
+    for (const c of ['a', 'b', 'c']) expect(last).toContain(big(c));
+    // ...while in the run's history, planner inputs stay the same size from call to call and the
+    // executor children return previews (the scripted answers themselves travel in the agent file).
+    const history = await harness.client.workflow.getHandle(handle.workflowId).fetchHistory();
+    const { EventType } = temporal.api.enums.v1;
+    const size = (e: temporal.api.history.v1.IHistoryEvent) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
+    const events = history.events ?? [];
+    const plannerInputs = events
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'plannerLlm')
+      .map(size);
+    expect(plannerInputs).toHaveLength(4);
+    expect(Math.max(...plannerInputs) - Math.min(...plannerInputs)).toBeLessThan(1_000);
+    const childResults = events.filter((e) => e.eventType === EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED).map(size);
+    expect(childResults).toHaveLength(3);
+    for (const bytes of childResults) expect(bytes).toBeLessThan(3_000);
+    const traces = await harness.memory.interactions.find({ parent_interaction_id: out.parent_interaction_id }).sort({ trace_number: 1 }).toArray();
+    expect(traces.map((t) => t.response.length)).toEqual([50_000, 50_000, 50_000]);
+  });
+});
+
 describe('reading a conversation', () => {
   it('shows questions, steps, tool calls and results in order', async () => {
     const out = await (await start(runInput(threeSteps, 'read me back'))).result();

@@ -274,7 +274,7 @@ describe('the plan-execute-reflect workflow', () => {
     const done = await handle.query(progressQuery);
     expect(done.status).toBe('completed');
     expect(done.completed_steps).toEqual([
-      { index: 0, step: 'wait for the test', result_preview: 'waited', ok: true, executor_workflow_id: `${handle.workflowId}/step-1` },
+      { index: 0, step: 'wait for the test', result_preview: 'waited', result_chars: 6, ok: true, executor_workflow_id: `${handle.workflowId}/step-1` },
     ]);
     expect(done.memory_id).toBe(out.memory_id);
   });

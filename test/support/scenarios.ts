@@ -49,6 +49,16 @@ export const SCENARIOS: Scenario[] = [
     agent: scriptedAgent({ planner: [plan('s1', 's2', 's3'), plan('s2', 's3')], executor: [[{ content: 'r1' }], [{ content: 'r2' }]] }),
   },
   {
+    // Three executions: the event budget makes the run continue-as-new twice between steps.
+    name: 'continued-as-new',
+    question: 'count to six across executions',
+    params: { continue_as_new_after_events: 30 },
+    agent: scriptedAgent({
+      planner: [...[1, 2, 3, 4, 5, 6].map((n) => plan(`say ${n}`)), final('counted to six')],
+      executor: [1, 2, 3, 4, 5, 6].map((n) => [{ content: String(n) }]),
+    }),
+  },
+  {
     name: 'planner-output-invalid',
     question: 'the planner never answers in JSON',
     fails: true,

@@ -40,7 +40,7 @@ describe('client helpers', () => {
     const done = {
       ...planned,
       current_step: undefined,
-      completed_steps: [{ index: 0, step: 's1', result_preview: 'r1', ok: true, executor_workflow_id: 'w/step-1' }],
+      completed_steps: [{ index: 0, step: 's1', result_preview: 'r1', result_chars: 0, ok: true, executor_workflow_id: 'w/step-1' }],
       usage: { input_tokens: 3, output_tokens: 4 },
     };
     expect(progressChanges(planned, done)).toEqual(['step 1 done: s1 → r1', 'tokens: in 3 / out 4']);

@@ -36,6 +36,7 @@ describe('parseAgentDefinition', () => {
       parameters: {
         max_steps: 20,
         token_budget: 0,
+        continue_as_new_after_events: 0,
         executor_max_iterations: 20,
         message_history_limit: 10,
         executor_message_history_limit: 10,

@@ -28,14 +28,17 @@ describe('recorded histories', () => {
         'max-steps-reached.binpb',
         'malformed-planner-answer-retried.binpb',
         'planner-output-invalid.binpb',
+        'continued-as-new.run-1.binpb',
+        'continued-as-new.run-3.binpb',
       ]),
     );
   });
 
   it.each(files)('replay deterministically: %s', async (file) => {
     const history = temporal.api.history.v1.History.decode(readFileSync(join(dir, file)));
-    // Recorded as workflow `history-<scenario>` and its children `history-<scenario>/step-<n>`.
-    const workflowId = `history-${file.replace(/\.binpb$/, '').replace(/\.(step-\d+)$/, '/$1')}`;
+    // Recorded as workflow `history-<scenario>` (one file per execution `.run-<k>` when it
+    // continued-as-new) and its children `history-<scenario>/step-<n>`.
+    const workflowId = `history-${file.replace(/\.binpb$/, '').replace(/\.run-\d+$/, '').replace(/\.(step-\d+)$/, '/$1')}`;
     await Worker.runReplayHistory({ workflowBundle: bundle }, history, workflowId);
   });
 });

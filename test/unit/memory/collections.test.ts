@@ -1,0 +1,20 @@
+import { DEFAULT_COLLECTIONS, memoryCollectionsFromEnv } from '../../../activities/memory/store';
+
+describe('memory collection names from the environment', () => {
+  it('defaults to perflow_memories and perflow_interactions', () => {
+    expect(memoryCollectionsFromEnv({})).toEqual(DEFAULT_COLLECTIONS);
+  });
+
+  it('takes PERFLOW_MEMORIES_COLLECTION and PERFLOW_INTERACTIONS_COLLECTION', () => {
+    expect(memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'agent_memories', PERFLOW_INTERACTIONS_COLLECTION: 'agent.interactions' })).toEqual({
+      memories: 'agent_memories',
+      interactions: 'agent.interactions',
+    });
+  });
+
+  it('rejects unusable names in one line naming the variable', () => {
+    expect(() => memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'bad$name' })).toThrow(/^PERFLOW_MEMORIES_COLLECTION="bad\$name" is not a usable collection name/);
+    expect(() => memoryCollectionsFromEnv({ PERFLOW_INTERACTIONS_COLLECTION: 'system.views' })).toThrow(/PERFLOW_INTERACTIONS_COLLECTION/);
+    expect(() => memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'same', PERFLOW_INTERACTIONS_COLLECTION: 'same' })).toThrow(/must differ/);
+  });
+});
