@@ -8,7 +8,8 @@ import { temporal } from '@temporalio/proto';
 import { startServers, stopServersOnSignals } from '../servers';
 import { createHarness, runInput } from '../test/support/harness';
 import { SCENARIOS } from '../test/support/scenarios';
-import { planExecuteReflect } from '../workflows';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { planExecuteReflect, SearchAttributes } from '../workflows';
 
 async function main(): Promise<void> {
   stopServersOnSignals();
@@ -23,6 +24,11 @@ async function main(): Promise<void> {
         taskQueue: harness.taskQueue,
         workflowId: `history-${scenario.name}`,
         args: [runInput(scenario.agent, scenario.question, scenario.params)],
+        // As `perflow run` starts runs, so histories hold what the workflow does with them.
+        typedSearchAttributes: new TypedSearchAttributes([
+          { key: SearchAttributes.agent, value: 'history' },
+          { key: SearchAttributes.status, value: 'running' },
+        ]),
       });
       const outcome = await handle.result().then(
         (out) => `completed: ${out.response.slice(0, 60)}`,

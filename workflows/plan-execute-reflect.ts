@@ -7,13 +7,16 @@ import {
   ApplicationFailure,
   CancellationScope,
   ChildWorkflowFailure,
+  ContinueAsNew,
   continueAsNew,
   executeChild,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
+  upsertSearchAttributes,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -31,7 +34,7 @@ import {
   tokenBudgetReachedMessage,
 } from '../core/prompts';
 import { buildToolsPrompt } from '../core/template';
-import { FailureTypes, preview, progressMarkdown, progressQuery, type CompletedStepView, type Progress, type RunIds, type RunOutput } from './definitions';
+import { FailureTypes, preview, progressMarkdown, progressQuery, SearchAttributes, type CompletedStepView, type Progress, type RunIds, type RunOutput } from './definitions';
 import { llmActivities, modelForCall, modelForStep } from './llm';
 import { memoryActivities } from './memory';
 import { reactExecutor } from './react-executor';
@@ -235,8 +238,10 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
       template = p.reflect_prompt_template;
     }
   } catch (err) {
+    if (err instanceof ContinueAsNew) throw err; // not a failure: the run goes on in a new execution
     progress.status = 'failed';
     progress.error = causeMessage(err);
+    setStatusAttribute('failed');
     // Record the failure even when the run is being cancelled.
     await CancellationScope.nonCancellable(() => finishRun({ ids, response: '', error: progress.error }));
     throw err;
@@ -246,8 +251,20 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
     await finishRun({ ids, response });
     progress.status = 'completed';
     progress.result = response;
+    setStatusAttribute('completed');
     setCurrentDetails(progressMarkdown(progress));
     return { ...ids, response, usage: progress.usage, steps_executed: progress.steps_executed };
+  }
+
+  /**
+   * The run's end status as a search attribute, when the client set perflow's attributes at
+   * start (the server has them registered). Added after runs were recorded without it, hence
+   * the patch: histories from before replay without the upsert.
+   */
+  function setStatusAttribute(status: 'completed' | 'failed'): void {
+    if (!patched('perflow-status-search-attribute')) return;
+    if (workflowInfo().typedSearchAttributes.get(SearchAttributes.agent) === undefined) return;
+    upsertSearchAttributes([{ key: SearchAttributes.status, value: status }]);
   }
 
   /** Whether to continue-as-new before the next step, keeping each execution's history bounded. */

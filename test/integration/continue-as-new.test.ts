@@ -69,5 +69,9 @@ describe('continue-as-new', () => {
     expect(lastPlanner.messages[0].content).toContain('total 465');
     const docs = await harness.memory.interactions.countDocuments({ memory_id: out.memory_id, origin: 'planner' });
     expect(docs).toBe(STEPS);
+    // Continuing is not failing: the root interaction never received an error.
+    const root = await harness.memory.interactions.findOne({ _id: out.parent_interaction_id });
+    expect(root?.response).toBe('the total is 465');
+    expect(root?.error).toBeUndefined();
   });
 });

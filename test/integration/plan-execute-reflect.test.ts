@@ -1,7 +1,8 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { z } from 'zod';
 import type { Tool } from '../../activities/tools/tool';
-import { planExecuteReflect, progressQuery } from '../../workflows';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { planExecuteReflect, progressQuery, SearchAttributes } from '../../workflows';
 import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../support/harness';
 
 jest.setTimeout(60_000);
@@ -277,6 +278,31 @@ describe('the plan-execute-reflect workflow', () => {
       { index: 0, step: 'wait for the test', result_preview: 'waited', result_chars: 6, ok: true, executor_workflow_id: `${handle.workflowId}/step-1` },
     ]);
     expect(done.memory_id).toBe(out.memory_id);
+  });
+
+  it('sets the PerflowStatus search attribute at the end of a run started with perflow\'s attributes', async () => {
+    const searchable = (status: string) =>
+      new TypedSearchAttributes([
+        { key: SearchAttributes.agent, value: 'test-agent' },
+        { key: SearchAttributes.status, value: status },
+      ]);
+    const ok = await harness.client.workflow.start(planExecuteReflect, {
+      taskQueue: harness.taskQueue,
+      workflowId: workflowId('sa'),
+      args: [runInput(scriptedAgent({ planner: [final('fine')] }), 'status?')],
+      typedSearchAttributes: searchable('running'),
+    });
+    await ok.result();
+    expect((await ok.describe()).typedSearchAttributes.get(SearchAttributes.status)).toBe('completed');
+
+    const bad = await harness.client.workflow.start(planExecuteReflect, {
+      taskQueue: harness.taskQueue,
+      workflowId: workflowId('sa'),
+      args: [runInput(scriptedAgent({ planner: ['no', 'json', 'here'] }), 'status?')],
+      typedSearchAttributes: searchable('running'),
+    });
+    await expect(bad.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+    expect((await bad.describe()).typedSearchAttributes.get(SearchAttributes.status)).toBe('failed');
   });
 
   it('names every activity and executor child in the history, for the Temporal UI', async () => {

@@ -30,6 +30,8 @@ describe('recorded histories', () => {
         'planner-output-invalid.binpb',
         'continued-as-new.run-1.binpb',
         'continued-as-new.run-3.binpb',
+        // Recorded before the `perflow-status-search-attribute` patch: must keep replaying.
+        'before-status-patch.three-steps-with-tools.binpb',
       ]),
     );
   });
@@ -37,8 +39,9 @@ describe('recorded histories', () => {
   it.each(files)('replay deterministically: %s', async (file) => {
     const history = temporal.api.history.v1.History.decode(readFileSync(join(dir, file)));
     // Recorded as workflow `history-<scenario>` (one file per execution `.run-<k>` when it
-    // continued-as-new) and its children `history-<scenario>/step-<n>`.
-    const workflowId = `history-${file.replace(/\.binpb$/, '').replace(/\.run-\d+$/, '').replace(/\.(step-\d+)$/, '/$1')}`;
+    // continued-as-new) and its children `history-<scenario>/step-<n>`. `before-<patch>.` files are
+    // copies kept from before a patched change.
+    const workflowId = `history-${file.replace(/^before-[a-z-]+\./, '').replace(/\.binpb$/, '').replace(/\.run-\d+$/, '').replace(/\.(step-\d+)$/, '/$1')}`;
     await Worker.runReplayHistory({ workflowBundle: bundle }, history, workflowId);
   });
 });
