@@ -20,10 +20,8 @@ import {
 } from './ops';
 import { followRun, loadAgentFile, parseParams, startRun } from './run';
 
-import { MongoClient } from 'mongodb';
 import { formatConversation, readConversation } from '../activities/memory/conversation';
-import { MemoryStore, memoryCollectionsFromEnv } from '../activities/memory/store';
-import { databaseFromUri } from '../workers/config';
+import { assertMemoryExists, withMemory } from './memory';
 
 const USAGE = `usage: perflow <command> [options]
   worker                                   run a worker (env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PERFLOW_TASK_QUEUE, MONGODB_URI)
@@ -113,6 +111,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         if (!o.question) throw new CliError('run needs --question TEXT', 2);
         if (o.follow && o.wait) throw new CliError('use either --follow or --wait, not both', 2);
         const { agent, parameters } = await loadAgentFile(o.agent, parseParams(o.param ?? []));
+        if (o['memory-id'] !== undefined) await assertMemoryExists(env, o['memory-id']);
         return await withClient(config, async ({ client }) => {
           const run = await startRun(client, { agent, parameters, question: o.question!, taskQueue: config.taskQueue, memoryId: o['memory-id'], llmTaskQueue: process.env.PERFLOW_LLM_TASK_QUEUE || undefined });
           if (!o.wait) {
@@ -165,16 +164,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       }
       case 'memory': {
         const id = requireId(positionals, 'memory');
-        const mongoUri = env.MONGODB_URI || 'mongodb://localhost:27017/perflow';
-        const mongo = new MongoClient(mongoUri, { serverSelectionTimeoutMS: 5_000 });
-        try {
-          const view = await readConversation(new MemoryStore(mongo.db(databaseFromUri(mongoUri)), memoryCollectionsFromEnv()), id);
-          if (!view) throw new CliError(`memory_id ${id} not found in MongoDB (MONGODB_URI)`, 1);
-          out(o.json ? JSON.stringify(view, null, 2) : formatConversation(view));
-          return 0;
-        } finally {
-          await mongo.close();
-        }
+        const view = await withMemory(env, (memory) => readConversation(memory, id));
+        if (!view) throw new CliError(`memory_id ${id} not found in MongoDB (MONGODB_URI)`, 1);
+        out(o.json ? JSON.stringify(view, null, 2) : formatConversation(view));
+        return 0;
       }
       case 'cancel': {
         const id = requireId(positionals, 'cancel');

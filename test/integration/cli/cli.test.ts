@@ -151,6 +151,16 @@ describe('perflow on a finished run', () => {
     expect(nonEmptyLines(missing.stderr)).toEqual(['perflow: memory_id no-such-memory not found in MongoDB (MONGODB_URI)']);
   });
 
+  it('run --memory-id rejects an unknown conversation before starting a run', async () => {
+    const uri = `${serverEnv().mongoUri.replace(/\/$/, '')}/${harness.db.databaseName}`;
+    const r = await perflow(['run', '--agent', agentFile, '--question', 'more?', '--memory-id', 'no-such-memory'], { MONGODB_URI: uri });
+    expect(r.code).toBe(2);
+    expect(nonEmptyLines(r.stderr)).toEqual([
+      'perflow: memory_id no-such-memory does not exist (MONGODB_URI); omit --memory-id to start a new conversation',
+    ]);
+    expect(r.stdout).not.toContain('workflow_id');
+  });
+
   it('result --json gives the RunOutput', async () => {
     const r = await perflow(['result', followedId, '--json']);
     expect(r.code).toBe(0);
