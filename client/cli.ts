@@ -33,7 +33,7 @@ const USAGE = `usage: perflow <command> [options]
   memory MEMORY_ID [--json]                a conversation from MongoDB: questions, steps, tool calls, results
   history ID --out FILE                    save a run's event history as JSON
   replay ID | --history FILE [--workflow-id ID]  replay a history against the current workflow code
-  reset ID [--to last-workflow-task|first-workflow-task|EVENT_ID] [--reason TEXT]
+  reset ID [--to last-workflow-task|first-workflow-task|failed-activity|EVENT_ID] [--reason TEXT]
 Options for all: --verbose (stack traces), --help`;
 
 const out = (line: string) => process.stdout.write(`${line}\n`);

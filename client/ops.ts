@@ -122,23 +122,40 @@ export async function replayHistory(history: unknown, workflowId = 'replay'): Pr
   }
 }
 
-export type ResetTarget = 'last-workflow-task' | 'first-workflow-task' | number;
+export type ResetTarget = 'last-workflow-task' | 'first-workflow-task' | 'failed-activity' | number;
+
+const NAMED_TARGETS = ['last-workflow-task', 'first-workflow-task', 'failed-activity'] as const;
 
 export function parseResetTarget(s: string | undefined): ResetTarget {
-  if (s === undefined || s === 'last-workflow-task' || s === 'first-workflow-task') return s ?? 'last-workflow-task';
+  if (s === undefined) return 'last-workflow-task';
+  if ((NAMED_TARGETS as readonly string[]).includes(s)) return s as ResetTarget;
   const n = Number(s);
-  if (!Number.isInteger(n) || n <= 0) throw new CliError(`--to expects last-workflow-task, first-workflow-task or an event ID, got "${s}"`, 2);
+  if (!Number.isInteger(n) || n <= 0) throw new CliError(`--to expects ${NAMED_TARGETS.join(', ')} or an event ID, got "${s}"`, 2);
   return n;
 }
 
-/** The event ID to reset to: the first/last WORKFLOW_TASK_COMPLETED event, or the given ID. */
+/**
+ * The event ID to reset to: the first/last WORKFLOW_TASK_COMPLETED event, the one that
+ * scheduled the last activity that failed for good (`failed-activity`: the run redoes that
+ * activity and keeps everything before it), or the given ID.
+ */
 export function resetEventId(history: History, target: ResetTarget): number {
   if (typeof target === 'number') return target;
+  if (target === 'failed-activity') return failedActivityResetPoint(history);
   const completed = (history.events ?? [])
     .filter((e) => e.workflowTaskCompletedEventAttributes)
     .map((e) => Number(e.eventId));
   if (completed.length === 0) throw new CliError('the workflow has no completed workflow task to reset to', 1);
   return target === 'first-workflow-task' ? completed[0] : completed[completed.length - 1];
+}
+
+function failedActivityResetPoint(history: History): number {
+  const events = history.events ?? [];
+  const failed = events.filter((e) => e.activityTaskFailedEventAttributes || e.activityTaskTimedOutEventAttributes).at(-1);
+  if (!failed) throw new CliError('the run has no failed activity; use --to last-workflow-task, first-workflow-task or an event ID', 1);
+  const scheduledId = Number((failed.activityTaskFailedEventAttributes ?? failed.activityTaskTimedOutEventAttributes)!.scheduledEventId);
+  const scheduled = events.find((e) => Number(e.eventId) === scheduledId);
+  return Number(scheduled!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId);
 }
 
 /** Resets a run to a workflow task; returns the new run's ID. */

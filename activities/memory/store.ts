@@ -119,7 +119,8 @@ export class MemoryStore {
   async setResponse(interactionId: string, response: string, now: Date, error?: string): Promise<void> {
     await this.interactions.updateOne(
       { _id: interactionId },
-      { $set: { response, updated: now, ...(error === undefined ? {} : { error }) } },
+      // A run reset after a failure ends well: its earlier error goes.
+      error === undefined ? { $set: { response, updated: now }, $unset: { error: '' } } : { $set: { response, updated: now, error } },
     );
   }
 

@@ -74,6 +74,7 @@ describe('client helpers', () => {
     expect(resetEventId(history, parseResetTarget(undefined))).toBe(9);
     expect(resetEventId(history, parseResetTarget('first-workflow-task'))).toBe(4);
     expect(resetEventId(history, parseResetTarget('12'))).toBe(12);
+    expect(parseResetTarget('failed-activity')).toBe('failed-activity');
     expect(() => parseResetTarget('soon')).toThrow('--to');
     const back = parseHistoryJSON(JSON.parse(historyJSON(history, 'wf-1')));
     expect(back.events?.map((e) => Number(e.eventId))).toEqual([1, 4, 9]);
