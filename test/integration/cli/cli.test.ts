@@ -273,4 +273,20 @@ describe('perflow errors', () => {
     expect(lines[0]).toContain(`127.0.0.1:${port}`);
     expect(lines[0]).toContain('TEMPORAL_ADDRESS');
   });
+
+  it('missing provider credentials: the run fails at once with one line naming the variable', async () => {
+    const saved = process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_API_KEY; // the worker of this test runs in this process
+    try {
+      const file = join(dir, 'openai-agent.json');
+      writeFileSync(file, JSON.stringify({ name: 'keyless', type: 'plan_execute_and_reflect', llm: { interface: 'openai/v1/chat/completions', model: 'gpt-4o' } }));
+      const r = await perflow(['run', '--agent', file, '--question', 'anyone there?', '--wait']);
+      expect(r.code).not.toBe(0);
+      const lines = nonEmptyLines(r.stderr);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain("OPENAI_API_KEY is not set in the worker's environment");
+    } finally {
+      if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
+    }
+  });
 });
