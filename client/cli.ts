@@ -1,4 +1,5 @@
 /** The `perflow` command line: a thin shell over the client library. */
+import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { runWorker } from '../workers/main';
@@ -28,11 +29,11 @@ const USAGE = `usage: perflow <command> [options]
   run --agent FILE --question TEXT [--memory-id ID] [--param key=value]... [--follow|--wait] [--json]
   status ID [--json]                       progress of a run
   result ID [--json]                       result of a run (waits for it)
-  list [--status running|completed|failed] runs
+  list [--status running|completed|failed] [--agent NAME] runs
   cancel ID                                cancel a run
   memory MEMORY_ID [--json]                a conversation from MongoDB: questions, steps, tool calls, results
   history ID --out FILE                    save a run's event history as JSON
-  replay ID | --history FILE [--workflow-id ID]  replay a history against the current workflow code
+  replay ID | --history FILE [--workflow-id ID] [--workflows PATH]  replay a history against the current workflow code (or the workflows module at PATH)
   reset ID [--to last-workflow-task|first-workflow-task|failed-activity|EVENT_ID] [--reason TEXT]
 Options for all: --verbose (stack traces), --help`;
 
@@ -73,6 +74,7 @@ const OPTIONS = {
   out: { type: 'string' },
   history: { type: 'string' },
   'workflow-id': { type: 'string' },
+  workflows: { type: 'string' },
   to: { type: 'string' },
   reason: { type: 'string' },
   verbose: { type: 'boolean' },
@@ -156,7 +158,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           throw new CliError(`--status must be running, completed or failed, got "${status}"`, 2);
         }
         return await withClient(config, async ({ client }) => {
-          for (const wf of await listRuns(client, status)) {
+          for (const wf of await listRuns(client, status, 100, o.agent)) {
             out(`${wf.workflowId}\t${wf.status.name}\t${wf.startTime.toISOString()}\t${wf.runId}`);
           }
           return 0;
@@ -200,7 +202,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           history = await withClient(config, ({ client }) => fetchHistory(client, workflowId));
         }
         quietRuntime();
-        const problem = await replayHistory(history, workflowId);
+        const problem = await replayHistory(history, workflowId, o.workflows ? resolvePath(o.workflows) : undefined);
         if (problem) {
           out(`replay failed: ${problem}`);
           return 3;

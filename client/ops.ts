@@ -23,15 +23,17 @@ export async function getResult(client: Client, workflowId: string): Promise<Run
 export type ListStatus = 'running' | 'completed' | 'failed';
 const STATUS_QUERY: Record<ListStatus, string> = { running: 'Running', completed: 'Completed', failed: 'Failed' };
 
-export function listQuery(status?: ListStatus): string {
+/** A visibility query for perflow runs; `agent` uses the PerflowAgent search attribute. */
+export function listQuery(status?: ListStatus, agent?: string): string {
   const parts = [`WorkflowType = '${WORKFLOW_TYPE}'`];
   if (status) parts.push(`ExecutionStatus = '${STATUS_QUERY[status]}'`);
+  if (agent !== undefined) parts.push(`PerflowAgent = '${agent.replace(/['\\]/g, '\\$&')}'`);
   return parts.join(' AND ');
 }
 
-export async function listRuns(client: Client, status?: ListStatus, limit = 100): Promise<WorkflowExecutionInfo[]> {
+export async function listRuns(client: Client, status?: ListStatus, limit = 100, agent?: string): Promise<WorkflowExecutionInfo[]> {
   const out: WorkflowExecutionInfo[] = [];
-  for await (const wf of client.workflow.list({ query: listQuery(status) })) {
+  for await (const wf of client.workflow.list({ query: listQuery(status, agent) })) {
     out.push(wf);
     if (out.length >= limit) break;
   }
@@ -110,9 +112,13 @@ export async function readHistoryFile(file: string): Promise<{ history: History;
  * Replays a history against the current workflow code.
  * @returns undefined when deterministic, else the reason.
  */
-export async function replayHistory(history: unknown, workflowId = 'replay'): Promise<string | undefined> {
+/**
+ * Replays a history against perflow's workflow code, or against the workflows module at
+ * `workflowsPath` (a candidate version, before deploying it).
+ */
+export async function replayHistory(history: unknown, workflowId = 'replay', workflowsPath = require.resolve('../workflows')): Promise<string | undefined> {
   try {
-    await Worker.runReplayHistory({ workflowsPath: require.resolve('../workflows') }, history, workflowId);
+    await Worker.runReplayHistory({ workflowsPath }, history, workflowId);
     return undefined;
   } catch (err) {
     const e = err as Error;

@@ -167,6 +167,19 @@ describe('perflow on a finished run', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ response: 'the answer' });
   });
 
+  it('list --agent finds the run by its PerflowAgent search attribute', async () => {
+    let r = { code: 0 as number | null, stdout: '', stderr: '' };
+    // Visibility is eventually consistent: a few tries.
+    for (let i = 0; i < 20 && !r.stdout.includes(followedId); i++) {
+      r = await perflow(['list', '--agent', 'cli-agent']);
+      if (!r.stdout.includes(followedId)) await new Promise((done) => setTimeout(done, 500));
+    }
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(followedId);
+    const other = await perflow(['list', '--agent', 'no-such-agent']);
+    expect(other.stdout).not.toContain(followedId);
+  });
+
   it('list --status completed includes the run', async () => {
     // Visibility is eventually consistent.
     let r: CliResult | undefined;
@@ -187,6 +200,10 @@ describe('perflow on a finished run', () => {
     const r = await perflow(['replay', '--history', file], {}, 90_000);
     expect(r.stdout).toContain('replay ok');
     expect(r.code).toBe(0);
+    // Against a deliberately changed workflow (a timer first): a determinism violation.
+    const changed = await perflow(['replay', '--history', file, '--workflows', resolve(__dirname, '../../support/changed-workflows')], {}, 90_000);
+    expect(changed.code).toBe(3);
+    expect(changed.stdout).toMatch(/^replay failed: DeterminismViolationError/m);
     // Replayed as another workflow ID, the child workflow IDs differ: a determinism violation.
     const other = await perflow(['replay', '--history', file, '--workflow-id', 'someone-else'], {}, 90_000);
     expect(other.code).not.toBe(0);
