@@ -96,7 +96,11 @@ export function createActivities(deps: ActivityDeps) {
     async plannerLlm(input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
       const prompt = input.render ? await renderPlannerPrompt(deps.memory, input.render) : (input.prompt ?? '');
       const response = await withHeartbeat(() =>
-        chat(input.model, { system: input.system, messages: [{ role: 'user', content: prompt }], position: input.position }, deps),
+        chat(
+          input.model,
+          { system: input.system, messages: [{ role: 'user', content: prompt }], position: input.position, response_filter: input.response_filter },
+          deps,
+        ),
       );
       return { text: response.content, usage: response.usage };
     },

@@ -34,6 +34,11 @@ export interface ChatResponse {
   usage: Usage;
 }
 
+/** A provider's answer with its raw response, for `llm_response_filter`; the raw part never leaves the activity. */
+export interface RawChatResponse extends ChatResponse {
+  raw?: unknown;
+}
+
 /**
  * Where a call sits in the run. The scripted model answers by position, so retries, worker
  * restarts and replays get the same answer.

@@ -22,7 +22,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities, AgentTool, PlannerPromptRef } from '../activities';
 import { stepTraceId } from '../core/memory-ids';
-import type { AgentDefinition, ResolvedParameters } from '../core/agent';
+import { llmResponseFilterFor, type AgentDefinition, type ResolvedParameters } from '../core/agent';
 import { formatDatetime, injectDatetime } from '../core/datetime';
 import { addUsage, ZERO_USAGE, type Usage } from '../core/llm-types';
 import { parsePlannerOutput } from '../core/planner-output';
@@ -135,6 +135,10 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
   }
   if (progress.steps_executed > 0) template = p.reflect_prompt_template;
   else if (completedIds.length > 0) template = p.planner_with_history_template;
+  // The seed's llm_response_filter picks the planner's answer text from the raw response; the
+  // interface defaults select what the providers return anyway, so only a custom one travels.
+  const responseFilter =
+    p.llm_response_filter !== llmResponseFilterFor(agent.llm.interface) ? { response_filter: p.llm_response_filter } : {};
   let plannerCalls = carried?.planner_calls ?? 0;
   const promptRef = (tmpl: string, suffix?: string): PlannerPromptRef => ({
     template: tmpl,
@@ -146,7 +150,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
   const planner = async (render: PlannerPromptRef, summary: string) => {
     const position = { role: 'planner', call: plannerCalls++ } as const;
     const answer = await plannerLlm.executeWithOptions({ summary }, [
-      { model: modelForCall(agent.llm, position), system: plannerSystem, render, position },
+      { model: modelForCall(agent.llm, position), system: plannerSystem, render, position, ...responseFilter },
     ]);
     progress.usage = addUsage(progress.usage, answer.usage);
     return answer.text;

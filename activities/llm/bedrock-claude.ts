@@ -3,7 +3,7 @@
  * with native tool use (`toolConfig`, `toolUse` and `toolResult` blocks).
  */
 import type { ContentBlock, Message, Tool } from '@aws-sdk/client-bedrock-runtime';
-import type { ChatMessage, ChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
+import type { ChatMessage, RawChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
 import { converse, inferenceConfig, mapStopReason, pushBlocks, type BedrockModelSettings } from './bedrock-converse';
 import type { ChatRequest } from './scripted';
 
@@ -55,7 +55,7 @@ function asInput(v: unknown): Record<string, unknown> {
  *
  * @throws ApplicationFailure `Bedrock.<Kind>` (see `errors.ts`)
  */
-export async function bedrockClaudeChat(model: BedrockModelSettings, request: ChatRequest): Promise<ChatResponse> {
+export async function bedrockClaudeChat(model: BedrockModelSettings, request: ChatRequest): Promise<RawChatResponse> {
   const tools = request.tools ?? [];
   const output = await converse(BEDROCK_CLAUDE_INTERFACE, model, {
     ...(request.system !== '' ? { system: [{ text: request.system }] } : {}),
@@ -74,5 +74,6 @@ export async function bedrockClaudeChat(model: BedrockModelSettings, request: Ch
     tool_calls: toolCalls,
     stop_reason: toolCalls.length > 0 ? 'tool_use' : stop,
     usage: { input_tokens: output.usage?.inputTokens ?? 0, output_tokens: output.usage?.outputTokens ?? 0 },
+    raw: output,
   };
 }

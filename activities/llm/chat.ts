@@ -1,6 +1,7 @@
 /** Routes a chat request to the model interface named in the agent file. */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ChatResponse } from '../../core/llm-types';
+import type { ChatResponse, RawChatResponse } from '../../core/llm-types';
+import { applyResponseFilter } from './response-filter';
 import { bedrockClaudeChat, BEDROCK_CLAUDE_INTERFACE } from './bedrock-claude';
 import { deepSeekR1Chat, DEEPSEEK_R1_INTERFACE } from './deepseek-r1';
 import { OPENAI_INTERFACE, openAiChat } from './openai-chat';
@@ -27,6 +28,12 @@ export interface ChatDeps {
  * `ApplicationFailure`s (see `errors.ts`): Temporal's retry policy decides on another attempt.
  */
 export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps): Promise<ChatResponse> {
+  const { raw, ...response } = await send(model, request, deps);
+  if (request.response_filter && raw !== undefined) response.content = applyResponseFilter(raw, request.response_filter, model.interface);
+  return response;
+}
+
+function send(model: ModelSettings, request: ChatRequest, deps: ChatDeps): Promise<RawChatResponse> | RawChatResponse {
   switch (model.interface) {
     case 'scripted':
       return scriptedChat(model.script ?? {}, request, deps.recorder);

@@ -7,7 +7,7 @@
  * blocks) is dropped: it is never sent back in the history.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChatMessage, ChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
+import type { ChatMessage, ChatResponse, RawChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
 import { converse, inferenceConfig, pushBlocks, type BedrockModelSettings } from './bedrock-converse';
 import type { Message } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatRequest } from './scripted';
@@ -150,7 +150,7 @@ export function toDeepSeekMessages(messages: ChatMessage[]): Message[] {
  *
  * @throws ApplicationFailure `Bedrock.<Kind>` (see `errors.ts`)
  */
-export async function deepSeekR1Chat(model: BedrockModelSettings, request: ChatRequest): Promise<ChatResponse> {
+export async function deepSeekR1Chat(model: BedrockModelSettings, request: ChatRequest): Promise<RawChatResponse> {
   const system = deepSeekSystemPrompt(request.system, request.tools ?? []);
   const output = await converse(DEEPSEEK_R1_INTERFACE, model, {
     ...(system !== '' ? { system: [{ text: system }] } : {}),
@@ -167,5 +167,6 @@ export async function deepSeekR1Chat(model: BedrockModelSettings, request: ChatR
     tool_calls: answer.tool_calls,
     stop_reason: stop,
     usage: { input_tokens: output.usage?.inputTokens ?? 0, output_tokens: output.usage?.outputTokens ?? 0 },
+    raw: output,
   };
 }

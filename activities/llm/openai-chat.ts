@@ -4,7 +4,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import OpenAI from 'openai';
-import type { ChatMessage, ChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
+import type { ChatMessage, ChatResponse, RawChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
 import { activitySignal, booleanParam, numberParam, stopParam, timeoutMs } from './call-options';
 import { openAiFailure } from './errors';
 import type { ChatRequest } from './scripted';
@@ -104,7 +104,7 @@ function samplingParameters(p: Record<string, unknown> | undefined): Partial<Ope
  *
  * @throws ApplicationFailure `OpenAI.Configuration` (non-retryable) when `OPENAI_API_KEY` or the model is missing
  */
-export async function openAiChat(model: OpenAiModelSettings, request: ChatRequest): Promise<ChatResponse> {
+export async function openAiChat(model: OpenAiModelSettings, request: ChatRequest): Promise<RawChatResponse> {
   const ctx = { interface: OPENAI_INTERFACE, model: model.model };
   const apiKey = process.env.OPENAI_API_KEY;
   if (!apiKey) {
@@ -144,5 +144,6 @@ export async function openAiChat(model: OpenAiModelSettings, request: ChatReques
     tool_calls: toolCalls,
     stop_reason: mapFinishReason(choice?.finish_reason, toolCalls.length > 0),
     usage: { input_tokens: completion.usage?.prompt_tokens ?? 0, output_tokens: completion.usage?.completion_tokens ?? 0 },
+    raw: completion,
   };
 }

@@ -4,7 +4,7 @@
  * It records every request so tests can assert on prompts.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { CallPosition, ChatMessage, ChatResponse, ToolSpec } from '../../core/llm-types';
+import type { CallPosition, ChatMessage, RawChatResponse, ToolSpec } from '../../core/llm-types';
 
 export interface ScriptedToolCall {
   name: string;
@@ -31,6 +31,8 @@ export interface ChatRequest {
   messages: ChatMessage[];
   tools?: ToolSpec[];
   position: CallPosition;
+  /** `llm_response_filter` when the agent sets one other than its interface's default. */
+  response_filter?: string;
 }
 
 export type RecordedRequest = ChatRequest;
@@ -46,7 +48,7 @@ function outOfScript(what: string, available: number): never {
   );
 }
 
-export function scriptedChat(script: Script, request: ChatRequest, recorder?: RecordedRequest[]): ChatResponse {
+export function scriptedChat(script: Script, request: ChatRequest, recorder?: RecordedRequest[]): RawChatResponse {
   recorder?.push(structuredClone(request));
   const promptTokens = estimateTokens(request.system + request.messages.map((m) => m.content).join(''));
   const { position } = request;
@@ -79,5 +81,6 @@ export function scriptedChat(script: Script, request: ChatRequest, recorder?: Re
     tool_calls: toolCalls,
     stop_reason: toolCalls.length > 0 ? 'tool_use' : 'end_turn',
     usage: { input_tokens: promptTokens, output_tokens: estimateTokens(content + JSON.stringify(toolCalls)) },
+    raw: { content, tool_calls: toolCalls },
   };
 }

@@ -1,0 +1,93 @@
+/**
+ * A whole plan-execute-reflect run through `openai/v1/chat/completions`: the real OpenAI SDK in
+ * the worker talks to a local server on loopback that speaks the Chat Completions wire
+ * protocol. Also: a custom `llm_response_filter`, and the API key never reaches the workflow
+ * history or memory.
+ */
+import { randomUUID } from 'node:crypto';
+import { temporal } from '@temporalio/proto';
+import { planExecuteReflect } from '../../../workflows';
+import { createHarness, final, plan, runInput, workflowId, type Harness } from '../../support/harness';
+import { startWireServer, withEnv, type WireServer } from '../../unit/llm/wire-server';
+
+jest.setTimeout(120_000);
+
+const KEY = `sk-perflow-secret-${randomUUID()}`;
+
+/** A Chat Completions answer; `extra` adds top-level fields for a custom response filter. */
+const completion = (message: Record<string, unknown>, finishReason: string, extra: Record<string, unknown> = {}) => ({
+  body: {
+    id: `chatcmpl-${randomUUID()}`,
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-local',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }],
+    usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+    ...extra,
+  },
+});
+
+let harness: Harness;
+let server: WireServer;
+let restoreEnv: () => void;
+beforeAll(async () => {
+  server = await startWireServer();
+  restoreEnv = withEnv({ OPENAI_API_KEY: KEY });
+  harness = await createHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+  await server?.close();
+  restoreEnv?.();
+});
+
+it('plans, calls a tool and answers through the OpenAI interface, and keeps the key out of history and memory', async () => {
+  // The planner's answers sit in `perflow_answer`, which the agent's llm_response_filter selects.
+  server.reply(
+    completion({ content: 'ignored by the filter' }, 'stop', { perflow_answer: plan('compute 6*7 with the calculator') }),
+    completion({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'CalculatorTool', arguments: '{"expression":"6*7"}' } }] }, 'tool_calls'),
+    completion({ content: '6*7 is 42' }, 'stop'),
+    completion({ content: 'ignored by the filter' }, 'stop', { perflow_answer: final('The answer is 42.') }),
+  );
+  const agent = {
+    name: 'openai-agent',
+    type: 'plan_execute_and_reflect',
+    llm: { interface: 'openai/v1/chat/completions', model: 'gpt-local', base_url: server.url },
+    tools: [{ type: 'CalculatorTool' }],
+    parameters: { llm_response_filter: '$.perflow_answer' },
+  };
+  const handle = await harness.client.workflow.start(planExecuteReflect, {
+    taskQueue: harness.taskQueue,
+    workflowId: workflowId('openai'),
+    args: [runInput(agent, 'What is 6 times 7?')],
+  });
+  const out = await handle.result();
+  expect(out.response).toBe('The answer is 42.');
+  expect(out.usage).toEqual({ input_tokens: 400, output_tokens: 40 });
+
+  // What went over the wire: the planner prompt, the tools schema, the tool result.
+  expect(server.requests).toHaveLength(4);
+  const [planner, firstExec, secondExec] = server.requests.map((r) => r.body as { messages: { role: string; content: unknown; tool_call_id?: string }[]; tools?: { function: { name: string } }[] });
+  expect(planner.messages[0].role).toBe('system');
+  expect(String(planner.messages[1].content)).toContain('What is 6 times 7?');
+  expect(firstExec.tools?.map((t) => t.function.name)).toEqual(['CalculatorTool']);
+  expect(secondExec.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_1', content: '42' });
+  for (const r of server.requests) expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
+
+  // The secret scan: no history event and no memory document holds the key.
+  const needle = Buffer.from(KEY);
+  for (const id of [handle.workflowId, `${handle.workflowId}/step-1`]) {
+    const history = await harness.client.workflow.getHandle(id).fetchHistory();
+    const bytes = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
+    expect(bytes.length).toBeGreaterThan(1_000);
+    expect([id, bytes.includes(needle)]).toEqual([id, false]);
+  }
+  let documents = 0;
+  for (const { name } of await harness.db.listCollections().toArray()) {
+    for (const doc of await harness.db.collection(name).find().toArray()) {
+      documents++;
+      expect([name, JSON.stringify(doc).includes(KEY)]).toEqual([name, false]);
+    }
+  }
+  expect(documents).toBeGreaterThanOrEqual(5);
+});
