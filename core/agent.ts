@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_DATETIME_FORMAT } from './datetime';
+import { BUILTIN_TOOL_TYPES } from './tool-types';
 import {
   DEFAULT_EXECUTOR_SYSTEM_PROMPT,
   DEFAULT_PLANNER_PROMPT,
@@ -565,10 +566,25 @@ function toIssues(error: z.ZodError, pathPrefix: PropertyKey[] = []): AgentDefin
  * @returns the definition with every default filled in
  * @throws AgentDefinitionError listing every bad field path in one line
  */
-export function parseAgentDefinition(input: unknown): AgentDefinition {
+export function parseAgentDefinition(input: unknown, options: ParseOptions = {}): AgentDefinition {
   const parsed = AgentDefinition.safeParse(input, { error: fallbackError });
   if (!parsed.success) throw new AgentDefinitionError(toIssues(parsed.error));
+  const known = options.toolTypes ?? BUILTIN_TOOL_TYPES;
+  if (known !== 'any') {
+    const unknown = parsed.data.tools.flatMap((t, i) =>
+      known.includes(t.type) ? [] : [{ path: `tools[${i}].type`, message: `unknown tool type "${t.type}"; expected one of ${known.join(', ')}` }],
+    );
+    if (unknown.length > 0) throw new AgentDefinitionError(unknown);
+  }
   return parsed.data;
+}
+
+export interface ParseOptions {
+  /**
+   * The tool types an agent may list: the built-in ones unless a worker offers others;
+   * `'any'` leaves the check to the worker (which rejects unknown types at run start).
+   */
+  toolTypes?: readonly string[] | 'any';
 }
 
 /**

@@ -5,9 +5,7 @@ import { calculatorTool } from './calculator';
 import { createMongoTools } from './mongo-tools';
 import type { Tool } from './tool';
 
-export const BUILTIN_TOOL_TYPES = ['CalculatorTool', 'ListCollectionsTool', 'CollectionSchemaTool', 'SearchCollectionTool'] as const;
-
-export type BuiltinToolType = (typeof BUILTIN_TOOL_TYPES)[number];
+export { BUILTIN_TOOL_TYPES, type BuiltinToolType } from '../../core/tool-types';
 
 export interface BuiltinToolDeps {
   /** With a client, the read-only MongoDB tools are offered too. */

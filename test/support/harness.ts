@@ -63,7 +63,8 @@ export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?:
 
 /** Workflow input for an agent file and question, as the client builds it. */
 export function runInput(agentFile: unknown, question: string, runParams: Record<string, unknown> = {}): PlanExecuteReflectInput {
-  const agent = parseAgentDefinition(agentFile);
+  // Test workers register test-only tools; the worker checks the types at run start.
+  const agent = parseAgentDefinition(agentFile, { toolTypes: 'any' });
   return { agent, question, parameters: resolveParameters(agent, runParams) };
 }
 

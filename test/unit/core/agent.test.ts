@@ -53,13 +53,13 @@ describe('parseAgentDefinition', () => {
       llm: { model_id: 'us.anthropic.claude-3-7-sonnet-20250219-v1:0', parameters: { prompt: '${parameters.question}' } },
       memory: { type: 'conversation_index' },
       parameters: { _llm_interface: 'bedrock/converse/claude' },
-      tools: [{ type: 'ListIndexTool' }],
+      tools: [{ type: 'ListCollectionsTool' }],
       app_type: 'os_chat',
     });
     expect(agent.llm.interface).toBe('bedrock/converse/claude');
     expect(agent.llm.model).toBe('us.anthropic.claude-3-7-sonnet-20250219-v1:0');
     expect(agent.parameters._llm_interface).toBe('bedrock/converse/claude');
-    expect(agent.tools).toEqual([{ type: 'ListIndexTool' }]);
+    expect(agent.tools).toEqual([{ type: 'ListCollectionsTool' }]);
   });
 
   it('accepts the underscore spelling of an interface', () => {
@@ -170,5 +170,24 @@ describe('llmResponseFilterFor', () => {
     expect(llmResponseFilterFor('bedrock/converse/claude')).toBe('$.output.message.content[0].text');
     expect(llmResponseFilterFor('bedrock/converse/deepseek_r1')).toBe('$.output.message.content[0].text');
     expect(llmResponseFilterFor('scripted')).toBe('$.content');
+  });
+});
+
+describe('tool types in an agent file', () => {
+  const withTools = (tools: unknown[]) => ({ name: 'a', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] } }, tools });
+
+  it('accepts the built-in tool types', () => {
+    expect(parseAgentDefinition(withTools([{ type: 'CalculatorTool' }, { type: 'SearchCollectionTool' }])).tools).toHaveLength(2);
+  });
+
+  it('rejects an unknown tool type in one line naming the field and the known types', () => {
+    expect(() => parseAgentDefinition(withTools([{ type: 'CalculatorTool' }, { type: 'WebSearchTool' }]))).toThrow(
+      'invalid agent file: tools[1].type: unknown tool type "WebSearchTool"; expected one of CalculatorTool, ListCollectionsTool, CollectionSchemaTool, SearchCollectionTool',
+    );
+  });
+
+  it('accepts the types of a worker with other tools when told', () => {
+    expect(parseAgentDefinition(withTools([{ type: 'WebSearchTool' }]), { toolTypes: ['WebSearchTool'] }).tools[0].type).toBe('WebSearchTool');
+    expect(parseAgentDefinition(withTools([{ type: 'Anything' }]), { toolTypes: 'any' }).tools[0].type).toBe('Anything');
   });
 });
