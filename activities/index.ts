@@ -11,6 +11,8 @@ import { formatCompletedSteps, formatSteps, renderTemplate } from '../core/templ
 import { createMemoryActivities, loadCompletedSteps, saveToolCall, toolCallId, type ToolCallPlace } from './memory/activities';
 import type { MemoryStore } from './memory/store';
 import { toolSpec, type ToolRegistry } from './tools/tool';
+import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, type McpToolParameters } from './tools/mcp';
+import type { McpServerConfig } from '../core/agent';
 
 export interface ActivityDeps extends ChatDeps {
   tools: ToolRegistry;
@@ -80,8 +82,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createMemoryActivities(deps.memory),
 
     /** The tools an agent may use: what the model sees (name, description, JSON schema) and how to run each. */
-    async describeTools({ tools }: { tools: AgentToolRef[] }): Promise<AgentTool[]> {
-      return tools.map((ref): AgentTool => {
+    async describeTools({ tools, mcp_servers = [] }: { tools: AgentToolRef[]; mcp_servers?: McpServerConfig[] }): Promise<AgentTool[]> {
+      const builtin = tools.map((ref): AgentTool => {
         const tool = deps.tools.get(ref.type);
         if (!tool) {
           throw ApplicationFailure.nonRetryable(
@@ -91,6 +93,10 @@ export function createActivities(deps: ActivityDeps) {
         }
         return { spec: toolSpec(tool, ref.name ?? tool.type, ref.description ?? tool.description), ref };
       });
+      const mcp = (await listMcpTools(mcp_servers)).map(
+        ({ spec, parameters }): AgentTool => ({ spec, ref: { type: MCP_TOOL_TYPE, name: spec.name, parameters: { ...parameters } } }),
+      );
+      return [...builtin, ...mcp];
     },
 
     async plannerLlm(input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
@@ -130,6 +136,13 @@ async function renderPlannerPrompt(memory: MemoryStore, ref: PlannerPromptRef): 
 }
 
 async function runTool(tools: ToolRegistry, ref: AgentToolRef, input: Record<string, unknown>): Promise<ToolObservation> {
+  if (ref.type === MCP_TOOL_TYPE) {
+    try {
+      return await callMcpTool(ref.parameters as unknown as McpToolParameters, input);
+    } catch (err) {
+      return { content: `Error: ${ref.name ?? 'MCP tool'} failed: ${(err as Error).message}`, is_error: true };
+    }
+  }
   const tool = tools.get(ref.type);
   if (!tool) return { content: `Error: tool type "${ref.type}" is not available on this worker`, is_error: true };
   const parsed = tool.input.safeParse(input);

@@ -412,6 +412,34 @@ export const ToolSpec = z.object({
 /** A tool the agent may use. */
 export type ToolSpec = z.infer<typeof ToolSpec>;
 
+const serverName = z
+  .string({ error: requiredOr('expected a string') })
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'expected letters, digits, "_" or "-" (at most 64)' });
+
+/** An MCP server whose tools the agent may use: a stdio command or a streamable HTTP URL. */
+export const McpServerConfig = z.union(
+  [
+    z.strictObject({
+      name: serverName,
+      /** Program to start; it speaks MCP on stdin/stdout. */
+      command: z.string().min(1, { error: 'must not be empty' }),
+      args: z.array(z.string(), { error: 'expected an array of strings' }).optional(),
+      /** Extra environment of the server process (on top of a minimal default). */
+      env: z.record(z.string(), z.string(), { error: 'expected an object of strings' }).optional(),
+      cwd: z.string().optional(),
+    }),
+    z.strictObject({
+      name: serverName,
+      /** Streamable HTTP endpoint. */
+      url: z.url({ error: 'expected a URL' }),
+      headers: z.record(z.string(), z.string(), { error: 'expected an object of strings' }).optional(),
+    }),
+  ],
+  { error: 'expected {"name", "command", "args"?, "env"?, "cwd"?} or {"name", "url", "headers"?}' },
+);
+/** An MCP server whose tools the agent may use. */
+export type McpServerConfig = z.infer<typeof McpServerConfig>;
+
 /** Agent memory configuration. */
 export const MemorySpec = z.object({
   /**
@@ -467,6 +495,11 @@ const AgentDefinitionObject = z.strictObject(
      * @default llm
      */
     executor_llm: ModelConfig.optional(),
+    /**
+     * MCP servers whose tools the agent may use besides `tools`, listed at run start.
+     * @default []
+     */
+    mcp_servers: z.array(McpServerConfig, { error: 'expected an array' }).default([]),
     /**
      * Memory configuration.
      * @default {"type": "conversation_index"}

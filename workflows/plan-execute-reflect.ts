@@ -103,7 +103,10 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
   const { startRun, saveStep, finishRun } = memoryActivities;
   const { plannerLlm, summarize } = llmActivities(input.llm_task_queue);
 
-  const tools: AgentTool[] = carried?.tools ?? (agent.tools.length > 0 ? await describeTools({ tools: agent.tools }) : []);
+  // Runs started before agent files had `mcp_servers` carry none in their input.
+  const mcpServers = (agent.mcp_servers as AgentDefinition['mcp_servers'] | undefined) ?? [];
+  const hasTools = agent.tools.length > 0 || mcpServers.length > 0;
+  const tools: AgentTool[] = carried?.tools ?? (hasTools ? await describeTools({ tools: agent.tools, mcp_servers: mcpServers }) : []);
   let plannerSystem = p.system_prompt;
   let executorSystem = p.executor_system_prompt;
   if (p.inject_datetime) {

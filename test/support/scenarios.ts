@@ -4,6 +4,7 @@
  * Regenerate with `npm run record-histories` (only when a change is meant to be incompatible,
  * and behind `patched()` otherwise — see README "Contributing").
  */
+import { resolve } from 'node:path';
 import { final, plan, scriptedAgent } from './harness';
 
 export interface Scenario {
@@ -57,6 +58,18 @@ export const SCENARIOS: Scenario[] = [
       planner: [...[1, 2, 3, 4, 5, 6].map((n) => plan(`say ${n}`)), final('counted to six')],
       executor: [1, 2, 3, 4, 5, 6].map((n) => [{ content: String(n) }]),
     }),
+  },
+  {
+    // The MCP server's tool list is recorded in history: replays never start the server.
+    name: 'mcp-tool',
+    question: 'What is 2 + 40, by MCP?',
+    agent: scriptedAgent(
+      {
+        planner: [plan('add 2 and 40'), final('42')],
+        executor: [[{ tool_calls: [{ name: 'add', input: { a: 2, b: 40 } }] }, { content: '42' }]],
+      },
+      { mcp_servers: [{ name: 'calc', command: process.execPath, args: ['--require', 'tsx/cjs', resolve(__dirname, 'mcp-test-server.ts')] }] },
+    ),
   },
   {
     name: 'planner-output-invalid',

@@ -33,6 +33,7 @@ describe('parseAgentDefinition', () => {
       executor_llm: { interface: 'openai/v1/chat/completions', model: 'gpt-4o' },
       memory: { type: 'conversation_index' },
       tools: [],
+      mcp_servers: [],
       parameters: {
         max_steps: 20,
         token_budget: 0,
@@ -189,5 +190,23 @@ describe('tool types in an agent file', () => {
   it('accepts the types of a worker with other tools when told', () => {
     expect(parseAgentDefinition(withTools([{ type: 'WebSearchTool' }]), { toolTypes: ['WebSearchTool'] }).tools[0].type).toBe('WebSearchTool');
     expect(parseAgentDefinition(withTools([{ type: 'Anything' }]), { toolTypes: 'any' }).tools[0].type).toBe('Anything');
+  });
+});
+
+describe('mcp_servers in an agent file', () => {
+  const withServers = (mcp_servers: unknown) => ({ name: 'a', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] } }, mcp_servers });
+
+  it('accepts stdio and streamable HTTP servers', () => {
+    const agent = parseAgentDefinition(
+      withServers([
+        { name: 'files', command: 'node', args: ['server.js'], env: { ROOT: '/data' } },
+        { name: 'remote', url: 'http://127.0.0.1:9000/mcp' },
+      ]),
+    );
+    expect(agent.mcp_servers.map((s) => s.name)).toEqual(['files', 'remote']);
+  });
+
+  it('rejects a server without command or url in one line naming it', () => {
+    expect(() => parseAgentDefinition(withServers([{ name: 'x' }]))).toThrow(/^invalid agent file: mcp_servers\[0\]: expected \{"name", "command"/);
   });
 });

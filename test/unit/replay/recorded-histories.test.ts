@@ -30,6 +30,8 @@ describe('recorded histories', () => {
         'planner-output-invalid.binpb',
         'continued-as-new.run-1.binpb',
         'continued-as-new.run-3.binpb',
+        'mcp-tool.binpb',
+        'mcp-tool.step-1.binpb',
         // Recorded before the `perflow-status-search-attribute` patch: must keep replaying.
         'before-status-patch.three-steps-with-tools.binpb',
       ]),

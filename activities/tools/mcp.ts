@@ -1,0 +1,75 @@
+/**
+ * MCP servers as tool sources: their tools are listed when a run starts (the list is recorded
+ * in the workflow history, so replays never need the server) and each call is its own
+ * activity that connects, calls and disconnects.
+ */
+import { log } from '@temporalio/activity';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { McpServerConfig } from '../../core/agent';
+import type { ToolSpec } from '../../core/llm-types';
+
+/** How a listed MCP tool is called: the `ref.parameters` of its AgentTool. */
+export interface McpToolParameters {
+  server: McpServerConfig;
+  tool: string;
+}
+
+export const MCP_TOOL_TYPE = 'mcp';
+
+const CONNECT_TIMEOUT_MS = 30_000;
+
+async function withMcpClient<T>(server: McpServerConfig, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ name: 'perflow', version: '0.1.0' });
+  const transport =
+    'command' in server
+      ? new StdioClientTransport({
+          command: server.command,
+          args: server.args ?? [],
+          env: { ...getDefaultEnvironment(), ...(server.env ?? {}) },
+          ...(server.cwd ? { cwd: server.cwd } : {}),
+          stderr: 'ignore',
+        })
+      : new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers ?? {} } });
+  try {
+    await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+    return await fn(client);
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The tools of each server, as the model sees them (`<tool>` unless two servers share a name,
+ * then `<server>_<tool>`). A server that fails to start or list is logged and skipped: the run
+ * continues with the other tools.
+ */
+export async function listMcpTools(servers: readonly McpServerConfig[]): Promise<{ spec: ToolSpec; parameters: McpToolParameters }[]> {
+  const out: { spec: ToolSpec; parameters: McpToolParameters }[] = [];
+  for (const server of servers) {
+    try {
+      const { tools } = await withMcpClient(server, (client) => client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS }));
+      for (const tool of tools) {
+        out.push({
+          spec: { name: tool.name, description: tool.description ?? '', input_schema: tool.inputSchema as Record<string, unknown> },
+          parameters: { server, tool: tool.name },
+        });
+      }
+    } catch (err) {
+      log.warn('MCP server skipped: it failed to start or to list its tools', { server: server.name, error: (err as Error).message });
+    }
+  }
+  const counts = new Map<string, number>();
+  for (const t of out) counts.set(t.spec.name, (counts.get(t.spec.name) ?? 0) + 1);
+  for (const t of out) if ((counts.get(t.spec.name) ?? 0) > 1) t.spec = { ...t.spec, name: `${t.parameters.server.name}_${t.parameters.tool}` };
+  return out;
+}
+
+/** Calls one MCP tool; its text content is the observation, `isError` marks a tool error. */
+export async function callMcpTool(p: McpToolParameters, input: Record<string, unknown>): Promise<{ content: string; is_error: boolean }> {
+  const result = await withMcpClient(p.server, (client) => client.callTool({ name: p.tool, arguments: input }));
+  const parts = Array.isArray(result.content) ? (result.content as { type: string; text?: string }[]) : [];
+  const content = parts.map((c) => (c.type === 'text' ? (c.text ?? '') : JSON.stringify(c))).join('\n');
+  return { content, is_error: result.isError === true };
+}

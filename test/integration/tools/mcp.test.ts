@@ -1,0 +1,54 @@
+/**
+ * MCP tools in a run: a stdio server written for the test is listed at run start and its tool
+ * is called as an activity; a second server that crashes at start is skipped and the run
+ * completes with the tools it has.
+ */
+import { resolve } from 'node:path';
+import { planExecuteReflect } from '../../../workflows';
+import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../../support/harness';
+
+jest.setTimeout(120_000);
+
+const SERVER = resolve(__dirname, '../../support/mcp-test-server.ts');
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await createHarness();
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+it('lists and calls the tools of an MCP server, skipping one that fails to start', async () => {
+  const agent = scriptedAgent(
+    {
+      planner: [plan('add 2 and 40 with the MCP tool'), final('42')],
+      executor: [[{ tool_calls: [{ name: 'add', input: { a: 2, b: 40 } }] }, { content: 'the sum is 42' }]],
+    },
+    {
+      mcp_servers: [
+        { name: 'broken', command: process.execPath, args: ['-e', 'process.exit(3)'] },
+        { name: 'calc', command: process.execPath, args: ['--require', 'tsx/cjs', SERVER], env: { MCP_TEST_LABEL: 'the test server' } },
+      ],
+    },
+  );
+  const handle = await harness.client.workflow.start(planExecuteReflect, {
+    taskQueue: harness.taskQueue,
+    workflowId: workflowId('mcp'),
+    args: [runInput(agent, 'What is 2 + 40?')],
+  });
+  const out = await handle.result();
+  expect(out.response).toBe('42');
+
+  // The executor offered the MCP tools (listed once, at run start) and got the server's answer.
+  const executorCalls = harness.recorder.filter((r) => r.position.role === 'executor' && r.messages.some((m) => m.content.includes('add 2 and 40')));
+  expect(executorCalls[0].tools?.map((t) => t.name)).toEqual(['add', 'shout']);
+  const observation = executorCalls[1].messages.find((m) => m.role === 'tool');
+  expect(observation?.content).toBe('42 (computed by the test server)');
+
+  const history = await handle.fetchHistory();
+  const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+  expect(activities.filter((a) => a === 'describeTools')).toHaveLength(1);
+  const stored = await harness.memory.interactions.findOne({ memory_id: out.executor_agent_memory_id, origin: 'tool' });
+  expect(stored).toMatchObject({ tool_name: 'add', response: '42 (computed by the test server)' });
+});

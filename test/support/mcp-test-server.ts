@@ -1,0 +1,19 @@
+/**
+ * A small MCP server over stdio for tests: `add` sums two numbers, `shout` upper-cases text.
+ * Run with `node --require tsx/cjs test/support/mcp-test-server.ts`.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+
+const server = new McpServer({ name: 'perflow-test-mcp', version: '1.0.0' });
+
+server.registerTool('add', { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => ({
+  content: [{ type: 'text', text: `${a + b} (computed by ${process.env.MCP_TEST_LABEL ?? 'mcp'})` }],
+}));
+
+server.registerTool('shout', { description: 'Upper-cases a text.', inputSchema: { text: z.string() } }, ({ text }) => ({
+  content: [{ type: 'text', text: text.toUpperCase() }],
+}));
+
+void server.connect(new StdioServerTransport());
