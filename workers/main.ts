@@ -32,21 +32,37 @@ export async function createPerflowWorker(config: PerflowWorkerConfig): Promise<
     mongo = await new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5_000 }).connect();
     const memory = new MemoryStore(mongo.db(config.database), memoryCollectionsFromEnv());
     await memory.ensureIndexes();
+    const activities = createActivities({ tools: toolRegistry(workerTools(mongo, config.database, memory.collections)), memory });
     const worker = await Worker.create({
       connection,
       namespace: config.namespace,
       taskQueue: config.taskQueue,
       workflowsPath: require.resolve('../workflows'),
-      activities: createActivities({ tools: toolRegistry(workerTools(mongo, config.database, memory.collections)), memory }),
+      activities,
       shutdownGraceTime: '10 seconds',
     });
+    // Model calls on their own queue: the server enforces the rate across the whole fleet.
+    const llmWorker = config.llm
+      ? await Worker.create({
+          connection,
+          namespace: config.namespace,
+          taskQueue: config.llm.taskQueue,
+          activities: { plannerLlm: activities.plannerLlm, executorLlm: activities.executorLlm },
+          ...(config.llm.ratePerSecond ? { maxTaskQueueActivitiesPerSecond: config.llm.ratePerSecond } : {}),
+          ...(config.llm.concurrency ? { maxConcurrentActivityTaskExecutions: config.llm.concurrency } : {}),
+          shutdownGraceTime: '10 seconds',
+        })
+      : undefined;
+    const workers = [worker, ...(llmWorker ? [llmWorker] : [])];
     const client = mongo;
     return {
       worker,
       config,
       async run() {
         try {
-          await worker.run();
+          // One worker failing stops the other: the process never serves half of perflow.
+          const stopAll = () => workers.forEach((w) => w.getState() === 'RUNNING' && w.shutdown());
+          await Promise.all(workers.map((w) => w.run().catch((err: unknown) => (stopAll(), Promise.reject(err)))));
         } finally {
           await connection.close();
           await client.close();
@@ -54,7 +70,7 @@ export async function createPerflowWorker(config: PerflowWorkerConfig): Promise<
       },
       shutdown() {
         // The SDK's runtime also stops workers on these signals; a second request is harmless.
-        if (worker.getState() === 'RUNNING') worker.shutdown();
+        for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       },
     };
   } catch (err) {
