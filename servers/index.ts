@@ -7,7 +7,7 @@ import { stopAll } from './process';
 import { startTemporal, type TemporalServer, type TemporalStartOptions } from './temporal';
 
 export { startMongo, pingMongo, redact, type MongoServer } from './mongo';
-export { startTemporal, checkTemporal, SEARCH_ATTRIBUTES, type TemporalServer, type TemporalStartOptions } from './temporal';
+export { startTemporal, startTemporalDevServer, checkTemporal, SEARCH_ATTRIBUTES, type TemporalServer, type TemporalStartOptions } from './temporal';
 export { freePort, stopAll } from './process';
 export { findTemporalCli, findMongoServer } from './binaries';
 

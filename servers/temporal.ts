@@ -47,6 +47,12 @@ export async function startTemporal(options: TemporalStartOptions = {}): Promise
     log(`using Temporal at ${external} (TEMPORAL_ADDRESS)`);
     return { address: external, namespace, stop: async () => undefined };
   }
+  return startTemporalDevServer(options);
+}
+
+/** Always starts a dev server (ignoring TEMPORAL_ADDRESS): for tests that stop and restart one. */
+export async function startTemporalDevServer(options: TemporalStartOptions = {}): Promise<TemporalServer> {
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const cli = findTemporalCli({ install: true });
   if (!cli) return startWithSdkDownload(namespace, options);
   return startDevServer(cli, namespace, options);

@@ -1,0 +1,88 @@
+/**
+ * The Temporal server goes away mid-run and comes back: a dev server with a persisted
+ * `--db-filename` is stopped while runs are between steps and restarted on the same port and
+ * file; the worker and client reconnect and every run completes, with no duplicate memory.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { z } from 'zod';
+import { createActivities } from '../../activities';
+import { MemoryStore } from '../../activities/memory/store';
+import { calculatorTool } from '../../activities/tools/calculator';
+import { toolRegistry, type Tool } from '../../activities/tools/tool';
+import { freePort, startTemporalDevServer, type TemporalServer } from '../../servers';
+import { planExecuteReflect } from '../../workflows';
+import { connectMongo, uniqueTaskQueue } from '../support/env';
+import { final, plan, runInput, scriptedAgent, workflowId } from '../support/harness';
+
+jest.setTimeout(240_000);
+
+const slowTool: Tool<{ ms: number }> = {
+  type: 'SlowTool',
+  description: 'Waits, then answers.',
+  input: z.object({ ms: z.number() }),
+  run: async ({ ms }) => {
+    await new Promise((done) => setTimeout(done, ms));
+    return `waited ${ms} ms`;
+  },
+};
+
+const STEPS = 4;
+const agent = scriptedAgent(
+  {
+    planner: [...Array.from({ length: STEPS }, (_, i) => plan(`wait ${i + 1}`)), final('all waited')],
+    executor: Array.from({ length: STEPS }, () => [{ tool_calls: [{ name: 'SlowTool', input: { ms: 400 } }] }, { content: 'waited' }]),
+  },
+  { tools: [{ type: 'SlowTool' }] },
+);
+
+it('completes every run across a Temporal server restart', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'perflow-restart-'));
+  const options = { port: await freePort(), uiPort: await freePort(), dbFilename: join(dir, 'temporal.db') };
+  let server: TemporalServer | undefined = await startTemporalDevServer(options);
+  const mongo = await connectMongo();
+  const db = mongo.db(`perflow_restart_${Date.now()}`);
+  const memory = new MemoryStore(db);
+  const taskQueue = uniqueTaskQueue('perflow-restart');
+  const native = await NativeConnection.connect({ address: server.address });
+  const worker = await Worker.create({
+    connection: native,
+    namespace: server.namespace,
+    taskQueue,
+    workflowsPath: require.resolve('../../workflows'),
+    activities: createActivities({ tools: toolRegistry([calculatorTool as Tool<never>, slowTool as Tool<never>]), memory }),
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address: server.address });
+  try {
+    const client = new Client({ connection, namespace: server.namespace });
+    const handles = await Promise.all(
+      Array.from({ length: 3 }, () => client.workflow.start(planExecuteReflect, { taskQueue, workflowId: workflowId('restart'), args: [runInput(agent, 'wait four times')] })),
+    );
+    await new Promise((done) => setTimeout(done, 1_500)); // some steps done, others running
+    await server.stop();
+    server = undefined;
+    await new Promise((done) => setTimeout(done, 2_000));
+    server = await startTemporalDevServer(options);
+
+    const outputs = await Promise.all(handles.map((h) => h.result()));
+    for (const out of outputs) {
+      expect(out.response).toBe('all waited');
+      expect(out.steps_executed).toBe(STEPS);
+      const traces = await memory.interactions.find({ memory_id: out.memory_id, origin: 'planner' }).toArray();
+      expect(traces.map((t) => t.trace_number).sort()).toEqual([1, 2, 3, 4]);
+    }
+  } finally {
+    worker.shutdown();
+    await running.catch(() => undefined);
+    await native.close().catch(() => undefined);
+    await connection.close().catch(() => undefined);
+    await server?.stop();
+    await db.dropDatabase().catch(() => undefined);
+    await mongo.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
