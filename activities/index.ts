@@ -100,11 +100,16 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     async plannerLlm(input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
-      const prompt = input.render ? await renderPlannerPrompt(deps.memory, input.render) : (input.prompt ?? '');
-      const response = await withHeartbeat(() =>
+      // Loading completed steps from MongoDB counts as work: heartbeat through it too.
+      const response = await withHeartbeat(async () =>
         chat(
           input.model,
-          { system: input.system, messages: [{ role: 'user', content: prompt }], position: input.position, response_filter: input.response_filter },
+          {
+            system: input.system,
+            messages: [{ role: 'user', content: input.render ? await renderPlannerPrompt(deps.memory, input.render) : (input.prompt ?? '') }],
+            position: input.position,
+            response_filter: input.response_filter,
+          },
           deps,
         ),
       );
