@@ -1,0 +1,17 @@
+/** Every agent file under examples/ validates, so the README's examples stay usable. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAgentDefinition, resolveParameters } from '../../core/agent';
+
+const dir = join(__dirname, '..', '..', 'examples');
+const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+
+it('has an example per LLM interface', () => {
+  const interfaces = new Set(files.map((f) => parseAgentDefinition(JSON.parse(readFileSync(join(dir, f), 'utf8'))).llm.interface));
+  expect([...interfaces].sort()).toEqual(['bedrock/converse/claude', 'bedrock/converse/deepseek_r1', 'openai/v1/chat/completions', 'scripted']);
+});
+
+it.each(files)('%s validates', (file) => {
+  const agent = parseAgentDefinition(JSON.parse(readFileSync(join(dir, file), 'utf8')));
+  expect(resolveParameters(agent).max_steps).toBeGreaterThan(0);
+});
