@@ -1,0 +1,97 @@
+/**
+ * `npm run demo`: the seed's example question answered end to end. Starts (or reuses, with
+ * TEMPORAL_ADDRESS / MONGODB_URI) a Temporal dev server and a MongoDB-wire server, a worker,
+ * loads demo/flights.json into the `flights` collection, runs a plan-execute-reflect agent
+ * with the MongoDB tools on "How many flights from Beijing to Seattle?", and follows it live.
+ * Servers stay up for the Web UI until Ctrl-C; `--exit` stops at once.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { MongoClient } from 'mongodb';
+import { followRun, startRun } from '../client/run';
+import { parseAgentDefinition, resolveParameters, type AgentDefinition } from '../core/agent';
+import { startServers, stopServersOnSignals } from '../servers';
+import { createPerflowWorker } from '../workers/main';
+
+const QUESTION = 'How many flights from Beijing to Seattle?';
+const DATABASE = 'perflow_demo';
+const root = join(__dirname, '..');
+
+/** A real model when credentials are present, else the scripted one (announced as such). */
+function chooseAgent(env: NodeJS.ProcessEnv): { agent: AgentDefinition; scripted: boolean } {
+  const example = (name: string) => JSON.parse(readFileSync(join(root, 'examples', name), 'utf8')) as Record<string, unknown>;
+  if (env.OPENAI_API_KEY) {
+    const file = example('plan-execute-reflect.openai.json');
+    const llm = { ...(file.llm as object), model: env.OPENAI_MODEL || 'gpt-4o-mini', ...(env.OPENAI_BASE_URL ? { base_url: env.OPENAI_BASE_URL } : {}) };
+    return { agent: parseAgentDefinition({ ...file, llm }), scripted: false };
+  }
+  if (env.BEDROCK_MODEL_ID && (env.AWS_ACCESS_KEY_ID || env.AWS_PROFILE)) {
+    const file = example('plan-execute-reflect.bedrock-claude.json');
+    const llm = { interface: 'bedrock/converse/claude', model: env.BEDROCK_MODEL_ID, ...(env.AWS_REGION ? { region: env.AWS_REGION } : {}) };
+    return { agent: parseAgentDefinition({ ...file, llm }), scripted: false };
+  }
+  return { agent: parseAgentDefinition(example('plan-execute-reflect.scripted.json')), scripted: true };
+}
+
+async function main(): Promise<void> {
+  const exitAtOnce = process.argv.includes('--exit');
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  stopServersOnSignals();
+  const servers = await startServers();
+  const mongoUri = `${servers.mongo.uri.replace(/\/[^/]*$/, '')}/${DATABASE}`;
+  const mongo = await new MongoClient(mongoUri).connect();
+  const flights = JSON.parse(readFileSync(join(root, 'demo', 'flights.json'), 'utf8')) as object[];
+  await mongo.db(DATABASE).collection('flights').drop().catch(() => undefined);
+  await mongo.db(DATABASE).collection('flights').insertMany(flights.map((f) => ({ ...f })));
+  console.log(`loaded ${flights.length} flights into ${DATABASE}.flights`);
+
+  const taskQueue = 'perflow-demo';
+  const { temporal } = servers;
+  const worker = await createPerflowWorker({ temporalAddress: temporal.address, namespace: temporal.namespace, taskQueue, mongoUri, database: DATABASE });
+  const running = worker.run();
+  const connection = await Connection.connect({ address: temporal.address });
+  try {
+    const client = new Client({ connection, namespace: temporal.namespace });
+    const { agent, scripted } = chooseAgent(process.env);
+    console.log(
+      scripted
+        ? 'model: scripted offline run (no OPENAI_API_KEY or BEDROCK_MODEL_ID): the plan and the tool call are scripted, the tool call against the data is real'
+        : `model: ${agent.llm.interface} ${agent.llm.model}`,
+    );
+    const run = await startRun(client, { agent, parameters: resolveParameters(agent), question: QUESTION, taskQueue });
+    console.log(`question: ${QUESTION}`);
+    const out = await followRun(run.handle, (line) => console.log(`  ${line}`));
+    let answer = out.response;
+    if (scripted) {
+      // The scripted planner cannot know the number: show what the real tool call returned.
+      const tool = await mongo.db(DATABASE).collection('perflow_interactions').findOne({ memory_id: out.executor_agent_memory_id, origin: 'tool' });
+      answer = `${String(tool?.response ?? '(no tool output)')} (SearchCollectionTool on ${DATABASE}.flights)`;
+    }
+    const ui = temporal.uiUrl ?? process.env.PERFLOW_TEMPORAL_UI_URL ?? 'http://localhost:8233';
+    const env = `TEMPORAL_ADDRESS=${temporal.address} MONGODB_URI=${mongoUri} PERFLOW_TASK_QUEUE=${taskQueue}`;
+    console.log(`\nanswer: ${answer}`);
+    for (const [k, v] of Object.entries(run.ids)) console.log(`${k}: ${v}`);
+    console.log(`ui: ${ui}/namespaces/${temporal.namespace}/workflows/${run.workflowId}/${run.runId}/history`);
+    console.log(`\ninspect:  ${env} npx perflow status ${run.workflowId}`);
+    console.log(`memory:   ${env} npx perflow memory ${out.memory_id}`);
+    console.log(`replay:   ${env} npx perflow replay ${run.workflowId}`);
+    console.log(`reset:    ${env} npx perflow reset ${run.workflowId} --to first-workflow-task`);
+    if (!exitAtOnce) {
+      console.log('\nservers and worker stay up for the Web UI; Ctrl-C stops them');
+      await new Promise<void>((done) => process.once('SIGINT', () => done()));
+    }
+  } finally {
+    worker.shutdown();
+    await running.catch(() => undefined);
+    await connection.close();
+    await mongo.close();
+    await servers.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(`perflow demo: ${(err as Error).message}`);
+  process.exit(1);
+});
