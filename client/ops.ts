@@ -5,10 +5,11 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { progressQuery, type Progress, type RunOutput } from '../workflows';
+import { progressQuery, WORKFLOW_TYPES, type Progress, type RunOutput } from '../workflows';
 import { CliError } from './errors';
 
-export const WORKFLOW_TYPE = 'planExecuteReflect';
+/** The workflow type of plan_execute_and_reflect runs. */
+export const WORKFLOW_TYPE = WORKFLOW_TYPES.plan_execute_and_reflect;
 
 export async function getStatus(client: Client, workflowId: string): Promise<Progress> {
   return client.workflow.getHandle(workflowId).query(progressQuery);
@@ -25,7 +26,8 @@ const STATUS_QUERY: Record<ListStatus, string> = { running: 'Running', completed
 
 /** A visibility query for perflow runs; `agent` uses the PerflowAgent search attribute. */
 export function listQuery(status?: ListStatus, agent?: string): string {
-  const parts = [`WorkflowType = '${WORKFLOW_TYPE}'`];
+  const types = Object.values(WORKFLOW_TYPES).map((t) => `WorkflowType = '${t}'`);
+  const parts = [`(${types.join(' OR ')})`];
   if (status) parts.push(`ExecutionStatus = '${STATUS_QUERY[status]}'`);
   if (agent !== undefined) parts.push(`PerflowAgent = '${agent.replace(/['\\]/g, '\\$&')}'`);
   return parts.join(' AND ');

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition } from '../core/agent';
-import { preview, progressQuery, SearchAttributes, type PlanExecuteReflectInput, type Progress, type RunIds, type RunOutput } from '../workflows';
+import { preview, progressQuery, SearchAttributes, workflowTypeFor, type PlanExecuteReflectInput, type Progress, type RunIds, type RunOutput } from '../workflows';
 import type { planExecuteReflect } from '../workflows';
 import { CliError } from './errors';
 
@@ -85,7 +85,7 @@ export interface StartedRun {
   handle: WorkflowHandle<typeof planExecuteReflect>;
 }
 
-/** Starts a run with client-chosen IDs. */
+/** Starts a run with client-chosen IDs, as the workflow type of the agent's type (see WORKFLOW_TYPES). */
 export async function startRun(client: Client, o: StartRunOptions): Promise<StartedRun> {
   const ids: RunIds = {
     memory_id: o.memoryId ?? randomUUID(),
@@ -108,7 +108,7 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
     taskQueue: o.taskQueue,
     workflowId,
     args: [input] as [PlanExecuteReflectInput],
-    memo: { agent: o.agent.name, question: preview(o.question, 1_000) },
+    memo: { agent: o.agent.name, agent_type: o.agent.type, question: preview(o.question, 1_000) },
     staticSummary: truncateBytes(o.question.replace(/\s+/g, ' '), 200),
     staticDetails: details,
   };
@@ -116,13 +116,15 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
     { key: SearchAttributes.agent, value: o.agent.name },
     { key: SearchAttributes.status, value: 'running' },
   ]);
+  // Every agent type's workflow takes the same input and returns a RunOutput.
+  const workflowType = workflowTypeFor(o.agent.type);
   let handle: WorkflowHandleWithFirstExecutionRunId<typeof planExecuteReflect>;
   try {
-    handle = await client.workflow.start<typeof planExecuteReflect>('planExecuteReflect', { ...options, typedSearchAttributes: searchable });
+    handle = await client.workflow.start<typeof planExecuteReflect>(workflowType, { ...options, typedSearchAttributes: searchable });
   } catch (err) {
     // A server without perflow's search attributes registered still runs perflow.
     if (!/search attribute/i.test((err as Error).message)) throw err;
-    handle = await client.workflow.start<typeof planExecuteReflect>('planExecuteReflect', options);
+    handle = await client.workflow.start<typeof planExecuteReflect>(workflowType, options);
   }
   return { workflowId, runId: handle.firstExecutionRunId, ids, handle };
 }

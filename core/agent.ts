@@ -9,7 +9,11 @@
  */
 import { z } from 'zod';
 import { DEFAULT_DATETIME_FORMAT } from './datetime';
+import { fallbackError, toIssues, type AgentDefinitionIssue } from './issues';
+import { isIvyAgentFile, mapIvyAgent } from './ivy-agent';
+import { TASK_KINDS, type TaskKind } from './llm-types';
 import { BUILTIN_TOOL_TYPES } from './tool-types';
+import { DEFAULT_REPLAN_KEYWORDS } from './agent-type-prompts';
 import {
   DEFAULT_EXECUTOR_SYSTEM_PROMPT,
   DEFAULT_PLANNER_PROMPT,
@@ -117,6 +121,8 @@ export function llmResponseFilterFor(iface: LlmInterface): string {
 // ---------------------------------------------------------------------------------------------
 // models
 
+const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** A tool call in a scripted executor turn. */
 export const ScriptedToolCall = z.object({
   /** Name of the tool to call. */
@@ -161,6 +167,9 @@ export const ModelScript = z.object({
     .default([]),
   /** Answers of summary calls (the max-steps summary); without one the steps are listed instead. */
   summary: z.array(z.string({ error: 'expected a string' }), { error: 'expected an array of strings' }).optional(),
+  ...Object.fromEntries(
+    TASK_KINDS.map((kind) => [kind, z.array(z.string({ error: 'expected a string' }), { error: 'expected an array of strings' }).optional()]),
+  ) as Record<TaskKind, z.ZodOptional<z.ZodArray<z.ZodString>>>,
 });
 /** The script of a `scripted` model. */
 export type ModelScript = z.infer<typeof ModelScript>;
@@ -191,6 +200,15 @@ const ModelConfigObject = z
     parameters: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
     /** The replayed answers; required when `interface` is `scripted`. */
     script: ModelScript.optional(),
+    /**
+     * Name of the worker's environment variable holding the API key (OpenAI interface). Never
+     * the key itself: keys stay in the worker's environment.
+     * @default OPENAI_API_KEY
+     */
+    api_key_env: z
+      .string({ error: 'expected a string' })
+      .regex(ENV_VAR_NAME, { error: 'expected the name of an environment variable (letters, digits, "_")' })
+      .optional(),
   }, { error: requiredOr('expected an object') })
   .superRefine((cfg, ctx) => {
     if (cfg.interface === 'scripted') {
@@ -346,6 +364,46 @@ export const AgentParameters = z.looseObject({
    * @default 0
    */
   continue_as_new_after_events: integerParam(0, 0),
+  /**
+   * step_by_step and todo_list: the most step executions (todo iterations) of a run, Axon Ivy's
+   * `maxIterations`.
+   * @default 20
+   */
+  max_iterations: integerParam(1, 20),
+  /**
+   * todo_list: iterations of a todo whose plan does not set `maxIterationsPerTodo`.
+   * @default 5
+   */
+  max_iterations_per_todo: integerParam(1, 5),
+  /**
+   * plan_and_execute: attempts of a step before it counts as failed.
+   * @default 3
+   */
+  max_step_attempts: integerParam(1, 3),
+  /**
+   * plan_and_execute: re-plan when a step failed after at least this many attempts.
+   * @default 3
+   */
+  replan_after_failed_attempts: integerParam(1, 3),
+  /**
+   * plan_and_execute: words in a step's observation that signal a missing prerequisite or a
+   * new requirement and trigger re-planning (case-insensitive). A comma-separated string works too.
+   * @default DEFAULT_REPLAN_KEYWORDS
+   */
+  replan_keywords: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v),
+      z.array(z.string({ error: 'expected a string' }).min(1, { error: 'must not be empty' }), { error: 'expected an array of strings' }),
+    )
+    .default([...DEFAULT_REPLAN_KEYWORDS]),
+  /**
+   * plan_and_execute: the viability check re-plans when it says the remaining plan will not
+   * work with at least this confidence (0 to 1).
+   * @default 0.7
+   */
+  replan_confidence_threshold: z
+    .preprocess(toNumber, z.number({ error: 'expected a number from 0 to 1' }).min(0, { error: 'expected a number from 0 to 1' }).max(1, { error: 'expected a number from 0 to 1' }))
+    .default(0.7),
 });
 /** Agent parameters as parsed (prompts not yet filled in; see {@link ResolvedParameters}). */
 export type AgentParameters = z.infer<typeof AgentParameters>;
@@ -382,10 +440,17 @@ export type ResolvedParameters = AgentParameters & {
 // ---------------------------------------------------------------------------------------------
 // agent definition
 
-/** Agent types. Only the seed's plan-execute-reflect agent for now. */
-export const AgentType = z.enum(['plan_execute_and_reflect'], {
-  error: requiredOr('expected one of plan_execute_and_reflect'),
-});
+/**
+ * Agent types: the seed's plan-execute-reflect agent, Axon Ivy's step-by-step and todo-list
+ * agents, and structured plan-and-execute with re-planning triggers.
+ */
+export const AGENT_TYPES = ['plan_execute_and_reflect', 'step_by_step', 'todo_list', 'plan_and_execute'] as const;
+
+/** An agent type; matching ignores case, so Axon Ivy's `STEP_BY_STEP` and `TODO_LIST` work too. */
+export const AgentType = z.preprocess(
+  (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+  z.enum(AGENT_TYPES, { error: requiredOr(`expected one of ${AGENT_TYPES.join(', ')}`) }),
+);
 /** Agent types. */
 export type AgentType = z.infer<typeof AgentType>;
 
@@ -450,6 +515,22 @@ export const MemorySpec = z.object({
 });
 /** Agent memory configuration. */
 export type MemorySpec = z.infer<typeof MemorySpec>;
+
+/** An instruction for one phase (Axon Ivy `instructions[]`). */
+export const Instruction = z.strictObject({
+  type: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+    z.enum(['planning', 'execution'], { error: requiredOr('expected planning or execution') }),
+  ),
+  content: z.string({ error: requiredOr('expected a string') }),
+});
+/** An instruction for one phase. */
+export type Instruction = z.infer<typeof Instruction>;
+
+/** The contents of an agent's instructions of one type, in file order. */
+export function instructionsOf(agent: { instructions?: Instruction[] }, type: Instruction['type']): string[] {
+  return (agent.instructions ?? []).filter((i) => i.type === type).map((i) => i.content);
+}
 
 /** Fills `llm.interface` from `parameters._llm_interface` and lets `executor_llm` inherit from `llm`. */
 const preprocessAgent = (input: unknown): unknown => {
@@ -520,9 +601,30 @@ const AgentDefinitionObject = z.strictObject(
      * @default none
      */
     app_type: z.string({ error: 'expected a string' }).optional(),
+    /**
+     * The agent's primary objective (Axon Ivy `goal`); required for step_by_step, used by
+     * todo_list's goal assessment when given.
+     * @default none
+     */
+    goal: z.string({ error: 'expected a string' }).optional(),
+    /**
+     * Planning and execution instructions (Axon Ivy `instructions`), added to the planning
+     * prompt and the execution/assessment prompts of step_by_step, todo_list and plan_and_execute.
+     * @default []
+     */
+    instructions: z.array(Instruction, { error: 'expected an array' }).default([]),
+    /**
+     * The agent's ID in another system (Axon Ivy `id`); stored, not interpreted.
+     * @default none
+     */
+    agent_id: z.string({ error: 'expected a string' }).optional(),
   },
   { error: requiredOr('expected an object') },
-);
+).superRefine((a, ctx) => {
+  if (a.type === 'step_by_step' && (a.goal === undefined || a.goal.trim() === '')) {
+    ctx.addIssue({ code: 'custom', path: ['goal'], message: 'is required for a step_by_step agent' });
+  }
+});
 
 /**
  * An agent file. Mirrors the seed's register-agent body; `executor_llm` is always set after
@@ -538,13 +640,7 @@ export type AgentDefinition = z.infer<typeof AgentDefinition>;
 // ---------------------------------------------------------------------------------------------
 // errors
 
-/** One problem in an agent file or in run parameters. */
-export interface AgentDefinitionIssue {
-  /** Dotted field path, e.g. `parameters.max_steps` or `tools[0].type`; `(root)` for the whole. */
-  path: string;
-  /** What is wrong. */
-  message: string;
-}
+export type { AgentDefinitionIssue };
 
 /** An agent file or run parameters failed validation. The message lists every bad field on one line. */
 export class AgentDefinitionError extends Error {
@@ -558,40 +654,6 @@ export class AgentDefinitionError extends Error {
   }
 }
 
-function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else out += out === '' ? String(p) : `.${String(p)}`;
-  }
-  return out === '' ? '(root)' : out;
-}
-
-const oneLine = (s: string): string => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-
-/** Generic messages for issues that have no schema-specific one. */
-const fallbackError = (issue: z.core.$ZodRawIssue): string | undefined => {
-  if (issue.code === 'invalid_type') {
-    if (issue.input === undefined) return 'is required';
-    const got = issue.input === null ? 'null' : Array.isArray(issue.input) ? 'array' : typeof issue.input;
-    return `expected ${issue.expected}, received ${got}`;
-  }
-  return undefined;
-};
-
-function toIssues(error: z.ZodError, pathPrefix: PropertyKey[] = []): AgentDefinitionIssue[] {
-  const issues: AgentDefinitionIssue[] = [];
-  for (const issue of error.issues) {
-    const base = [...pathPrefix, ...issue.path];
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) issues.push({ path: formatPath([...base, key]), message: 'unknown field' });
-      continue;
-    }
-    issues.push({ path: formatPath(base), message: oneLine(issue.message) });
-  }
-  return issues;
-}
-
 /**
  * Validates and defaults an agent file (already JSON-parsed).
  *
@@ -600,6 +662,11 @@ function toIssues(error: z.ZodError, pathPrefix: PropertyKey[] = []): AgentDefin
  * @throws AgentDefinitionError listing every bad field path in one line
  */
 export function parseAgentDefinition(input: unknown, options: ParseOptions = {}): AgentDefinition {
+  if (isIvyAgentFile(input)) {
+    const mapped = mapIvyAgent(input);
+    if (!mapped.ok) throw new AgentDefinitionError(mapped.issues, 'invalid Axon Ivy agent file');
+    input = mapped.agent;
+  }
   const parsed = AgentDefinition.safeParse(input, { error: fallbackError });
   if (!parsed.success) throw new AgentDefinitionError(toIssues(parsed.error));
   const known = options.toolTypes ?? BUILTIN_TOOL_TYPES;

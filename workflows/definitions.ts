@@ -1,6 +1,7 @@
 /** Types, queries and failure names shared by workflows and clients. */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
+import type { AgentType } from '../core/agent';
 import type { Usage } from '../core/llm-types';
 
 /** The seed's output fields, plus token usage. */
@@ -15,6 +16,75 @@ export interface RunOutput extends RunIds {
   response: string;
   usage: Usage;
   steps_executed: number;
+  /**
+   * What the run did, for the step_by_step, todo_list and plan_and_execute agents: the executed
+   * plan, each step's or todo's outcome, and (plan_and_execute) the statistics.
+   */
+  metadata?: Record<string, unknown>;
+}
+
+/** The workflow type that runs each agent type. */
+export const WORKFLOW_TYPES = {
+  plan_execute_and_reflect: 'planExecuteReflect',
+  step_by_step: 'stepByStep',
+  todo_list: 'todoList',
+  plan_and_execute: 'planAndExecute',
+} as const satisfies Record<AgentType, string>;
+
+/** The workflow type of an agent type. */
+export function workflowTypeFor(type: AgentType): (typeof WORKFLOW_TYPES)[AgentType] {
+  return WORKFLOW_TYPES[type];
+}
+
+/** A step of a step_by_step run as `progress` shows it (Axon Ivy `AiStep` and its state). */
+export interface StepView {
+  stepNo: number;
+  name: string;
+  toolId: string;
+  analysis?: string;
+  next?: number;
+  previous?: number;
+  resultName?: string;
+  resultDescription?: string;
+  status: 'pending' | 'running' | 'completed' | 'failed' | 'skipped';
+  /** Inserted by a YES decision (numbered stepNo + 1000 of the step that decided). */
+  adaptive: boolean;
+  /** The decision taken after the step. */
+  decision?: 'YES' | 'NO' | 'COMPLETE';
+}
+
+/** A todo of a todo_list run as `progress` shows it (Axon Ivy `AiTodo` and its state). */
+export interface TodoView {
+  stepNo: number;
+  description: string;
+  successCriteria: string;
+  availableToolIds: string[];
+  analysis?: string;
+  resultName?: string;
+  resultDescription?: string;
+  maxIterationsPerTodo: number;
+  currentStatus: 'pending' | 'in_progress' | 'completed' | 'failed';
+  isCompleted: boolean;
+  iterations: number;
+  executor_workflow_id?: string;
+}
+
+/** A step of a plan_and_execute plan as `progress` shows it (seed 003 `PlanStep` and its state). */
+export interface PlanStepView {
+  step_num: number;
+  goal: string;
+  primary_tools: string[];
+  success_criteria: string;
+  context?: string;
+  status: 'pending' | 'running' | 'completed' | 'failed';
+  attempts: number;
+}
+
+/** Why and when a plan_and_execute run re-planned. */
+export interface Replan {
+  after_step: number;
+  trigger: 'step_failed' | 'keyword' | 'viability';
+  reason: string;
 }
 
 /** Longest step result kept in workflow state and shown by queries. */
@@ -44,6 +114,18 @@ export interface Progress extends RunIds {
   error?: string;
   /** How many times the run has continued-as-new (absent before the first time). */
   continued_as_new?: number;
+  /** The agent type (absent in runs of plan_execute_and_reflect started before it was added). */
+  agent_type?: AgentType;
+  /** step_by_step: every step, planned and adaptive, with its status. */
+  steps?: StepView[];
+  /** todo_list: every todo with its status. */
+  todos?: TodoView[];
+  /** plan_and_execute: the plan as executed so far, adapted steps included. */
+  plan_steps?: PlanStepView[];
+  /** plan_and_execute: the re-plannings so far. */
+  replans?: Replan[];
+  /** step_by_step and todo_list: names of the variables so far (the query, then each result). */
+  variables?: string[];
 }
 
 export const progressQuery = defineQuery<Progress>('progress');
@@ -60,17 +142,29 @@ export const SearchAttributes = {
 /** Failure types a client can match on. */
 export const FailureTypes = {
   PlannerOutputInvalid: 'Planner.OutputInvalid',
+  /** A model answer of a step_by_step, todo_list or plan_and_execute run stayed unparseable. */
+  ModelOutputInvalid: 'Agent.OutputInvalid',
+  /** A step_by_step step or todo names a tool the agent does not have (Axon Ivy "Tool not found"). */
+  ToolNotFound: 'Agent.ToolNotFound',
 } as const;
 
 export function preview(text: string, max = RESULT_PREVIEW_CHARS): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
 }
 
+const STATUS_ICON: Record<string, string> = { pending: '⏳', running: '▶️', in_progress: '▶️', completed: '✅', failed: '❌', skipped: '⏭️' };
+
 /** The progress as Markdown, for the workflow's current details in the Temporal UI. */
 export function progressMarkdown(p: Progress): string {
   const lines = [`**${p.agent}** — ${p.status}`, '', `**Question:** ${preview(p.question, 300)}`, ''];
   lines.push(`memory_id \`${p.memory_id}\` · executor memory \`${p.executor_agent_memory_id}\``, '');
-  if (p.plan.length > 0) lines.push('**Plan:**', ...p.plan.map((s, i) => `${i + 1}. ${preview(s, 200)}`), '');
+  if (p.steps) {
+    lines.push('**Steps:**', ...p.steps.map((s) => `- ${STATUS_ICON[s.status]} ${s.stepNo}. ${preview(s.name, 150)} (${s.toolId})${s.decision ? ` → ${s.decision}` : ''}`), '');
+  } else if (p.todos) {
+    lines.push('**Todos:**', ...p.todos.map((t) => `- ${STATUS_ICON[t.currentStatus]} ${t.stepNo}. ${preview(t.description, 150)} (${t.iterations}/${t.maxIterationsPerTodo})`), '');
+  } else if (p.plan_steps) {
+    lines.push('**Plan:**', ...p.plan_steps.map((s) => `- ${STATUS_ICON[s.status]} ${s.step_num}. ${preview(s.goal, 150)} (${s.primary_tools[0] ?? 'no tool'}, ${s.attempts} attempts)`), '');
+  } else if (p.plan.length > 0) lines.push('**Plan:**', ...p.plan.map((s, i) => `${i + 1}. ${preview(s, 200)}`), '');
   if (p.current_step) lines.push(`**Running step ${p.current_step.index + 1}:** ${preview(p.current_step.step, 200)}`, '');
   for (const s of p.completed_steps) lines.push(`- ${s.ok ? '✅' : '❌'} step ${s.index + 1}: ${preview(s.step, 120)} → ${preview(s.result_preview, 200)}`);
   lines.push('', `steps ${p.steps_executed}/${p.max_steps} · tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens}`);

@@ -51,6 +51,8 @@ export function modelForCall(model: ModelSettings, position: CallPosition): Mode
       const step = turns ? only(turns, position.iteration) : undefined;
       return { ...model, script: { executor: step ? Object.assign(new Array<typeof step>(position.step + 1), { [position.step]: step }) : [] } };
     }
+    case 'task':
+      return { ...model, script: { [position.kind]: only(script[position.kind], position.call) } };
     case 'summary':
       return { ...model, script: { summary: script.summary?.slice(0, 1) } };
     default:

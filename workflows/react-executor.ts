@@ -46,14 +46,24 @@ export interface ReactExecutorOutput {
   result_chars: number;
   iterations: number;
   tool_calls: number;
+  /** Tool calls whose observation was an error. */
+  tool_errors?: number;
+  /** The iteration limit ended the step before the model gave a final answer. */
+  limit_reached?: boolean;
   usage: Usage;
 }
 
 export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExecutorOutput> {
+  return runReact(input);
+}
+
+/** The ReAct loop of one step, for the executor child workflow and for other workflows' iterations. */
+export async function runReact(input: ReactExecutorInput): Promise<ReactExecutorOutput> {
   const { executorLlm } = llmActivities(input.llm_task_queue);
   const finish = async (result: string, iterations: number): Promise<ReactExecutorOutput> => {
     await memoryActivities.saveStep({ ids: input.ids, stepIndex: input.stepIndex, step: input.step, result });
-    return { result_preview: preview(result), result_chars: result.length, iterations, tool_calls: toolCalls, usage };
+    const limit_reached = iterations >= input.max_iteration && !answered;
+    return { result_preview: preview(result), result_chars: result.length, iterations, tool_calls: toolCalls, tool_errors: toolErrors, limit_reached, usage };
   };
   const earlier = await memoryActivities.loadExecutorHistory({
     executor_agent_memory_id: input.ids.executor_agent_memory_id,
@@ -71,6 +81,8 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
   const allowed = [...byName.keys()];
   let usage = ZERO_USAGE;
   let toolCalls = 0;
+  let toolErrors = 0;
+  let answered = false;
   const observations: string[] = [];
   for (let iteration = 0; iteration < input.max_iteration; iteration++) {
     const response = await executorLlm.executeWithOptions({ summary: `executor LLM: step ${input.stepIndex + 1}, iteration ${iteration + 1}` }, [
@@ -85,6 +97,7 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
     usage = addUsage(usage, response.usage);
     messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls });
     if (response.tool_calls.length === 0) {
+      answered = true;
       return finish(response.content, iteration + 1);
     }
     for (const call of response.tool_calls) {
@@ -99,6 +112,7 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
             is_error: true,
           };
       if (ref) toolCalls++;
+      if (observation.is_error) toolErrors++;
       observations.push(`${call.name}: ${observation.content}`);
       messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: observation.content, is_error: observation.is_error });
     }

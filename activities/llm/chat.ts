@@ -16,6 +16,8 @@ export interface ModelSettings {
   region?: string;
   parameters?: Record<string, unknown>;
   script?: Script;
+  /** The worker environment variable holding the API key (OpenAI interface). */
+  api_key_env?: string;
 }
 
 export interface ChatDeps {

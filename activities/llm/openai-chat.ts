@@ -24,6 +24,8 @@ export interface OpenAiModelSettings {
    * (@default false) and `timeout_ms` (@default 120000).
    */
   parameters?: Record<string, unknown>;
+  /** The worker environment variable holding the API key. @default OPENAI_API_KEY */
+  api_key_env?: string;
 }
 
 type MessageParam = OpenAI.Chat.ChatCompletionMessageParam;
@@ -102,13 +104,14 @@ function samplingParameters(p: Record<string, unknown> | undefined): Partial<Ope
  * Calls Chat Completions once. The SDK's own retries are off (`maxRetries: 0`): errors become
  * `ApplicationFailure`s (see `errors.ts`) and Temporal's retry policy decides.
  *
- * @throws ApplicationFailure `OpenAI.Configuration` (non-retryable) when `OPENAI_API_KEY` or the model is missing
+ * @throws ApplicationFailure `OpenAI.Configuration` (non-retryable) when the API key variable (`OPENAI_API_KEY` unless `api_key_env` names another) or the model is missing
  */
 export async function openAiChat(model: OpenAiModelSettings, request: ChatRequest): Promise<RawChatResponse> {
   const ctx = { interface: OPENAI_INTERFACE, model: model.model };
-  const apiKey = process.env.OPENAI_API_KEY;
+  const keyVariable = model.api_key_env ?? 'OPENAI_API_KEY';
+  const apiKey = process.env[keyVariable];
   if (!apiKey) {
-    throw ApplicationFailure.nonRetryable("OPENAI_API_KEY is not set in the worker's environment", 'OpenAI.Configuration');
+    throw ApplicationFailure.nonRetryable(`${keyVariable} is not set in the worker's environment`, 'OpenAI.Configuration');
   }
   if (!model.model) {
     throw ApplicationFailure.nonRetryable(`${OPENAI_INTERFACE} needs llm.model in the agent file`, 'OpenAI.Configuration');

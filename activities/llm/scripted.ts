@@ -4,7 +4,7 @@
  * It records every request so tests can assert on prompts.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { CallPosition, ChatMessage, RawChatResponse, ToolSpec } from '../../core/llm-types';
+import type { CallPosition, ChatMessage, RawChatResponse, TaskKind, ToolSpec } from '../../core/llm-types';
 
 export interface ScriptedToolCall {
   name: string;
@@ -17,7 +17,9 @@ export interface ScriptedTurn {
   tool_calls?: ScriptedToolCall[];
 }
 
-export interface Script {
+export type Script = Partial<Record<TaskKind, string[]>> & ScriptLists;
+
+interface ScriptLists {
   /** `planner[k]`: the raw text of the k-th planner call of the run. */
   planner?: string[];
   /** `executor[n]`: the turns of the n-th executed step. */
@@ -56,6 +58,10 @@ export function scriptedChat(script: Script, request: ChatRequest, recorder?: Re
   if (position.role === 'planner') {
     const answers = script.planner ?? [];
     if (position.call >= answers.length) outOfScript(`planner answer at position ${position.call}`, answers.length);
+    turn = { content: answers[position.call] };
+  } else if (position.role === 'task') {
+    const answers = script[position.kind] ?? [];
+    if (position.call >= answers.length || answers[position.call] == null) outOfScript(`${position.kind} answer at position ${position.call}`, answers.length);
     turn = { content: answers[position.call] };
   } else if (position.role === 'executor') {
     const steps = script.executor ?? [];

@@ -131,6 +131,12 @@ export function createMemoryActivities(store: MemoryStore) {
       );
     },
 
+    /** The whole result of an executed step, as saved by {@link saveStep} ('' when there is none). */
+    async stepResult(input: { ids: MemoryIds; stepIndex: number }): Promise<string> {
+      const [doc] = await store.interactionsByIds([stepTraceId(input.ids.parent_interaction_id, input.stepIndex)]);
+      return doc?.response ?? '';
+    },
+
     /** Writes the final result (or the failure) onto the root interaction (saveAndReturnFinalResult). */
     async finishRun(input: { ids: MemoryIds; response: string; error?: string }): Promise<void> {
       const now = new Date();

@@ -12,7 +12,7 @@ import type { RecordedRequest } from '../../activities/llm/scripted';
 import { calculatorTool } from '../../activities/tools/calculator';
 import { toolRegistry, type Tool } from '../../activities/tools/tool';
 import { parseAgentDefinition, resolveParameters } from '../../core/agent';
-import type { PlanExecuteReflectInput } from '../../workflows';
+import { progressQuery, workflowTypeFor, type PlanExecuteReflectInput, type RunOutput } from '../../workflows';
 import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
 
 export interface Harness {
@@ -84,3 +84,29 @@ export function workflowId(prefix = 'test'): string {
 
 export const plan = (...steps: string[]) => JSON.stringify({ steps, result: '' });
 export const final = (result: string) => JSON.stringify({ steps: [], result });
+
+/** Starts a run as the workflow type of its agent type, as `perflow run` does. */
+export function startAgentRun(harness: Harness, input: PlanExecuteReflectInput, prefix = 'agent') {
+  return harness.client.workflow.start<(i: PlanExecuteReflectInput) => Promise<RunOutput>>(workflowTypeFor(input.agent.type), {
+    taskQueue: harness.taskQueue,
+    workflowId: workflowId(prefix),
+    args: [input],
+  });
+}
+
+/** The `progress` query of a run. */
+export function progressOf(harness: Harness, id: string) {
+  return harness.client.workflow.getHandle(id).query(progressQuery);
+}
+
+/** The failure of a run that is expected to fail. */
+export async function failureOf(promise: Promise<unknown>): Promise<{ type?: string; message: string }> {
+  const err = await promise.then(
+    () => {
+      throw new Error('the run succeeded but was expected to fail');
+    },
+    (e: unknown) => e as { cause?: { type?: string; message: string } },
+  );
+  if (!err.cause) throw new Error('the failure has no cause');
+  return err.cause;
+}

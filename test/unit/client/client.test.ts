@@ -47,8 +47,9 @@ describe('client helpers', () => {
   });
 
   it('builds list queries, UI links and configs', () => {
-    expect(listQuery('running')).toBe("WorkflowType = 'planExecuteReflect' AND ExecutionStatus = 'Running'");
-    expect(listQuery()).toBe("WorkflowType = 'planExecuteReflect'");
+    const anyType = "(WorkflowType = 'planExecuteReflect' OR WorkflowType = 'stepByStep' OR WorkflowType = 'todoList' OR WorkflowType = 'planAndExecute')";
+    expect(listQuery('running')).toBe(`${anyType} AND ExecutionStatus = 'Running'`);
+    expect(listQuery()).toBe(anyType);
     const c = clientConfigFromEnv({ PERFLOW_TEMPORAL_UI_URL: 'http://ui:1/' });
     expect(workflowUrl(c, 'w', 'r')).toBe('http://ui:1/namespaces/default/workflows/w/r/history');
     expect(c.taskQueue).toBe('perflow');

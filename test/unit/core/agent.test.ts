@@ -1,3 +1,4 @@
+import { DEFAULT_REPLAN_KEYWORDS } from '../../../core/agent-type-prompts';
 import {
   AgentDefinitionError,
   parseAgentDefinition,
@@ -34,6 +35,7 @@ describe('parseAgentDefinition', () => {
       memory: { type: 'conversation_index' },
       tools: [],
       mcp_servers: [],
+      instructions: [],
       parameters: {
         max_steps: 20,
         token_budget: 0,
@@ -43,6 +45,12 @@ describe('parseAgentDefinition', () => {
         executor_message_history_limit: 10,
         inject_datetime: false,
         max_parse_retries: 3,
+        max_iterations: 20,
+        max_iterations_per_todo: 5,
+        max_step_attempts: 3,
+        replan_after_failed_attempts: 3,
+        replan_keywords: [...DEFAULT_REPLAN_KEYWORDS],
+        replan_confidence_threshold: 0.7,
       },
     });
   });
@@ -117,7 +125,7 @@ describe('parseAgentDefinition', () => {
     );
     expect(error.issues).toEqual([
       { path: 'name', message: 'is required' },
-      { path: 'type', message: 'expected one of plan_execute_and_reflect' },
+      { path: 'type', message: 'expected one of plan_execute_and_reflect, step_by_step, todo_list, plan_and_execute' },
       { path: 'llm.script', message: 'is required when interface is "scripted"' },
       { path: 'tools[0].type', message: 'is required' },
       { path: 'extra', message: 'unknown field' },

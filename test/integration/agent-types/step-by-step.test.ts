@@ -1,0 +1,168 @@
+/** step_by_step (Axon Ivy IvyAgent) runs on real servers with the scripted model. */
+import type { StepView } from '../../../workflows';
+import { createHarness, failureOf, progressOf, runInput, scriptedAgent, startAgentRun, type Harness } from '../../support/harness';
+
+jest.setTimeout(90_000);
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await createHarness();
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+const step = (stepNo: number, name: string, resultName: string, toolId = 'CalculatorTool') => ({
+  stepNo,
+  name,
+  analysis: `why ${name}`,
+  toolId,
+  previous: stepNo - 1,
+  next: stepNo === 3 ? -1 : stepNo + 1,
+  resultName,
+  resultDescription: `the ${resultName}`,
+});
+const calc = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
+
+const agent = (script: Record<string, unknown>, question: string) =>
+  runInput(
+    scriptedAgent(script as never, {
+      type: 'step_by_step',
+      goal: 'Compute the requested number exactly',
+      tools: [{ type: 'CalculatorTool' }],
+      instructions: [
+        { type: 'planning', content: 'Plan one calculation per step.' },
+        { type: 'execution', content: 'Double-check every number.' },
+      ],
+    }),
+    question,
+  );
+
+const forQuestion = (question: string) => harness.recorder.filter((r) => JSON.stringify(r.messages).includes(question));
+
+describe('the step_by_step agent', () => {
+  it('inserts and executes adaptive step 1002 after a YES decision, then finishes the plan', async () => {
+    const question = 'What is (6*7) + 2^10, checked?';
+    const plan = [step(1, 'multiply', 'product'), step(2, 'power', 'power'), step(3, 'add', 'sum')];
+    const adaptive = [{ stepNo: 1, name: 'check the product', toolId: 'CalculatorTool', resultName: 'check', resultDescription: 'product again' }];
+    const handle = await startAgentRun(
+      harness,
+      agent(
+        {
+          planner: ['1. multiply 6 by 7\n2. raise 2 to 10\n3. add both'],
+          mapping: [JSON.stringify(plan)],
+          executor: [calc('6*7', '42'), calc('2^10', '1024'), calc('6*7', 'still 42'), calc('42+1024', '1066')],
+          decision: ['Decision: NO', `Decision: YES\n${JSON.stringify(adaptive)}`, 'Decision: NO', 'Decision: NO'],
+        },
+        question,
+      ),
+      'sbs',
+    );
+    const out = await handle.result();
+    expect(out.response).toBe('1066');
+    expect(out.steps_executed).toBe(4);
+
+    const steps = (out.metadata?.steps ?? []) as StepView[];
+    expect(steps.map((s) => [s.stepNo, s.status, s.adaptive, s.decision])).toEqual([
+      [1, 'completed', false, 'NO'],
+      [2, 'completed', false, 'YES'],
+      [1002, 'completed', true, 'NO'],
+      [3, 'completed', false, 'NO'],
+    ]);
+    expect(out.metadata?.variables).toEqual([
+      { name: 'query', value: question },
+      { name: 'product', value: '42' },
+      { name: 'power', value: '1024' },
+      { name: 'check', value: 'still 42' },
+      { name: 'sum', value: '1066' },
+    ]);
+
+    const calls = forQuestion(question);
+    // The planning prompt carries the goal, the planning instruction and the tools.
+    const planning = calls.find((r) => r.position.role === 'planner')!;
+    expect(planning.messages[0].content).toContain('GOAL: Compute the requested number exactly\n\nPlan one calculation per step.\n\nUSER QUERY: What is (6*7) + 2^10, checked?');
+    expect(planning.messages[0].content).toContain('CalculatorTool: ');
+    // The DataMapping call lists the seed's field explanations and gets the crude plan.
+    const mapping = harness.recorder.find((r) => r.position.role === 'task' && r.position.kind === 'mapping' && r.messages[0].content.includes('raise 2 to 10'))!;
+    expect(mapping.messages[0].content).toContain('- stepNo: Incremental integer, starts at 1');
+    expect(mapping.messages[0].content).toContain('- next: ID of next step, -1 if final');
+    // Each step ran with its one tool; the last step saw the earlier results as variables.
+    const executor = calls.filter((r) => r.position.role === 'executor');
+    expect(executor.every((r) => (r.tools ?? []).map((t) => t.name).join() === 'CalculatorTool')).toBe(true);
+    const lastStep = executor.find((r) => r.messages.at(-1)?.content.includes('STEP 3: add'));
+    expect(lastStep?.messages.at(-1)?.content).toContain('- check: still 42');
+    expect(lastStep?.messages.at(-1)?.content).toContain('Double-check every number.');
+    // The decision prompt is the seed's EXECUTION_PROMPT_TEMPLATE.
+    const decision = calls.find((r) => r.position.role === 'task' && r.position.kind === 'decision')!;
+    expect(decision.messages[0].content).toContain('Current Step: multiply\nLatest Result: 42');
+    expect(decision.messages[0].content).toContain('Decision: [YES - update plan | NO - continue | COMPLETE - goal achieved]');
+
+    const progress = await progressOf(harness, handle.workflowId);
+    expect(progress.status).toBe('completed');
+    expect(progress.agent_type).toBe('step_by_step');
+    expect(progress.steps?.map((s) => s.stepNo)).toEqual([1, 2, 1002, 3]);
+    expect(progress.variables).toEqual(['query', 'product', 'power', 'check', 'sum']);
+    expect(progress.completed_steps.map((s) => s.executor_workflow_id)).toEqual([1, 2, 3, 4].map((n) => `${handle.workflowId}/step-${n}`));
+    // Every executed step is in memory.
+    const traces = await harness.memory.interactions.find({ memory_id: out.memory_id, origin: 'planner' }).toArray();
+    expect(traces.map((t) => t.response).sort()).toEqual(['1024', '1066', '42', 'still 42']);
+  });
+
+  it('stops early on a COMPLETE decision and skips the rest of the plan', async () => {
+    const question = 'Only the product, please';
+    const out = await (
+      await startAgentRun(
+        harness,
+        agent(
+          {
+            planner: ['multiply, then power, then add'],
+            mapping: [JSON.stringify([step(1, 'multiply', 'product'), step(2, 'power', 'power'), step(3, 'add', 'sum')])],
+            executor: [calc('6*7', '42')],
+            decision: ['The goal is achieved.\nDecision: COMPLETE'],
+          },
+          question,
+        ),
+      )
+    ).result();
+    expect(out.response).toBe('42');
+    expect(out.steps_executed).toBe(1);
+    expect((out.metadata?.steps as StepView[]).map((s) => s.status)).toEqual(['completed', 'skipped', 'skipped']);
+    expect(forQuestion(question).filter((r) => r.position.role === 'executor')).toHaveLength(2);
+  });
+
+  it('rejects a plan whose step names an unknown tool, as "Tool not found"', async () => {
+    const handle = await startAgentRun(
+      harness,
+      agent({ planner: ['use the shredder'], mapping: [JSON.stringify([step(1, 'shred', 'pieces', 'ShredderTool')])] }, 'shred it'),
+    );
+    const failure = await failureOf(handle.result());
+    expect(failure.type).toBe('Agent.ToolNotFound');
+    expect(failure.message).toMatch(/^Tool not found: ShredderTool \(step 1 "shred"\); the agent's tools: CalculatorTool$/);
+    const progress = await progressOf(harness, handle.workflowId);
+    expect(progress.status).toBe('failed');
+    expect(progress.error).toContain('Tool not found: ShredderTool');
+  });
+
+  it('stops at max_iterations with the memory_id to continue with', async () => {
+    const out = await (
+      await startAgentRun(
+        harness,
+        runInput(
+          scriptedAgent(
+            {
+              planner: ['two steps'],
+              mapping: [JSON.stringify([step(1, 'multiply', 'product'), step(2, 'power', 'power')])],
+              executor: [calc('6*7', '42')],
+              decision: ['Decision: NO'],
+            } as never,
+            { type: 'step_by_step', goal: 'g', tools: [{ type: 'CalculatorTool' }], parameters: { max_iterations: 1 } },
+          ),
+          'iteration limit',
+        ),
+      )
+    ).result();
+    expect(out.response).toMatch(/^Max Iterations \(1\) Reached\. /);
+    expect(out.response).toContain(out.memory_id);
+    expect((out.metadata?.steps as StepView[]).map((s) => s.status)).toEqual(['completed', 'skipped']);
+  });
+});

@@ -1,0 +1,217 @@
+/**
+ * Structured plan-and-execute (seed 003): the planning model writes `PlanStep`s with success
+ * criteria; each step runs guided (its primary tool, the condensed results of the last five
+ * steps) in ReAct executor children, up to `max_step_attempts` times; after every step but the
+ * last, re-planning triggers are checked (failed after ≥ 3 attempts, a keyword in the
+ * observation, the viability check at ≥ 0.7 confidence) and the unfinished part of the plan is
+ * replaced; the final answer is synthesised from the step summaries, with run metadata.
+ */
+import { instructionsOf } from '../core/agent';
+import {
+  findReplanKeyword,
+  OBSERVATION_METADATA_CHARS,
+  parsePlanSteps,
+  parseViability,
+  planStatistics,
+  renumberAdapted,
+  type PlanStep,
+  type StepResult,
+} from '../core/agent-type-output';
+import {
+  ADAPT_PLAN_TEMPLATE,
+  EXECUTION_PLAN_TEMPLATE,
+  fill,
+  FINAL_ANSWER_TEMPLATE,
+  instructionBlock,
+  STEP_ACTION_TEMPLATE,
+  VIABILITY_TEMPLATE,
+} from '../core/agent-type-prompts';
+import { log } from '@temporalio/workflow';
+import { beginRun, toolListing, toolsNamed, type AgentRunInput, type StepOutcome } from './agent-run';
+import { preview, type PlanStepView, type Replan, type RunOutput } from './definitions';
+
+/** How many earlier observations a step sees (seed 003 keeps the last 5). */
+const OBSERVATION_WINDOW = 5;
+
+export async function planAndExecute(input: AgentRunInput): Promise<RunOutput> {
+  const run = await beginRun(input, input.parameters.max_steps);
+  const { agent, question, p, progress } = run;
+  const toolIds = run.tools.map((t) => t.spec.name);
+  const planning = instructionBlock(instructionsOf(agent, 'planning'));
+  const execution = instructionBlock(instructionsOf(agent, 'execution'));
+  const plannerCalls = { next: 0 };
+  let viabilityCalls = 0;
+  let plan: PlanStepView[] = [];
+  const results: StepResult[] = [];
+  const observations: string[] = [];
+  const replans: Replan[] = [];
+  progress.replans = replans;
+
+  return run.guard(async () => {
+    plan = (await planSteps(fill(EXECUTION_PLAN_TEMPLATE, {
+      planningInstructions: planning,
+      query: question,
+      availableTools: toolListing(run.tools),
+    }), 'planning model: plan', 1)).map(stepView);
+    syncPlan();
+
+    let unit = 0;
+    let stoppedAt: number | undefined;
+    for (let cursor = 0; cursor < plan.length; cursor++) {
+      if (results.length >= p.max_steps) {
+        stoppedAt = p.max_steps;
+        break;
+      }
+      const step = plan[cursor];
+      step.status = 'running';
+      syncPlan();
+      const tool = step.primary_tools[0] ?? '';
+      let outcome: StepOutcome | undefined;
+      let observation = '';
+      let error: string | undefined;
+      if (tool !== '' && !toolIds.includes(tool)) {
+        // No fallback to another tool (seed 003): the step fails and re-planning may fix it.
+        observation = `Tool not found: ${tool}; the agent's tools: ${toolIds.join(', ') || 'none'}`;
+        error = observation;
+        step.attempts = 1;
+      } else {
+        for (let attempt = 1; attempt <= p.max_step_attempts; attempt++) {
+          step.attempts = attempt;
+          outcome = await run.runStep(unit++, `step ${step.step_num}${attempt > 1 ? `, attempt ${attempt}` : ''}: ${step.goal}`, actionInput(step, attempt, observation), toolsNamed(run.tools, tool === '' ? [] : [tool]));
+          observation = outcome.result;
+          error = attemptError(outcome);
+          if (error === undefined) break;
+        }
+      }
+      const success = error === undefined;
+      step.status = success ? 'completed' : 'failed';
+      results.push({
+        step_num: step.step_num,
+        goal: step.goal,
+        success,
+        tool_used: tool,
+        attempts: step.attempts,
+        observation: preview(observation, OBSERVATION_METADATA_CHARS),
+        ...(error !== undefined ? { error: preview(error, OBSERVATION_METADATA_CHARS) } : {}),
+      });
+      observations.push(`Step ${step.step_num} (${tool || 'no tool'}): ${preview(observation, 300)}`);
+      syncPlan();
+
+      if (cursor < plan.length - 1) {
+        const trigger = await replanTrigger(step, success, observation, cursor);
+        if (trigger) {
+          replans.push(trigger);
+          const adapted = await planSteps(fill(ADAPT_PLAN_TEMPLATE, {
+            planningInstructions: planning,
+            query: question,
+            completedSteps: completedListing(),
+            issue: trigger.reason,
+            remainingSteps: stepListing(plan.slice(cursor + 1)),
+            availableTools: toolListing(run.tools),
+          }), `planning model: re-plan after step ${step.step_num} (${trigger.trigger})`, 1);
+          const kept = plan.slice(0, cursor + 1);
+          plan = renumberAdapted(kept, adapted).map((s, i) => (i < kept.length ? kept[i] : stepView(s)));
+          syncPlan();
+        }
+      }
+    }
+
+    const answer = await run.ask({
+      model: 'planning',
+      position: { role: 'task', kind: 'final', call: 0 },
+      summary: 'planning model: final answer',
+      prompt: fill(FINAL_ANSWER_TEMPLATE, {
+        query: question,
+        stepSummaries: results.map((r) => `${r.success ? '✅' : '❌'} Step ${r.step_num}: ${r.goal} [tool: ${r.tool_used || 'none'}] → ${preview(r.observation, 300)}`).join('\n'),
+        observations: observations.join('\n'),
+      }),
+    });
+    return run.finish(answer, {
+      agent_type: 'plan_and_execute',
+      architecture: 'plan-and-execute: structured plan, guided ReAct execution per step, re-planning triggers, synthesised answer',
+      planning: { plan: plan.map(({ status: _s, attempts: _a, ...s }) => s), replans },
+      execution: { steps: results },
+      summary: planStatistics(results),
+      ...(stoppedAt !== undefined ? { stopped: `max_steps (${stoppedAt}) reached` } : {}),
+    });
+  });
+
+  /** Asks for a plan (initial or adapted) until it parses. */
+  async function planSteps(prompt: string, summary: string, firstNum: number): Promise<PlanStep[]> {
+    const first = plannerCalls.next === 0;
+    return run.askParsed(
+      { model: 'planning', position: { role: 'planner', call: plannerCalls.next }, summary, prompt, withHistory: first },
+      (raw) => parsePlanSteps(raw, firstNum),
+      'the plan',
+      plannerCalls,
+    );
+  }
+
+  async function replanTrigger(step: PlanStepView, success: boolean, observation: string, cursor: number): Promise<Replan | undefined> {
+    if (!success && step.attempts >= p.replan_after_failed_attempts) {
+      return { after_step: step.step_num, trigger: 'step_failed', reason: `step ${step.step_num} failed after ${step.attempts} attempts: ${preview(observation, 300)}` };
+    }
+    const keyword = findReplanKeyword(observation, p.replan_keywords);
+    if (keyword !== undefined) {
+      return { after_step: step.step_num, trigger: 'keyword', reason: `the observation of step ${step.step_num} mentions "${keyword}": ${preview(observation, 300)}` };
+    }
+    const raw = await run.ask({
+      model: 'planning',
+      position: { role: 'task', kind: 'viability', call: viabilityCalls++ },
+      summary: `planning model: viability after step ${step.step_num}`,
+      prompt: fill(VIABILITY_TEMPLATE, { query: question, completedSteps: completedListing(), remainingSteps: stepListing(plan.slice(cursor + 1)) }),
+    });
+    const verdict = parseViability(raw);
+    if (!verdict.ok) {
+      log.warn('viability check could not be read; keeping the plan', { error: verdict.error });
+      return undefined;
+    }
+    if (verdict.value.replan && verdict.value.confidence >= p.replan_confidence_threshold) {
+      return { after_step: step.step_num, trigger: 'viability', reason: `viability check (confidence ${verdict.value.confidence}): ${verdict.value.reason}` };
+    }
+    return undefined;
+  }
+
+  function actionInput(step: PlanStepView, attempt: number, lastObservation: string): string {
+    const recent = observations.slice(-OBSERVATION_WINDOW);
+    return fill(STEP_ACTION_TEMPLATE, {
+      executionInstructions: execution,
+      query: question,
+      stepNum: String(step.step_num),
+      totalSteps: String(plan.length),
+      goal: step.goal,
+      tool: step.primary_tools[0] ?? 'none (reason from the results so far)',
+      successCriteria: step.success_criteria || 'the goal is met',
+      context: step.context ? `\nContext: ${step.context}` : '',
+      previousResults:
+        (recent.length > 0 ? `\n\nResults of previous steps:\n${recent.join('\n')}` : '') +
+        (attempt > 1 ? `\n\nAttempt ${attempt}: the previous attempt did not succeed: ${preview(lastObservation, 300)}` : ''),
+    });
+  }
+
+  function completedListing(): string {
+    return results.map((r) => `${r.success ? '✅' : '❌'} ${r.step_num}. ${r.goal} [${r.tool_used || 'no tool'}]: ${preview(r.observation, 300)}`).join('\n') || 'none';
+  }
+
+  function syncPlan(): void {
+    progress.plan_steps = plan;
+    progress.plan = plan.filter((s) => s.status === 'pending' || s.status === 'running').map((s) => s.goal);
+    run.showProgress();
+  }
+}
+
+function stepView(s: PlanStep): PlanStepView {
+  return { ...s, status: 'pending', attempts: 0 };
+}
+
+function stepListing(steps: readonly PlanStep[]): string {
+  return steps.map((s) => `${s.step_num}. ${s.goal} [${s.primary_tools.join(', ') || 'no tool'}] — done when: ${s.success_criteria}`).join('\n') || 'none';
+}
+
+/** Why an attempt did not succeed, or undefined when it did. */
+function attemptError(o: StepOutcome): string | undefined {
+  if (!o.ok) return o.result;
+  if (o.limit_reached) return 'the executor reached its iteration limit';
+  if (o.tool_errors > 0 && o.tool_errors >= o.tool_calls) return 'every tool call returned an error';
+  return undefined;
+}

@@ -1,0 +1,267 @@
+/**
+ * Axon Ivy's TODO_LIST agent (TodoAgent): the planning model writes outcome-focused todos with
+ * success criteria; each todo runs in its own child workflow, iterating (ReAct execution, then
+ * the completion assessment) until it is done or `maxIterationsPerTodo` is reached; after each
+ * completed todo the goal assessment decides GOAL_ACHIEVED (stop) or CONTINUE_NEEDED.
+ */
+import { ActivityFailure, executeChild, isCancellation, log, workflowInfo } from '@temporalio/workflow';
+import type { AgentTool } from '../activities';
+import type { ModelSettings } from '../activities/llm/chat';
+import type { MemoryIds } from '../core/memory-ids';
+import { instructionsOf } from '../core/agent';
+import { parseCompletion, parseGoalDecision, parseTodos, type AiTodo } from '../core/agent-type-output';
+import {
+  AI_TODO_FIELDS,
+  COMPLETION_ASSESSMENT_TEMPLATE,
+  dataMappingPrompt,
+  fill,
+  GOAL_ASSESSMENT_TEMPLATE,
+  instructionBlock,
+  maxIterationsReachedMessage,
+  TODO_EXECUTION_TEMPLATE,
+  TODO_PLANNING_TEMPLATE,
+  todoListGoal,
+} from '../core/agent-type-prompts';
+import { addUsage, ZERO_USAGE, type Usage } from '../core/llm-types';
+import { beginRun, causeMessage, toolListing, toolsNamed, variableListing, type AgentRunInput } from './agent-run';
+import { preview, type RunOutput, type TodoView } from './definitions';
+import { llmActivities, modelForCall, modelForStep } from './llm';
+import { memoryActivities } from './memory';
+import { runReact } from './react-executor';
+
+export async function todoList(input: AgentRunInput): Promise<RunOutput> {
+  const run = await beginRun(input, input.parameters.max_iterations);
+  const { agent, question, p, progress } = run;
+  const goal = agent.goal ?? todoListGoal(question);
+  const toolIds = run.tools.map((t) => t.spec.name);
+  const execution = instructionBlock(instructionsOf(agent, 'execution'));
+  const variables = [{ name: 'query', value: question }];
+  const views: TodoView[] = [];
+  progress.todos = views;
+  progress.variables = ['query'];
+
+  return run.guard(async () => {
+    const planningPrompt = fill(TODO_PLANNING_TEMPLATE, {
+      goal,
+      planningInstructions: instructionBlock(instructionsOf(agent, 'planning')),
+      query: question,
+      availableTools: toolListing(run.tools),
+    });
+    const todos = await run.askParsed(
+      {
+        model: 'planning',
+        position: { role: 'planner', call: 0 },
+        summary: 'planning model: todos',
+        prompt: dataMappingPrompt(AI_TODO_FIELDS, planningPrompt, toolIds),
+        withHistory: true,
+      },
+      (raw) => parseTodos(raw, toolIds, p.max_iterations_per_todo),
+      'the todo list',
+    );
+    views.push(...[...todos].sort((a, b) => a.stepNo - b.stepNo).map(todoView));
+    syncPlan();
+
+    let unit = 0;
+    let goalCalls = 0;
+    let lastDone: { unit: number } | undefined;
+    for (const [i, todo] of views.entries()) {
+      if (unit >= p.max_iterations) {
+        return run.finish(maxIterationsReachedMessage(p.max_iterations, doneListing(), run.ids.memory_id), metadata());
+      }
+      const childId = `${workflowInfo().workflowId}/todo-${i + 1}`;
+      todo.currentStatus = 'in_progress';
+      todo.executor_workflow_id = childId;
+      progress.status = 'executing';
+      progress.current_step = { index: unit, step: `todo ${todo.stepNo}: ${todo.description}`, executor_workflow_id: childId };
+      syncPlan();
+      const out = await executeChild(todoExecutor, {
+        workflowId: childId,
+        staticSummary: preview(`todo ${todo.stepNo}: ${todo.description}`, 150),
+        args: [
+          {
+            todo,
+            goal,
+            execution_instructions: execution,
+            variables,
+            first_unit: unit,
+            // The run's iteration budget bounds each todo too.
+            max_iterations: Math.min(todo.maxIterationsPerTodo, p.max_iterations - unit),
+            tools: todo.availableToolIds.length > 0 ? toolsNamed(run.tools, todo.availableToolIds) : run.tools,
+            model: agent.executor_llm,
+            system_prompt: run.executorSystem,
+            executor_max_iterations: p.executor_max_iterations,
+            message_history_limit: p.executor_message_history_limit,
+            ids: run.ids,
+            ...(input.llm_task_queue ? { llm_task_queue: input.llm_task_queue } : {}),
+          },
+        ],
+      });
+      progress.usage = addUsage(progress.usage, out.usage);
+      for (const it of out.iterations) {
+        run.recordStep(it.unit, `todo ${todo.stepNo}, iteration ${it.iteration}: ${todo.description}`, { ok: it.ok, result: it.result, result_chars: it.result_chars, executor_workflow_id: childId });
+      }
+      unit += out.iterations.length;
+      todo.iterations = out.iterations.length;
+      todo.isCompleted = out.completed;
+      todo.currentStatus = out.completed ? 'completed' : 'failed';
+      const lastIteration = out.iterations.at(-1);
+      if (lastIteration) variables.push({ name: todo.resultName ?? `todo${todo.stepNo}Result`, value: lastIteration.result });
+      progress.variables = variables.map((v) => v.name);
+      syncPlan();
+      if (!out.completed || !lastIteration) continue;
+      lastDone = { unit: lastIteration.unit };
+
+      const raw = await run.ask({
+        model: 'execution',
+        position: { role: 'task', kind: 'goal', call: goalCalls++ },
+        summary: `execution model: goal assessment after todo ${todo.stepNo}`,
+        prompt: fill(GOAL_ASSESSMENT_TEMPLATE, {
+          goal,
+          completedTodos: views.filter((t) => t.isCompleted).map((t) => `${t.stepNo}. ${t.description}`).join('; '),
+          currentVariables: variableListing(variables),
+        }),
+      });
+      const decision = parseGoalDecision(raw);
+      if (!decision.ok) log.warn('goal assessment could not be read; continuing with the todos', { error: decision.error });
+      if (decision.ok && decision.value === 'GOAL_ACHIEVED') break;
+    }
+    const response = lastDone ? await run.fullResult(lastDone.unit) : `No todo was completed.\n${doneListing()}`;
+    return run.finish(response, metadata());
+  });
+
+  function syncPlan(): void {
+    progress.plan = views.filter((t) => t.currentStatus === 'pending' || t.currentStatus === 'in_progress').map((t) => t.description);
+    run.showProgress();
+  }
+
+  function doneListing(): string {
+    return views
+      .filter((t) => t.currentStatus !== 'pending')
+      .map((t) => `- todo ${t.stepNo} (${t.currentStatus}): ${t.description}`)
+      .join('\n');
+  }
+
+  function metadata(): Record<string, unknown> {
+    return { agent_type: 'todo_list', goal, todos: views, variables: variables.map((v) => ({ name: v.name, value: preview(v.value, 500) })) };
+  }
+}
+
+function todoView(t: AiTodo & { maxIterationsPerTodo: number }): TodoView {
+  return { ...t, currentStatus: 'pending', isCompleted: false, iterations: 0 };
+}
+
+export interface TodoExecutorInput {
+  todo: TodoView;
+  goal: string;
+  execution_instructions: string;
+  variables: Array<{ name: string; value: string }>;
+  /** Executor position of the first iteration (iterations count on from it across the run). */
+  first_unit: number;
+  /** Iterations this todo may use. */
+  max_iterations: number;
+  tools: AgentTool[];
+  model: ModelSettings;
+  system_prompt: string;
+  executor_max_iterations: number;
+  message_history_limit: number;
+  ids: MemoryIds;
+  llm_task_queue?: string;
+}
+
+export interface TodoIteration {
+  iteration: number;
+  unit: number;
+  ok: boolean;
+  result: string;
+  result_chars: number;
+  completed: boolean;
+  feedback: string;
+}
+
+export interface TodoExecutorOutput {
+  completed: boolean;
+  iterations: TodoIteration[];
+  usage: Usage;
+}
+
+/**
+ * One todo: ReAct execution then the completion assessment (execution model), until the
+ * assessment says COMPLETED or the todo's iterations are used up.
+ */
+export async function todoExecutor(input: TodoExecutorInput): Promise<TodoExecutorOutput> {
+  const { todo } = input;
+  const { plannerLlm } = llmActivities(input.llm_task_queue);
+  const iterations: TodoIteration[] = [];
+  let usage = ZERO_USAGE;
+  let feedback = '';
+  for (let i = 0; i < input.max_iterations; i++) {
+    const unit = input.first_unit + i;
+    const text = fill(TODO_EXECUTION_TEMPLATE, {
+      goal: input.goal,
+      executionInstructions: input.execution_instructions,
+      stepNo: String(todo.stepNo),
+      description: todo.description,
+      analysis: todo.analysis ?? '',
+      successCriteria: todo.successCriteria,
+      resultName: todo.resultName ?? `todo${todo.stepNo}Result`,
+      resultDescription: todo.resultDescription ?? '',
+      iteration: String(i + 1),
+      maxIterations: String(todo.maxIterationsPerTodo),
+      feedback: feedback === '' ? '' : `\nThe previous iteration did not meet the success criteria: ${feedback}`,
+      variables: variableListing(input.variables),
+    });
+    let result: string;
+    let chars: number;
+    let ok = true;
+    try {
+      const out = await runReact({
+        step: text,
+        stepIndex: unit,
+        system_prompt: input.system_prompt,
+        model: modelForStep(input.model, unit),
+        tools: input.tools,
+        max_iteration: input.executor_max_iterations,
+        message_history_limit: input.message_history_limit,
+        ids: input.ids,
+        ...(input.llm_task_queue ? { llm_task_queue: input.llm_task_queue } : {}),
+      });
+      usage = addUsage(usage, out.usage);
+      result = out.result_preview;
+      chars = out.result_chars;
+    } catch (err) {
+      // A failed iteration is not completed; the next one may do better.
+      if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+      ok = false;
+      result = `Iteration failed: ${causeMessage(err)}`;
+      chars = result.length;
+      await memoryActivities.saveStep({ ids: input.ids, stepIndex: unit, step: text, result });
+    }
+    let completed = false;
+    feedback = 'the iteration failed';
+    if (ok) {
+      const position = { role: 'task', kind: 'completion', call: unit } as const;
+      const answer = await plannerLlm.executeWithOptions({ summary: `execution model: completion of todo ${todo.stepNo}, iteration ${i + 1}` }, [
+        {
+          model: modelForCall(input.model, position),
+          system: input.system_prompt,
+          position,
+          prompt: fill(COMPLETION_ASSESSMENT_TEMPLATE, {
+            description: todo.description,
+            successCriteria: todo.successCriteria,
+            executionInstructions: input.execution_instructions,
+            iteration: String(i + 1),
+            result,
+          }),
+        },
+      ]);
+      usage = addUsage(usage, answer.usage);
+      const assessment = parseCompletion(answer.text);
+      if (!assessment.ok) log.warn('completion assessment could not be read; the todo is not completed yet', { error: assessment.error });
+      completed = assessment.ok && assessment.value.completed;
+      feedback = assessment.ok ? assessment.value.feedback || 'not met yet' : 'the assessment was unclear';
+    }
+    iterations.push({ iteration: i + 1, unit, ok, result, result_chars: chars, completed, feedback: completed ? '' : feedback });
+    if (completed) break;
+  }
+  return { completed: iterations.at(-1)?.completed ?? false, iterations, usage };
+}
