@@ -1,0 +1,167 @@
+/**
+ * plan_and_execute (seed 003) runs on real servers with the scripted model: each re-planning
+ * trigger in its own run, the adapted plan keeping completed steps and renumbering, and the
+ * run metadata with exact statistics.
+ */
+import type { PlanStep, StepResult } from '../../../core/agent-type-output';
+import type { Replan } from '../../../workflows';
+import { createHarness, progressOf, runInput, scriptedAgent, startAgentRun, type Harness } from '../../support/harness';
+
+jest.setTimeout(90_000);
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await createHarness();
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+const planStep = (goal: string, extra: Record<string, unknown> = {}) => ({ goal, primary_tools: ['CalculatorTool'], success_criteria: `${goal} is known`, ...extra });
+const calc = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
+const noReplan = (confidence = 0.1) => JSON.stringify({ replan: false, confidence, reason: 'the plan still works' });
+
+const agent = (script: Record<string, unknown>, question: string) =>
+  runInput(scriptedAgent(script as never, { type: 'plan_and_execute', tools: [{ type: 'CalculatorTool' }] }), question);
+
+async function run(script: Record<string, unknown>, question: string) {
+  const handle = await startAgentRun(harness, agent(script, question), 'pae');
+  const out = await handle.result();
+  const meta = out.metadata as {
+    planning: { plan: PlanStep[]; replans: Replan[] };
+    execution: { steps: StepResult[] };
+    summary: Record<string, unknown>;
+    agent_type: string;
+  };
+  return { handle, out, meta };
+}
+
+const planner = (question: string) =>
+  harness.recorder.filter((r) => r.position.role === 'planner' && r.messages[0].content.includes(question)).map((r) => r.messages[0].content);
+
+describe('the plan_and_execute agent', () => {
+  it('re-plans when a step failed after 3 attempts, keeping the completed step and renumbering', async () => {
+    const question = 'trigger one: a step that keeps failing';
+    const { handle, out, meta } = await run(
+      {
+        planner: [
+          // step_num is missing: numbered 1, 2, 3 by position.
+          JSON.stringify([planStep('the product'), planStep('read the broken sensor'), planStep('the total')]),
+          // The adapted plan's own numbers are replaced: it continues after the kept steps.
+          JSON.stringify([planStep('estimate the sensor value', { step_num: 1 }), planStep('the total', { step_num: 2, context: 'add the estimate' })]),
+        ],
+        // Step 2 has no executor turns three times: each attempt fails.
+        executor: [calc('6*7', '42'), [], [], [], calc('10+5', '15'), calc('42+15', '57')],
+        viability: [noReplan(), noReplan(0.6)],
+        final: ['The total is 57.'],
+      },
+      question,
+    );
+    expect(out.response).toBe('The total is 57.');
+    expect(meta.agent_type).toBe('plan_and_execute');
+    expect(meta.planning.plan.map((s) => [s.step_num, s.goal])).toEqual([
+      [1, 'the product'],
+      [2, 'read the broken sensor'],
+      [3, 'estimate the sensor value'],
+      [4, 'the total'],
+    ]);
+    expect(meta.planning.plan[3].context).toBe('add the estimate');
+    expect(meta.planning.replans).toEqual([{ after_step: 2, trigger: 'step_failed', reason: expect.stringMatching(/^step 2 failed after 3 attempts: Step failed: /) }]);
+    expect(meta.execution.steps.map((s) => [s.step_num, s.success, s.attempts, s.tool_used])).toEqual([
+      [1, true, 1, 'CalculatorTool'],
+      [2, false, 3, 'CalculatorTool'],
+      [3, true, 1, 'CalculatorTool'],
+      [4, true, 1, 'CalculatorTool'],
+    ]);
+    expect(meta.summary).toEqual({ total_steps: 4, successful_steps: 3, failed_steps: 1, success_rate: 75, total_attempts: 6, unique_tools: ['CalculatorTool'] });
+    // The re-planning prompt names the completed work and the issue.
+    const adapt = planner(question)[1];
+    expect(adapt).toContain('✅ 1. the product [CalculatorTool]: 42');
+    expect(adapt).toContain('ISSUE: step 2 failed after 3 attempts');
+    expect(adapt).toContain('3. the total [CalculatorTool]');
+
+    const progress = await progressOf(harness, handle.workflowId);
+    expect(progress.agent_type).toBe('plan_and_execute');
+    expect(progress.plan_steps?.map((s) => [s.step_num, s.status, s.attempts])).toEqual([
+      [1, 'completed', 1],
+      [2, 'failed', 3],
+      [3, 'completed', 1],
+      [4, 'completed', 1],
+    ]);
+    expect(progress.replans?.map((r) => r.trigger)).toEqual(['step_failed']);
+    expect(progress.steps_executed).toBe(6);
+  });
+
+  it('re-plans when an observation says a prerequisite is missing', async () => {
+    const question = 'trigger two: a missing prerequisite';
+    const { out, meta } = await run(
+      {
+        planner: [
+          JSON.stringify([planStep('look up the rate'), planStep('apply the rate')]),
+          JSON.stringify([planStep('compute the rate from its parts'), planStep('apply the rate')]),
+        ],
+        executor: [[{ content: 'The rate table was not found in the database.' }], calc('3/4', '0.75'), calc('100*0.75', '75')],
+        viability: [noReplan()],
+        final: ['75'],
+      },
+      question,
+    );
+    expect(out.response).toBe('75');
+    expect(meta.planning.replans).toEqual([
+      { after_step: 1, trigger: 'keyword', reason: 'the observation of step 1 mentions "not found": The rate table was not found in the database.' },
+    ]);
+    expect(meta.planning.plan.map((s) => [s.step_num, s.goal])).toEqual([
+      [1, 'look up the rate'],
+      [2, 'compute the rate from its parts'],
+      [3, 'apply the rate'],
+    ]);
+    expect(meta.summary).toEqual({ total_steps: 3, successful_steps: 3, failed_steps: 0, success_rate: 100, total_attempts: 3, unique_tools: ['CalculatorTool'] });
+    // The keyword fired: no viability check after step 1; one after step 2 (not after the last).
+    expect(harness.recorder.filter((r) => r.position.role === 'task' && r.position.kind === 'viability' && r.messages[0].content.includes(question))).toHaveLength(1);
+  });
+
+  it('re-plans when the viability check is at least 0.7 confident the rest will not work, and synthesises the answer from the steps', async () => {
+    const question = 'trigger three: the viability check';
+    const { out, meta } = await run(
+      {
+        planner: [
+          JSON.stringify([planStep('count the flights'), planStep('count them again'), planStep('report the count')]),
+          JSON.stringify([planStep('report the count', { primary_tools: [] })]),
+        ],
+        executor: [calc('12+30', '42 flights'), [{ content: 'There are 42 flights.' }]],
+        viability: [JSON.stringify({ replan: true, confidence: 0.85, reason: 'counting twice adds nothing' })],
+        final: ['There are 42 flights.'],
+      },
+      question,
+    );
+    expect(out.response).toBe('There are 42 flights.');
+    expect(meta.planning.replans).toEqual([{ after_step: 1, trigger: 'viability', reason: 'viability check (confidence 0.85): counting twice adds nothing' }]);
+    expect(meta.planning.plan.map((s) => [s.step_num, s.goal, s.primary_tools])).toEqual([
+      [1, 'count the flights', ['CalculatorTool']],
+      [2, 'report the count', []],
+    ]);
+    expect(meta.execution.steps.map((s) => s.tool_used)).toEqual(['CalculatorTool', '']);
+    expect(meta.summary).toEqual({ total_steps: 2, successful_steps: 2, failed_steps: 0, success_rate: 100, total_attempts: 2, unique_tools: ['CalculatorTool'] });
+    // The guided input of step 2 carries the earlier observation; the final prompt the step summaries.
+    const step2 = harness.recorder.find((r) => r.position.role === 'executor' && r.messages.at(-1)?.content.includes('Current step (2 of 2): report the count'));
+    expect(step2?.messages.at(-1)?.content).toContain('Results of previous steps:\nStep 1 (CalculatorTool): 42 flights');
+    expect(step2?.tools ?? []).toEqual([]);
+    const finalPrompt = harness.recorder.find((r) => r.position.role === 'task' && r.position.kind === 'final' && r.messages[0].content.includes(question));
+    expect(finalPrompt?.messages[0].content).toContain('✅ Step 1: count the flights [tool: CalculatorTool] → 42 flights');
+  });
+
+  it('keeps the plan when the viability check is below the threshold', async () => {
+    const question = 'no trigger: confidence 0.6';
+    const { meta } = await run(
+      {
+        planner: [JSON.stringify([planStep('a'), planStep('b')])],
+        executor: [calc('1+1', '2'), calc('2+2', '4')],
+        viability: [JSON.stringify({ replan: true, confidence: 0.6, reason: 'unsure' })],
+        final: ['4'],
+      },
+      question,
+    );
+    expect(meta.planning.replans).toEqual([]);
+    expect(meta.summary).toEqual({ total_steps: 2, successful_steps: 2, failed_steps: 0, success_rate: 100, total_attempts: 2, unique_tools: ['CalculatorTool'] });
+  });
+});

@@ -1,0 +1,144 @@
+/** todo_list (Axon Ivy TodoAgent) runs on real servers with the scripted model. */
+import type { TodoView } from '../../../workflows';
+import { createHarness, progressOf, runInput, scriptedAgent, startAgentRun, type Harness } from '../../support/harness';
+
+jest.setTimeout(90_000);
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await createHarness();
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+const todo = (stepNo: number, description: string, extra: Record<string, unknown> = {}) => ({
+  stepNo,
+  description,
+  successCriteria: `${description} is done with the exact number`,
+  availableToolIds: ['CalculatorTool'],
+  analysis: `needed for ${description}`,
+  resultName: `result${stepNo}`,
+  resultDescription: 'a number',
+  ...extra,
+});
+const calc = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
+
+const agent = (script: Record<string, unknown>, question: string, parameters: Record<string, unknown> = {}) =>
+  runInput(
+    scriptedAgent(script as never, {
+      type: 'todo_list',
+      tools: [{ type: 'CalculatorTool' }],
+      instructions: [{ type: 'execution', content: 'Work on each todo until success criteria are fully met' }],
+      parameters,
+    }),
+    question,
+  );
+
+const forQuestion = (question: string) => harness.recorder.filter((r) => JSON.stringify(r.messages).includes(question));
+
+describe('the todo_list agent', () => {
+  it('iterates a todo until its completion assessment passes, and stops when the goal is achieved after the second of three todos', async () => {
+    const question = 'Give me 6*7 and 2^10 (and maybe their sum)';
+    const handle = await startAgentRun(
+      harness,
+      agent(
+        {
+          planner: [JSON.stringify([todo(1, 'the product'), todo(2, 'the power'), todo(3, 'the sum')])],
+          executor: [[{ content: 'about 40' }], calc('6*7', '42'), calc('2^10', '1024')],
+          completion: ['Decision: NOT_COMPLETED\nThe result is an estimate, not the exact product.', 'Decision: COMPLETED', 'COMPLETED'],
+          goal: ['Decision: CONTINUE_NEEDED', 'Both numbers are known.\nDecision: GOAL_ACHIEVED'],
+        },
+        question,
+      ),
+      'todo',
+    );
+    const out = await handle.result();
+    expect(out.response).toBe('1024');
+    expect(out.steps_executed).toBe(3);
+    const todos = out.metadata?.todos as TodoView[];
+    expect(todos.map((t) => [t.stepNo, t.currentStatus, t.isCompleted, t.iterations])).toEqual([
+      [1, 'completed', true, 2],
+      [2, 'completed', true, 1],
+      [3, 'pending', false, 0],
+    ]);
+    expect(todos.map((t) => t.executor_workflow_id)).toEqual([`${handle.workflowId}/todo-1`, `${handle.workflowId}/todo-2`, undefined]);
+
+    const calls = forQuestion(question);
+    // The planning call is TodoAgent's DataMapping over TODO_PLANNING_TEMPLATE.
+    const planning = calls.find((r) => r.position.role === 'planner')!.messages[0].content;
+    expect(planning).toContain(`GOAL: Complete all todos successfully to answer the user query: ${question}`);
+    expect(planning).toContain('TASK: Create todo list to achieve the goal. Each todo should be outcome-focused');
+    expect(planning).toContain('- maxIterationsPerTodo: Max iterations per todo (default 5)');
+    // The second iteration of todo 1 is told what the assessment found missing.
+    const secondIteration = calls.find((r) => r.position.role === 'executor' && r.position.step === 1)!;
+    expect(secondIteration.messages.at(-1)?.content).toContain('Iteration 2 of 5.\nThe previous iteration did not meet the success criteria: The result is an estimate, not the exact product.');
+    // Completion assessments see the todo's criteria and the iteration's result.
+    const completion = harness.recorder.find((r) => r.position.role === 'task' && r.position.kind === 'completion' && r.messages[0].content.includes('about 40'))!;
+    expect(completion.messages[0].content).toContain('SUCCESS CRITERIA: the product is done with the exact number');
+    // The goal assessment is the seed's GOAL_ASSESSMENT_TEMPLATE with the completed todos and variables.
+    const goals = harness.recorder.filter((r) => r.position.role === 'task' && r.position.kind === 'goal' && r.messages[0].content.includes(question));
+    expect(goals).toHaveLength(2);
+    expect(goals[1].messages[0].content).toContain('COMPLETED TODOS: 1. the product; 2. the power\nCURRENT VARIABLES: - query:');
+    expect(goals[1].messages[0].content).toContain('- result1: 42\n- result2: 1024');
+    expect(goals[1].messages[0].content).toContain('Decision: [GOAL_ACHIEVED | CONTINUE_NEEDED]');
+    // No execution of todo 3.
+    expect(calls.filter((r) => r.position.role === 'executor' && r.position.step >= 3)).toHaveLength(0);
+
+    const progress = await progressOf(harness, handle.workflowId);
+    expect(progress.agent_type).toBe('todo_list');
+    expect(progress.todos?.map((t) => t.currentStatus)).toEqual(['completed', 'completed', 'pending']);
+    expect(progress.variables).toEqual(['query', 'result1', 'result2']);
+    expect(progress.completed_steps.map((s) => s.step)).toEqual([
+      'todo 1, iteration 1: the product',
+      'todo 1, iteration 2: the product',
+      'todo 2, iteration 1: the power',
+    ]);
+  });
+
+  it('respects maxIterationsPerTodo: a todo that never passes fails after its limit and the next todo runs', async () => {
+    const question = 'A stubborn todo, then an easy one';
+    const out = await (
+      await startAgentRun(
+        harness,
+        agent(
+          {
+            planner: [JSON.stringify([todo(1, 'the impossible', { maxIterationsPerTodo: 2 }), todo(2, 'the easy')])],
+            executor: [[{ content: 'try 1' }], [{ content: 'try 2' }], calc('1+1', '2')],
+            completion: ['NOT_COMPLETED: still impossible', 'NOT_COMPLETED: still impossible', 'COMPLETED'],
+            goal: ['CONTINUE_NEEDED'],
+          },
+          question,
+        ),
+      )
+    ).result();
+    const todos = out.metadata?.todos as TodoView[];
+    expect(todos.map((t) => [t.currentStatus, t.iterations, t.maxIterationsPerTodo])).toEqual([
+      ['failed', 2, 2],
+      ['completed', 1, 5],
+    ]);
+    expect(out.response).toBe('2');
+    // A failed todo gets no goal assessment; the completed one does.
+    expect(harness.recorder.filter((r) => r.position.role === 'task' && r.position.kind === 'goal' && r.messages[0].content.includes(question))).toHaveLength(1);
+  });
+
+  it('stops at the run-wide max_iterations, whatever the todos allow', async () => {
+    const out = await (
+      await startAgentRun(
+        harness,
+        agent(
+          {
+            planner: [JSON.stringify([todo(1, 'slow one'), todo(2, 'never reached')])],
+            executor: [[{ content: 'a' }], [{ content: 'b' }]],
+            completion: ['NOT_COMPLETED', 'NOT_COMPLETED'],
+          },
+          'run-wide limit',
+          { max_iterations: 2 },
+        ),
+      )
+    ).result();
+    expect(out.steps_executed).toBe(2);
+    expect(out.response).toMatch(/^Max Iterations \(2\) Reached\./);
+    expect((out.metadata?.todos as TodoView[]).map((t) => t.currentStatus)).toEqual(['failed', 'pending']);
+  });
+});
