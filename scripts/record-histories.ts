@@ -1,6 +1,7 @@
 /**
  * Runs the scenarios of test/support/scenarios.ts against real servers and saves their event
- * histories as test/fixtures/histories/<name>.binpb.  Usage: npm run record-histories
+ * histories as test/fixtures/histories/<name>.binpb.
+ * Usage: npm run record-histories [-- NAME...]   (only the named scenarios when names are given)
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { startServers, stopServersOnSignals } from '../servers';
 import { createHarness, runInput } from '../test/support/harness';
 import { SCENARIOS } from '../test/support/scenarios';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { planExecuteReflect, SearchAttributes } from '../workflows';
+import { SearchAttributes, workflowTypeFor, type RunOutput } from '../workflows';
 
 async function main(): Promise<void> {
   stopServersOnSignals();
@@ -19,11 +20,15 @@ async function main(): Promise<void> {
   const harness = await createHarness();
   console.log(`recording on task queue ${harness.taskQueue}`);
   try {
-    for (const scenario of SCENARIOS) {
-      const handle = await harness.client.workflow.start(planExecuteReflect, {
+    const only = process.argv.slice(2);
+    const unknown = only.filter((n) => !SCENARIOS.some((s) => s.name === n));
+    if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+    for (const scenario of SCENARIOS.filter((s) => only.length === 0 || only.includes(s.name))) {
+      const input = runInput(scenario.agent, scenario.question, scenario.params);
+      const handle = await harness.client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(input.agent.type), {
         taskQueue: harness.taskQueue,
         workflowId: `history-${scenario.name}`,
-        args: [runInput(scenario.agent, scenario.question, scenario.params)],
+        args: [input],
         // As `perflow run` starts runs, so histories hold what the workflow does with them.
         typedSearchAttributes: new TypedSearchAttributes([
           { key: SearchAttributes.agent, value: 'history' },
@@ -49,13 +54,14 @@ async function main(): Promise<void> {
         }
       }
       console.log(`${scenario.name}: ${outcome} → ${file} (${Math.max(1, runIds.length)} execution(s))`);
-      // The executor child workflows too: their code is replayed as well.
-      for (let step = 1; ; step++) {
-        const child = harness.client.workflow.getHandle(`history-${scenario.name}/step-${step}`);
-        const history = await child.fetchHistory().catch(() => undefined);
-        if (!history) break;
-        const childFile = file.replace(/\.binpb$/, `.step-${step}.binpb`);
-        writeFileSync(childFile, temporal.api.history.v1.History.encode(history).finish());
+      // The executor (and todo) child workflows too: their code is replayed as well.
+      for (const kind of ['step', 'todo']) {
+        for (let n = 1; ; n++) {
+          const child = harness.client.workflow.getHandle(`history-${scenario.name}/${kind}-${n}`);
+          const history = await child.fetchHistory().catch(() => undefined);
+          if (!history) break;
+          writeFileSync(file.replace(/\.binpb$/, `.${kind}-${n}.binpb`), temporal.api.history.v1.History.encode(history).finish());
+        }
       }
     }
   } finally {

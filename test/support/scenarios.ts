@@ -72,6 +72,66 @@ export const SCENARIOS: Scenario[] = [
     ),
   },
   {
+    // step_by_step: a YES decision inserts adaptive step 1002, which runs before step 2.
+    name: 'step-by-step-adaptive',
+    question: 'What is 6*7, checked, plus 1?',
+    agent: scriptedAgent(
+      {
+        planner: ['1. multiply 2. add one'],
+        mapping: [
+          JSON.stringify([
+            { stepNo: 1, name: 'multiply', toolId: 'CalculatorTool', resultName: 'product' },
+            { stepNo: 2, name: 'add one', toolId: 'CalculatorTool', resultName: 'sum' },
+          ]),
+        ],
+        executor: [
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '7*6' } }] }, { content: '42 again' }],
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1' } }] }, { content: '43' }],
+        ],
+        decision: ['Decision: YES\n[{"stepNo": 1, "name": "check", "toolId": "CalculatorTool", "resultName": "check"}]', 'Decision: NO', 'Decision: COMPLETE'],
+      } as never,
+      { type: 'step_by_step', goal: 'an exact number', tools: [{ type: 'CalculatorTool' }] },
+    ),
+  },
+  {
+    // todo_list: the first todo needs two iterations; the goal is achieved after the second todo.
+    name: 'todo-list-goal-achieved',
+    question: 'Give 6*7 and 2^10',
+    agent: scriptedAgent(
+      {
+        planner: [
+          JSON.stringify([1, 2, 3].map((n) => ({ stepNo: n, description: `todo ${n}`, successCriteria: 'an exact number', availableToolIds: ['CalculatorTool'] }))),
+        ],
+        executor: [[{ content: 'about 40' }], [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }], [{ content: '1024' }]],
+        completion: ['NOT_COMPLETED: not exact', 'COMPLETED', 'COMPLETED'],
+        goal: ['CONTINUE_NEEDED', 'GOAL_ACHIEVED'],
+      } as never,
+      { type: 'todo_list', tools: [{ type: 'CalculatorTool' }] },
+    ),
+  },
+  {
+    // plan_and_execute: a keyword in step 1's observation re-plans; the viability check keeps the next plan.
+    name: 'plan-and-execute-replanned',
+    question: 'Apply the rate to 100',
+    agent: scriptedAgent(
+      {
+        planner: [
+          JSON.stringify([{ goal: 'look up the rate', primary_tools: ['CalculatorTool'], success_criteria: 'a rate' }, { goal: 'apply it', primary_tools: ['CalculatorTool'], success_criteria: 'a number' }]),
+          JSON.stringify([{ goal: 'compute the rate', primary_tools: ['CalculatorTool'], success_criteria: 'a rate' }, { goal: 'apply it', primary_tools: ['CalculatorTool'], success_criteria: 'a number' }]),
+        ],
+        executor: [
+          [{ content: 'The rate table was not found.' }],
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '3/4' } }] }, { content: '0.75' }],
+          [{ content: '75' }],
+        ],
+        viability: [JSON.stringify({ replan: false, confidence: 0.2, reason: 'fine' })],
+        final: ['75'],
+      } as never,
+      { type: 'plan_and_execute', tools: [{ type: 'CalculatorTool' }] },
+    ),
+  },
+  {
     name: 'planner-output-invalid',
     question: 'the planner never answers in JSON',
     fails: true,

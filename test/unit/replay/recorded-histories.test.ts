@@ -32,6 +32,13 @@ describe('recorded histories', () => {
         'continued-as-new.run-3.binpb',
         'mcp-tool.binpb',
         'mcp-tool.step-1.binpb',
+        // One per agent type besides plan_execute_and_reflect, with their children.
+        'step-by-step-adaptive.binpb',
+        'step-by-step-adaptive.step-2.binpb',
+        'todo-list-goal-achieved.binpb',
+        'todo-list-goal-achieved.todo-1.binpb',
+        'plan-and-execute-replanned.binpb',
+        'plan-and-execute-replanned.step-1.binpb',
         // Recorded before the `perflow-status-search-attribute` patch: must keep replaying.
         'before-status-patch.three-steps-with-tools.binpb',
       ]),
@@ -41,9 +48,9 @@ describe('recorded histories', () => {
   it.each(files)('replay deterministically: %s', async (file) => {
     const history = temporal.api.history.v1.History.decode(readFileSync(join(dir, file)));
     // Recorded as workflow `history-<scenario>` (one file per execution `.run-<k>` when it
-    // continued-as-new) and its children `history-<scenario>/step-<n>`. `before-<patch>.` files are
+    // continued-as-new) and its children `history-<scenario>/step-<n>` (or `/todo-<n>`). `before-<patch>.` files are
     // copies kept from before a patched change.
-    const workflowId = `history-${file.replace(/^before-[a-z-]+\./, '').replace(/\.binpb$/, '').replace(/\.run-\d+$/, '').replace(/\.(step-\d+)$/, '/$1')}`;
+    const workflowId = `history-${file.replace(/^before-[a-z-]+\./, '').replace(/\.binpb$/, '').replace(/\.run-\d+$/, '').replace(/\.((?:step|todo)-\d+)$/, '/$1')}`;
     await Worker.runReplayHistory({ workflowBundle: bundle }, history, workflowId);
   });
 });
