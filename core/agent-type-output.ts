@@ -158,7 +158,11 @@ export function parseTodos(raw: string, toolIds: readonly string[], defaultMax: 
 
 /** A completion assessment: COMPLETED or NOT_COMPLETED (YES / NO accepted), with what is missing. */
 export function parseCompletion(raw: string): Parsed<{ completed: boolean; feedback: string }> {
-  const m = /\b(NOT[_ ]COMPLETED|COMPLETED|YES|NO)\b/i.exec(raw);
+  // The labelled decision first; a bare YES/NO only in capitals ("no" is a common word).
+  const m =
+    /Decision\s*:\s*\**\s*\[?\s*(NOT[_ ]COMPLETED|COMPLETED|YES|NO)\b/i.exec(raw) ??
+    /\b(NOT[_ ]COMPLETED|COMPLETED)\b/i.exec(raw) ??
+    /\b(YES|NO)\b/.exec(raw);
   if (!m) return { ok: false, error: `answer names no decision (COMPLETED or NOT_COMPLETED): "${clip(raw)}"` };
   const word = m[1].toUpperCase().replace(' ', '_');
   const completed = word === 'COMPLETED' || word === 'YES';
