@@ -11,6 +11,11 @@ it('has an example per LLM interface', () => {
   expect([...interfaces].sort()).toEqual(['bedrock/converse/claude', 'bedrock/converse/deepseek_r1', 'openai/v1/chat/completions', 'scripted']);
 });
 
+it('has an example per agent type', () => {
+  const types = new Set(files.map((f) => parseAgentDefinition(JSON.parse(readFileSync(join(dir, f), 'utf8'))).type));
+  expect([...types].sort()).toEqual(['plan_and_execute', 'plan_execute_and_reflect', 'step_by_step', 'todo_list']);
+});
+
 it.each(files)('%s validates', (file) => {
   const agent = parseAgentDefinition(JSON.parse(readFileSync(join(dir, file), 'utf8')));
   expect(resolveParameters(agent).max_steps).toBeGreaterThan(0);
