@@ -10,43 +10,27 @@ import {
   executeChild,
   isCancellation,
   log,
-  proxyActivities,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
-  uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities, AgentTool, PlannerPromptRef } from '../activities';
-import type { AgentDefinition, ResolvedParameters } from '../core/agent';
+import type { AgentTool, PlannerPromptRef } from '../activities';
 import { AGENT_TYPE_SYSTEM_PROMPT } from '../core/agent-type-prompts';
-import { formatDatetime, injectDatetime } from '../core/datetime';
 import { addUsage, ZERO_USAGE, type CallPosition } from '../core/llm-types';
 import { DEFAULT_PLANNER_SYSTEM_PROMPT, parseRetrySuffix } from '../core/prompts';
 import type { Parsed } from '../core/agent-type-output';
-import { FailureTypes, preview, progressMarkdown, progressQuery, SearchAttributes, type Progress, type RunIds, type RunOutput } from './definitions';
+import { FailureTypes, preview, progressMarkdown, progressQuery, SearchAttributes, type Progress, type RunOutput } from './definitions';
 import { llmActivities, modelForCall, modelForStep } from './llm';
 import { memoryActivities } from './memory';
 import { reactExecutor, type ReactExecutorOutput } from './react-executor';
+import { causeMessage, listTools, runIdsFor, withDatetime } from './run-basics';
+import type { PlanExecuteReflectInput } from './plan-execute-reflect';
 
-const { describeTools } = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
-});
+export { causeMessage };
 
-/** Input of a step_by_step, todo_list or plan_and_execute run (as the client builds it). */
-export interface AgentRunInput {
-  agent: AgentDefinition;
-  question: string;
-  /** Agent parameters merged with run parameters (see `resolveParameters`). */
-  parameters: ResolvedParameters;
-  /** IDs chosen by the client; missing ones are generated. */
-  ids?: Partial<RunIds>;
-  /** Continue this existing conversation: its recent exchanges are shown to the planning model. */
-  memory_id?: string;
-  /** Task queue of the LLM activities (default: the workflow's). */
-  llm_task_queue?: string;
-}
+/** Input of a step_by_step, todo_list or plan_and_execute run: a plan-execute-reflect run's, without continue-as-new. */
+export type AgentRunInput = Omit<PlanExecuteReflectInput, 'carried'>;
 
 /** One executed step (a ReAct executor child). */
 export interface StepOutcome {
@@ -76,12 +60,7 @@ export type AgentRun = Awaited<ReturnType<typeof beginRun>>;
 export async function beginRun(input: AgentRunInput, maxUnits: number) {
   const { agent, question } = input;
   const p = input.parameters;
-  const ids: RunIds = {
-    memory_id: input.memory_id ?? input.ids?.memory_id ?? uuid4(),
-    parent_interaction_id: input.ids?.parent_interaction_id ?? uuid4(),
-    executor_agent_memory_id: input.ids?.executor_agent_memory_id ?? uuid4(),
-    executor_agent_parent_interaction_id: input.ids?.executor_agent_parent_interaction_id ?? uuid4(),
-  };
+  const ids = runIdsFor(input);
   const progress: Progress = {
     ...ids,
     status: 'planning',
@@ -97,17 +76,11 @@ export async function beginRun(input: AgentRunInput, maxUnits: number) {
   setHandler(progressQuery, () => progress);
   const { plannerLlm } = llmActivities(input.llm_task_queue);
 
-  const tools: AgentTool[] =
-    agent.tools.length > 0 || agent.mcp_servers.length > 0 ? await describeTools({ tools: agent.tools, mcp_servers: agent.mcp_servers }) : [];
+  const tools = await listTools(agent);
   // The seed planner's system prompt asks for {"steps","result"}; these agents ask per call.
-  let planningSystem = p.system_prompt === DEFAULT_PLANNER_SYSTEM_PROMPT ? AGENT_TYPE_SYSTEM_PROMPT : p.system_prompt;
-  let executorSystem = p.executor_system_prompt;
-  if (p.inject_datetime) {
-    const { text, warning } = formatDatetime(Date.now(), p.datetime_format);
-    if (warning) log.warn(warning);
-    planningSystem = injectDatetime(planningSystem, text);
-    executorSystem = injectDatetime(executorSystem, text);
-  }
+  const systems = withDatetime(p, p.system_prompt === DEFAULT_PLANNER_SYSTEM_PROMPT ? AGENT_TYPE_SYSTEM_PROMPT : p.system_prompt, p.executor_system_prompt);
+  const planningSystem = systems.planner;
+  const executorSystem = systems.executor;
   const { history_ids } = await memoryActivities.startRun({
     ids,
     question,
@@ -281,11 +254,3 @@ export function variableListing(variables: ReadonlyArray<{ name: string; value: 
   return variables.map((v) => `- ${v.name}: ${preview(v.value, 1_000)}`).join('\n');
 }
 
-export function causeMessage(err: unknown): string {
-  if (isCancellation(err)) return 'the run was cancelled';
-  let message = '';
-  for (let e = err as { message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (e.message) message = e.message;
-  }
-  return message || String(err);
-}

@@ -13,17 +13,14 @@ import {
   isCancellation,
   log,
   patched,
-  proxyActivities,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
-  uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities, AgentTool, PlannerPromptRef } from '../activities';
+import type { AgentTool, PlannerPromptRef } from '../activities';
 import { stepTraceId } from '../core/memory-ids';
 import { llmResponseFilterFor, type AgentDefinition, type ResolvedParameters } from '../core/agent';
-import { formatDatetime, injectDatetime } from '../core/datetime';
 import { addUsage, ZERO_USAGE, type Usage } from '../core/llm-types';
 import { parsePlannerOutput } from '../core/planner-output';
 import {
@@ -38,12 +35,7 @@ import { FailureTypes, preview, progressMarkdown, progressQuery, SearchAttribute
 import { llmActivities, modelForCall, modelForStep } from './llm';
 import { memoryActivities } from './memory';
 import { reactExecutor } from './react-executor';
-
-// Listing MCP servers' tools may need a server to start: a few retries, then fail clearly.
-const { describeTools } = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
-});
+import { causeMessage, listTools, runIdsFor, withDatetime } from './run-basics';
 
 export interface PlanExecuteReflectInput {
   agent: AgentDefinition;
@@ -81,12 +73,7 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
   const { agent, question } = input;
   const p = input.parameters;
   const carried = input.carried;
-  const ids: RunIds = {
-    memory_id: input.memory_id ?? input.ids?.memory_id ?? uuid4(),
-    parent_interaction_id: input.ids?.parent_interaction_id ?? uuid4(),
-    executor_agent_memory_id: input.ids?.executor_agent_memory_id ?? uuid4(),
-    executor_agent_parent_interaction_id: input.ids?.executor_agent_parent_interaction_id ?? uuid4(),
-  };
+  const ids = runIdsFor(input);
   const progress: Progress = {
     ...ids,
     status: 'planning',
@@ -103,18 +90,8 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
   const { startRun, saveStep, finishRun } = memoryActivities;
   const { plannerLlm, summarize } = llmActivities(input.llm_task_queue);
 
-  // Runs started before agent files had `mcp_servers` carry none in their input.
-  const mcpServers = (agent.mcp_servers as AgentDefinition['mcp_servers'] | undefined) ?? [];
-  const hasTools = agent.tools.length > 0 || mcpServers.length > 0;
-  const tools: AgentTool[] = carried?.tools ?? (hasTools ? await describeTools({ tools: agent.tools, mcp_servers: mcpServers }) : []);
-  let plannerSystem = p.system_prompt;
-  let executorSystem = p.executor_system_prompt;
-  if (p.inject_datetime) {
-    const { text, warning } = formatDatetime(Date.now(), p.datetime_format); // workflow time: replay-safe
-    if (warning) log.warn(warning);
-    plannerSystem = injectDatetime(plannerSystem, text);
-    executorSystem = injectDatetime(executorSystem, text);
-  }
+  const tools: AgentTool[] = carried?.tools ?? (await listTools(agent));
+  const { planner: plannerSystem, executor: executorSystem } = withDatetime(p, p.system_prompt, p.executor_system_prompt);
 
   const templateParams: Record<string, string> = {};
   for (const [key, value] of Object.entries(p)) {
@@ -318,11 +295,3 @@ export async function planExecuteReflect(input: PlanExecuteReflectInput): Promis
   }
 }
 
-function causeMessage(err: unknown): string {
-  if (isCancellation(err)) return 'the run was cancelled';
-  let message = '';
-  for (let e = err as { message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (e.message) message = e.message; // the deepest cause that says something
-  }
-  return message || String(err);
-}

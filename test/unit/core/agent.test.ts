@@ -1,6 +1,6 @@
+import { errorOf } from '../../support/definition-error';
 import { DEFAULT_REPLAN_KEYWORDS } from '../../../core/agent-type-prompts';
 import {
-  AgentDefinitionError,
   parseAgentDefinition,
   resolveParameters,
   llmResponseFilterFor,
@@ -13,15 +13,6 @@ const minimal = {
   llm: { interface: 'openai/v1/chat/completions', model: 'gpt-4o' },
 };
 
-function errorOf(fn: () => unknown): AgentDefinitionError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AgentDefinitionError) return e;
-    throw e;
-  }
-  throw new Error('expected an AgentDefinitionError');
-}
 
 describe('parseAgentDefinition', () => {
   it('fills every default into a minimal agent file', () => {

@@ -1,21 +1,13 @@
+import { errorOf } from '../../support/definition-error';
 /** Axon Ivy agent files (seed 004) map to perflow agent definitions. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AgentDefinitionError, parseAgentDefinition, resolveParameters } from '../../../core/agent';
+import { parseAgentDefinition, resolveParameters } from '../../../core/agent';
 import { interfaceForModel, keyReferenceToEnv } from '../../../core/ivy-agent';
 
 const fixture = (name: string) => JSON.parse(readFileSync(join(__dirname, '..', '..', 'fixtures', 'agents', name), 'utf8')) as Record<string, unknown>;
 const SUPPORT_TOOLS = ['create-support-task', 'create-support-ticket', 'choose-ticket-approvers'];
 
-function errorOf(fn: () => unknown): AgentDefinitionError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AgentDefinitionError) return e;
-    throw e;
-  }
-  throw new Error('expected an AgentDefinitionError');
-}
 
 describe('Axon Ivy agent files', () => {
   it("map the seed's STEP_BY_STEP example to a step_by_step agent", () => {
