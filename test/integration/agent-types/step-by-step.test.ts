@@ -1,12 +1,27 @@
 /** step_by_step (Axon Ivy IvyAgent) runs on real servers with the scripted model. */
+import { z } from 'zod';
+import type { Tool } from '../../../activities/tools/tool';
 import type { StepView } from '../../../workflows';
 import { createHarness, failureOf, progressOf, runInput, scriptedAgent, startAgentRun, type Harness } from '../../support/harness';
 
 jest.setTimeout(90_000);
 
+// A tool that blocks until the test releases it, so a run can be observed mid-step.
+let release: () => void = () => undefined;
+const gate = new Promise<void>((done) => (release = done));
+const waitTool: Tool<{ label: string }> = {
+  type: 'WaitTool',
+  description: 'Waits until released by the test.',
+  input: z.object({ label: z.string() }),
+  async run({ label }) {
+    await gate;
+    return `released ${label}`;
+  },
+};
+
 let harness: Harness;
 beforeAll(async () => {
-  harness = await createHarness();
+  harness = await createHarness({ tools: [waitTool as Tool<never>] });
 });
 afterAll(async () => {
   await harness.close();
@@ -106,6 +121,42 @@ describe('the step_by_step agent', () => {
     // Every executed step is in memory.
     const traces = await harness.memory.interactions.find({ memory_id: out.memory_id, origin: 'planner' }).toArray();
     expect(traces.map((t) => t.response).sort()).toEqual(['1024', '1066', '42', 'still 42']);
+  });
+
+  it('shows the step list with statuses in the progress query while a step runs', async () => {
+    const handle = await startAgentRun(
+      harness,
+      runInput(
+        scriptedAgent(
+          {
+            planner: ['wait, then multiply'],
+            mapping: [JSON.stringify([step(1, 'wait', 'waited', 'WaitTool'), step(2, 'multiply', 'product')])],
+            executor: [[{ tool_calls: [{ name: 'WaitTool', input: { label: 'one' } }] }, { content: 'waited' }], calc('6*7', '42')],
+            decision: ['Decision: NO', 'Decision: NO'],
+          } as never,
+          { type: 'step_by_step', goal: 'g', tools: [{ type: 'WaitTool' }, { type: 'CalculatorTool' }] },
+        ),
+        'live progress',
+      ),
+    );
+    let live = await progressOf(harness, handle.workflowId).catch(() => undefined);
+    for (let i = 0; i < 100 && live?.current_step === undefined; i++) {
+      await new Promise((done) => setTimeout(done, 100));
+      live = await progressOf(harness, handle.workflowId).catch(() => undefined);
+    }
+    expect(live).toMatchObject({
+      status: 'executing',
+      agent_type: 'step_by_step',
+      plan: ['wait', 'multiply'],
+      current_step: { index: 0, step: 'step 1: wait', executor_workflow_id: `${handle.workflowId}/step-1` },
+    });
+    expect(live?.steps?.map((s) => [s.stepNo, s.status])).toEqual([
+      [1, 'running'],
+      [2, 'pending'],
+    ]);
+    expect(live?.memory_id).toMatch(/^[0-9a-f-]{36}$/);
+    release();
+    expect((await handle.result()).response).toBe('42');
   });
 
   it('stops early on a COMPLETE decision and skips the rest of the plan', async () => {
