@@ -223,7 +223,7 @@ export async function beginRun(input: AgentRunInput, maxUnits: number) {
     return memoryActivities.stepResult({ ids, stepIndex: unit });
   }
 
-  return { agent, question, p, ids, progress, tools, executorSystem, ask, askParsed, runStep, recordStep, finish, guard, fullResult, showProgress, llm: { plannerLlm } };
+  return { agent, question, p, ids, progress, tools, executorSystem, planningSystem, ask, askParsed, runStep, recordStep, finish, guard, fullResult, showProgress, llm: { plannerLlm } };
 }
 
 /** The position of the `attempt`-th call of a kind: planner and task calls count on. */

@@ -89,6 +89,7 @@ export async function todoList(input: AgentRunInput): Promise<RunOutput> {
             tools: todo.availableToolIds.length > 0 ? toolsNamed(run.tools, todo.availableToolIds) : run.tools,
             model: agent.executor_llm,
             system_prompt: run.executorSystem,
+            assessment_system_prompt: run.planningSystem,
             executor_max_iterations: p.executor_max_iterations,
             message_history_limit: p.executor_message_history_limit,
             ids: run.ids,
@@ -162,6 +163,8 @@ export interface TodoExecutorInput {
   tools: AgentTool[];
   model: ModelSettings;
   system_prompt: string;
+  /** System prompt of the completion assessment (the executor's when absent, as in runs recorded before it). */
+  assessment_system_prompt?: string;
   executor_max_iterations: number;
   message_history_limit: number;
   ids: MemoryIds;
@@ -243,7 +246,7 @@ export async function todoExecutor(input: TodoExecutorInput): Promise<TodoExecut
       const answer = await plannerLlm.executeWithOptions({ summary: `execution model: completion of todo ${todo.stepNo}, iteration ${i + 1}` }, [
         {
           model: modelForCall(input.model, position),
-          system: input.system_prompt,
+          system: input.assessment_system_prompt ?? input.system_prompt,
           position,
           prompt: fill(COMPLETION_ASSESSMENT_TEMPLATE, {
             description: todo.description,

@@ -76,6 +76,7 @@ describe('the todo_list agent', () => {
     // Completion assessments see the todo's criteria and the iteration's result.
     const completion = harness.recorder.find((r) => r.position.role === 'task' && r.position.kind === 'completion' && r.messages[0].content.includes('about 40'))!;
     expect(completion.messages[0].content).toContain('SUCCESS CRITERIA: the product is done with the exact number');
+    expect(completion.system).toMatch(/^You are the planning and assessment model/);
     // The goal assessment is the seed's GOAL_ASSESSMENT_TEMPLATE with the completed todos and variables.
     const goals = harness.recorder.filter((r) => r.position.role === 'task' && r.position.kind === 'goal' && r.messages[0].content.includes(question));
     expect(goals).toHaveLength(2);
