@@ -1,4 +1,5 @@
 /** step_by_step (Axon Ivy IvyAgent) runs on real servers with the scripted model. */
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { Tool } from '../../../activities/tools/tool';
 import type { StepView } from '../../../workflows';
@@ -157,6 +158,33 @@ describe('the step_by_step agent', () => {
     expect(live?.memory_id).toMatch(/^[0-9a-f-]{36}$/);
     release();
     expect((await handle.result()).response).toBe('42');
+  });
+
+  it("runs a step with an MCP server's tool, named by its toolId", async () => {
+    const out = await (
+      await startAgentRun(
+        harness,
+        runInput(
+          scriptedAgent(
+            {
+              planner: ['add 2 and 40 with the MCP tool'],
+              mapping: [JSON.stringify([step(1, 'add', 'sum', 'add')])],
+              executor: [[{ tool_calls: [{ name: 'add', input: { a: 2, b: 40 } }] }, { content: 'the MCP tool says 42' }]],
+              decision: ['Decision: COMPLETE'],
+            } as never,
+            {
+              type: 'step_by_step',
+              goal: 'add',
+              mcp_servers: [{ name: 'calc', command: process.execPath, args: ['--require', 'tsx/cjs', resolve(__dirname, '../../support/mcp-test-server.ts')] }],
+            },
+          ),
+          'MCP step',
+        ),
+      )
+    ).result();
+    expect(out.response).toBe('the MCP tool says 42');
+    const [call] = await harness.memory.interactions.find({ memory_id: out.executor_agent_memory_id, origin: 'tool' }).toArray();
+    expect([call.tool_name, call.response]).toEqual(['add', '42 (computed by mcp)']);
   });
 
   it('stops early on a COMPLETE decision and skips the rest of the plan', async () => {
