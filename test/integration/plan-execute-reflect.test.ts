@@ -1,28 +1,16 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { z } from 'zod';
-import type { Tool } from '../../activities/tools/tool';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { planExecuteReflect, progressQuery, SearchAttributes } from '../../workflows';
+import { gateTool } from '../support/gate-tool';
 import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../support/harness';
 
 jest.setTimeout(60_000);
 
-// A tool that blocks until the test releases it, so a step can be observed while it runs.
-let release: () => void = () => undefined;
-let gate = Promise.resolve();
-const waitTool: Tool<{ label: string }> = {
-  type: 'WaitTool',
-  description: 'Waits until released by the test.',
-  input: z.object({ label: z.string() }),
-  async run({ label }) {
-    await gate;
-    return `released ${label}`;
-  },
-};
+const waitTool = gateTool();
 
 let harness: Harness;
 beforeAll(async () => {
-  harness = await createHarness({ tools: [waitTool as Tool<never>] });
+  harness = await createHarness({ tools: [waitTool.tool] });
 });
 afterAll(async () => {
   await harness.close();
@@ -245,7 +233,7 @@ describe('the plan-execute-reflect workflow', () => {
   });
 
   it('answers the progress query with the four IDs and the current step while a step runs', async () => {
-    gate = new Promise((resolve) => (release = resolve));
+    waitTool.close();
     const handle = await start(
       runInput(
         scriptedAgent(
@@ -269,7 +257,7 @@ describe('the plan-execute-reflect workflow', () => {
     for (const key of ['memory_id', 'parent_interaction_id', 'executor_agent_memory_id', 'executor_agent_parent_interaction_id'] as const) {
       expect(progress[key]).toMatch(/^[0-9a-f-]{36}$/);
     }
-    release();
+    waitTool.release();
     const out = await handle.result();
     expect(out.response).toBe('released');
     const done = await handle.query(progressQuery);
@@ -333,7 +321,7 @@ describe('the plan-execute-reflect workflow', () => {
   });
 
   it('cancels the executor child when the run is cancelled, and records why', async () => {
-    gate = new Promise((resolve) => (release = resolve));
+    waitTool.close();
     const handle = await start(
       runInput(
         scriptedAgent(
@@ -344,7 +332,7 @@ describe('the plan-execute-reflect workflow', () => {
       ),
     );
     for (let i = 0; i < 100 && (await handle.query(progressQuery)).status !== 'executing'; i++) await new Promise((r) => setTimeout(r, 100));
-    setTimeout(release, 5_000); // let the blocked tool end in any case, so the worker can shut down
+    setTimeout(waitTool.release, 5_000); // let the blocked tool end in any case, so the worker can shut down
     await handle.cancel();
     await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     const child = await harness.client.workflow.getHandle(`${handle.workflowId}/step-1`).describe();

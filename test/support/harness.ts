@@ -61,6 +61,21 @@ export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?:
   };
 }
 
+/** A harness for the test file: created before its tests, closed after them. */
+export function useHarness(options: Parameters<typeof createHarness>[0] = {}): () => Harness {
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    harness = await createHarness(options);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  return () => {
+    if (!harness) throw new Error('the harness is not ready: use it inside a test');
+    return harness;
+  };
+}
+
 /** Workflow input for an agent file and question, as the client builds it. */
 export function runInput(agentFile: unknown, question: string, runParams: Record<string, unknown> = {}): PlanExecuteReflectInput {
   // Test workers register test-only tools; the worker checks the types at run start.

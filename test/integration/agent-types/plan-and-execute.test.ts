@@ -5,17 +5,11 @@
  */
 import type { PlanStep, StepResult } from '../../../core/agent-type-output';
 import type { Replan } from '../../../workflows';
-import { createHarness, progressOf, runInput, scriptedAgent, startAgentRun, type Harness } from '../../support/harness';
+import { useHarness, progressOf, runInput, scriptedAgent, startAgentRun } from '../../support/harness';
 
 jest.setTimeout(90_000);
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await createHarness();
-});
-afterAll(async () => {
-  await harness.close();
-});
+const harnessOf = useHarness();
 
 const planStep = (goal: string, extra: Record<string, unknown> = {}) => ({ goal, primary_tools: ['CalculatorTool'], success_criteria: `${goal} is known`, ...extra });
 const calc = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
@@ -25,7 +19,7 @@ const agent = (script: Record<string, unknown>, question: string) =>
   runInput(scriptedAgent(script as never, { type: 'plan_and_execute', tools: [{ type: 'CalculatorTool' }] }), question);
 
 async function run(script: Record<string, unknown>, question: string) {
-  const handle = await startAgentRun(harness, agent(script, question), 'pae');
+  const handle = await startAgentRun(harnessOf(), agent(script, question), 'pae');
   const out = await handle.result();
   const meta = out.metadata as {
     planning: { plan: PlanStep[]; replans: Replan[] };
@@ -37,7 +31,7 @@ async function run(script: Record<string, unknown>, question: string) {
 }
 
 const planner = (question: string) =>
-  harness.recorder.filter((r) => r.position.role === 'planner' && r.messages[0].content.includes(question)).map((r) => r.messages[0].content);
+  harnessOf().recorder.filter((r) => r.position.role === 'planner' && r.messages[0].content.includes(question)).map((r) => r.messages[0].content);
 
 describe('the plan_and_execute agent', () => {
   it('re-plans when a step failed after 3 attempts, keeping the completed step and renumbering', async () => {
@@ -80,7 +74,7 @@ describe('the plan_and_execute agent', () => {
     expect(adapt).toContain('ISSUE: step 2 failed after 3 attempts');
     expect(adapt).toContain('3. the total [CalculatorTool]');
 
-    const progress = await progressOf(harness, handle.workflowId);
+    const progress = await progressOf(harnessOf(), handle.workflowId);
     expect(progress.agent_type).toBe('plan_and_execute');
     expect(progress.plan_steps?.map((s) => [s.step_num, s.status, s.attempts])).toEqual([
       [1, 'completed', 1],
@@ -117,7 +111,7 @@ describe('the plan_and_execute agent', () => {
     ]);
     expect(meta.summary).toEqual({ total_steps: 3, successful_steps: 3, failed_steps: 0, success_rate: 100, total_attempts: 3, unique_tools: ['CalculatorTool'] });
     // The keyword fired: no viability check after step 1; one after step 2 (not after the last).
-    expect(harness.recorder.filter((r) => r.position.role === 'task' && r.position.kind === 'viability' && r.messages[0].content.includes(question))).toHaveLength(1);
+    expect(harnessOf().recorder.filter((r) => r.position.role === 'task' && r.position.kind === 'viability' && r.messages[0].content.includes(question))).toHaveLength(1);
   });
 
   it('re-plans when the viability check is at least 0.7 confident the rest will not work, and synthesises the answer from the steps', async () => {
@@ -143,10 +137,10 @@ describe('the plan_and_execute agent', () => {
     expect(meta.execution.steps.map((s) => s.tool_used)).toEqual(['CalculatorTool', '']);
     expect(meta.summary).toEqual({ total_steps: 2, successful_steps: 2, failed_steps: 0, success_rate: 100, total_attempts: 2, unique_tools: ['CalculatorTool'] });
     // The guided input of step 2 carries the earlier observation; the final prompt the step summaries.
-    const step2 = harness.recorder.find((r) => r.position.role === 'executor' && r.messages.at(-1)?.content.includes('Current step (2 of 2): report the count'));
+    const step2 = harnessOf().recorder.find((r) => r.position.role === 'executor' && r.messages.at(-1)?.content.includes('Current step (2 of 2): report the count'));
     expect(step2?.messages.at(-1)?.content).toContain('Results of previous steps:\nStep 1 (CalculatorTool): 42 flights');
     expect(step2?.tools ?? []).toEqual([]);
-    const finalPrompt = harness.recorder.find((r) => r.position.role === 'task' && r.position.kind === 'final' && r.messages[0].content.includes(question));
+    const finalPrompt = harnessOf().recorder.find((r) => r.position.role === 'task' && r.position.kind === 'final' && r.messages[0].content.includes(question));
     expect(finalPrompt?.messages[0].content).toContain('✅ Step 1: count the flights [tool: CalculatorTool] → 42 flights');
   });
 

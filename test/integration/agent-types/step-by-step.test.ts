@@ -1,32 +1,14 @@
 /** step_by_step (Axon Ivy IvyAgent) runs on real servers with the scripted model. */
 import { resolve } from 'node:path';
-import { z } from 'zod';
-import type { Tool } from '../../../activities/tools/tool';
+import { gateTool } from '../../support/gate-tool';
 import type { StepView } from '../../../workflows';
-import { createHarness, failureOf, progressOf, runInput, scriptedAgent, startAgentRun, type Harness } from '../../support/harness';
+import { useHarness, failureOf, progressOf, runInput, scriptedAgent, startAgentRun } from '../../support/harness';
 
 jest.setTimeout(90_000);
 
-// A tool that blocks until the test releases it, so a run can be observed mid-step.
-let release: () => void = () => undefined;
-const gate = new Promise<void>((done) => (release = done));
-const waitTool: Tool<{ label: string }> = {
-  type: 'WaitTool',
-  description: 'Waits until released by the test.',
-  input: z.object({ label: z.string() }),
-  async run({ label }) {
-    await gate;
-    return `released ${label}`;
-  },
-};
+const waitTool = gateTool();
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await createHarness({ tools: [waitTool as Tool<never>] });
-});
-afterAll(async () => {
-  await harness.close();
-});
+const harnessOf = useHarness({ tools: [waitTool.tool] });
 
 const step = (stepNo: number, name: string, resultName: string, toolId = 'CalculatorTool') => ({
   stepNo,
@@ -54,7 +36,7 @@ const agent = (script: Record<string, unknown>, question: string) =>
     question,
   );
 
-const forQuestion = (question: string) => harness.recorder.filter((r) => JSON.stringify(r.messages).includes(question));
+const forQuestion = (question: string) => harnessOf().recorder.filter((r) => JSON.stringify(r.messages).includes(question));
 
 describe('the step_by_step agent', () => {
   it('inserts and executes adaptive step 1002 after a YES decision, then finishes the plan', async () => {
@@ -62,7 +44,7 @@ describe('the step_by_step agent', () => {
     const plan = [step(1, 'multiply', 'product'), step(2, 'power', 'power'), step(3, 'add', 'sum')];
     const adaptive = [{ stepNo: 1, name: 'check the product', toolId: 'CalculatorTool', resultName: 'check', resultDescription: 'product again' }];
     const handle = await startAgentRun(
-      harness,
+      harnessOf(),
       agent(
         {
           planner: ['1. multiply 6 by 7\n2. raise 2 to 10\n3. add both'],
@@ -99,7 +81,7 @@ describe('the step_by_step agent', () => {
     expect(planning.messages[0].content).toContain('GOAL: Compute the requested number exactly\n\nPlan one calculation per step.\n\nUSER QUERY: What is (6*7) + 2^10, checked?');
     expect(planning.messages[0].content).toContain('CalculatorTool: ');
     // The DataMapping call lists the seed's field explanations and gets the crude plan.
-    const mapping = harness.recorder.find((r) => r.position.role === 'task' && r.position.kind === 'mapping' && r.messages[0].content.includes('raise 2 to 10'))!;
+    const mapping = harnessOf().recorder.find((r) => r.position.role === 'task' && r.position.kind === 'mapping' && r.messages[0].content.includes('raise 2 to 10'))!;
     expect(mapping.messages[0].content).toContain('- stepNo: Incremental integer, starts at 1');
     expect(mapping.messages[0].content).toContain('- next: ID of next step, -1 if final');
     // Each step ran with its one tool; the last step saw the earlier results as variables.
@@ -113,20 +95,21 @@ describe('the step_by_step agent', () => {
     expect(decision.messages[0].content).toContain('Current Step: multiply\nLatest Result: 42');
     expect(decision.messages[0].content).toContain('Decision: [YES - update plan | NO - continue | COMPLETE - goal achieved]');
 
-    const progress = await progressOf(harness, handle.workflowId);
+    const progress = await progressOf(harnessOf(), handle.workflowId);
     expect(progress.status).toBe('completed');
     expect(progress.agent_type).toBe('step_by_step');
     expect(progress.steps?.map((s) => s.stepNo)).toEqual([1, 2, 1002, 3]);
     expect(progress.variables).toEqual(['query', 'product', 'power', 'check', 'sum']);
     expect(progress.completed_steps.map((s) => s.executor_workflow_id)).toEqual([1, 2, 3, 4].map((n) => `${handle.workflowId}/step-${n}`));
     // Every executed step is in memory.
-    const traces = await harness.memory.interactions.find({ memory_id: out.memory_id, origin: 'planner' }).toArray();
+    const traces = await harnessOf().memory.interactions.find({ memory_id: out.memory_id, origin: 'planner' }).toArray();
     expect(traces.map((t) => t.response).sort()).toEqual(['1024', '1066', '42', 'still 42']);
   });
 
   it('shows the step list with statuses in the progress query while a step runs', async () => {
+    waitTool.close();
     const handle = await startAgentRun(
-      harness,
+      harnessOf(),
       runInput(
         scriptedAgent(
           {
@@ -140,10 +123,10 @@ describe('the step_by_step agent', () => {
         'live progress',
       ),
     );
-    let live = await progressOf(harness, handle.workflowId).catch(() => undefined);
+    let live = await progressOf(harnessOf(), handle.workflowId).catch(() => undefined);
     for (let i = 0; i < 100 && live?.current_step === undefined; i++) {
       await new Promise((done) => setTimeout(done, 100));
-      live = await progressOf(harness, handle.workflowId).catch(() => undefined);
+      live = await progressOf(harnessOf(), handle.workflowId).catch(() => undefined);
     }
     expect(live).toMatchObject({
       status: 'executing',
@@ -156,14 +139,14 @@ describe('the step_by_step agent', () => {
       [2, 'pending'],
     ]);
     expect(live?.memory_id).toMatch(/^[0-9a-f-]{36}$/);
-    release();
+    waitTool.release();
     expect((await handle.result()).response).toBe('42');
   });
 
   it("runs a step with an MCP server's tool, named by its toolId", async () => {
     const out = await (
       await startAgentRun(
-        harness,
+        harnessOf(),
         runInput(
           scriptedAgent(
             {
@@ -183,7 +166,7 @@ describe('the step_by_step agent', () => {
       )
     ).result();
     expect(out.response).toBe('the MCP tool says 42');
-    const [call] = await harness.memory.interactions.find({ memory_id: out.executor_agent_memory_id, origin: 'tool' }).toArray();
+    const [call] = await harnessOf().memory.interactions.find({ memory_id: out.executor_agent_memory_id, origin: 'tool' }).toArray();
     expect([call.tool_name, call.response]).toEqual(['add', '42 (computed by mcp)']);
   });
 
@@ -191,7 +174,7 @@ describe('the step_by_step agent', () => {
     const question = 'Only the product, please';
     const out = await (
       await startAgentRun(
-        harness,
+        harnessOf(),
         agent(
           {
             planner: ['multiply, then power, then add'],
@@ -211,13 +194,13 @@ describe('the step_by_step agent', () => {
 
   it('rejects a plan whose step names an unknown tool, as "Tool not found"', async () => {
     const handle = await startAgentRun(
-      harness,
+      harnessOf(),
       agent({ planner: ['use the shredder'], mapping: [JSON.stringify([step(1, 'shred', 'pieces', 'ShredderTool')])] }, 'shred it'),
     );
     const failure = await failureOf(handle.result());
     expect(failure.type).toBe('Agent.ToolNotFound');
     expect(failure.message).toMatch(/^Tool not found: ShredderTool \(step 1 "shred"\); the agent's tools: CalculatorTool$/);
-    const progress = await progressOf(harness, handle.workflowId);
+    const progress = await progressOf(harnessOf(), handle.workflowId);
     expect(progress.status).toBe('failed');
     expect(progress.error).toContain('Tool not found: ShredderTool');
   });
@@ -225,7 +208,7 @@ describe('the step_by_step agent', () => {
   it('stops at max_iterations with the memory_id to continue with', async () => {
     const out = await (
       await startAgentRun(
-        harness,
+        harnessOf(),
         runInput(
           scriptedAgent(
             {

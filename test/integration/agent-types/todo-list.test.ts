@@ -1,16 +1,10 @@
 /** todo_list (Axon Ivy TodoAgent) runs on real servers with the scripted model. */
 import type { TodoView } from '../../../workflows';
-import { createHarness, progressOf, runInput, scriptedAgent, startAgentRun, type Harness } from '../../support/harness';
+import { useHarness, progressOf, runInput, scriptedAgent, startAgentRun } from '../../support/harness';
 
 jest.setTimeout(90_000);
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await createHarness();
-});
-afterAll(async () => {
-  await harness.close();
-});
+const harnessOf = useHarness();
 
 const todo = (stepNo: number, description: string, extra: Record<string, unknown> = {}) => ({
   stepNo,
@@ -35,13 +29,13 @@ const agent = (script: Record<string, unknown>, question: string, parameters: Re
     question,
   );
 
-const forQuestion = (question: string) => harness.recorder.filter((r) => JSON.stringify(r.messages).includes(question));
+const forQuestion = (question: string) => harnessOf().recorder.filter((r) => JSON.stringify(r.messages).includes(question));
 
 describe('the todo_list agent', () => {
   it('iterates a todo until its completion assessment passes, and stops when the goal is achieved after the second of three todos', async () => {
     const question = 'Give me 6*7 and 2^10 (and maybe their sum)';
     const handle = await startAgentRun(
-      harness,
+      harnessOf(),
       agent(
         {
           planner: [JSON.stringify([todo(1, 'the product'), todo(2, 'the power'), todo(3, 'the sum')])],
@@ -74,11 +68,11 @@ describe('the todo_list agent', () => {
     const secondIteration = calls.find((r) => r.position.role === 'executor' && r.position.step === 1)!;
     expect(secondIteration.messages.at(-1)?.content).toContain('Iteration 2 of 5.\nThe previous iteration did not meet the success criteria: The result is an estimate, not the exact product.');
     // Completion assessments see the todo's criteria and the iteration's result.
-    const completion = harness.recorder.find((r) => r.position.role === 'task' && r.position.kind === 'completion' && r.messages[0].content.includes('about 40'))!;
+    const completion = harnessOf().recorder.find((r) => r.position.role === 'task' && r.position.kind === 'completion' && r.messages[0].content.includes('about 40'))!;
     expect(completion.messages[0].content).toContain('SUCCESS CRITERIA: the product is done with the exact number');
     expect(completion.system).toMatch(/^You are the planning and assessment model/);
     // The goal assessment is the seed's GOAL_ASSESSMENT_TEMPLATE with the completed todos and variables.
-    const goals = harness.recorder.filter((r) => r.position.role === 'task' && r.position.kind === 'goal' && r.messages[0].content.includes(question));
+    const goals = harnessOf().recorder.filter((r) => r.position.role === 'task' && r.position.kind === 'goal' && r.messages[0].content.includes(question));
     expect(goals).toHaveLength(2);
     expect(goals[1].messages[0].content).toContain('COMPLETED TODOS: 1. the product; 2. the power\nCURRENT VARIABLES: - query:');
     expect(goals[1].messages[0].content).toContain('- result1: 42\n- result2: 1024');
@@ -86,7 +80,7 @@ describe('the todo_list agent', () => {
     // No execution of todo 3.
     expect(calls.filter((r) => r.position.role === 'executor' && r.position.step >= 3)).toHaveLength(0);
 
-    const progress = await progressOf(harness, handle.workflowId);
+    const progress = await progressOf(harnessOf(), handle.workflowId);
     expect(progress.agent_type).toBe('todo_list');
     expect(progress.todos?.map((t) => t.currentStatus)).toEqual(['completed', 'completed', 'pending']);
     expect(progress.variables).toEqual(['query', 'result1', 'result2']);
@@ -101,7 +95,7 @@ describe('the todo_list agent', () => {
     const question = 'A stubborn todo, then an easy one';
     const out = await (
       await startAgentRun(
-        harness,
+        harnessOf(),
         agent(
           {
             planner: [JSON.stringify([todo(1, 'the impossible', { maxIterationsPerTodo: 2 }), todo(2, 'the easy')])],
@@ -120,13 +114,13 @@ describe('the todo_list agent', () => {
     ]);
     expect(out.response).toBe('2');
     // A failed todo gets no goal assessment; the completed one does.
-    expect(harness.recorder.filter((r) => r.position.role === 'task' && r.position.kind === 'goal' && r.messages[0].content.includes(question))).toHaveLength(1);
+    expect(harnessOf().recorder.filter((r) => r.position.role === 'task' && r.position.kind === 'goal' && r.messages[0].content.includes(question))).toHaveLength(1);
   });
 
   it('stops at the run-wide max_iterations, whatever the todos allow', async () => {
     const out = await (
       await startAgentRun(
-        harness,
+        harnessOf(),
         agent(
           {
             planner: [JSON.stringify([todo(1, 'slow one'), todo(2, 'never reached')])],
