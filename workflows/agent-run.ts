@@ -113,11 +113,12 @@ export async function beginRun(input: AgentRunInput, maxUnits: number) {
    */
   async function askParsed<T>(call: ModelCall, parse: (raw: string) => Parsed<T>, what: string, counter?: { next: number }): Promise<T> {
     const attempts = Math.max(1, p.max_parse_retries);
+    // Each attempt takes the next position of its kind: from the run-wide `counter` when given.
+    const positions = counter ?? { next: 'call' in call.position ? call.position.call : 0 };
     let lastError = '';
     let lastRaw = '';
     for (let attempt = 0; attempt < attempts; attempt++) {
-      // With a counter, positions of this kind are handed out in call order across the run.
-      const position = counter && 'call' in call.position ? { ...call.position, call: counter.next++ } : bump(call.position, attempt);
+      const position = 'call' in call.position ? { ...call.position, call: positions.next++ } : call.position;
       const prompt = attempt === 0 ? call.prompt : call.prompt + parseRetrySuffix(lastError);
       lastRaw = await ask({ ...call, position, prompt, summary: attempt === 0 ? call.summary : `${call.summary}, retry ${attempt}` });
       const parsed = parse(lastRaw);
@@ -226,12 +227,6 @@ export async function beginRun(input: AgentRunInput, maxUnits: number) {
   return { agent, question, p, ids, progress, tools, executorSystem, planningSystem, ask, askParsed, runStep, recordStep, finish, guard, fullResult, showProgress, llm: { plannerLlm } };
 }
 
-/** The position of the `attempt`-th call of a kind: planner and task calls count on. */
-function bump(position: CallPosition, attempt: number): CallPosition {
-  if (attempt === 0) return position;
-  if (position.role === 'planner' || position.role === 'task') return { ...position, call: position.call + attempt };
-  return position;
-}
 
 /** The run's end status as a search attribute, when the client set perflow's attributes at start. */
 function setStatusAttribute(status: 'completed' | 'failed'): void {

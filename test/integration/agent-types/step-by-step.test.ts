@@ -205,6 +205,23 @@ describe('the step_by_step agent', () => {
     expect(progress.error).toContain('Tool not found: ShredderTool');
   });
 
+  it('asks again after an unparseable step list, and fails with Agent.OutputInvalid when it never parses', async () => {
+    const recovered = await (
+      await startAgentRun(
+        harnessOf(),
+        agent({ planner: ['multiply'], mapping: ['Sure! Step one is to multiply.', JSON.stringify([step(1, 'multiply', 'product')])], executor: [calc('6*7', '42')], decision: ['Decision: COMPLETE'] }, 'parse retry'),
+      )
+    ).result();
+    expect(recovered.response).toBe('42');
+    const retry = harnessOf().recorder.find((r) => r.position.role === 'task' && r.position.kind === 'mapping' && r.position.call === 1 && r.messages[0].content.includes('INPUT:\nmultiply'));
+    expect(retry?.messages[0].content).toContain('Your previous answer could not be parsed');
+
+    const handle = await startAgentRun(harnessOf(), agent({ planner: ['multiply'], mapping: ['no', 'still no', '[]'] }, 'never parses'));
+    const failure = await failureOf(handle.result());
+    expect(failure.type).toBe('Agent.OutputInvalid');
+    expect(failure.message).toMatch(/^the structured steps could not be parsed after 3 attempts \(the list of steps is empty\); last answer: "\[\]"$/);
+  });
+
   it('stops at max_iterations with the memory_id to continue with', async () => {
     const out = await (
       await startAgentRun(
