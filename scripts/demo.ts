@@ -13,7 +13,7 @@ import { MongoClient } from 'mongodb';
 import { followRun, startRun } from '../client/run';
 import { parseAgentDefinition, resolveParameters, type AgentDefinition } from '../core/agent';
 import { startServers, stopServersOnSignals } from '../servers';
-import { createPerflowWorker } from '../workers/main';
+import { createWorker } from '../workers/main';
 
 const QUESTION = 'How many flights from Beijing to Seattle?';
 const DATABASE = 'perflow_demo';
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
 
   const taskQueue = 'perflow-demo';
   const { temporal } = servers;
-  const worker = await createPerflowWorker({ temporalAddress: temporal.address, namespace: temporal.namespace, taskQueue, mongoUri, database: DATABASE });
+  const worker = await createWorker({ temporalAddress: temporal.address, namespace: temporal.namespace, taskQueue, mongoUri, database: DATABASE });
   const running = worker.run();
   const connection = await Connection.connect({ address: temporal.address });
   try {
@@ -57,21 +57,15 @@ async function main(): Promise<void> {
     const { agent, scripted } = chooseAgent(process.env);
     console.log(
       scripted
-        ? 'model: scripted offline run (no OPENAI_API_KEY or BEDROCK_MODEL_ID): the plan and the tool call are scripted, the tool call against the data is real'
+        ? 'model: scripted offline run (no OPENAI_API_KEY or BEDROCK_MODEL_ID): the plan and the tool call are scripted; the tool call against the data is real and the answer quotes its result'
         : `model: ${agent.llm.interface} ${agent.llm.model}`,
     );
     const run = await startRun(client, { agent, parameters: resolveParameters(agent), question: QUESTION, taskQueue });
     console.log(`question: ${QUESTION}`);
     const out = await followRun(run.handle, (line) => console.log(`  ${line}`));
-    let answer = out.response;
-    if (scripted) {
-      // The scripted planner cannot know the number: show what the real tool call returned.
-      const tool = await mongo.db(DATABASE).collection('perflow_interactions').findOne({ memory_id: out.executor_agent_memory_id, origin: 'tool' });
-      answer = `${String(tool?.response ?? '(no tool output)')} (SearchCollectionTool on ${DATABASE}.flights)`;
-    }
     const ui = temporal.uiUrl ?? process.env.PERFLOW_TEMPORAL_UI_URL ?? 'http://localhost:8233';
     const env = `TEMPORAL_ADDRESS=${temporal.address} MONGODB_URI=${mongoUri} PERFLOW_TASK_QUEUE=${taskQueue}`;
-    console.log(`\nanswer: ${answer}`);
+    console.log(`\nanswer: ${out.response}`);
     for (const [k, v] of Object.entries(run.ids)) console.log(`${k}: ${v}`);
     console.log(`ui: ${ui}/namespaces/${temporal.namespace}/workflows/${run.workflowId}/${run.runId}/history`);
     console.log(`\ninspect:  ${env} npx perflow status ${run.workflowId}`);

@@ -1,9 +1,12 @@
 /**
  * The `scripted` LLM interface: answers from a script in the agent file, chosen only by the
  * call's position in the run, so retries, worker restarts and replays get the same answer.
- * It records every request so tests can assert on prompts.
+ * An answer may quote what the model was given (`{{observation}}`, `{{step_result:N}}`), so
+ * a scripted run can state what its tools really computed. It records every request so tests
+ * can assert on prompts.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import { JSONPath } from 'jsonpath-plus';
 import type { CallPosition, ChatMessage, RawChatResponse, TaskKind, ToolSpec } from '../../core/llm-types';
 
 export interface ScriptedToolCall {
@@ -81,7 +84,7 @@ export function scriptedChat(script: Script, request: ChatRequest, recorder?: Re
     name: call.name,
     input: call.input ?? {},
   }));
-  const content = turn.content ?? '';
+  const content = fillPlaceholders(turn.content ?? '', request);
   return {
     content,
     tool_calls: toolCalls,
@@ -89,4 +92,52 @@ export function scriptedChat(script: Script, request: ChatRequest, recorder?: Re
     usage: { input_tokens: promptTokens, output_tokens: estimateTokens(content + JSON.stringify(toolCalls)) },
     raw: { content, tool_calls: toolCalls },
   };
+}
+
+const PLACEHOLDER = /\{\{(observation|step_result)(?::([^}]*))?\}\}/g;
+
+function badPlaceholder(placeholder: string, why: string): never {
+  throw ApplicationFailure.nonRetryable(`scripted answer placeholder ${placeholder}: ${why}`, 'ScriptedModel.Placeholder');
+}
+
+/**
+ * Fills the placeholders of a scripted answer from the request:
+ * - `{{observation}}`: the last tool result the model was given; `{{observation:JSONPATH}}` the
+ *   first value the JSONPath selects in it (parsed as JSON);
+ * - `{{step_result:N}}`: the result of completed step N as the prompt shows it
+ *   (`<step-N-result>` block).
+ * Planner and task answers are JSON texts, so there the values are inserted JSON-escaped.
+ */
+export function fillPlaceholders(content: string, request: ChatRequest): string {
+  const escape = request.position.role === 'planner' || request.position.role === 'task';
+  return content.replace(PLACEHOLDER, (whole, kind: string, arg: string | undefined) => {
+    const value = kind === 'observation' ? observationValue(whole, request, arg) : stepResult(whole, request, arg);
+    return escape ? JSON.stringify(value).slice(1, -1) : value;
+  });
+}
+
+function observationValue(placeholder: string, request: ChatRequest, path: string | undefined): string {
+  const last = request.messages.filter((m) => m.role === 'tool').at(-1);
+  if (!last) badPlaceholder(placeholder, 'the request has no tool result yet');
+  if (path === undefined || path.trim() === '') return last.content;
+  let json: unknown;
+  try {
+    json = JSON.parse(last.content);
+  } catch {
+    badPlaceholder(placeholder, `the last tool result is not JSON: ${last.content.slice(0, 200)}`);
+  }
+  const selected = JSONPath({ path: path.trim(), json: json as object, wrap: true }) as unknown[];
+  const value = selected.find((v) => v !== undefined && v !== null);
+  if (value === undefined) badPlaceholder(placeholder, `selects nothing in the last tool result: ${last.content.slice(0, 200)}`);
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function stepResult(placeholder: string, request: ChatRequest, n: string | undefined): string {
+  if (!n || !/^\d+$/.test(n.trim())) badPlaceholder(placeholder, 'expected a step number, e.g. {{step_result:1}}');
+  const tag = `step-${n.trim()}-result`;
+  const text = [request.system, ...request.messages.map((m) => m.content)].join('\n');
+  const start = text.lastIndexOf(`<${tag}>\n`);
+  const end = start < 0 ? -1 : text.indexOf(`\n</${tag}>`, start);
+  if (end < 0) badPlaceholder(placeholder, `the prompt shows no <${tag}> block`);
+  return text.slice(start + tag.length + 3, end);
 }
