@@ -1,9 +1,12 @@
-/** The `perflow` command line: a thin shell over the client library. */
+/**
+ * The `perflow` command line: a thin shell over the client library. With `--json` a command
+ * prints exactly one JSON document on stdout; everything else (progress, notes) goes to stderr.
+ * Heavy modules (the worker, replay) load only for the commands that need them, so the CLI
+ * starts fast.
+ */
 import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { runWorker } from '../workers/main';
-import type { RunOutput } from '../workflows';
+import type { RunOutput } from '../workflows/definitions';
 import { clientConfigFromEnv, connectClient, workflowUrl, type ClientConfig, type PerflowClient } from './connect';
 import { CliError, describeError } from './errors';
 import {
@@ -16,32 +19,31 @@ import {
   readHistoryFile,
   replayHistory,
   resetRun,
+  runSummary,
   writeHistoryFile,
   type ListStatus,
 } from './ops';
 import { followRun, loadAgentFile, parseParams, startRun } from './run';
 
-import { formatConversation, readConversation } from '../activities/memory/conversation';
-import { assertMemoryExists, withMemory } from './memory';
+import { formatConversation } from '../activities/memory/conversation';
+import { assertMemoryExists, readMemory } from './memory';
 
 const USAGE = `usage: perflow <command> [options]
   worker                                   run a worker (env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PERFLOW_TASK_QUEUE, MONGODB_URI)
   run --agent FILE --question TEXT [--memory-id ID] [--param key=value]... [--follow|--wait] [--json]
   status ID [--json]                       progress of a run
   result ID [--json]                       result of a run (waits for it)
-  list [--status running|completed|failed] [--agent NAME] runs
-  cancel ID                                cancel a run
+  list [--status running|completed|failed] [--agent NAME] [--json]  runs
+  cancel ID [--json]                       cancel a run
   memory MEMORY_ID [--json]                a conversation from MongoDB: questions, steps, tool calls, results
-  history ID --out FILE                    save a run's event history as JSON
-  replay ID | --history FILE [--workflow-id ID] [--workflows PATH]  replay a history against the current workflow code (or the workflows module at PATH)
-  reset ID [--to last-workflow-task|first-workflow-task|failed-activity|EVENT_ID] [--reason TEXT]
-Options for all: --verbose (stack traces), --help`;
+  history ID --out FILE [--json]           save a run's event history as JSON
+  replay ID | --history FILE [--workflow-id ID] [--workflows PATH] [--json]  replay a history against the current workflow code (or the workflows module at PATH)
+  reset ID [--to last-workflow-task|first-workflow-task|failed-activity|EVENT_ID] [--reason TEXT] [--json]
+Options for all: --json (one JSON document on stdout), --verbose (stack traces), --help`;
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
-
-function printResult(r: RunOutput, json: boolean): void {
-  out(json ? JSON.stringify(r, null, 2) : r.response);
-}
+const note = (line: string) => process.stderr.write(`${line}\n`);
+const printJson = (value: unknown) => out(JSON.stringify(value, null, 2));
 
 /** The workflow ID the command is about, for error messages. */
 let currentWorkflowId: string | undefined;
@@ -105,6 +107,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     switch (command) {
       case 'worker': {
+        // Loaded only here: the worker package is heavy. (`require`, as the checkout's tsx hook is CommonJS only.)
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { runWorker } = require('../workers/main') as typeof import('../workers/main');
         await runWorker(env);
         return 0;
       }
@@ -112,20 +117,30 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         if (!o.agent) throw new CliError('run needs --agent FILE', 2);
         if (!o.question) throw new CliError('run needs --question TEXT', 2);
         if (o.follow && o.wait) throw new CliError('use either --follow or --wait, not both', 2);
-        const { agent, parameters } = await loadAgentFile(o.agent, parseParams(o.param ?? []));
+        const extraToolTypes = (env.PERFLOW_EXTRA_TOOL_TYPES ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '');
+        const { agent, parameters } = await loadAgentFile(o.agent, parseParams(o.param ?? []), { extraToolTypes });
         if (o['memory-id'] !== undefined) await assertMemoryExists(env, o['memory-id']);
         return await withClient(config, async ({ client }) => {
-          const run = await startRun(client, { agent, parameters, question: o.question!, taskQueue: config.taskQueue, memoryId: o['memory-id'], llmTaskQueue: process.env.PERFLOW_LLM_TASK_QUEUE || undefined });
-          if (!o.wait) {
-            out(`workflow_id: ${run.workflowId}`);
-            out(`run_id: ${run.runId}`);
-            for (const [k, v] of Object.entries(run.ids)) out(`${k}: ${v}`);
-            out(`ui: ${workflowUrl(config, run.workflowId, run.runId)}`);
+          const run = await startRun(client, { agent, parameters, question: o.question!, taskQueue: config.taskQueue, memoryId: o['memory-id'], llmTaskQueue: env.PERFLOW_LLM_TASK_QUEUE || undefined });
+          const started = { workflow_id: run.workflowId, run_id: run.runId, ...run.ids, ui_url: workflowUrl(config, run.workflowId, run.runId) };
+          if (!o.follow && !o.wait) {
+            if (o.json) printJson(started);
+            else for (const [k, v] of Object.entries(started)) out(`${k === 'ui_url' ? 'ui' : k}: ${v}`);
+            return 0;
           }
-          if (!o.follow && !o.wait) return 0;
-          const result = o.follow ? await followRun(run.handle, out) : ((await run.handle.result()) as RunOutput);
-          if (o.follow && !o.json) out('result:');
-          printResult(result, o.json ?? false);
+          // With --json the progress of --follow is a log: stderr, so stdout stays one document.
+          const log = o.json ? note : out;
+          if (o.follow) for (const [k, v] of Object.entries(started)) log(`${k === 'ui_url' ? 'ui' : k}: ${v}`);
+          const result = o.follow ? await followRun(run.handle, log) : ((await run.handle.result()) as RunOutput);
+          if (o.json) {
+            // The execution that ended the run: a later one than run_id after continue-as-new.
+            const { runId } = await client.workflow.getHandle(run.workflowId).describe();
+            printJson({ workflow_id: run.workflowId, run_id: runId, ...result });
+          }
+          else {
+            if (o.follow) out('result:');
+            out(result.response);
+          }
           return 0;
         });
       }
@@ -133,7 +148,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         const id = requireId(positionals, 'status');
         return await withClient(config, async ({ client }) => {
           const p = await getStatus(client, id);
-          if (o.json) out(JSON.stringify(p, null, 2));
+          if (o.json) printJson({ workflow_id: id, ...p });
           else {
             out(`${id}: ${p.status} (agent ${p.agent}, steps ${p.steps_executed}/${p.max_steps}, tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens})`);
             p.plan.forEach((s, i) => out(`  plan ${i + 1}. ${s}`));
@@ -148,7 +163,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       case 'result': {
         const id = requireId(positionals, 'result');
         return await withClient(config, async ({ client }) => {
-          printResult(await getResult(client, id), o.json ?? false);
+          const result = await getResult(client, id);
+          out(o.json ? JSON.stringify(result, null, 2) : result.response);
           return 0;
         });
       }
@@ -158,15 +174,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           throw new CliError(`--status must be running, completed or failed, got "${status}"`, 2);
         }
         return await withClient(config, async ({ client }) => {
-          for (const wf of await listRuns(client, status, 100, o.agent)) {
-            out(`${wf.workflowId}\t${wf.status.name}\t${wf.startTime.toISOString()}\t${wf.runId}`);
-          }
+          const runs = await listRuns(client, status, 100, o.agent);
+          if (o.json) printJson(runs.map(runSummary));
+          else for (const wf of runs) out(`${wf.workflowId}\t${wf.status.name}\t${wf.startTime.toISOString()}\t${wf.runId}`);
           return 0;
         });
       }
       case 'memory': {
         const id = requireId(positionals, 'memory');
-        const view = await withMemory(env, (memory) => readConversation(memory, id));
+        const view = await readMemory(env, id);
         if (!view) throw new CliError(`memory_id ${id} not found in MongoDB (MONGODB_URI)`, 1);
         out(o.json ? JSON.stringify(view, null, 2) : formatConversation(view));
         return 0;
@@ -175,7 +191,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         const id = requireId(positionals, 'cancel');
         return await withClient(config, async ({ client }) => {
           await cancelRun(client, id);
-          out(`cancellation requested for ${id}`);
+          if (o.json) printJson({ workflow_id: id, cancel_requested: true });
+          else out(`cancellation requested for ${id}`);
           return 0;
         });
       }
@@ -186,7 +203,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         return await withClient(config, async ({ client }) => {
           const h = await fetchHistory(client, id);
           await writeHistoryFile(file, h, id);
-          out(`wrote ${h.events?.length ?? 0} events to ${file}`);
+          if (o.json) printJson({ workflow_id: id, file: resolvePath(file), events: h.events?.length ?? 0 });
+          else out(`wrote ${h.events?.length ?? 0} events to ${file}`);
           return 0;
         });
       }
@@ -201,22 +219,22 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           workflowId = requireId(positionals, 'replay');
           history = await withClient(config, ({ client }) => fetchHistory(client, workflowId));
         }
-        quietRuntime();
         const problem = await replayHistory(history, workflowId, o.workflows ? resolvePath(o.workflows) : undefined);
-        if (problem) {
-          out(`replay failed: ${problem}`);
-          return 3;
-        }
-        out('replay ok: the history is deterministic with the current workflow code');
-        return 0;
+        if (o.json) printJson({ workflow_id: workflowId, deterministic: problem === undefined, ...(problem ? { problem } : {}) });
+        else out(problem ? `replay failed: ${problem}` : 'replay ok: the history is deterministic with the current workflow code');
+        return problem ? 3 : 0;
       }
       case 'reset': {
         const id = requireId(positionals, 'reset');
         const target = parseResetTarget(o.to);
         return await withClient(config, async ({ client }) => {
           const r = await resetRun(client, id, target, o.reason ?? 'perflow reset');
-          out(`reset ${id} to event ${r.eventId}: new run_id ${r.runId}`);
-          out(`ui: ${workflowUrl(config, id, r.runId)}`);
+          const ui = workflowUrl(config, id, r.runId);
+          if (o.json) printJson({ workflow_id: id, run_id: r.runId, reset_to_event: r.eventId, ui_url: ui });
+          else {
+            out(`reset ${id} to event ${r.eventId}: new run_id ${r.runId}`);
+            out(`ui: ${ui}`);
+          }
           return 0;
         });
       }
@@ -228,15 +246,6 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     process.stderr.write(`perflow: ${message}\n`);
     if (verbose && err instanceof Error) process.stderr.write(`${err.stack ?? ''}\n`);
     return exitCode;
-  }
-}
-
-/** Replay logs errors only, so its output is the verdict. */
-function quietRuntime(): void {
-  try {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-  } catch {
-    // already installed
   }
 }
 

@@ -1,5 +1,6 @@
 /** The client's view of conversation memory in MongoDB (MONGODB_URI). */
 import { MongoClient } from 'mongodb';
+import { readConversation, type ConversationView } from '../activities/memory/conversation';
 import { MemoryStore, memoryCollectionsFromEnv } from '../activities/memory/store';
 import { databaseFromUri } from '../workers/config';
 import { CliError } from './errors';
@@ -28,4 +29,9 @@ export async function assertMemoryExists(env: NodeJS.ProcessEnv, memoryId: strin
     return;
   }
   if (!exists) throw new CliError(`memory_id ${memoryId} does not exist (MONGODB_URI); omit --memory-id to start a new conversation`, 2);
+}
+
+/** A conversation as `perflow memory` shows it, read from MONGODB_URI; undefined when the memory_id is unknown. */
+export async function readMemory(env: NodeJS.ProcessEnv, memoryId: string): Promise<ConversationView | undefined> {
+  return withMemory(env, (memory) => readConversation(memory, memoryId));
 }

@@ -4,8 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
-import { Worker } from '@temporalio/worker';
-import { progressQuery, WORKFLOW_TYPES, type Progress, type RunOutput } from '../workflows';
+import { progressQuery, WORKFLOW_TYPES, type Progress, type RunOutput } from '../workflows/definitions';
 import { CliError } from './errors';
 
 /** The workflow type of plan_execute_and_reflect runs. */
@@ -15,10 +14,16 @@ export async function getStatus(client: Client, workflowId: string): Promise<Pro
   return client.workflow.getHandle(workflowId).query(progressQuery);
 }
 
-export async function getResult(client: Client, workflowId: string): Promise<RunOutput> {
+/** A run's output with the workflow ID and the run ID of the execution that produced it. */
+export type RunResult = RunOutput & { workflow_id: string; run_id: string };
+
+/** Waits for a run's result; follows continue-as-new to the execution that ends the run. */
+export async function getResult(client: Client, workflowId: string): Promise<RunResult> {
   const handle = client.workflow.getHandle(workflowId);
   await handle.describe(); // a missing workflow fails here rather than waiting
-  return (await handle.result()) as RunOutput;
+  const output = (await handle.result()) as RunOutput;
+  const { runId } = await handle.describe();
+  return { workflow_id: workflowId, run_id: runId, ...output };
 }
 
 export type ListStatus = 'running' | 'completed' | 'failed';
@@ -31,6 +36,30 @@ export function listQuery(status?: ListStatus, agent?: string): string {
   if (status) parts.push(`ExecutionStatus = '${STATUS_QUERY[status]}'`);
   if (agent !== undefined) parts.push(`PerflowAgent = '${agent.replace(/['\\]/g, '\\$&')}'`);
   return parts.join(' AND ');
+}
+
+/** A listed run as `perflow list --json` prints it. */
+export interface RunSummary {
+  workflow_id: string;
+  run_id: string;
+  workflow_type: string;
+  status: string;
+  agent?: string;
+  start_time: string;
+  close_time?: string;
+}
+
+export function runSummary(wf: WorkflowExecutionInfo): RunSummary {
+  const agent = wf.memo?.agent;
+  return {
+    workflow_id: wf.workflowId,
+    run_id: wf.runId,
+    workflow_type: wf.type,
+    status: wf.status.name,
+    ...(typeof agent === 'string' ? { agent } : {}),
+    start_time: wf.startTime.toISOString(),
+    ...(wf.closeTime ? { close_time: wf.closeTime.toISOString() } : {}),
+  };
 }
 
 export async function listRuns(client: Client, status?: ListStatus, limit = 100, agent?: string): Promise<WorkflowExecutionInfo[]> {
@@ -111,16 +140,25 @@ export async function readHistoryFile(file: string): Promise<{ history: History;
 }
 
 /**
- * Replays a history against the current workflow code.
- * @returns undefined when deterministic, else the reason.
- */
-/**
  * Replays a history against perflow's workflow code, or against the workflows module at
  * `workflowsPath` (a candidate version, before deploying it).
+ * @returns undefined when deterministic, else the reason in one line.
  */
-export async function replayHistory(history: unknown, workflowId = 'replay', workflowsPath = require.resolve('../workflows')): Promise<string | undefined> {
+export async function replayHistory(history: unknown, workflowId = 'replay', workflowsPath?: string): Promise<string | undefined> {
+  // The worker package is heavy; only replay needs it on the client side. (`require`, as the
+  // checkout's tsx hook is CommonJS only.)
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { DefaultLogger, Runtime, Worker } = require('@temporalio/worker') as typeof import('@temporalio/worker');
+  const { workflowSource } = require('../workers/workflow-source') as typeof import('../workers/workflow-source');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   try {
-    await Worker.runReplayHistory({ workflowsPath }, history, workflowId);
+    // Replay logs errors only, so its output is the verdict.
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // already installed
+  }
+  try {
+    await Worker.runReplayHistory(workflowsPath ? { workflowsPath } : workflowSource(), history, workflowId);
     return undefined;
   } catch (err) {
     const e = err as Error;

@@ -9,38 +9,17 @@ import { join, resolve } from 'node:path';
 import { freePort } from '../../../servers';
 import { createHarness, type Harness } from '../../support/harness';
 import { serverEnv } from '../../support/env';
+import { runProcess, type ProcessResult } from '../../support/run-process';
 
 jest.setTimeout(120_000);
 
 const BIN = resolve(__dirname, '../../../bin/perflow.js');
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type CliResult = ProcessResult;
 
 /** Runs the CLI with a bound on its duration. */
 function perflow(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<CliResult> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, ...baseEnv, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error(`perflow ${args.join(' ')} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, timeoutMs);
-    child.on('error', fail);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
+  return runProcess(process.execPath, [BIN, ...args], { env: { ...process.env, ...baseEnv, ...env }, timeoutMs });
 }
 
 const AGENT = {
@@ -98,15 +77,41 @@ describe('perflow run', () => {
     expect(r.stdout).toMatch(/^result:\nthe answer$/m);
   });
 
-  it('--wait --json prints only the RunOutput, with the four IDs', async () => {
+  it('--wait --json prints one JSON document: the RunOutput with workflow_id and run_id', async () => {
     const r = await perflow(['run', '--agent', agentFile, '--question', 'again?', '--wait', '--json']);
     expect(r.code).toBe(0);
     const output = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(output.response).toBe('the answer');
     expect(output.steps_executed).toBe(1);
-    for (const key of ['memory_id', 'parent_interaction_id', 'executor_agent_memory_id', 'executor_agent_parent_interaction_id']) {
+    for (const key of ['memory_id', 'parent_interaction_id', 'executor_agent_memory_id', 'executor_agent_parent_interaction_id', 'run_id']) {
       expect(output[key]).toMatch(/^[0-9a-f-]{36}$/);
     }
+    expect(output.workflow_id).toMatch(/^cli-agent-[0-9a-f]{8}$/);
+    // The IDs let a script go on with the run.
+    const desc = await harness.client.workflow.getHandle(output.workflow_id as string).describe();
+    expect(desc.runId).toBe(output.run_id);
+  });
+
+  it('--json without --wait prints the IDs as one JSON document, and status --json takes its workflow_id', async () => {
+    const r = await perflow(['run', '--agent', agentFile, '--question', 'as json?', '--json']);
+    expect(r.code).toBe(0);
+    const started = JSON.parse(r.stdout) as Record<string, string>;
+    expect(Object.keys(started).sort()).toEqual(
+      ['executor_agent_memory_id', 'executor_agent_parent_interaction_id', 'memory_id', 'parent_interaction_id', 'run_id', 'ui_url', 'workflow_id'].sort(),
+    );
+    expect(started.ui_url).toMatch(new RegExp(`/namespaces/[^/]+/workflows/${started.workflow_id}/${started.run_id}/history$`));
+    const result = JSON.parse((await perflow(['result', started.workflow_id, '--json'])).stdout) as Record<string, unknown>;
+    expect(result).toMatchObject({ workflow_id: started.workflow_id, run_id: started.run_id, memory_id: started.memory_id, response: 'the answer' });
+    const status = await perflow(['status', started.workflow_id, '--json']);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ workflow_id: started.workflow_id, memory_id: started.memory_id, status: 'completed', question: 'as json?' });
+  });
+
+  it('--follow --json keeps stdout one JSON document; the progress goes to stderr', async () => {
+    const r = await perflow(['run', '--agent', agentFile, '--question', 'followed as json?', '--follow', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ response: 'the answer', workflow_id: expect.stringMatching(/^cli-agent-/) });
+    expect(r.stderr).toMatch(/^step 1 done: step A → result A$/m);
   });
 
   it('rejects an invalid agent file before starting, naming every bad path on one line', async () => {
@@ -133,7 +138,7 @@ describe('perflow on a finished run', () => {
     const r = await perflow(['status', followedId, '--json']);
     expect(r.code).toBe(0);
     const p = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(p).toMatchObject({ status: 'completed', agent: 'cli-agent', question: 'what is it?', plan: ['step A'], result: 'the answer', steps_executed: 1 });
+    expect(p).toMatchObject({ workflow_id: followedId, status: 'completed', agent: 'cli-agent', question: 'what is it?', plan: ['step A'], result: 'the answer', steps_executed: 1 });
     expect(p.completed_steps).toEqual([expect.objectContaining({ index: 0, step: 'step A', result_preview: 'result A', ok: true })]);
   });
 
@@ -146,6 +151,11 @@ describe('perflow on a finished run', () => {
     expect(r.stdout).toContain('step 1: step A');
     expect(r.stdout).toContain('result: result A');
     expect(r.stdout).toContain('response: the answer');
+    const json = await perflow(['memory', memory_id, '--json'], { MONGODB_URI: uri });
+    expect(json.code).toBe(0);
+    const view = JSON.parse(json.stdout) as { memory_id: string };
+    expect(view.memory_id).toBe(memory_id);
+    expect(json.stdout).toContain('result A');
     const missing = await perflow(['memory', 'no-such-memory'], { MONGODB_URI: uri });
     expect(missing.code).not.toBe(0);
     expect(nonEmptyLines(missing.stderr)).toEqual(['perflow: memory_id no-such-memory not found in MongoDB (MONGODB_URI)']);
@@ -161,10 +171,11 @@ describe('perflow on a finished run', () => {
     expect(r.stdout).not.toContain('workflow_id');
   });
 
-  it('result --json gives the RunOutput', async () => {
+  it('result --json gives the RunOutput with workflow_id and run_id', async () => {
     const r = await perflow(['result', followedId, '--json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ response: 'the answer' });
+    const { runId } = await harness.client.workflow.getHandle(followedId).describe();
+    expect(JSON.parse(r.stdout)).toMatchObject({ workflow_id: followedId, run_id: runId, response: 'the answer' });
   });
 
   it('list --agent finds the run by its PerflowAgent search attribute', async () => {
@@ -178,6 +189,12 @@ describe('perflow on a finished run', () => {
     expect(r.stdout).toContain(followedId);
     const other = await perflow(['list', '--agent', 'no-such-agent']);
     expect(other.stdout).not.toContain(followedId);
+    const json = await perflow(['list', '--agent', 'cli-agent', '--json']);
+    expect(json.code).toBe(0);
+    const runs = JSON.parse(json.stdout) as Record<string, unknown>[];
+    expect(runs).toContainEqual(
+      expect.objectContaining({ workflow_id: followedId, workflow_type: 'planExecuteReflect', status: 'COMPLETED', agent: 'cli-agent', start_time: expect.any(String) }),
+    );
   });
 
   it('list --status completed includes the run', async () => {
@@ -210,10 +227,16 @@ describe('perflow on a finished run', () => {
     expect(other.stdout).toMatch(/^replay failed: DeterminismViolationError/m);
   });
 
-  it('replay ID fetches the history itself', async () => {
+  it('replay ID fetches the history itself; --json gives the verdict as JSON', async () => {
     const r = await perflow(['replay', followedId], {}, 90_000);
     expect(r.stdout).toContain('replay ok');
     expect(r.code).toBe(0);
+    const json = await perflow(['replay', followedId, '--json'], {}, 90_000);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ workflow_id: followedId, deterministic: true });
+    const file = join(dir, 'history-json.json');
+    const h = await perflow(['history', followedId, '--out', file, '--json']);
+    expect(JSON.parse(h.stdout)).toEqual({ workflow_id: followedId, file, events: expect.any(Number) });
   });
 
   it('reset starts a new run from the first workflow task', async () => {
@@ -293,9 +316,11 @@ describe.each(Object.keys(TYPED_AGENTS))('perflow with a %s agent', (type) => {
   });
 
   it('reset re-runs it from the first workflow task to the same result', async () => {
-    const r = await perflow(['reset', id, '--to', 'first-workflow-task', '--reason', 'test']);
+    const r = await perflow(['reset', id, '--to', 'first-workflow-task', '--reason', 'test', '--json']);
     expect(r.code).toBe(0);
-    const runId = /new run_id ([0-9a-f-]{36})$/m.exec(r.stdout)![1];
+    const reset = JSON.parse(r.stdout) as { workflow_id: string; run_id: string; reset_to_event: number; ui_url: string };
+    expect(reset).toMatchObject({ workflow_id: id, reset_to_event: expect.any(Number), ui_url: expect.stringContaining(reset.run_id) });
+    const runId = reset.run_id;
     // The reset run starts its children again under the same IDs: the earlier ones have closed.
     expect(await harness.client.workflow.getHandle(id, runId).result()).toMatchObject({ response: '42' });
   });
@@ -311,8 +336,9 @@ describe('perflow cancel', () => {
     expect(id).toBeDefined();
     const handle = harness.client.workflow.getHandle(id!);
     try {
-      const r = await perflow(['cancel', id!], env);
+      const r = await perflow(['cancel', id!, '--json'], env);
       expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ workflow_id: id, cancel_requested: true });
       const history = await handle.fetchHistory();
       expect(history.events?.some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
     } finally {
