@@ -1,6 +1,9 @@
 /** @type {import('jest').Config} */
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 
+// A build (npm run build, npm pack) writes compiled copies of the sources to dist/.
+const modulePathIgnorePatterns = ['<rootDir>/dist/'];
+
 module.exports = {
   verbose: true,
   projects: [
@@ -8,6 +11,7 @@ module.exports = {
       displayName: 'unit',
       testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
       transform,
+      modulePathIgnorePatterns,
       testEnvironment: 'node',
       testEnvironmentOptions: { globalsCleanup: 'off' },
     },
@@ -15,6 +19,7 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       transform,
+      modulePathIgnorePatterns,
       testEnvironment: 'node',
       testEnvironmentOptions: { globalsCleanup: 'off' },
       globalSetup: '<rootDir>/test/support/global-setup.ts',

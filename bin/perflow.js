@@ -1,9 +1,19 @@
 #!/usr/bin/env node
 'use strict';
-// Runs the TypeScript CLI through tsx, so no build step is needed.
-require('tsx/cjs');
-const { main } = require('../client/cli.ts');
-main(process.argv.slice(2)).then(
+// An installed package runs the compiled CLI (dist/, built by `npm run build` before packing);
+// a checkout runs its TypeScript sources through tsx, so edits take effect without a build.
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+
+const root = join(__dirname, '..');
+let cli;
+if (existsSync(join(root, 'client', 'cli.ts'))) {
+  require('tsx/cjs');
+  cli = require('../client/cli.ts');
+} else {
+  cli = require('../dist/client/cli.js');
+}
+cli.main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },

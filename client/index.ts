@@ -1,23 +1,40 @@
-/** perflow's client library: what the CLI does, as functions. */
+/**
+ * perflow's client library (`perflow/client`): what the CLI does, as functions. This file is
+ * the public API; everything not exported here is internal.
+ */
 export { clientConfigFromEnv, connectClient, workflowUrl, type ClientConfig, type PerflowClient } from './connect';
 export { CliError, describeError, failureMessage } from './errors';
-export { followRun, loadAgentFile, parseParams, progressChanges, slug, startRun, truncateBytes, type StartRunOptions, type StartedRun } from './run';
+export { followRun, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type StartRunOptions, type StartedRun } from './run';
 export {
   cancelRun,
   fetchHistory,
   getResult,
   getStatus,
-  historyJSON,
-  parseHistoryJSON,
-  listQuery,
   listRuns,
-  parseResetTarget,
   readHistoryFile,
   replayHistory,
-  resetEventId,
   resetRun,
+  runSummary,
   writeHistoryFile,
-  WORKFLOW_TYPE,
   type ListStatus,
   type ResetTarget,
+  type RunResult,
+  type RunSummary,
 } from './ops';
+export { readMemory } from './memory';
+export { formatConversation, type ConversationView } from '../activities/memory/conversation';
+export { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition, type AgentType } from '../core/agent';
+export { BUILTIN_TOOL_TYPES } from '../core/tool-types';
+export {
+  FailureTypes,
+  progressQuery,
+  WORKFLOW_TYPES,
+  type CompletedStepView,
+  type PlanStepView,
+  type Progress,
+  type Replan,
+  type RunIds,
+  type RunOutput,
+  type StepView,
+  type TodoView,
+} from '../workflows/definitions';

@@ -4,12 +4,22 @@ import { readFile } from 'node:fs/promises';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition } from '../core/agent';
-import { preview, progressQuery, SearchAttributes, workflowTypeFor, type PlanExecuteReflectInput, type Progress, type RunIds, type RunOutput } from '../workflows';
-import type { planExecuteReflect } from '../workflows';
+import { preview, progressQuery, SearchAttributes, workflowTypeFor, type Progress, type RunIds, type RunOutput } from '../workflows/definitions';
+import type { planExecuteReflect, PlanExecuteReflectInput } from '../workflows';
+import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 import { CliError } from './errors';
 
+export interface LoadAgentFileOptions {
+  /** Tool types the workers offer besides the built-in ones (tools of your own, see `perflow/worker`). */
+  extraToolTypes?: readonly string[];
+}
+
 /** Reads and validates an agent file and run parameters; every problem becomes one line. */
-export async function loadAgentFile(file: string, runParams: Record<string, unknown> = {}): Promise<{ agent: AgentDefinition; parameters: PlanExecuteReflectInput['parameters'] }> {
+export async function loadAgentFile(
+  file: string,
+  runParams: Record<string, unknown> = {},
+  options: LoadAgentFileOptions = {},
+): Promise<{ agent: AgentDefinition; parameters: PlanExecuteReflectInput['parameters'] }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -25,7 +35,7 @@ export async function loadAgentFile(file: string, runParams: Record<string, unkn
     throw new CliError(`agent file ${file} is not valid JSON: ${(err as Error).message}`, 2, { cause: err });
   }
   try {
-    const agent = parseAgentDefinition(json);
+    const agent = parseAgentDefinition(json, { toolTypes: [...BUILTIN_TOOL_TYPES, ...(options.extraToolTypes ?? [])] });
     return { agent, parameters: resolveParameters(agent, runParams) };
   } catch (err) {
     if (err instanceof AgentDefinitionError) throw new CliError(`${file}: ${err.message}`, 2, { cause: err });

@@ -9,6 +9,7 @@ import { DEFAULT_COLLECTIONS, MemoryStore, memoryCollectionsFromEnv, type Memory
 import { builtinTools } from '../activities/tools/builtin';
 import { toolRegistry, type Tool } from '../activities/tools/tool';
 import { describeWorkerConfig, workerConfigFromEnv, type PerflowWorkerConfig } from './config';
+import { describeWorkflowSource, workflowSource } from './workflow-source';
 
 export interface PerflowWorker {
   worker: Worker;
@@ -24,20 +25,31 @@ export function workerTools(mongo: MongoClient, database: string, memory: Memory
   return builtinTools({ mongo, defaultDb: database, protectedCollections: Object.values(memory) });
 }
 
+export interface CreateWorkerOptions extends PerflowWorkerConfig {
+  /** Tools of your own, offered beside the built-in ones (see {@link defineTool}); agent files name them by `type`. */
+  tools?: Tool<never>[];
+}
+
+/** A tool of your own, typed by its input schema, ready for {@link CreateWorkerOptions.tools}. */
+export function defineTool<Input>(tool: Tool<Input>): Tool<never> {
+  return tool as unknown as Tool<never>;
+}
+
 /** Connects and creates (but does not run) a worker. */
-export async function createPerflowWorker(config: PerflowWorkerConfig): Promise<PerflowWorker> {
+export async function createWorker(config: CreateWorkerOptions): Promise<PerflowWorker> {
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   let mongo: MongoClient | undefined;
   try {
     mongo = await new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5_000 }).connect();
     const memory = new MemoryStore(mongo.db(config.database), memoryCollectionsFromEnv());
     await memory.ensureIndexes();
-    const activities = createActivities({ tools: toolRegistry(workerTools(mongo, config.database, memory.collections)), memory });
+    const tools = [...workerTools(mongo, config.database, memory.collections), ...(config.tools ?? [])];
+    const activities = createActivities({ tools: toolRegistry(tools), memory });
     const worker = await Worker.create({
       connection,
       namespace: config.namespace,
       taskQueue: config.taskQueue,
-      workflowsPath: require.resolve('../workflows'),
+      ...workflowSource(),
       activities,
       shutdownGraceTime: '10 seconds',
     });
@@ -83,8 +95,8 @@ export async function createPerflowWorker(config: PerflowWorkerConfig): Promise<
 /** Runs a worker configured from the environment; stops gracefully on SIGINT/SIGTERM. */
 export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = workerConfigFromEnv(env);
-  const w = await createPerflowWorker(config);
-  console.log(`perflow worker connected: ${describeWorkerConfig(config)}`);
+  const w = await createWorker(config);
+  console.log(`perflow worker connected: ${describeWorkerConfig(config)}; ${describeWorkflowSource()}`);
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {
       console.log(`perflow worker: ${sig} received, shutting down (grace 10 s)`);

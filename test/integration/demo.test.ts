@@ -1,39 +1,73 @@
-/** `npm run demo -- --exit` as a user runs it (here on the suite's servers): the flights answer, computed from the data. */
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+/**
+ * The quick start on a bare clone: a copy of the working tree with no node_modules, where
+ * `npm run demo -- --exit` installs the npm dependencies itself (scripts/ensure-deps.js) and
+ * answers the flights question with the agent's own response, stating the count the tool
+ * computed from the data. The servers are the suite's (TEMPORAL_ADDRESS / MONGODB_URI), as a
+ * user with servers of their own would run it.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { serverEnv } from '../support/env';
+import { runProcess, userEnv } from '../support/run-process';
 
-jest.setTimeout(120_000);
+jest.setTimeout(600_000);
 
 const root = join(__dirname, '..', '..');
+let clone: string;
 
-it('answers the flights question from the data and prints the IDs, the UI URL and the commands', async () => {
+/** The files a clone of this working tree holds: tracked and new ones, nothing ignored. */
+function cloneWorkingTree(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'perflow-clone-'));
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' }).split('\0');
+  for (const file of files.filter((f) => f !== '' && existsSync(join(root, f)))) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    copyFileSync(join(root, file), join(dir, file));
+  }
+  return dir;
+}
+
+beforeAll(() => {
+  clone = cloneWorkingTree();
+});
+
+afterAll(() => {
+  if (clone) rmSync(clone, { recursive: true, force: true });
+});
+
+it('npm run demo -- --exit on a bare clone installs what it needs and prints the agent\'s answer with the real count', async () => {
   const flights = JSON.parse(readFileSync(join(root, 'demo', 'flights.json'), 'utf8')) as { origin: string; destination: string }[];
   const expected = flights.filter((f) => f.origin === 'Beijing' && f.destination === 'Seattle').length;
   expect(expected).toBeGreaterThan(0);
+  expect(existsSync(join(clone, 'node_modules'))).toBe(false);
 
-  const env = { ...process.env };
-  delete env.OPENAI_API_KEY;
-  delete env.BEDROCK_MODEL_ID;
-  const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', join(root, 'scripts', 'demo.ts'), '--exit'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 100_000);
-    child.on('error', fail);
-    child.on('close', (c) => {
-      clearTimeout(timer);
-      done({ code: c, stdout: out, stderr: err });
-    });
-  });
-  expect([code, stderr.split('\n').filter((l) => l.startsWith('perflow demo:'))]).toEqual([0, []]);
-  expect(stdout).toContain('model: scripted offline run');
-  expect(stdout).toMatch(new RegExp(`^answer: .*"flights":${expected}\\b`, 'm'));
+  const { temporalAddress, mongoUri } = serverEnv();
+  const env = userEnv({ TEMPORAL_ADDRESS: temporalAddress, MONGODB_URI: mongoUri });
+  const r = await runProcess('npm', ['run', 'demo', '--', '--exit'], { cwd: clone, env, timeoutMs: 540_000 });
+  expect([r.code, r.stderr.split('\n').filter((l) => l.startsWith('perflow demo:'))]).toEqual([0, []]);
+  expect(r.stderr).toContain('[perflow] installing the npm dependencies');
+  expect(existsSync(join(clone, 'node_modules', '.perflow-lock-hash'))).toBe(true);
+  expect(r.stdout).toContain('model: scripted offline run');
+  // The agent's own final response (the planner's answer), not a tool output pasted in.
+  expect(r.stdout).toMatch(new RegExp(`^answer: There are ${expected} flights from Beijing to Seattle\\b`, 'm'));
   for (const key of ['memory_id', 'parent_interaction_id', 'executor_agent_memory_id', 'executor_agent_parent_interaction_id']) {
-    expect(stdout).toMatch(new RegExp(`^${key}: [0-9a-f-]{36}$`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^${key}: [0-9a-f-]{36}$`, 'm'));
   }
-  expect(stdout).toMatch(/^ui: http:\/\/\S+\/namespaces\/[^/]+\/workflows\/flights-analyst-scripted-[0-9a-f]{8}\/[0-9a-f-]{36}\/history$/m);
-  expect(stdout).toMatch(/^reset: .* npx perflow reset flights-analyst-scripted-[0-9a-f]{8}/m);
+  expect(r.stdout).toMatch(/^ui: http:\/\/\S+\/namespaces\/[^/]+\/workflows\/flights-analyst-scripted-[0-9a-f]{8}\/[0-9a-f-]{36}\/history$/m);
+  expect(r.stdout).toMatch(/^reset: .* npx perflow reset flights-analyst-scripted-[0-9a-f]{8}/m);
+
+  // The answer is the run's result, as `perflow result` reads it from Temporal.
+  const id = /npx perflow status (flights-analyst-scripted-[0-9a-f]{8})/.exec(r.stdout)![1];
+  const result = await runProcess(process.execPath, [join(clone, 'bin', 'perflow.js'), 'result', id, '--json'], {
+    cwd: clone,
+    env: userEnv({ TEMPORAL_ADDRESS: temporalAddress }),
+  });
+  expect(result.code).toBe(0);
+  expect((JSON.parse(result.stdout) as { response: string }).response).toMatch(new RegExp(`^There are ${expected} flights from Beijing to Seattle`));
+
+  // A second start finds the dependencies in place.
+  const again = await runProcess('npm', ['run', 'predemo'], { cwd: clone, env, timeoutMs: 60_000 });
+  expect(again.code).toBe(0);
+  expect(again.stderr).not.toContain('installing the npm dependencies');
 });

@@ -5,7 +5,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { planExecuteReflect } from '../../workflows';
-import { createPerflowWorker } from '../../workers/main';
+import { createWorker } from '../../workers/main';
 import { workerConfigFromEnv } from '../../workers/config';
 import { final, plan, runInput, scriptedAgent, workflowId } from '../support/harness';
 import { serverEnv, uniqueTaskQueue } from '../support/env';
@@ -25,7 +25,7 @@ it('runs the LLM activities on their own rate-limited task queue', async () => {
     PERFLOW_LLM_RATE_LIMIT: '50',
     PERFLOW_LLM_CONCURRENCY: '2',
   });
-  const worker = await createPerflowWorker(config);
+  const worker = await createWorker(config);
   const running = worker.run();
   const connection = await Connection.connect({ address: temporalAddress });
   try {

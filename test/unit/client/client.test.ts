@@ -1,5 +1,7 @@
 import { temporal } from '@temporalio/proto';
-import { historyJSON, parseHistoryJSON, parseParams, parseResetTarget, progressChanges, resetEventId, slug, truncateBytes, listQuery, workflowUrl, clientConfigFromEnv } from '../../../client';
+import { clientConfigFromEnv, workflowUrl } from '../../../client/connect';
+import { historyJSON, listQuery, parseHistoryJSON, parseResetTarget, resetEventId } from '../../../client/ops';
+import { parseParams, progressChanges, slug, truncateBytes } from '../../../client/run';
 import { databaseFromUri, redact, workerConfigFromEnv } from '../../../workers/config';
 import type { Progress } from '../../../workflows';
 

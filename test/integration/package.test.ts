@@ -1,0 +1,116 @@
+/**
+ * perflow as a package: `npm pack`, installed into an empty project outside the repository,
+ * then used as a user would — the installed CLI (compiled JavaScript, its prebuilt workflow
+ * bundle) runs a scripted agent on a worker it started, and an application embeds the client
+ * library and a worker with a tool of its own. The type declarations compile against it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serverEnv, uniqueTaskQueue } from '../support/env';
+import { runProcess, userEnv } from '../support/run-process';
+
+jest.setTimeout(600_000);
+
+const root = join(__dirname, '..', '..');
+const fixtures = join(root, 'test', 'fixtures', 'package-app');
+let dir: string;
+let app: string;
+let bin: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'perflow-package-'));
+  const pack = await runProcess('npm', ['pack', '--pack-destination', dir], { cwd: root, env: userEnv(), timeoutMs: 240_000 });
+  if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.stderr.slice(-4_000)}`);
+  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+  if (!tarball) throw new Error(`npm pack wrote no tarball to ${dir}`);
+  app = join(dir, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'perflow-user-app', version: '1.0.0', private: true }));
+  const install = await runProcess('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball)], { cwd: app, env: userEnv(), timeoutMs: 300_000 });
+  if (install.code !== 0) throw new Error(`npm install of the tarball failed:\n${install.stderr.slice(-4_000)}`);
+  bin = join(app, 'node_modules', '.bin', 'perflow');
+  const { temporalAddress, namespace, mongoUri } = serverEnv();
+  const queue = uniqueTaskQueue('perflow-package');
+  env = userEnv({ TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_NAMESPACE: namespace, MONGODB_URI: `${mongoUri.replace(/\/[^/]*$/, '')}/perflow_package_${queue.slice(-8)}`, PERFLOW_TASK_QUEUE: queue });
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+it('installs compiled JavaScript only, with the public entry points', () => {
+  const pkg = join(app, 'node_modules', 'perflow');
+  expect(existsSync(join(pkg, 'dist', 'client', 'cli.js'))).toBe(true);
+  expect(existsSync(join(pkg, 'dist', 'workflow-bundle.js'))).toBe(true);
+  expect(existsSync(join(pkg, 'client'))).toBe(false); // no TypeScript sources: nothing compiles at run time
+  expect(existsSync(join(pkg, 'test'))).toBe(false);
+});
+
+it('npx perflow --help runs the compiled CLI', async () => {
+  const r = await runProcess('npx', ['--no-install', 'perflow', '--help'], { cwd: app, env });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/^usage: perflow <command>/);
+  // An internal module is not reachable: the exports map is the public API.
+  const internal = await runProcess(process.execPath, ['-e', "require('perflow/dist/core/agent')"], { cwd: app, env });
+  expect(internal.code).not.toBe(0);
+  expect(internal.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+});
+
+it('the installed CLI starts a worker from its prebuilt bundle and runs an agent with it', async () => {
+  const agentFile = join(dir, 'agent.json');
+  const agent = {
+    name: 'packaged-agent',
+    type: 'plan_execute_and_reflect',
+    llm: {
+      interface: 'scripted',
+      script: {
+        planner: ['{"steps": ["multiply"], "result": ""}', '{"steps": [], "result": "{{step_result:1}}"}'],
+        executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: 'The product is {{observation}}.' }]],
+      },
+    },
+    tools: [{ type: 'CalculatorTool' }],
+  };
+  writeFileSync(agentFile, JSON.stringify(agent));
+  const worker: ChildProcess = spawn(bin, ['worker'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  worker.stdout!.on('data', (d: Buffer) => (log += d.toString()));
+  worker.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  const exited = new Promise<number | null>((ok) => worker.on('close', ok));
+  try {
+    for (let i = 0; i < 300 && !log.includes('perflow worker connected'); i++) await new Promise((ok) => setTimeout(ok, 100));
+    expect(log).toContain(`workflows from the prebuilt bundle ${join(app, 'node_modules', 'perflow', 'dist', 'workflow-bundle.js')}`);
+    const r = await runProcess(bin, ['run', '--agent', agentFile, '--question', 'what is 6*7?', '--wait', '--json'], { cwd: app, env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(out).toMatchObject({ response: 'The product is 42.', steps_executed: 1, workflow_id: expect.stringMatching(/^packaged-agent-/) });
+    const status = await runProcess(bin, ['status', out.workflow_id as string, '--json'], { cwd: app, env });
+    expect(JSON.parse(status.stdout)).toMatchObject({ status: 'completed', memory_id: out.memory_id });
+  } finally {
+    worker.kill('SIGINT');
+  }
+  expect(await exited).toBe(0);
+});
+
+it('an application embeds the client library and a worker with its own tool', async () => {
+  copyFileSync(join(fixtures, 'app.js'), join(app, 'app.js'));
+  const r = await runProcess(process.execPath, ['app.js'], { cwd: app, env, timeoutMs: 120_000 });
+  expect(r.code).toBe(0);
+  const result = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+  expect(result).toMatchObject({ response: 'The text has 4 words.', workflow_id: expect.stringMatching(/^embedded-app-/), run_id: expect.any(String) });
+});
+
+it('the type declarations resolve through the exports map and are real types', async () => {
+  copyFileSync(join(fixtures, 'types-check.ts'), join(app, 'types-check.ts'));
+  const tsconfig = {
+    compilerOptions: { strict: true, noEmit: true, module: 'node16', moduleResolution: 'node16', target: 'es2022', skipLibCheck: true, types: ['node'], typeRoots: [join(root, 'node_modules', '@types')] },
+    files: ['types-check.ts'],
+  };
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(tsconfig));
+  const r = await runProcess(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: app, env, timeoutMs: 120_000 });
+  expect(r.stdout + r.stderr).toBe('');
+  expect(r.code).toBe(0);
+});
