@@ -39,7 +39,7 @@ function main() {
     if (!existsSync(stamp)) writeFileSync(stamp, `${hash}\n`);
     return 0;
   }
-  process.stderr.write('[perflow] installing the npm dependencies from package-lock.json (first use; about 20 s with a warm npm cache, a few minutes without)\n');
+  process.stderr.write('[perflow] installing the npm dependencies from package-lock.json (first use; about 20 s on a fast network)\n');
   const started = Date.now();
   // Some registry mirrors omit other platforms' optional binaries from the lockfile, which makes
   // `npm ci` refuse it; `npm install` still installs the locked versions.
