@@ -99,27 +99,14 @@ export function createActivities(deps: ActivityDeps) {
       return [...builtin, ...mcp];
     },
 
-    async plannerLlm(input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
-      // Loading completed steps from MongoDB counts as work: heartbeat through it too.
-      const response = await withHeartbeat(async () =>
-        chat(
-          input.model,
-          {
-            system: input.system,
-            messages: [{ role: 'user', content: input.render ? await renderPlannerPrompt(deps.memory, input.render) : (input.prompt ?? '') }],
-            position: input.position,
-            response_filter: input.response_filter,
-          },
-          deps,
-        ),
-      );
-      return { text: response.content, usage: response.usage };
-    },
-
-    async executorLlm(input: ExecutorCallInput): Promise<ChatResponse> {
-      const { model, ...request } = input;
-      return withHeartbeat(() => chat(model, request, deps));
-    },
+    /** A planning-model call: the planner of plan_execute_and_reflect, the planning model of the other agent types. */
+    planningModel: (input: PlannerCallInput) => planningModel(deps, input),
+    /** An execution-model call: a ReAct turn with tools, or a decision / assessment prompt. */
+    executionModel: (input: ExecutorCallInput) => executionModel(deps, input),
+    /** `planningModel` under the name runs recorded before the rename schedule (they replay with it). */
+    plannerLlm: (input: PlannerCallInput) => planningModel(deps, input),
+    /** `executionModel` under the name runs recorded before the rename schedule. */
+    executorLlm: (input: ExecutorCallInput) => executionModel(deps, input),
 
     /** Runs one tool call; bad input and tool errors become observations the model can act on. */
     async callTool({ tool: ref, input, place }: ToolCallInput): Promise<ToolObservation> {
@@ -133,6 +120,31 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+/** The activity names of model calls (a worker serving the LLM task queue registers these). */
+export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'plannerLlm', 'executorLlm'] as const;
+
+async function planningModel(deps: ActivityDeps, input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
+  // Loading completed steps from MongoDB counts as work: heartbeat through it too.
+  const response = await withHeartbeat(async () =>
+    chat(
+      input.model,
+      {
+        system: input.system,
+        messages: [{ role: 'user', content: input.render ? await renderPlannerPrompt(deps.memory, input.render) : (input.prompt ?? '') }],
+        position: input.position,
+        response_filter: input.response_filter,
+      },
+      deps,
+    ),
+  );
+  return { text: response.content, usage: response.usage };
+}
+
+async function executionModel(deps: ActivityDeps, input: ExecutorCallInput): Promise<ChatResponse> {
+  const { model, ...request } = input;
+  return withHeartbeat(() => chat(model, request, deps));
+}
 
 async function renderPlannerPrompt(memory: MemoryStore, ref: PlannerPromptRef): Promise<string> {
   const completed = await loadCompletedSteps(memory, ref.completed_step_ids);

@@ -12,17 +12,17 @@ const { noop } = proxyActivities<BenchActivities>({ startToCloseTimeout: '1 minu
 
 export async function floorStep(): Promise<void> {
   await noop(); // loadExecutorHistory
-  await noop(); // executorLlm
+  await noop(); // executionModel
   await noop(); // saveStep
 }
 
 export async function floorRun(steps: number): Promise<number> {
   await noop(); // startRun
   for (let i = 0; i < steps; i++) {
-    await noop(); // plannerLlm
+    await noop(); // planningModel
     await executeChild(floorStep, { workflowId: `${workflowInfo().workflowId}/step-${i + 1}` });
   }
-  await noop(); // the final plannerLlm
+  await noop(); // the final planningModel
   await noop(); // finishRun
   return steps;
 }

@@ -8,39 +8,10 @@
  * @module
  */
 import { z } from 'zod';
+import { extractJson, type Parsed } from './json-in-text';
+import { clip, oneLine } from './text';
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
-
-const oneLine = (s: string): string => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-const clip = (s: string, n = 80): string => {
-  const flat = oneLine(s);
-  return flat.length > n ? `${flat.slice(0, n - 3)}...` : flat;
-};
-
-const FENCE = /```[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)```/;
-
-/** The JSON value in an answer: a fenced block, the whole text, or the outermost `[...]` / `{...}`. */
-export function extractJsonValue(raw: string, want: 'array' | 'object' | 'any' = 'any'): Parsed<unknown> {
-  const fenced = FENCE.exec(raw);
-  const candidate = (fenced ? fenced[1] : raw).trim();
-  const attempts = [candidate];
-  for (const [open, close] of want === 'object' ? [['{', '}']] : want === 'array' ? [['[', ']']] : [['[', ']'], ['{', '}']]) {
-    for (const text of [candidate, raw]) {
-      const first = text.indexOf(open);
-      const last = text.lastIndexOf(close);
-      if (first !== -1 && last > first) attempts.push(text.slice(first, last + 1));
-    }
-  }
-  let error = 'no JSON found';
-  for (const text of attempts) {
-    try {
-      return { ok: true, value: JSON.parse(text) as unknown };
-    } catch (e) {
-      error = oneLine((e as Error).message);
-    }
-  }
-  return { ok: false, error: `answer is not valid JSON (${error}): "${clip(raw)}"` };
-}
+export type { Parsed };
 
 const intFrom = z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), z.number().int());
 const optionalText = z.preprocess((v) => (v === null ? undefined : typeof v === 'number' ? String(v) : v), z.string().optional());
@@ -53,7 +24,7 @@ function zodProblem(error: z.ZodError, what: string): string {
 
 /** Parses a JSON array of items with `schema`; an object holding one array (`{"steps": [...]}`) is accepted too. */
 function parseList<T>(raw: string, schema: z.ZodType<T>, what: string): Parsed<T[]> {
-  const extracted = extractJsonValue(raw, 'any');
+  const extracted = extractJson(raw, 'any');
   if (!extracted.ok) return extracted;
   let value = extracted.value;
   if (value && typeof value === 'object' && !Array.isArray(value)) {
@@ -110,7 +81,7 @@ export function parseStepDecision(raw: string): Parsed<{ decision: StepDecision;
   const word = (labelled?.[1] ?? bare?.[1])?.toUpperCase() as StepDecision | undefined;
   if (!word) return { ok: false, error: `answer names no decision (YES, NO or COMPLETE): "${clip(raw)}"` };
   if (word !== 'YES') return { ok: true, value: { decision: word, steps: [] } };
-  const json = extractJsonValue(raw.slice(raw.indexOf('[') === -1 ? raw.length : raw.indexOf('[')), 'array');
+  const json = extractJson(raw.slice(raw.indexOf('[') === -1 ? raw.length : raw.indexOf('[')), 'array');
   const steps = json.ok && Array.isArray(json.value) ? json.value : [];
   return { ok: true, value: { decision: 'YES', steps } };
 }
@@ -221,7 +192,7 @@ export function renumberAdapted(completed: readonly PlanStep[], adapted: readonl
 
 /** The viability check's answer (trigger 3). */
 export function parseViability(raw: string): Parsed<{ replan: boolean; confidence: number; reason: string }> {
-  const extracted = extractJsonValue(raw, 'object');
+  const extracted = extractJson(raw, 'object');
   if (!extracted.ok) return extracted;
   const parsed = z
     .object({

@@ -6,6 +6,9 @@
  * @module
  */
 
+import { extractJson } from './json-in-text';
+import { clip } from './text';
+
 /** Outcome of {@link parsePlannerOutput}. */
 export type PlannerOutput =
   | {
@@ -20,46 +23,6 @@ export type PlannerOutput =
       /** What is wrong, on one line (fit for a retry prompt and a failure message). */
       error: string;
     };
-
-const FENCE = /```[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)```/;
-
-const oneLine = (s: string): string => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-
-function preview(raw: string): string {
-  const flat = oneLine(raw);
-  return flat.length > 80 ? `${flat.slice(0, 77)}...` : flat;
-}
-
-function tryParse(text: string): { value: unknown } | { error: string } {
-  try {
-    return { value: JSON.parse(text) as unknown };
-  } catch (e) {
-    return { error: oneLine(e instanceof Error ? e.message : String(e)) };
-  }
-}
-
-/** Finds the JSON object in the answer: a fenced block, the whole text, or the outermost braces. */
-function extractJson(raw: string): { value: unknown } | { error: string } {
-  const fenced = FENCE.exec(raw);
-  const candidate = (fenced ? fenced[1] : raw).trim();
-  const direct = tryParse(candidate);
-  if ('value' in direct) return direct;
-  const first = candidate.indexOf('{');
-  const last = candidate.lastIndexOf('}');
-  if (first === -1 || last <= first) {
-    const outerFirst = raw.indexOf('{');
-    const outerLast = raw.lastIndexOf('}');
-    if (outerFirst === -1 || outerLast <= outerFirst) {
-      return { error: `planner output contains no JSON object: "${preview(raw)}"` };
-    }
-    return withContext(tryParse(raw.slice(outerFirst, outerLast + 1)), raw);
-  }
-  return withContext(tryParse(candidate.slice(first, last + 1)), raw);
-}
-
-function withContext(r: { value: unknown } | { error: string }, raw: string): { value: unknown } | { error: string } {
-  return 'error' in r ? { error: `planner output is not valid JSON (${r.error}): "${preview(raw)}"` } : r;
-}
 
 /**
  * Parses the planner LLM's answer.
@@ -76,11 +39,11 @@ function withContext(r: { value: unknown } | { error: string }, raw: string): { 
  */
 export function parsePlannerOutput(raw: string): PlannerOutput {
   if (raw.trim() === '') return { ok: false, error: 'planner output is empty' };
-  const extracted = extractJson(raw);
-  if ('error' in extracted) return { ok: false, error: extracted.error };
+  const extracted = extractJson(raw, 'object', 'planner output');
+  if (!extracted.ok) return extracted;
   const value = extracted.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, error: `planner output is not a JSON object: "${preview(raw)}"` };
+    return { ok: false, error: `planner output is not a JSON object: "${clip(raw)}"` };
   }
   const obj = value as Record<string, unknown>;
   if (!('steps' in obj) && !('result' in obj)) {

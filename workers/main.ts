@@ -4,7 +4,7 @@
  */
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { MongoClient } from 'mongodb';
-import { createActivities } from '../activities';
+import { createActivities, MODEL_ACTIVITY_NAMES } from '../activities';
 import { DEFAULT_COLLECTIONS, MemoryStore, memoryCollectionsFromEnv, type MemoryCollections } from '../activities/memory/store';
 import { builtinTools } from '../activities/tools/builtin';
 import { toolRegistry, type Tool } from '../activities/tools/tool';
@@ -59,7 +59,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
           connection,
           namespace: config.namespace,
           taskQueue: config.llm.taskQueue,
-          activities: { plannerLlm: activities.plannerLlm, executorLlm: activities.executorLlm },
+          activities: Object.fromEntries(MODEL_ACTIVITY_NAMES.map((name) => [name, activities[name]])),
           ...(config.llm.ratePerSecond ? { maxTaskQueueActivitiesPerSecond: config.llm.ratePerSecond } : {}),
           ...(config.llm.concurrency ? { maxConcurrentActivityTaskExecutions: config.llm.concurrency } : {}),
           shutdownGraceTime: '10 seconds',

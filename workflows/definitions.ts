@@ -1,8 +1,15 @@
-/** Types, queries and failure names shared by workflows and clients. */
+/**
+ * What workflows and clients share: the run's input and output, the `progress` query, search
+ * attributes, failure types and workflow type names. The only workflow module a client imports.
+ */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
-import type { AgentType } from '../core/agent';
+import type { AgentTool } from '../activities';
+import type { AgentDefinition, AgentType, ResolvedParameters } from '../core/agent';
 import type { Usage } from '../core/llm-types';
+import { preview, RESULT_PREVIEW_CHARS } from '../core/text';
+
+export { preview, RESULT_PREVIEW_CHARS };
 
 /** The seed's output fields, plus token usage. */
 export interface RunIds {
@@ -21,6 +28,45 @@ export interface RunOutput extends RunIds {
    * plan, each step's or todo's outcome, and (plan_and_execute) the statistics.
    */
   metadata?: Record<string, unknown>;
+}
+
+/** The input of every agent type's workflow. */
+export interface RunInput<S = unknown> {
+  agent: AgentDefinition;
+  question: string;
+  /** Agent parameters merged with run parameters (see `resolveParameters`). */
+  parameters: ResolvedParameters;
+  /** IDs chosen by the client, so it can show them before the run starts; missing ones are generated. */
+  ids?: Partial<RunIds>;
+  /** Continue this existing conversation: its recent exchanges become completed steps. */
+  memory_id?: string;
+  /** Task queue of the model activities (default: the workflow's). */
+  llm_task_queue?: string;
+  /** State carried over by continue-as-new; absent on a run's first execution. */
+  carried?: CarriedState<S>;
+}
+
+/**
+ * What a long run carries into its next execution. Step texts stay in MongoDB; only IDs,
+ * bounded previews and counters travel, so the carried input stays small.
+ */
+export interface CarriedState<S = unknown> {
+  /** The plan still to do (plan_execute_and_reflect: the planner's latest steps). */
+  plan: string[];
+  /** Interaction IDs of the earlier exchanges, then of this run's step traces, in order. */
+  completed_step_ids: string[];
+  /** How many of `completed_step_ids` are earlier exchanges (absent in runs recorded before: 0). */
+  history_count?: number;
+  completed_steps: CompletedStepView[];
+  steps_executed: number;
+  usage: Usage;
+  /** plan_execute_and_reflect: planner calls so far (the scripted model's position). */
+  planner_calls: number;
+  tools: AgentTool[];
+  /** How many times the run has continued-as-new. */
+  continued: number;
+  /** The agent type's own state (step_by_step, todo_list, plan_and_execute). */
+  agent_state?: S;
 }
 
 /** The workflow type that runs each agent type. */
@@ -87,9 +133,6 @@ export interface Replan {
   reason: string;
 }
 
-/** Longest step result kept in workflow state and shown by queries. */
-export const RESULT_PREVIEW_CHARS = 2_000;
-
 export interface CompletedStepView {
   index: number;
   step: string;
@@ -139,18 +182,15 @@ export const SearchAttributes = {
   status: defineSearchAttributeKey('PerflowStatus', SearchAttributeType.KEYWORD),
 } as const;
 
-/** Failure types a client can match on. */
+/** Failure types a client can match on (README "Failure types"). */
 export const FailureTypes = {
+  /** A model answer that must parse (plan, steps, todos) stayed unparseable after `max_parse_retries` calls. */
+  OutputInvalid: 'Agent.OutputInvalid',
+  /** The same, as plan_execute_and_reflect runs recorded before every agent type shared one kernel name it. */
   PlannerOutputInvalid: 'Planner.OutputInvalid',
-  /** A model answer of a step_by_step, todo_list or plan_and_execute run stayed unparseable. */
-  ModelOutputInvalid: 'Agent.OutputInvalid',
   /** A step_by_step step or todo names a tool the agent does not have (Axon Ivy "Tool not found"). */
   ToolNotFound: 'Agent.ToolNotFound',
 } as const;
-
-export function preview(text: string, max = RESULT_PREVIEW_CHARS): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
-}
 
 const STATUS_ICON: Record<string, string> = { pending: '⏳', running: '▶️', in_progress: '▶️', completed: '✅', failed: '❌', skipped: '⏭️' };
 

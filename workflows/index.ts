@@ -4,5 +4,4 @@ export { reactExecutor, type ReactExecutorInput, type ReactExecutorOutput } from
 export { stepByStep } from './step-by-step';
 export { todoList, todoExecutor, type TodoExecutorInput, type TodoExecutorOutput } from './todo-list';
 export { planAndExecute } from './plan-and-execute';
-export type { AgentRunInput } from './agent-run';
 export * from './definitions';

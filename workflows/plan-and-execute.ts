@@ -27,42 +27,72 @@ import {
   VIABILITY_TEMPLATE,
 } from '../core/agent-type-prompts';
 import { log } from '@temporalio/workflow';
-import { beginRun, toolListing, toolsNamed, type AgentRunInput, type StepOutcome } from './agent-run';
-import { preview, type PlanStepView, type Replan, type RunOutput } from './definitions';
+import { preview } from '../core/text';
+import type { PlanStepView, Replan, RunInput, RunOutput } from './definitions';
+import { agentTypeSystemPrompt, toolListing, toolsNamed } from './agent-type-helpers';
+import { openRun } from './kernel/context';
+import { checkpoint, finish, guard } from './kernel/lifecycle';
+import { ask, askParsed } from './kernel/model-calls';
+import { runStep, type StepOutcome } from './kernel/steps';
 
 /** How many earlier observations a step sees (seed 003 keeps the last 5). */
 const OBSERVATION_WINDOW = 5;
 
-export async function planAndExecute(input: AgentRunInput): Promise<RunOutput> {
-  const run = await beginRun(input, input.parameters.max_steps);
+/** What a plan_and_execute run carries across continue-as-new. */
+interface PlanAndExecuteState {
+  plan: PlanStepView[];
+  /** The plan step to run next. */
+  cursor: number;
+  results: StepResult[];
+  observations: string[];
+  replans: Replan[];
+  /** Executed steps (attempts) so far. */
+  unit: number;
+  plannerCalls: number;
+  viabilityCalls: number;
+}
+
+export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Promise<RunOutput> {
+  const run = await openRun(input, { maxUnits: input.parameters.max_steps, planningSystem: agentTypeSystemPrompt(input.parameters) });
   const { agent, question, p, progress } = run;
   const toolIds = run.tools.map((t) => t.spec.name);
   const planning = instructionBlock(instructionsOf(agent, 'planning'));
   const execution = instructionBlock(instructionsOf(agent, 'execution'));
-  const plannerCalls = { next: 0 };
-  let viabilityCalls = 0;
-  let plan: PlanStepView[] = [];
-  const results: StepResult[] = [];
-  const observations: string[] = [];
-  const replans: Replan[] = [];
+  const state: PlanAndExecuteState = run.carried?.agent_state ?? {
+    plan: [],
+    cursor: 0,
+    results: [],
+    observations: [],
+    replans: [],
+    unit: 0,
+    plannerCalls: 0,
+    viabilityCalls: 0,
+  };
+  const { results, observations, replans } = state;
+  const plannerCalls = { next: state.plannerCalls };
   progress.replans = replans;
 
-  return run.guard(async () => {
-    plan = (await planSteps(fill(EXECUTION_PLAN_TEMPLATE, {
-      planningInstructions: planning,
-      query: question,
-      availableTools: toolListing(run.tools),
-    }), 'planning model: plan', 1)).map(stepView);
+  return guard(run, async () => {
+    if (!run.carried) {
+      state.plan = (await planSteps(fill(EXECUTION_PLAN_TEMPLATE, {
+        planningInstructions: planning,
+        query: question,
+        availableTools: toolListing(run.tools),
+      }), 'planning model: plan', 1)).map(stepView);
+    }
     syncPlan();
 
-    let unit = 0;
     let stoppedAt: number | undefined;
-    for (let cursor = 0; cursor < plan.length; cursor++) {
+    for (; state.cursor < state.plan.length; state.cursor++) {
+      const cursor = state.cursor;
       if (results.length >= p.max_steps) {
         stoppedAt = p.max_steps;
         break;
       }
-      const step = plan[cursor];
+      state.plannerCalls = plannerCalls.next;
+      const ended = await checkpoint(run, { state: () => state, metadata });
+      if (ended) return ended;
+      const step = state.plan[cursor];
       step.status = 'running';
       syncPlan();
       const tool = step.primary_tools[0] ?? '';
@@ -77,7 +107,12 @@ export async function planAndExecute(input: AgentRunInput): Promise<RunOutput> {
       } else {
         for (let attempt = 1; attempt <= p.max_step_attempts; attempt++) {
           step.attempts = attempt;
-          outcome = await run.runStep(unit++, `step ${step.step_num}${attempt > 1 ? `, attempt ${attempt}` : ''}: ${step.goal}`, actionInput(step, attempt, observation), toolsNamed(run.tools, tool === '' ? [] : [tool]));
+          outcome = await runStep(run, {
+            unit: state.unit++,
+            label: `step ${step.step_num}${attempt > 1 ? `, attempt ${attempt}` : ''}: ${step.goal}`,
+            text: actionInput(step, attempt, observation),
+            tools: toolsNamed(run.tools, tool === '' ? [] : [tool]),
+          });
           observation = outcome.result;
           error = attemptError(outcome);
           if (error === undefined) break;
@@ -97,7 +132,7 @@ export async function planAndExecute(input: AgentRunInput): Promise<RunOutput> {
       observations.push(`Step ${step.step_num} (${tool || 'no tool'}): ${preview(observation, 300)}`);
       syncPlan();
 
-      if (cursor < plan.length - 1) {
+      if (cursor < state.plan.length - 1) {
         const trigger = await replanTrigger(step, success, observation, cursor);
         if (trigger) {
           replans.push(trigger);
@@ -106,17 +141,17 @@ export async function planAndExecute(input: AgentRunInput): Promise<RunOutput> {
             query: question,
             completedSteps: completedListing(),
             issue: trigger.reason,
-            remainingSteps: stepListing(plan.slice(cursor + 1)),
+            remainingSteps: stepListing(state.plan.slice(cursor + 1)),
             availableTools: toolListing(run.tools),
           }), `planning model: re-plan after step ${step.step_num} (${trigger.trigger})`, 1);
-          const kept = plan.slice(0, cursor + 1);
-          plan = renumberAdapted(kept, adapted).map((s, i) => (i < kept.length ? kept[i] : stepView(s)));
+          const kept = state.plan.slice(0, cursor + 1);
+          state.plan = renumberAdapted(kept, adapted).map((s, i) => (i < kept.length ? kept[i] : stepView(s)));
           syncPlan();
         }
       }
     }
 
-    const answer = await run.ask({
+    const answer = await ask(run, {
       model: 'planning',
       position: { role: 'task', kind: 'final', call: 0 },
       summary: 'planning model: final answer',
@@ -126,20 +161,25 @@ export async function planAndExecute(input: AgentRunInput): Promise<RunOutput> {
         observations: observations.join('\n'),
       }),
     });
-    return run.finish(answer, {
+    return finish(run, answer, metadata(stoppedAt));
+  });
+
+  function metadata(stoppedAt?: number): Record<string, unknown> {
+    return {
       agent_type: 'plan_and_execute',
       architecture: 'plan-and-execute: structured plan, guided ReAct execution per step, re-planning triggers, synthesised answer',
-      planning: { plan: plan.map(({ status: _s, attempts: _a, ...s }) => s), replans },
+      planning: { plan: state.plan.map(({ status: _s, attempts: _a, ...s }) => s), replans },
       execution: { steps: results },
       summary: planStatistics(results),
       ...(stoppedAt !== undefined ? { stopped: `max_steps (${stoppedAt}) reached` } : {}),
-    });
-  });
+    };
+  }
 
   /** Asks for a plan (initial or adapted) until it parses. */
   async function planSteps(prompt: string, summary: string, firstNum: number): Promise<PlanStep[]> {
     const first = plannerCalls.next === 0;
-    return run.askParsed(
+    return askParsed(
+      run,
       { model: 'planning', position: { role: 'planner', call: plannerCalls.next }, summary, prompt, withHistory: first },
       (raw) => parsePlanSteps(raw, firstNum),
       'the plan',
@@ -155,11 +195,11 @@ export async function planAndExecute(input: AgentRunInput): Promise<RunOutput> {
     if (keyword !== undefined) {
       return { after_step: step.step_num, trigger: 'keyword', reason: `the observation of step ${step.step_num} mentions "${keyword}": ${preview(observation, 300)}` };
     }
-    const raw = await run.ask({
+    const raw = await ask(run, {
       model: 'planning',
-      position: { role: 'task', kind: 'viability', call: viabilityCalls++ },
+      position: { role: 'task', kind: 'viability', call: state.viabilityCalls++ },
       summary: `planning model: viability after step ${step.step_num}`,
-      prompt: fill(VIABILITY_TEMPLATE, { query: question, completedSteps: completedListing(), remainingSteps: stepListing(plan.slice(cursor + 1)) }),
+      prompt: fill(VIABILITY_TEMPLATE, { query: question, completedSteps: completedListing(), remainingSteps: stepListing(state.plan.slice(cursor + 1)) }),
     });
     const verdict = parseViability(raw);
     if (!verdict.ok) {
@@ -178,7 +218,7 @@ export async function planAndExecute(input: AgentRunInput): Promise<RunOutput> {
       executionInstructions: execution,
       query: question,
       stepNum: String(step.step_num),
-      totalSteps: String(plan.length),
+      totalSteps: String(state.plan.length),
       goal: step.goal,
       tool: step.primary_tools[0] ?? 'none (reason from the results so far)',
       successCriteria: step.success_criteria || 'the goal is met',
@@ -194,8 +234,8 @@ export async function planAndExecute(input: AgentRunInput): Promise<RunOutput> {
   }
 
   function syncPlan(): void {
-    progress.plan_steps = plan;
-    progress.plan = plan.filter((s) => s.status === 'pending' || s.status === 'running').map((s) => s.goal);
+    progress.plan_steps = state.plan;
+    progress.plan = state.plan.filter((s) => s.status === 'pending' || s.status === 'running').map((s) => s.goal);
     run.showProgress();
   }
 }

@@ -3,22 +3,13 @@
  * with the agent's tools offered, then one activity per requested tool call; the model's final
  * text is the step result.
  */
-import { proxyActivities } from '@temporalio/workflow';
-import type { Activities, AgentTool } from '../activities';
-import type { MemoryIds } from '../activities/memory/activities';
+import type { AgentTool } from '../activities';
 import type { ModelSettings } from '../activities/llm/chat';
 import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../core/llm-types';
-import { preview } from './definitions';
-import { llmActivities, modelForCall } from './llm';
-import { memoryActivities } from './memory';
-
-// Tool errors and timeouts come back as observations, so what fails this activity is
-// infrastructure (recording the output in MongoDB): wait it out.
-const { callTool } = proxyActivities<Activities>({
-  startToCloseTimeout: '3 minutes',
-  heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
+import type { MemoryIds } from '../core/memory-ids';
+import { preview } from '../core/text';
+import { callTool, memoryActivities, modelActivities } from './kernel/activities';
+import { modelForCall } from './kernel/scripted-calls';
 
 export interface ReactExecutorInput {
   /** The step to execute, used as the question. */
@@ -59,7 +50,7 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
 
 /** The ReAct loop of one step, for the executor child workflow and for other workflows' iterations. */
 export async function runReact(input: ReactExecutorInput): Promise<ReactExecutorOutput> {
-  const { executorLlm } = llmActivities(input.llm_task_queue);
+  const models = modelActivities(input.llm_task_queue);
   const finish = async (result: string, iterations: number): Promise<ReactExecutorOutput> => {
     await memoryActivities.saveStep({ ids: input.ids, stepIndex: input.stepIndex, step: input.step, result });
     const limit_reached = iterations >= input.max_iteration && !answered;
@@ -85,7 +76,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   let answered = false;
   const observations: string[] = [];
   for (let iteration = 0; iteration < input.max_iteration; iteration++) {
-    const response = await executorLlm.executeWithOptions({ summary: `executor LLM: step ${input.stepIndex + 1}, iteration ${iteration + 1}` }, [
+    const response = await models.execution().executeWithOptions({ summary: `executor LLM: step ${input.stepIndex + 1}, iteration ${iteration + 1}` }, [
       {
         model: modelForCall(input.model, { role: 'executor', step: input.stepIndex, iteration }),
         system: input.system_prompt,

@@ -18,51 +18,47 @@ import {
   STEP_EXECUTION_TEMPLATE,
   STEP_PLANNING_TEMPLATE,
 } from '../core/agent-type-prompts';
-import { beginRun, toolListing, toolsNamed, variableListing, type AgentRunInput } from './agent-run';
-import { FailureTypes, preview, type RunOutput, type StepView } from './definitions';
+import { preview } from '../core/text';
+import { FailureTypes, type RunInput, type RunOutput, type StepView } from './definitions';
+import { agentTypeSystemPrompt, toolListing, toolsNamed, variableListing, type Variable } from './agent-type-helpers';
+import { openRun } from './kernel/context';
+import { checkpoint, finish, guard } from './kernel/lifecycle';
+import { ask, askParsed } from './kernel/model-calls';
+import { fullResult, runStep } from './kernel/steps';
 
-export async function stepByStep(input: AgentRunInput): Promise<RunOutput> {
-  const run = await beginRun(input, input.parameters.max_iterations);
+/** What a step_by_step run carries across continue-as-new. */
+interface StepByStepState {
+  /** Every step, planned and adaptive, in execution order; the pending ones are still to run. */
+  views: StepView[];
+  variables: Variable[];
+  /** Steps executed so far. */
+  unit: number;
+  /** The last executed step, whose whole result is the response. */
+  last?: { unit: number; ok: boolean };
+}
+
+export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunOutput> {
+  const run = await openRun(input, { maxUnits: input.parameters.max_iterations, planningSystem: agentTypeSystemPrompt(input.parameters) });
   const { agent, question, p, progress } = run;
   const goal = agent.goal ?? question;
   const toolIds = run.tools.map((t) => t.spec.name);
   const planning = instructionBlock(instructionsOf(agent, 'planning'));
   const execution = instructionBlock(instructionsOf(agent, 'execution'));
-  const variables = [{ name: 'query', value: question }];
-  const views: StepView[] = [];
+  const state: StepByStepState = run.carried?.agent_state ?? { views: [], variables: [{ name: 'query', value: question }], unit: 0 };
+  const { views, variables } = state;
   progress.steps = views;
-  progress.variables = ['query'];
+  progress.variables = variables.map((v) => v.name);
 
-  return run.guard(async () => {
-    const crudePlan = await run.ask({
-      model: 'planning',
-      position: { role: 'planner', call: 0 },
-      summary: 'planning model: plan',
-      prompt: fill(STEP_PLANNING_TEMPLATE, { goal, planningInstructions: planning, query: question, availableTools: toolListing(run.tools) }),
-      withHistory: true,
-    });
-    const steps = await run.askParsed(
-      {
-        model: 'execution',
-        position: { role: 'task', kind: 'mapping', call: 0 },
-        summary: 'execution model: plan → steps',
-        prompt: dataMappingPrompt(AI_STEP_FIELDS, crudePlan, toolIds),
-      },
-      (raw) => rejectUnknownTools(parseAiSteps(raw, toolIds)),
-      'the structured steps',
-    );
-    const queue = [...steps].sort((a, b) => a.stepNo - b.stepNo).map(view);
-    views.push(...queue);
+  return guard(run, async () => {
+    if (!run.carried) await plan();
     syncPlan();
-
-    let unit = 0;
-    let last: { unit: number; ok: boolean } | undefined;
-    while (queue.length > 0) {
-      if (unit >= p.max_iterations) {
-        for (const s of queue) s.status = 'skipped';
-        return run.finish(maxIterationsReachedMessage(p.max_iterations, doneListing(), run.ids.memory_id), metadata());
+    for (let step = nextStep(); step; step = nextStep()) {
+      if (state.unit >= p.max_iterations) {
+        for (const s of views) if (s.status === 'pending') s.status = 'skipped';
+        return finish(run, maxIterationsReachedMessage(p.max_iterations, doneListing(), run.ids.memory_id), metadata());
       }
-      const step = queue.shift()!;
+      const ended = await checkpoint(run, { state: () => state, metadata });
+      if (ended) return ended;
       step.status = 'running';
       syncPlan();
       const text = fill(STEP_EXECUTION_TEMPLATE, {
@@ -76,31 +72,60 @@ export async function stepByStep(input: AgentRunInput): Promise<RunOutput> {
         resultDescription: step.resultDescription ?? '',
         variables: variableListing(variables),
       });
-      const outcome = await run.runStep(unit, `step ${step.stepNo}: ${step.name}`, text, toolsNamed(run.tools, [step.toolId]));
+      const unit = state.unit;
+      const outcome = await runStep(run, { unit, label: `step ${step.stepNo}: ${step.name}`, text, tools: toolsNamed(run.tools, [step.toolId]) });
       step.status = outcome.ok ? 'completed' : 'failed';
       variables.push({ name: step.resultName ?? resultNameOf(step), value: outcome.result });
       progress.variables = variables.map((v) => v.name);
-      last = { unit, ok: outcome.ok };
+      state.last = { unit, ok: outcome.ok };
 
-      const decision = await decide(step, outcome.result, unit, queue);
+      const decision = await decide(step, outcome.result, unit, views.filter((s) => s.status === 'pending'));
       step.decision = decision.decision;
       if (decision.decision === 'COMPLETE') {
-        for (const s of queue) s.status = 'skipped';
+        for (const s of views) if (s.status === 'pending') s.status = 'skipped';
         syncPlan();
         break;
       }
       if (decision.decision === 'YES' && decision.steps.length > 0) {
         const taken = new Set(views.map((s) => s.stepNo));
         const adaptive = numberAdaptiveSteps(decision.steps, step.stepNo, taken).map((s) => ({ ...view(s), adaptive: true }));
-        queue.unshift(...adaptive);
         views.splice(views.indexOf(step) + 1, 0, ...adaptive);
       }
       syncPlan();
-      unit++;
+      state.unit++;
     }
-    const response = last ? await run.fullResult(last.unit) : '';
-    return run.finish(response, metadata());
+    const response = state.last ? await fullResult(run, state.last.unit) : '';
+    return finish(run, response, metadata());
   });
+
+  /** The plan, then its structured steps (the execution model's mapping). */
+  async function plan(): Promise<void> {
+    const crudePlan = await ask(run, {
+      model: 'planning',
+      position: { role: 'planner', call: 0 },
+      summary: 'planning model: plan',
+      prompt: fill(STEP_PLANNING_TEMPLATE, { goal, planningInstructions: planning, query: question, availableTools: toolListing(run.tools) }),
+      withHistory: true,
+    });
+    const steps = await askParsed(
+      run,
+      {
+        model: 'execution',
+        position: { role: 'task', kind: 'mapping', call: 0 },
+        summary: 'execution model: plan → steps',
+        prompt: dataMappingPrompt(AI_STEP_FIELDS, crudePlan, toolIds),
+      },
+      (raw) => rejectUnknownTools(parseAiSteps(raw, toolIds)),
+      'the structured steps',
+      { next: 0 },
+    );
+    views.push(...[...steps].sort((a, b) => a.stepNo - b.stepNo).map(view));
+  }
+
+  /** The next step to run: steps run in list order, and adaptive steps are inserted after the step that decided them. */
+  function nextStep(): StepView | undefined {
+    return views.find((s) => s.status === 'pending');
+  }
 
   async function decide(step: StepView, latest: string, unit: number, remaining: StepView[]): Promise<{ decision: StepDecision; steps: AiStep[] }> {
     const prompt =
@@ -110,7 +135,7 @@ export async function stepByStep(input: AgentRunInput): Promise<RunOutput> {
         remainingSteps: remaining.map((s) => `${s.stepNo}. ${s.name} (${s.toolId})`).join('\n') || 'none',
         toolIds: toolIds.join(', ') || 'none',
       });
-    const raw = await run.ask({ model: 'execution', position: { role: 'task', kind: 'decision', call: unit }, summary: `execution model: decision after step ${step.stepNo}`, prompt });
+    const raw = await ask(run, { model: 'execution', position: { role: 'task', kind: 'decision', call: unit }, summary: `execution model: decision after step ${step.stepNo}`, prompt });
     const parsed = parseStepDecision(raw);
     if (!parsed.ok) {
       log.warn('decision could not be read; continuing with the plan', { error: parsed.error });

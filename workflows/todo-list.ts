@@ -4,7 +4,7 @@
  * the completion assessment) until it is done or `maxIterationsPerTodo` is reached; after each
  * completed todo the goal assessment decides GOAL_ACHIEVED (stop) or CONTINUE_NEEDED.
  */
-import { ActivityFailure, executeChild, isCancellation, log, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, executeChild, log, workflowInfo } from '@temporalio/workflow';
 import type { AgentTool } from '../activities';
 import type { ModelSettings } from '../activities/llm/chat';
 import type { MemoryIds } from '../core/memory-ids';
@@ -23,51 +23,53 @@ import {
   todoListGoal,
 } from '../core/agent-type-prompts';
 import { addUsage, ZERO_USAGE, type Usage } from '../core/llm-types';
-import { beginRun, causeMessage, toolListing, toolsNamed, variableListing, type AgentRunInput } from './agent-run';
-import { preview, type RunOutput, type TodoView } from './definitions';
-import { llmActivities, modelForCall, modelForStep } from './llm';
-import { memoryActivities } from './memory';
+import { preview } from '../core/text';
+import type { RunInput, RunOutput, TodoView } from './definitions';
+import { agentTypeSystemPrompt, toolListing, toolsNamed, variableListing, type Variable } from './agent-type-helpers';
+import { modelActivities } from './kernel/activities';
+import { openRun } from './kernel/context';
+import { checkpoint, finish, guard } from './kernel/lifecycle';
+import { ask, askParsed, executionModelPrompt } from './kernel/model-calls';
+import { modelForCall, modelForStep } from './kernel/scripted-calls';
+import { fullResult, recordStep, saveFailedStep } from './kernel/steps';
 import { runReact } from './react-executor';
 
-export async function todoList(input: AgentRunInput): Promise<RunOutput> {
-  const run = await beginRun(input, input.parameters.max_iterations);
+/** What a todo_list run carries across continue-as-new. */
+interface TodoListState {
+  todos: TodoView[];
+  variables: Variable[];
+  /** The todo to run next. */
+  next: number;
+  /** Iterations executed so far. */
+  unit: number;
+  goalCalls: number;
+  /** The last iteration of the last completed todo, whose whole result is the response. */
+  lastDone?: { unit: number };
+}
+
+export async function todoList(input: RunInput<TodoListState>): Promise<RunOutput> {
+  const run = await openRun(input, { maxUnits: input.parameters.max_iterations, planningSystem: agentTypeSystemPrompt(input.parameters) });
   const { agent, question, p, progress } = run;
   const goal = agent.goal ?? todoListGoal(question);
   const toolIds = run.tools.map((t) => t.spec.name);
   const execution = instructionBlock(instructionsOf(agent, 'execution'));
-  const variables = [{ name: 'query', value: question }];
-  const views: TodoView[] = [];
+  const state: TodoListState = run.carried?.agent_state ?? { todos: [], variables: [{ name: 'query', value: question }], next: 0, unit: 0, goalCalls: 0 };
+  const { todos: views, variables } = state;
   progress.todos = views;
-  progress.variables = ['query'];
+  progress.variables = variables.map((v) => v.name);
 
-  return run.guard(async () => {
-    const planningPrompt = fill(TODO_PLANNING_TEMPLATE, {
-      goal,
-      planningInstructions: instructionBlock(instructionsOf(agent, 'planning')),
-      query: question,
-      availableTools: toolListing(run.tools),
-    });
-    const todos = await run.askParsed(
-      {
-        model: 'planning',
-        position: { role: 'planner', call: 0 },
-        summary: 'planning model: todos',
-        prompt: dataMappingPrompt(AI_TODO_FIELDS, planningPrompt, toolIds),
-        withHistory: true,
-      },
-      (raw) => parseTodos(raw, toolIds, p.max_iterations_per_todo),
-      'the todo list',
-    );
-    views.push(...[...todos].sort((a, b) => a.stepNo - b.stepNo).map(todoView));
+  return guard(run, async () => {
+    if (!run.carried) await plan();
     syncPlan();
-
-    let unit = 0;
-    let goalCalls = 0;
-    let lastDone: { unit: number } | undefined;
-    for (const [i, todo] of views.entries()) {
-      if (unit >= p.max_iterations) {
-        return run.finish(maxIterationsReachedMessage(p.max_iterations, doneListing(), run.ids.memory_id), metadata());
+    for (; state.next < views.length; state.next++) {
+      const i = state.next;
+      const todo = views[i];
+      if (state.unit >= p.max_iterations) {
+        return finish(run, maxIterationsReachedMessage(p.max_iterations, doneListing(), run.ids.memory_id), metadata());
       }
+      const ended = await checkpoint(run, { state: () => state, metadata });
+      if (ended) return ended;
+      const unit = state.unit;
       const childId = `${workflowInfo().workflowId}/todo-${i + 1}`;
       todo.currentStatus = 'in_progress';
       todo.executor_workflow_id = childId;
@@ -99,9 +101,9 @@ export async function todoList(input: AgentRunInput): Promise<RunOutput> {
       });
       progress.usage = addUsage(progress.usage, out.usage);
       for (const it of out.iterations) {
-        run.recordStep(it.unit, `todo ${todo.stepNo}, iteration ${it.iteration}: ${todo.description}`, { ok: it.ok, result: it.result, result_chars: it.result_chars, executor_workflow_id: childId });
+        recordStep(run, it.unit, `todo ${todo.stepNo}, iteration ${it.iteration}: ${todo.description}`, { ok: it.ok, result: it.result, result_chars: it.result_chars, executor_workflow_id: childId });
       }
-      unit += out.iterations.length;
+      state.unit += out.iterations.length;
       todo.iterations = out.iterations.length;
       todo.isCompleted = out.completed;
       todo.currentStatus = out.completed ? 'completed' : 'failed';
@@ -110,11 +112,11 @@ export async function todoList(input: AgentRunInput): Promise<RunOutput> {
       progress.variables = variables.map((v) => v.name);
       syncPlan();
       if (!out.completed || !lastIteration) continue;
-      lastDone = { unit: lastIteration.unit };
+      state.lastDone = { unit: lastIteration.unit };
 
-      const raw = await run.ask({
+      const raw = await ask(run, {
         model: 'execution',
-        position: { role: 'task', kind: 'goal', call: goalCalls++ },
+        position: { role: 'task', kind: 'goal', call: state.goalCalls++ },
         summary: `execution model: goal assessment after todo ${todo.stepNo}`,
         prompt: fill(GOAL_ASSESSMENT_TEMPLATE, {
           goal,
@@ -126,9 +128,32 @@ export async function todoList(input: AgentRunInput): Promise<RunOutput> {
       if (!decision.ok) log.warn('goal assessment could not be read; continuing with the todos', { error: decision.error });
       if (decision.ok && decision.value === 'GOAL_ACHIEVED') break;
     }
-    const response = lastDone ? await run.fullResult(lastDone.unit) : `No todo was completed.\n${doneListing()}`;
-    return run.finish(response, metadata());
+    const response = state.lastDone ? await fullResult(run, state.lastDone.unit) : `No todo was completed.\n${doneListing()}`;
+    return finish(run, response, metadata());
   });
+
+  async function plan(): Promise<void> {
+    const planningPrompt = fill(TODO_PLANNING_TEMPLATE, {
+      goal,
+      planningInstructions: instructionBlock(instructionsOf(agent, 'planning')),
+      query: question,
+      availableTools: toolListing(run.tools),
+    });
+    const todos = await askParsed(
+      run,
+      {
+        model: 'planning',
+        position: { role: 'planner', call: 0 },
+        summary: 'planning model: todos',
+        prompt: dataMappingPrompt(AI_TODO_FIELDS, planningPrompt, toolIds),
+        withHistory: true,
+      },
+      (raw) => parseTodos(raw, toolIds, p.max_iterations_per_todo),
+      'the todo list',
+      { next: 0 },
+    );
+    views.push(...[...todos].sort((a, b) => a.stepNo - b.stepNo).map(todoView));
+  }
 
   function syncPlan(): void {
     progress.plan = views.filter((t) => t.currentStatus === 'pending' || t.currentStatus === 'in_progress').map((t) => t.description);
@@ -193,7 +218,7 @@ export interface TodoExecutorOutput {
  */
 export async function todoExecutor(input: TodoExecutorInput): Promise<TodoExecutorOutput> {
   const { todo } = input;
-  const { plannerLlm } = llmActivities(input.llm_task_queue);
+  const models = modelActivities(input.llm_task_queue);
   const iterations: TodoIteration[] = [];
   let usage = ZERO_USAGE;
   let feedback = '';
@@ -233,30 +258,27 @@ export async function todoExecutor(input: TodoExecutorInput): Promise<TodoExecut
       chars = out.result_chars;
     } catch (err) {
       // A failed iteration is not completed; the next one may do better.
-      if (!(err instanceof ActivityFailure) || isCancellation(err)) throw err;
+      if (!(err instanceof ActivityFailure)) throw err;
       ok = false;
-      result = `Iteration failed: ${causeMessage(err)}`;
+      result = await saveFailedStep(input.ids, unit, text, err, 'Iteration failed');
       chars = result.length;
-      await memoryActivities.saveStep({ ids: input.ids, stepIndex: unit, step: text, result });
     }
     let completed = false;
     feedback = 'the iteration failed';
     if (ok) {
       const position = { role: 'task', kind: 'completion', call: unit } as const;
-      const answer = await plannerLlm.executeWithOptions({ summary: `execution model: completion of todo ${todo.stepNo}, iteration ${i + 1}` }, [
-        {
-          model: modelForCall(input.model, position),
-          system: input.assessment_system_prompt ?? input.system_prompt,
-          position,
-          prompt: fill(COMPLETION_ASSESSMENT_TEMPLATE, {
-            description: todo.description,
-            successCriteria: todo.successCriteria,
-            executionInstructions: input.execution_instructions,
-            iteration: String(i + 1),
-            result,
-          }),
-        },
-      ]);
+      const answer = await executionModelPrompt(models, modelForCall(input.model, position), {
+        summary: `execution model: completion of todo ${todo.stepNo}, iteration ${i + 1}`,
+        system: input.assessment_system_prompt ?? input.system_prompt,
+        position,
+        prompt: fill(COMPLETION_ASSESSMENT_TEMPLATE, {
+          description: todo.description,
+          successCriteria: todo.successCriteria,
+          executionInstructions: input.execution_instructions,
+          iteration: String(i + 1),
+          result,
+        }),
+      });
       usage = addUsage(usage, answer.usage);
       const assessment = parseCompletion(answer.text);
       if (!assessment.ok) log.warn('completion assessment could not be read; the todo is not completed yet', { error: assessment.error });

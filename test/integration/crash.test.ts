@@ -105,7 +105,7 @@ describe('worker crashes', () => {
         const completions = (history.events ?? []).filter((e) => e.activityTaskCompletedEventAttributes);
         const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callTool');
         expect([run, step, scheduled.length]).toEqual([run, step, 1]);
-        // loadExecutorHistory, executorLlm twice, callTool and saveStep, each completed exactly once
+        // loadExecutorHistory, executionModel twice, callTool and saveStep, each completed exactly once
         expect([run, step, completions.length]).toEqual([run, step, 5]);
       }
     }

@@ -48,9 +48,10 @@ it('runs the LLM activities on their own rate-limited task queue', async () => {
       });
     const parent = await queuesOf(handle.workflowId);
     const child = await queuesOf(`${handle.workflowId}/step-1`);
-    expect(parent.filter(([name]) => name === 'plannerLlm')).toEqual([['plannerLlm', llmQueue], ['plannerLlm', llmQueue]]);
-    expect(child.filter(([name]) => name === 'executorLlm')).toEqual([['executorLlm', llmQueue]]);
-    expect([...parent, ...child].filter(([name]) => !/Llm$/.test(String(name))).every(([, q]) => q === taskQueue)).toBe(true);
+    expect(parent.filter(([name]) => name === 'planningModel')).toEqual([['planningModel', llmQueue], ['planningModel', llmQueue]]);
+    expect(child.filter(([name]) => name === 'executionModel')).toEqual([['executionModel', llmQueue]]);
+    const isModelCall = (name: unknown) => /Model$/.test(String(name));
+    expect([...parent, ...child].filter(([name]) => !isModelCall(name)).every(([, q]) => q === taskQueue)).toBe(true);
   } finally {
     worker.shutdown();
     await running;

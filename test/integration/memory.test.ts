@@ -187,7 +187,7 @@ describe('claim check of step results', () => {
     const size = (e: temporal.api.history.v1.IHistoryEvent) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
     const events = history.events ?? [];
     const plannerInputs = events
-      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'plannerLlm')
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'planningModel')
       .map(size);
     expect(plannerInputs).toHaveLength(4);
     expect(Math.max(...plannerInputs) - Math.min(...plannerInputs)).toBeLessThan(1_000);

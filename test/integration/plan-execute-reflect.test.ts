@@ -87,7 +87,7 @@ describe('the plan-execute-reflect workflow', () => {
     );
     expect(error).toBeInstanceOf(WorkflowFailedError);
     const cause = (error as WorkflowFailedError).cause as { type?: string; message: string; nonRetryable?: boolean };
-    expect(cause.type).toBe('Planner.OutputInvalid');
+    expect(cause.type).toBe('Agent.OutputInvalid');
     expect(cause.nonRetryable).toBe(true);
     expect(cause.message).toContain('after 3 attempts');
     expect(cause.message).toContain('still not JSON');

@@ -6,6 +6,7 @@
  */
 import { resolve } from 'node:path';
 import { final, plan, scriptedAgent } from './harness';
+import { typedAgent } from './typed-agents';
 
 export interface Scenario {
   name: string;
@@ -137,4 +138,11 @@ export const SCENARIOS: Scenario[] = [
     fails: true,
     agent: scriptedAgent({ planner: ['a', 'b', 'c'] }),
   },
+  // Each other agent type continuing-as-new on the run kernel (its own state carried).
+  ...(['step_by_step', 'todo_list', 'plan_and_execute'] as const).map((type) => ({
+    name: `${type.replace(/_/g, '-')}-continued-as-new`,
+    question: 'sum 1..4',
+    agent: typedAgent(type, 4),
+    params: { continue_as_new_after_events: 25 },
+  })),
 ];

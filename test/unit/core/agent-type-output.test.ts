@@ -1,6 +1,5 @@
 /** Parsing the model answers of the step_by_step, todo_list and plan_and_execute agents. */
 import {
-  extractJsonValue,
   findReplanKeyword,
   numberAdaptiveSteps,
   parseAiSteps,
@@ -14,19 +13,20 @@ import {
   renumberAdapted,
   type StepResult,
 } from '../../../core/agent-type-output';
+import { extractJson } from '../../../core/json-in-text';
 import { EXECUTION_PROMPT_TEMPLATE, fill, instructionBlock } from '../../../core/agent-type-prompts';
 
 const TOOLS = ['CalculatorTool', 'SearchCollectionTool'];
 
-describe('extractJsonValue', () => {
+describe('extractJson (core/json-in-text)', () => {
   it('reads a fenced block, bare JSON, or JSON inside prose', () => {
-    expect(extractJsonValue('```json\n[1, 2]\n```')).toEqual({ ok: true, value: [1, 2] });
-    expect(extractJsonValue('{"a": 1}')).toEqual({ ok: true, value: { a: 1 } });
-    expect(extractJsonValue('Here is the plan: [{"a": 1}] hope it helps', 'array')).toEqual({ ok: true, value: [{ a: 1 }] });
+    expect(extractJson('```json\n[1, 2]\n```')).toEqual({ ok: true, value: [1, 2] });
+    expect(extractJson('{"a": 1}')).toEqual({ ok: true, value: { a: 1 } });
+    expect(extractJson('Here is the plan: [{"a": 1}] hope it helps', 'array')).toEqual({ ok: true, value: [{ a: 1 }] });
   });
 
   it('says what is wrong in one line', () => {
-    const r = extractJsonValue('no json\nat all');
+    const r = extractJson('no json\nat all');
     expect(r.ok).toBe(false);
     expect(!r.ok && r.error).toMatch(/^answer is not valid JSON \(.*\): "no json at all"$/);
   });

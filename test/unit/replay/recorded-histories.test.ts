@@ -39,8 +39,21 @@ describe('recorded histories', () => {
         'todo-list-goal-achieved.todo-1.binpb',
         'plan-and-execute-replanned.binpb',
         'plan-and-execute-replanned.step-1.binpb',
+        // Each other agent type continuing-as-new on the run kernel, every execution.
+        'step-by-step-continued-as-new.run-1.binpb',
+        'step-by-step-continued-as-new.run-2.binpb',
+        'todo-list-continued-as-new.run-1.binpb',
+        'todo-list-continued-as-new.run-2.binpb',
+        'todo-list-continued-as-new.todo-1.binpb',
+        'plan-and-execute-continued-as-new.run-1.binpb',
+        'plan-and-execute-continued-as-new.run-2.binpb',
         // Recorded before the `perflow-status-search-attribute` patch: must keep replaying.
         'before-status-patch.three-steps-with-tools.binpb',
+        // Recorded before the run kernel (activity names by model, CAN and budget for every type).
+        'before-one-engine.three-steps-with-tools.binpb',
+        'before-one-engine.step-by-step-adaptive.binpb',
+        'before-one-engine.todo-list-goal-achieved.todo-1.binpb',
+        'before-one-engine.plan-and-execute-replanned.binpb',
       ]),
     );
   });

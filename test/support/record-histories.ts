@@ -6,11 +6,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
-import { startServers, stopServersOnSignals } from '../servers';
-import { createHarness, runInput } from '../test/support/harness';
-import { SCENARIOS } from '../test/support/scenarios';
+import { startServers, stopServersOnSignals } from '../../servers';
+import { createHarness, runInput } from './harness';
+import { SCENARIOS } from './scenarios';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { SearchAttributes, workflowTypeFor, type RunOutput } from '../workflows';
+import { SearchAttributes, workflowTypeFor, type RunOutput } from '../../workflows/definitions';
 
 async function main(): Promise<void> {
   stopServersOnSignals();
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
       );
       if (outcome.startsWith('failed') !== Boolean(scenario.fails)) throw new Error(`${scenario.name} ${outcome}`);
       // Binary protobuf: exact, compact, and independent of the JSON mapping's quirks.
-      const file = join(__dirname, '..', 'test', 'fixtures', 'histories', `${scenario.name}.binpb`);
+      const file = join(__dirname, '..', 'fixtures', 'histories', `${scenario.name}.binpb`);
       // A run that continued-as-new has one history per execution: <name>.run-<k>.binpb, oldest first.
       const runIds: string[] = [];
       for await (const w of harness.client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` })) runIds.unshift(w.runId);

@@ -1,31 +1,9 @@
 /**
- * The LLM activities as workflows call them. They may run on their own task queue
- * (`llm_task_queue`), served by workers with a fleet-wide rate limit on model calls.
+ * What a scripted model's call carries: only its own script entry, so activity inputs in the
+ * history stay the same size however long the script is.
  */
-import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
-import type { ModelSettings } from '../activities/llm/chat';
-import type { CallPosition } from '../core/llm-types';
-
-/** Retries cover provider outages of a few minutes; non-retryable errors (bad key, unknown model) fail at once. */
-const LLM_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 } as const;
-
-export function llmActivities(taskQueue?: string) {
-  const queue = taskQueue ? { taskQueue } : {};
-  const { plannerLlm, executorLlm } = proxyActivities<Activities>({
-    ...queue,
-    startToCloseTimeout: '5 minutes',
-    heartbeatTimeout: '15 seconds',
-    retry: LLM_RETRY,
-  });
-  // The max-steps summary is a courtesy: one quick retry, then a plain listing.
-  const summarize = proxyActivities<Activities>({
-    ...queue,
-    startToCloseTimeout: '2 minutes',
-    retry: { initialInterval: '1 second', maximumAttempts: 2 },
-  }).plannerLlm;
-  return { plannerLlm, executorLlm, summarize };
-}
+import type { ModelSettings } from '../../activities/llm/chat';
+import type { CallPosition } from '../../core/llm-types';
 
 /** Entries before `index` are left empty: the array keeps its positions but not their contents. */
 function only<T>(entries: readonly T[] | undefined, index: number): T[] | undefined {

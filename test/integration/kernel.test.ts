@@ -1,0 +1,122 @@
+/**
+ * What the run kernel gives every agent type, tested for each of the four: continue-as-new
+ * (a long run continues and ends as it would without), the token budget, a custom
+ * `llm_response_filter`, cancellation recorded in memory, the `PerflowStatus` search attribute,
+ * and parse retries.
+ */
+import { TypedSearchAttributes } from '@temporalio/common';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { AgentType } from '../../core/agent';
+import { FailureTypes, progressQuery, SearchAttributes, workflowTypeFor, type RunOutput } from '../../workflows/definitions';
+import { getResult } from '../../client/ops';
+import { gateTool } from '../support/gate-tool';
+import { failureOf, runInput, startAgentRun, useHarness, workflowId } from '../support/harness';
+import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
+
+jest.setTimeout(180_000);
+
+const gate = gateTool('GateTool');
+const harness = useHarness({ tools: [gate.tool] });
+
+async function historyEvents(id: string, runId?: string) {
+  return (await harness().client.workflow.getHandle(id, runId).fetchHistory()).events ?? [];
+}
+
+describe.each(AGENT_TYPES)('%s on the run kernel', (type: AgentType) => {
+  it('continues-as-new past continue_as_new_after_events and ends with the same result as without', async () => {
+    const STEPS = 6;
+    const plain = await startAgentRun(harness(), runInput(typedAgent(type, STEPS), 'sum 1..6'), 'plain');
+    const expected = await plain.result();
+    expect(expected.response).toBe(expectedResponse(type, STEPS));
+    expect((await historyEvents(plain.workflowId)).some((e) => e.workflowExecutionContinuedAsNewEventAttributes)).toBe(false);
+
+    const long = await startAgentRun(harness(), runInput(typedAgent(type, STEPS), 'sum 1..6', { continue_as_new_after_events: 25 }), 'long');
+    const out = await long.result(); // follows the chain
+    expect(out.response).toBe(expected.response);
+    expect(out.steps_executed).toBe(expected.steps_executed);
+    // The same metadata, but for the child workflow IDs, which name their run.
+    const sameIds = (m: unknown, id: string) => JSON.parse(JSON.stringify(m ?? null).replaceAll(id, 'RUN')) as unknown;
+    expect(sameIds(out.metadata, long.workflowId)).toEqual(sameIds(expected.metadata, plain.workflowId));
+
+    const progress = await long.query(progressQuery);
+    expect(progress.continued_as_new).toBeGreaterThanOrEqual(1);
+    expect(progress.status).toBe('completed');
+    expect(progress.completed_steps.map((s) => s.result_preview)).toEqual((await plain.query(progressQuery)).completed_steps.map((s) => s.result_preview));
+    // `perflow result` follows the chain to the execution that ended the run.
+    const result = await getResult(harness().client, long.workflowId);
+    expect(result.response).toBe(expected.response);
+    expect(result.run_id).not.toBe(long.firstExecutionRunId);
+    const first = await historyEvents(long.workflowId, long.firstExecutionRunId);
+    expect(first.some((e) => e.workflowExecutionContinuedAsNewEventAttributes)).toBe(true);
+  });
+
+  it('ends cleanly when the token budget is used up, with the budget message and the memory_id to continue', async () => {
+    const handle = await startAgentRun(harness(), runInput(typedAgent(type, 3), 'sum 1..3', { token_budget: 1 }), 'budget');
+    const out = await handle.result();
+    expect(out.steps_executed).toBe(1);
+    expect(out.response).toMatch(/^Token Budget Reached \(\d+ of 1 tokens used\)/);
+    expect(out.response).toContain(`To continue, run the agent again with memory_id ${out.memory_id}.`);
+    const root = await harness().memory.interactions.findOne({ _id: out.parent_interaction_id });
+    expect(root?.response).toBe(out.response);
+  });
+
+  it('applies a custom llm_response_filter to its planning-model answers', async () => {
+    const input = runInput(typedAgent(type, 1, { parameters: { llm_response_filter: '$.no_such_field' } }), 'filtered');
+    const failure = await failureOf(startAgentRun(harness(), input, 'filter').then((h) => h.result()));
+    expect(deepestMessage(failure)).toContain('llm_response_filter "$.no_such_field" selects nothing in the scripted response');
+  });
+
+  it('records a cancellation in memory and ends with PerflowStatus failed', async () => {
+    gate.close();
+    setTimeout(gate.release, 8_000); // let the blocked tool end in any case, so the worker can shut down
+    const input = runInput(typedAgent(type, 2, { toolType: 'GateTool' }), 'cancel me');
+    const handle = await startWithAttributes(input, 'cancel');
+    for (let i = 0; i < 100 && (await handle.query(progressQuery)).status !== 'executing'; i++) await new Promise((r) => setTimeout(r, 100));
+    await handle.cancel();
+    await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+    const { parent_interaction_id } = await handle.query(progressQuery);
+    const root = await harness().memory.interactions.findOne({ _id: parent_interaction_id });
+    expect(root?.response).toBe('Agent execution failed: the run was cancelled');
+    const desc = await handle.describe();
+    expect(desc.status.name).toBe('CANCELLED');
+    expect(desc.typedSearchAttributes.get(SearchAttributes.status)).toBe('failed');
+  });
+
+  it('sets PerflowStatus completed at the end of a run', async () => {
+    const handle = await startWithAttributes(runInput(typedAgent(type, 1), 'status'), 'status');
+    await handle.result();
+    expect((await handle.describe()).typedSearchAttributes.get(SearchAttributes.status)).toBe('completed');
+  });
+
+  it('asks again after an unparseable plan, and fails with Agent.OutputInvalid when it never parses', async () => {
+    const recovered = await startAgentRun(harness(), runInput(typedAgent(type, 1, { badPlans: ['not json at all'] }), 'retry'), 'retry');
+    expect((await recovered.result()).response).toBe(expectedResponse(type, 1));
+
+    const bad = ['nope', 'still nope', 'never'];
+    const input = runInput(typedAgent(type, 1, { badPlans: bad }), 'never parses', { max_parse_retries: 3 });
+    const failure = await failureOf(startAgentRun(harness(), input, 'invalid').then((h) => h.result()));
+    expect(failure.type).toBe(FailureTypes.OutputInvalid);
+    expect(failure.message).toContain('could not be parsed after 3 attempts');
+    expect(failure.message).toContain('"never"');
+  });
+});
+
+/** The message of the deepest cause of a failure (an activity failure's cause says what went wrong). */
+function deepestMessage(err: { message: string; cause?: unknown }): string {
+  let e: { message: string; cause?: unknown } = err;
+  while (e.cause) e = e.cause as typeof e;
+  return e.message;
+}
+
+/** Starts a run with perflow's search attributes, as `perflow run` does. */
+function startWithAttributes(input: ReturnType<typeof runInput>, prefix: string) {
+  return harness().client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(input.agent.type), {
+    taskQueue: harness().taskQueue,
+    workflowId: workflowId(prefix),
+    args: [input],
+    typedSearchAttributes: new TypedSearchAttributes([
+      { key: SearchAttributes.agent, value: input.agent.name },
+      { key: SearchAttributes.status, value: 'running' },
+    ]),
+  });
+}

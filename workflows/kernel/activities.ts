@@ -1,0 +1,74 @@
+/**
+ * Every activity as workflow code calls it: one preset (timeouts, retries, task queue) per kind,
+ * declared once.
+ *
+ * Model calls are `planningModel` (the planner, the planning model of the other agent types)
+ * and `executionModel` (ReAct turns, decisions and assessments of the execution model). Runs
+ * recorded before these names called everything through `plannerLlm` / `executorLlm`; those
+ * stay registered, and the `activity-names-by-model` patch picks the names, so old histories
+ * replay with theirs.
+ */
+import { patched, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import type { MemoryActivities } from '../../activities/memory/activities';
+
+export const ACTIVITY_NAMES_PATCH = 'activity-names-by-model';
+
+/** Retries cover provider outages of a few minutes; non-retryable errors (bad key, unknown model) fail at once. */
+const MODEL_CALL = {
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+} as const;
+
+/** The max-steps / budget summary is a courtesy: one quick retry, then a plain listing. */
+const SUMMARY_CALL = { startToCloseTimeout: '2 minutes', retry: { initialInterval: '1 second', maximumAttempts: 2 } } as const;
+
+/**
+ * The model activities, on the LLM task queue when the run has one (`llm_task_queue`, served by
+ * workers with a fleet-wide rate limit on model calls).
+ */
+export function modelActivities(taskQueue?: string) {
+  const queue = taskQueue ? { taskQueue } : {};
+  const calls = proxyActivities<Activities>({ ...queue, ...MODEL_CALL });
+  const summary = proxyActivities<Activities>({ ...queue, ...SUMMARY_CALL });
+  return {
+    /** A planning-model call: prompt (or prompt reference) in, text out. */
+    planning: () => (patched(ACTIVITY_NAMES_PATCH) ? calls.planningModel : calls.plannerLlm),
+    /** An execution-model call: a chat turn (with tools) in, a chat response out. */
+    execution: () => (patched(ACTIVITY_NAMES_PATCH) ? calls.executionModel : calls.executorLlm),
+    /**
+     * An execution model's one-prompt call (decision, assessment). Before the rename these went
+     * through `plannerLlm`, so without the patch they still do.
+     */
+    executionPrompt: () => (patched(ACTIVITY_NAMES_PATCH) ? { kind: 'execution' as const, call: calls.executionModel } : { kind: 'legacy' as const, call: calls.plannerLlm }),
+    summary: () => (patched(ACTIVITY_NAMES_PATCH) ? summary.planningModel : summary.plannerLlm),
+  };
+}
+
+export type ModelActivities = ReturnType<typeof modelActivities>;
+
+/**
+ * Memory: a database outage is waited out — retries never stop (capped backoff) except for
+ * non-retryable failures such as an unknown memory_id.
+ */
+export const memoryActivities = proxyActivities<MemoryActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+
+/**
+ * Tool calls. Tool errors and timeouts come back as observations, so what fails this activity
+ * is infrastructure (recording the output in MongoDB): wait it out.
+ */
+export const { callTool } = proxyActivities<Activities>({
+  startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+
+/** Listing MCP servers' tools may need a server to start: a few retries, then fail clearly. */
+export const { describeTools } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+});

@@ -1,0 +1,128 @@
+/**
+ * The run kernel's state: what every agent type's run has — its input, IDs, `progress` query,
+ * memory, tools, system prompts and model activities — set up once at the start of each
+ * execution (after continue-as-new from the carried state, without touching memory again).
+ */
+import { isCancellation, log, setCurrentDetails, setHandler, uuid4 } from '@temporalio/workflow';
+import type { AgentTool } from '../../activities';
+import type { AgentDefinition, ResolvedParameters } from '../../core/agent';
+import { formatDatetime, injectDatetime } from '../../core/datetime';
+import { ZERO_USAGE } from '../../core/llm-types';
+import { progressMarkdown, progressQuery, type CarriedState, type Progress, type RunIds, type RunInput } from '../definitions';
+import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activities';
+
+export interface RunSpec {
+  /** Shown as `progress.max_steps`: the most steps (iterations) the run may execute. */
+  maxUnits: number;
+  /** The planning model's system prompt, before the date is injected. */
+  planningSystem: string;
+}
+
+export interface RunContext<S = unknown> {
+  input: RunInput<S>;
+  agent: AgentDefinition;
+  question: string;
+  p: ResolvedParameters;
+  ids: RunIds;
+  progress: Progress;
+  tools: AgentTool[];
+  /** Interaction IDs of the conversation's earlier exchanges, then of this run's step traces, in order. */
+  completedIds: string[];
+  /** How many of {@link completedIds} are earlier exchanges (the rest are this run's steps). */
+  historyCount: number;
+  planningSystem: string;
+  executorSystem: string;
+  models: ModelActivities;
+  /** The agent type's own state carried from the previous execution, if any. */
+  carried?: CarriedState<S>;
+  showProgress(): void;
+}
+
+/** Opens a run: IDs, progress query, tools (listed once per run), memory (on the first execution only). */
+export async function openRun<S>(input: RunInput<S>, spec: RunSpec): Promise<RunContext<S>> {
+  const { agent, question, carried } = input;
+  const p = input.parameters;
+  const ids = runIdsFor(input);
+  const progress: Progress = {
+    ...ids,
+    status: 'planning',
+    agent: agent.name,
+    agent_type: agent.type,
+    question,
+    plan: carried?.plan ?? [],
+    completed_steps: carried?.completed_steps ?? [],
+    steps_executed: carried?.steps_executed ?? 0,
+    max_steps: spec.maxUnits,
+    usage: carried?.usage ?? ZERO_USAGE,
+    ...(carried ? { continued_as_new: carried.continued } : {}),
+  };
+  setHandler(progressQuery, () => progress);
+  const models = modelActivities(input.llm_task_queue);
+  const tools: AgentTool[] = carried?.tools ?? (await listTools(agent));
+  const systems = withDatetime(p, spec.planningSystem, p.executor_system_prompt);
+  const completedIds = [...(carried?.completed_step_ids ?? [])];
+  let historyCount = carried?.history_count ?? 0;
+  if (!carried) {
+    const { history_ids } = await memoryActivities.startRun({
+      ids,
+      question,
+      app_type: agent.app_type ?? agent.type,
+      resume: input.memory_id !== undefined,
+      message_history_limit: p.message_history_limit,
+    });
+    completedIds.push(...history_ids);
+    historyCount = history_ids.length;
+  }
+  return {
+    input,
+    agent,
+    question,
+    p,
+    ids,
+    progress,
+    tools,
+    completedIds,
+    historyCount,
+    planningSystem: systems.planner,
+    executorSystem: systems.executor,
+    models,
+    carried,
+    showProgress: () => setCurrentDetails(progressMarkdown(progress)),
+  };
+}
+
+/** The run's four memory IDs: the client's (or the continued conversation's memory_id), else new ones. */
+export function runIdsFor(input: { ids?: Partial<RunIds>; memory_id?: string }): RunIds {
+  return {
+    memory_id: input.memory_id ?? input.ids?.memory_id ?? uuid4(),
+    parent_interaction_id: input.ids?.parent_interaction_id ?? uuid4(),
+    executor_agent_memory_id: input.ids?.executor_agent_memory_id ?? uuid4(),
+    executor_agent_parent_interaction_id: input.ids?.executor_agent_parent_interaction_id ?? uuid4(),
+  };
+}
+
+/** The agent's tools and MCP servers' tools, listed once (an activity, so recorded in history). */
+async function listTools(agent: AgentDefinition): Promise<AgentTool[]> {
+  // Runs started before agent files had `mcp_servers` carry none in their input.
+  const mcpServers = (agent.mcp_servers as AgentDefinition['mcp_servers'] | undefined) ?? [];
+  const hasTools = agent.tools.length > 0 || mcpServers.length > 0;
+  return hasTools ? describeTools({ tools: agent.tools, mcp_servers: mcpServers }) : [];
+}
+
+/** Both system prompts with the date appended when `inject_datetime` is on (workflow time: replay-safe). */
+function withDatetime(p: ResolvedParameters, planner: string, executor: string): { planner: string; executor: string } {
+  if (!p.inject_datetime) return { planner, executor };
+  const { text, warning } = formatDatetime(Date.now(), p.datetime_format);
+  if (warning) log.warn(warning);
+  return { planner: injectDatetime(planner, text), executor: injectDatetime(executor, text) };
+}
+
+/** The deepest message of a failure's cause chain, for people. */
+export function causeMessage(err: unknown): string {
+  if (isCancellation(err)) return 'the run was cancelled';
+  let message = '';
+  for (let e = err as { message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.message) message = e.message; // the deepest cause that says something
+  }
+  return message || String(err);
+}

@@ -1,0 +1,139 @@
+/**
+ * How every run ends or goes on: the final result, failure and cancellation recorded in
+ * memory, the `PerflowStatus` search attribute, and — between steps — the token budget and
+ * continue-as-new with the carried state.
+ */
+import { CancellationScope, ContinueAsNew, continueAsNew, log, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { addUsage } from '../../core/llm-types';
+import { MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tokenBudgetReachedMessage } from '../../core/prompts';
+import { preview } from '../../core/text';
+import { SearchAttributes, type CarriedState, type RunOutput } from '../definitions';
+import { memoryActivities } from './activities';
+import { causeMessage, type RunContext } from './context';
+import { modelForCall } from './scripted-calls';
+
+/**
+ * Patches of capabilities that came to the other agent types with the kernel: runs recorded
+ * before never stopped on a token budget nor continued-as-new.
+ */
+const TOKEN_BUDGET_PATCH = 'agent-types-token-budget';
+const CONTINUE_AS_NEW_PATCH = 'agent-types-continue-as-new';
+/** plan_execute_and_reflect runs recorded before the status attribute existed replay without it. */
+const STATUS_PATCH = 'perflow-status-search-attribute';
+
+const isPlanExecuteReflect = (run: RunContext) => run.agent.type === 'plan_execute_and_reflect';
+
+/** Ends the run with its response: written to memory, shown in progress, returned. */
+export async function finish(run: RunContext, response: string, metadata?: Record<string, unknown>): Promise<RunOutput> {
+  const { ids, progress } = run;
+  await memoryActivities.finishRun({ ids, response });
+  progress.status = 'completed';
+  progress.result = response;
+  setStatusAttribute(run, 'completed');
+  run.showProgress();
+  return { ...ids, response, usage: progress.usage, steps_executed: progress.steps_executed, ...(metadata ? { metadata } : {}) };
+}
+
+/**
+ * Runs an agent type's body. A failure — cancellation included — is recorded in memory
+ * (`Agent execution failed: …`), progress and the status attribute, then fails the run;
+ * continue-as-new is not a failure.
+ */
+export async function guard(run: RunContext, body: () => Promise<RunOutput>): Promise<RunOutput> {
+  try {
+    return await body();
+  } catch (err) {
+    if (err instanceof ContinueAsNew) throw err;
+    const { ids, progress } = run;
+    progress.status = 'failed';
+    progress.error = causeMessage(err);
+    progress.current_step = undefined;
+    setStatusAttribute(run, 'failed');
+    // Recorded even when the run is being cancelled.
+    await CancellationScope.nonCancellable(() => memoryActivities.finishRun({ ids, response: '', error: progress.error }));
+    throw err;
+  }
+}
+
+/** The run's end status as a search attribute, when the client set perflow's attributes at start. */
+function setStatusAttribute(run: RunContext, status: 'completed' | 'failed'): void {
+  if (isPlanExecuteReflect(run) && !patched(STATUS_PATCH)) return;
+  if (workflowInfo().typedSearchAttributes.get(SearchAttributes.agent) === undefined) return;
+  upsertSearchAttributes([{ key: SearchAttributes.status, value: status }]);
+}
+
+export interface Checkpoint<S> {
+  /** The agent type's state to carry into the next execution. */
+  state?: () => S;
+  /** The plan_execute_and_reflect planner's call counter (carried at the top level, as runs recorded before the kernel carry it). */
+  plannerCalls?: number;
+  /** Metadata of the run output when the budget ends the run. */
+  metadata?: () => Record<string, unknown>;
+}
+
+/**
+ * Between steps: ends the run when the token budget is used up (returns its output), or
+ * continues-as-new (throws) when the history is long; otherwise returns undefined.
+ */
+export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Promise<RunOutput | undefined> {
+  const { p, progress } = run;
+  if (progress.steps_executed === 0) return undefined;
+  const used = progress.usage.input_tokens + progress.usage.output_tokens;
+  if (p.token_budget > 0 && used >= p.token_budget && (isPlanExecuteReflect(run) || patched(TOKEN_BUDGET_PATCH))) {
+    return finish(run, tokenBudgetReachedMessage(p.token_budget, used, await summarizeSteps(run), run.ids.memory_id), at.metadata?.());
+  }
+  if (historyIsLong(run) && (isPlanExecuteReflect(run) || patched(CONTINUE_AS_NEW_PATCH))) {
+    const carried: CarriedState<S> = {
+      plan: progress.plan,
+      completed_step_ids: run.completedIds,
+      history_count: run.historyCount,
+      completed_steps: progress.completed_steps,
+      steps_executed: progress.steps_executed,
+      usage: progress.usage,
+      planner_calls: at.plannerCalls ?? 0,
+      tools: run.tools,
+      continued: (run.carried?.continued ?? 0) + 1,
+      ...(at.state ? { agent_state: at.state() } : {}),
+    };
+    await continueAsNew({ ...run.input, ids: run.ids, memory_id: undefined, carried });
+  }
+  return undefined;
+}
+
+/** Whether to continue-as-new before the next step, keeping each execution's history bounded. */
+function historyIsLong(run: RunContext): boolean {
+  const info = workflowInfo();
+  const limit = run.p.continue_as_new_after_events;
+  return info.continueAsNewSuggested || (limit > 0 && info.historyLength >= limit);
+}
+
+/** A summary of the completed steps by the planning model; a plain listing when that call fails. */
+export async function summarizeSteps(run: RunContext): Promise<string> {
+  const { progress } = run;
+  try {
+    const answer = await run.models.summary().executeWithOptions({ summary: 'planner: max-steps summary' }, [
+      {
+        model: modelForCall(run.agent.llm, { role: 'summary' }),
+        system: MAX_STEPS_SUMMARY_SYSTEM_PROMPT,
+        render: { template: MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, params: templateParams(run), steps: progress.plan, completed_step_ids: run.completedIds },
+        position: { role: 'summary' },
+      },
+    ]);
+    progress.usage = addUsage(progress.usage, answer.usage);
+    return answer.text;
+  } catch (err) {
+    log.warn('summary call failed; listing the completed steps instead', { error: causeMessage(err) });
+    const listing = progress.completed_steps.map((s, i) => `${i + 1}. ${s.step}: ${preview(s.result_preview, 300)}`).join('\n');
+    return `Completed steps:\n${listing}`;
+  }
+}
+
+/** Every run parameter as a `${parameters.x}` value, plus the question as `user_prompt`. */
+export function templateParams(run: RunContext): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [key, value] of Object.entries(run.p)) {
+    if (value !== undefined && value !== null) params[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  params.user_prompt = run.question;
+  return params;
+}

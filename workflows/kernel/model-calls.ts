@@ -1,0 +1,108 @@
+/**
+ * Model calls of every agent type: one activity per call, usage added to the run's, the
+ * agent's custom `llm_response_filter` applied to planning-model answers, and one parse-retry
+ * loop for answers that must parse.
+ */
+import { ApplicationFailure, log } from '@temporalio/workflow';
+import type { PlannerPromptRef } from '../../activities';
+import { llmResponseFilterFor } from '../../core/agent';
+import type { ModelSettings } from '../../activities/llm/chat';
+import { addUsage, type CallPosition, type Usage } from '../../core/llm-types';
+import { parseRetrySuffix } from '../../core/prompts';
+import type { Parsed } from '../../core/json-in-text';
+import { preview } from '../../core/text';
+import { FailureTypes } from '../definitions';
+import type { ModelActivities } from './activities';
+import { modelForCall } from './scripted-calls';
+import type { RunContext } from './context';
+
+/** A model call: the planning model (`llm`) or the execution model (`executor_llm`). */
+export interface ModelCall {
+  model: 'planning' | 'execution';
+  position: CallPosition;
+  /** The activity summary shown in the Temporal UI. */
+  summary: string;
+  /** The prompt, or a reference the activity renders (claim check: completed steps by ID). */
+  prompt?: string;
+  render?: PlannerPromptRef;
+  /** Show the conversation's earlier exchanges after the prompt (loaded by the activity). */
+  withHistory?: boolean;
+  /** The system prompt; the run's planning system prompt when absent. */
+  system?: string;
+}
+
+/** One model call as an activity; returns its answer text. */
+export async function ask(run: RunContext, call: ModelCall): Promise<string> {
+  const { agent, p, progress } = run;
+  const system = call.system ?? run.planningSystem;
+  const render = call.render ?? (call.withHistory ? historyRef(run, call.prompt ?? '') : undefined);
+  const text = render ? {} : { prompt: call.prompt ?? '' };
+  if (call.model === 'planning') {
+    // The seed's llm_response_filter picks the answer text from the raw response; the interface
+    // defaults select what the providers return anyway, so only a custom one travels.
+    const filter = p.llm_response_filter !== llmResponseFilterFor(agent.llm.interface) ? { response_filter: p.llm_response_filter } : {};
+    const answer = await run.models.planning().executeWithOptions({ summary: call.summary }, [
+      { model: modelForCall(agent.llm, call.position), system, position: call.position, ...(render ? { render } : text), ...filter },
+    ]);
+    progress.usage = addUsage(progress.usage, answer.usage);
+    return answer.text;
+  }
+  const answer = await executionModelPrompt(run.models, modelForCall(agent.executor_llm, call.position), {
+    system,
+    position: call.position,
+    prompt: call.prompt ?? '',
+    summary: call.summary,
+  });
+  progress.usage = addUsage(progress.usage, answer.usage);
+  return answer.text;
+}
+
+/** A one-prompt call of the execution model (a decision, an assessment). */
+export async function executionModelPrompt(
+  models: ModelActivities,
+  model: ModelSettings,
+  call: { system: string; position: CallPosition; prompt: string; summary: string },
+): Promise<{ text: string; usage: Usage }> {
+  const execution = models.executionPrompt();
+  const { system, position, prompt } = call;
+  if (execution.kind === 'legacy') return execution.call.executeWithOptions({ summary: call.summary }, [{ model, system, position, prompt }]);
+  const answer = await execution.call.executeWithOptions({ summary: call.summary }, [{ model, system, position, messages: [{ role: 'user', content: prompt }] }]);
+  return { text: answer.content, usage: answer.usage };
+}
+
+/**
+ * A model call whose answer must parse. An unparseable answer is asked again with the error
+ * appended, up to `max_parse_retries` calls in all, each at the next position of its kind
+ * (`counter`, shared by every call of that kind in the run); then the run fails with
+ * `Agent.OutputInvalid` quoting the last answer.
+ */
+export async function askParsed<T>(run: RunContext, call: ModelCall, parse: (raw: string) => Parsed<T>, what: string, counter: { next: number }): Promise<T> {
+  const attempts = Math.max(1, run.p.max_parse_retries);
+  let lastError = '';
+  let lastRaw = '';
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const position = 'call' in call.position ? { ...call.position, call: counter.next++ } : call.position;
+    const retry = attempt === 0 ? {} : withSuffix(call, parseRetrySuffix(lastError));
+    const summary = attempt === 0 ? call.summary : `${call.summary}, retry ${attempt} after an unparseable answer`;
+    lastRaw = await ask(run, { ...call, ...retry, position, summary });
+    const parsed = parse(lastRaw);
+    if (parsed.ok) return parsed.value;
+    lastError = parsed.error;
+    log.warn(`${what} could not be parsed; asking again`, { attempt: attempt + 1, error: lastError });
+  }
+  throw ApplicationFailure.nonRetryable(
+    `${what} could not be parsed after ${attempts} attempts (${lastError}); last answer: ${JSON.stringify(preview(lastRaw, 500))}`,
+    FailureTypes.OutputInvalid,
+  );
+}
+
+function withSuffix(call: ModelCall, suffix: string): Partial<ModelCall> {
+  return call.render ? { render: { ...call.render, suffix } } : { prompt: (call.prompt ?? '') + suffix };
+}
+
+/** The prompt followed by the conversation's earlier exchanges, which the activity loads from memory. */
+function historyRef(run: RunContext, prompt: string): PlannerPromptRef | undefined {
+  if (run.historyCount === 0) return undefined;
+  const history = run.completedIds.slice(0, run.historyCount);
+  return { template: `${prompt}\n\nCONVERSATION HISTORY:\n\${parameters.completed_steps}`, params: {}, steps: [], completed_step_ids: history };
+}

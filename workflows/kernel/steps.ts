@@ -1,0 +1,119 @@
+/**
+ * Step execution for every agent type: an executed step (or iteration, or attempt) is a ReAct
+ * executor child workflow `<run>/step-<n>`; a step that fails is saved in memory as
+ * `Step failed: …` (in one place: {@link saveFailedStep}) and reported to the agent, which may
+ * re-plan around it.
+ */
+import { ActivityFailure, ChildWorkflowFailure, executeChild, isCancellation, workflowInfo } from '@temporalio/workflow';
+import type { AgentTool } from '../../activities';
+import { stepTraceId } from '../../core/memory-ids';
+import { addUsage } from '../../core/llm-types';
+import { preview } from '../../core/text';
+import type { RunIds } from '../definitions';
+import { reactExecutor, type ReactExecutorOutput } from '../react-executor';
+import { memoryActivities } from './activities';
+import { causeMessage, type RunContext } from './context';
+import { modelForStep } from './scripted-calls';
+
+/** One executed step. */
+export interface StepOutcome {
+  ok: boolean;
+  /** The result (bounded preview; the whole result is in memory). */
+  result: string;
+  result_chars: number;
+  tool_calls: number;
+  tool_errors: number;
+  limit_reached: boolean;
+  executor_workflow_id: string;
+}
+
+export interface StepRequest {
+  /** 0-based position among the run's executed steps (`<run>/step-<unit+1>`, the step's memory records). */
+  unit: number;
+  /** The step as progress shows it. */
+  label: string;
+  /** What the executor is asked to do. */
+  text: string;
+  tools: AgentTool[];
+  /** The child's summary in the Temporal UI (default: the label). */
+  summary?: string;
+}
+
+/** Executes one step in a ReAct executor child workflow and records it in the progress. */
+export async function runStep(run: RunContext, step: StepRequest): Promise<StepOutcome> {
+  const { agent, p, ids, progress } = run;
+  const executorWorkflowId = `${workflowInfo().workflowId}/step-${step.unit + 1}`;
+  progress.status = 'executing';
+  progress.current_step = { index: step.unit, step: step.label, executor_workflow_id: executorWorkflowId };
+  run.showProgress();
+  let outcome: StepOutcome;
+  try {
+    const out: ReactExecutorOutput = await executeChild(reactExecutor, {
+      workflowId: executorWorkflowId,
+      staticSummary: step.summary ?? preview(step.label, 150),
+      args: [
+        {
+          step: step.text,
+          stepIndex: step.unit,
+          system_prompt: run.executorSystem,
+          model: modelForStep(agent.executor_llm, step.unit),
+          tools: step.tools,
+          max_iteration: p.executor_max_iterations,
+          message_history_limit: p.executor_message_history_limit,
+          ids,
+          ...(run.input.llm_task_queue ? { llm_task_queue: run.input.llm_task_queue } : {}),
+        },
+      ],
+    });
+    progress.usage = addUsage(progress.usage, out.usage);
+    outcome = {
+      ok: true,
+      result: out.result_preview,
+      result_chars: out.result_chars,
+      tool_calls: out.tool_calls,
+      tool_errors: out.tool_errors ?? 0,
+      limit_reached: out.limit_reached ?? false,
+      executor_workflow_id: executorWorkflowId,
+    };
+  } catch (err) {
+    if (!(err instanceof ChildWorkflowFailure)) throw err;
+    const result = await saveFailedStep(ids, step.unit, step.text, err, 'Step failed');
+    outcome = { ok: false, result, result_chars: result.length, tool_calls: 0, tool_errors: 0, limit_reached: false, executor_workflow_id: executorWorkflowId };
+  }
+  recordStep(run, step.unit, step.label, outcome);
+  return outcome;
+}
+
+/**
+ * Saves a step whose execution failed as `<prefix>: <cause>` (the executor could not save it)
+ * and returns that text. Cancellation is not a failed step: it is rethrown.
+ */
+export async function saveFailedStep(ids: RunIds, unit: number, text: string, err: ChildWorkflowFailure | ActivityFailure, prefix: string): Promise<string> {
+  if (isCancellation(err)) throw err;
+  const result = `${prefix}: ${causeMessage(err)}`;
+  await memoryActivities.saveStep({ ids, stepIndex: unit, step: text, result });
+  return result;
+}
+
+/** Adds an executed step to the progress (and its trace to the completed steps the planner reads). */
+export function recordStep(run: RunContext, unit: number, label: string, outcome: Pick<StepOutcome, 'ok' | 'result' | 'result_chars' | 'executor_workflow_id'>): void {
+  const { progress } = run;
+  run.completedIds.push(stepTraceId(run.ids.parent_interaction_id, unit));
+  progress.completed_steps.push({
+    index: unit,
+    step: label,
+    result_preview: preview(outcome.result),
+    result_chars: outcome.result_chars,
+    ok: outcome.ok,
+    executor_workflow_id: outcome.executor_workflow_id,
+  });
+  progress.steps_executed++;
+  progress.current_step = undefined;
+  progress.status = 'planning';
+  run.showProgress();
+}
+
+/** The whole result of an executed step, from memory (for the run's response). */
+export function fullResult(run: RunContext, unit: number): Promise<string> {
+  return memoryActivities.stepResult({ ids: run.ids, stepIndex: unit });
+}
