@@ -1,6 +1,7 @@
 /** Errors meant for people: one line naming what to fix, and an exit code. */
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentDefinitionError } from '../core/agent';
+import { causeChain, oneLine } from '../core/text';
 
 export class CliError extends Error {
   constructor(
@@ -13,25 +14,15 @@ export class CliError extends Error {
   }
 }
 
-const oneLine = (s: string): string => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-
 /** The innermost cause's message of a workflow failure. */
 export function failureMessage(err: unknown): string {
-  let e: unknown = err;
-  const parts: string[] = [];
-  while (e instanceof Error) {
-    if (e.message) parts.push(e.message);
-    e = (e as { cause?: unknown }).cause;
-  }
+  const parts = causeChain(err).flatMap((e) => (e.message ? [e.message] : []));
   return oneLine(parts.length > 1 ? parts.slice(1).join(': ') : (parts[0] ?? String(err)));
 }
 
 /** One line and an exit code for any error the CLI may meet. */
 function isNotFound(err: unknown): boolean {
-  for (let e: unknown = err; e instanceof Error; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === 5) return true; // gRPC NOT_FOUND
-  }
-  return false;
+  return causeChain(err).some((e) => e.code === 5); // gRPC NOT_FOUND
 }
 
 export function describeError(

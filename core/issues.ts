@@ -1,5 +1,6 @@
 /** Zod issues as one-line, field-path messages. Pure module: safe to import from workflow code. */
 import type { z } from 'zod';
+import { oneLine } from './text';
 
 /** One problem in an agent file or in run parameters. */
 export interface AgentDefinitionIssue {
@@ -18,7 +19,6 @@ function formatPath(path: readonly PropertyKey[]): string {
   return out === '' ? '(root)' : out;
 }
 
-export const oneLine = (s: string): string => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 
 /** Generic messages for issues that have no schema-specific one. */
 export const fallbackError = (issue: z.core.$ZodRawIssue): string | undefined => {

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { oneLine } from './text';
 
 /** What the planner is and how it must plan. First part of {@link DEFAULT_PLANNER_SYSTEM_PROMPT}. */
 export const PLANNER_RESPONSIBILITY = `You are a thoughtful and analytical planner agent in a plan-execute-reflect framework. Your job is to design a clear, step-by-step plan for a given objective.
@@ -185,8 +186,8 @@ Your previous answer could not be parsed: \${parameters.parse_error}. Respond ag
  * @returns text to append to the planner prompt of the retried call
  */
 export function parseRetrySuffix(error: string): string {
-  const oneLine = error.replace(/\s*[\r\n]+\s*/g, ' ').trim().replace(/\.+$/, '');
-  return PARSE_RETRY_SUFFIX_TEMPLATE.replace('${parameters.parse_error}', () => oneLine);
+  const line = oneLine(error).replace(/\.+$/, '');
+  return PARSE_RETRY_SUFFIX_TEMPLATE.replace('${parameters.parse_error}', () => line);
 }
 
 /**

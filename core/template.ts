@@ -6,24 +6,36 @@
  * @module
  */
 
-const PLACEHOLDER = /\$\{parameters\.([A-Za-z0-9_.-]+)\}/g;
+const SEED_PLACEHOLDER = /\$\{parameters\.([A-Za-z0-9_.-]+)\}/g;
+const IVY_PLACEHOLDER = /\{\{(\w+)\}\}/g;
 
 /**
- * Replaces every `${parameters.x}` in `template` with `params[x]`.
- *
- * One pass, so substituted values are never scanned again (a step result that contains
- * `${parameters.y}` stays as it is). Placeholders whose key is missing or `undefined` are left
+ * Replaces each match of `placeholder` (its first group names the value) with that value, in
+ * one pass, so substituted values are never scanned again (a step result that contains a
+ * placeholder stays as it is). Placeholders whose value is missing or `undefined` are left
  * unchanged, like the seed's `StringSubstitutor`.
+ */
+function substitute(template: string, placeholder: RegExp, values: Record<string, string | undefined>): string {
+  return template.replace(placeholder, (whole, key: string) => {
+    const value = Object.prototype.hasOwnProperty.call(values, key) ? values[key] : undefined;
+    return value === undefined ? whole : value;
+  });
+}
+
+/**
+ * Replaces every `${parameters.x}` in `template` with `params[x]` (the seed's templates).
  *
  * @param template - text with `${parameters.x}` placeholders
  * @param params - values by parameter name
  * @returns the rendered text
  */
 export function renderTemplate(template: string, params: Record<string, string | undefined>): string {
-  return template.replace(PLACEHOLDER, (whole, key: string) => {
-    const value = Object.prototype.hasOwnProperty.call(params, key) ? params[key] : undefined;
-    return value === undefined ? whole : value;
-  });
+  return substitute(template, SEED_PLACEHOLDER, params);
+}
+
+/** Fills the `{{name}}` placeholders of Axon Ivy's templates (and perflow's for the other agent types). */
+export function fill(template: string, values: Record<string, string>): string {
+  return substitute(template, IVY_PLACEHOLDER, values);
 }
 
 /** A step the executor has carried out, with its result. */

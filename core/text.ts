@@ -22,3 +22,12 @@ export function clip(s: string, n = 80): string {
   const flat = oneLine(s);
   return flat.length > n ? `${flat.slice(0, n - 3)}...` : flat;
 }
+
+/** An error and its causes, outermost first (`cause` links of Errors and Temporal failures). */
+export function causeChain(err: unknown): Array<{ message?: string; code?: unknown }> {
+  const chain: Array<{ message?: string; code?: unknown; cause?: unknown }> = [];
+  for (let e = err; typeof e === 'object' && e !== null && chain.length < 20; e = (e as { cause?: unknown }).cause) {
+    chain.push(e as { message?: string; code?: unknown });
+  }
+  return chain;
+}

@@ -16,7 +16,7 @@ import {
   renumberAdapted,
   type PlanStep,
   type StepResult,
-} from '../core/agent-type-output';
+} from '../core/agent-types';
 import {
   ADAPT_PLAN_TEMPLATE,
   EXECUTION_PLAN_TEMPLATE,
@@ -25,7 +25,7 @@ import {
   instructionBlock,
   STEP_ACTION_TEMPLATE,
   VIABILITY_TEMPLATE,
-} from '../core/agent-type-prompts';
+} from '../core/agent-types';
 import { log } from '@temporalio/workflow';
 import { preview } from '../core/text';
 import type { PlanStepView, Replan, RunInput, RunOutput } from './definitions';

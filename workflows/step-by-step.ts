@@ -6,7 +6,7 @@
  */
 import { ApplicationFailure, log } from '@temporalio/workflow';
 import { instructionsOf } from '../core/agent';
-import { AiStep, numberAdaptiveSteps, parseAiSteps, parseStepDecision, type StepDecision } from '../core/agent-type-output';
+import { AiStep, numberAdaptiveSteps, parseAiSteps, parseStepDecision, type StepDecision } from '../core/agent-types';
 import {
   AI_STEP_FIELDS,
   dataMappingPrompt,
@@ -17,7 +17,7 @@ import {
   maxIterationsReachedMessage,
   STEP_EXECUTION_TEMPLATE,
   STEP_PLANNING_TEMPLATE,
-} from '../core/agent-type-prompts';
+} from '../core/agent-types';
 import { preview } from '../core/text';
 import { FailureTypes, type RunInput, type RunOutput, type StepView } from './definitions';
 import { agentTypeSystemPrompt, toolListing, toolsNamed, variableListing, type Variable } from './agent-type-helpers';

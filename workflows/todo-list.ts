@@ -9,7 +9,7 @@ import type { AgentTool } from '../activities';
 import type { ModelSettings } from '../activities/llm/chat';
 import type { MemoryIds } from '../core/memory-ids';
 import { instructionsOf } from '../core/agent';
-import { parseCompletion, parseGoalDecision, parseTodos, type AiTodo } from '../core/agent-type-output';
+import { parseCompletion, parseGoalDecision, parseTodos, type AiTodo } from '../core/agent-types';
 import {
   AI_TODO_FIELDS,
   COMPLETION_ASSESSMENT_TEMPLATE,
@@ -21,7 +21,7 @@ import {
   TODO_EXECUTION_TEMPLATE,
   TODO_PLANNING_TEMPLATE,
   todoListGoal,
-} from '../core/agent-type-prompts';
+} from '../core/agent-types';
 import { addUsage, ZERO_USAGE, type Usage } from '../core/llm-types';
 import { preview } from '../core/text';
 import type { RunInput, RunOutput, TodoView } from './definitions';

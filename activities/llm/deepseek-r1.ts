@@ -11,6 +11,7 @@ import type { ChatMessage, ChatResponse, RawChatResponse, ToolCall, ToolSpec } f
 import { converse, inferenceConfig, pushBlocks, type BedrockModelSettings } from './bedrock-converse';
 import type { Message } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatRequest } from './scripted';
+import { extractJson } from '../../core/json-in-text';
 
 /** Interface name, as in the agent file. */
 export const DEEPSEEK_R1_INTERFACE = 'bedrock/converse/deepseek_r1';
@@ -48,21 +49,9 @@ export function stripReasoning(text: string): string {
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
-  const candidates = [text];
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text);
-  if (fenced) candidates.push(fenced[1]);
-  const first = text.indexOf('{');
-  const last = text.lastIndexOf('}');
-  if (first >= 0 && last > first) candidates.push(text.slice(first, last + 1));
-  for (const c of candidates) {
-    try {
-      const v: unknown = JSON.parse(c.trim());
-      if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
-    } catch {
-      // try the next candidate
-    }
-  }
-  return undefined;
+  const parsed = extractJson(text, 'object');
+  const v = parsed.ok ? parsed.value : undefined;
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
 function messageText(message: unknown): string | undefined {

@@ -8,6 +8,7 @@ import type { AgentTool } from '../../activities';
 import type { AgentDefinition, ResolvedParameters } from '../../core/agent';
 import { formatDatetime, injectDatetime } from '../../core/datetime';
 import { ZERO_USAGE } from '../../core/llm-types';
+import { causeChain } from '../../core/text';
 import { progressMarkdown, progressQuery, type CarriedState, type Progress, type RunIds, type RunInput } from '../definitions';
 import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activities';
 
@@ -120,9 +121,6 @@ function withDatetime(p: ResolvedParameters, planner: string, executor: string):
 /** The deepest message of a failure's cause chain, for people. */
 export function causeMessage(err: unknown): string {
   if (isCancellation(err)) return 'the run was cancelled';
-  let message = '';
-  for (let e = err as { message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (e.message) message = e.message; // the deepest cause that says something
-  }
-  return message || String(err);
+  // The deepest cause that says something.
+  return causeChain(err).reduce((message, e) => e.message || message, '') || String(err);
 }

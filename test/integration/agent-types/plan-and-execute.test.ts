@@ -3,7 +3,7 @@
  * trigger in its own run, the adapted plan keeping completed steps and renumbering, and the
  * run metadata with exact statistics.
  */
-import type { PlanStep, StepResult } from '../../../core/agent-type-output';
+import type { PlanStep, StepResult } from '../../../core/agent-types';
 import type { Replan } from '../../../workflows';
 import { useHarness, progressOf, runInput, scriptedAgent, startAgentRun } from '../../support/harness';
 

@@ -12,9 +12,9 @@ import {
   planStatistics,
   renumberAdapted,
   type StepResult,
-} from '../../../core/agent-type-output';
+} from '../../../core/agent-types';
 import { extractJson } from '../../../core/json-in-text';
-import { EXECUTION_PROMPT_TEMPLATE, fill, instructionBlock } from '../../../core/agent-type-prompts';
+import { EXECUTION_PROMPT_TEMPLATE, fill, instructionBlock } from '../../../core/agent-types';
 
 const TOOLS = ['CalculatorTool', 'SearchCollectionTool'];
 

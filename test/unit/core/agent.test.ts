@@ -1,5 +1,5 @@
 import { errorOf } from '../../support/definition-error';
-import { DEFAULT_REPLAN_KEYWORDS } from '../../../core/agent-type-prompts';
+import { DEFAULT_REPLAN_KEYWORDS } from '../../../core/agent-types';
 import {
   parseAgentDefinition,
   resolveParameters,

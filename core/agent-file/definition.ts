@@ -1,0 +1,244 @@
+/** The agent file as a whole: its type, tools, MCP servers, memory, instructions, and parsing with one-line errors. */
+import { z } from 'zod';
+import { fallbackError, toIssues } from '../issues';
+import { AgentDefinitionError } from './errors';
+import { isIvyAgentFile, mapIvyAgent } from '../ivy-agent';
+import { BUILTIN_TOOL_TYPES } from '../tool-types';
+import { isPlainObject, requiredOr, type PlainObject } from './coerce';
+import { ModelConfig, normalizeInterface } from './model';
+import { AgentParameters } from './parameters';
+
+// ---------------------------------------------------------------------------------------------
+// agent definition
+
+/**
+ * Agent types: the seed's plan-execute-reflect agent, Axon Ivy's step-by-step and todo-list
+ * agents, and structured plan-and-execute with re-planning triggers.
+ */
+export const AGENT_TYPES = ['plan_execute_and_reflect', 'step_by_step', 'todo_list', 'plan_and_execute'] as const;
+
+/** An agent type; matching ignores case, so Axon Ivy's `STEP_BY_STEP` and `TODO_LIST` work too. */
+export const AgentType = z.preprocess(
+  (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+  z.enum(AGENT_TYPES, { error: requiredOr(`expected one of ${AGENT_TYPES.join(', ')}`) }),
+);
+/** Agent types. */
+export type AgentType = z.infer<typeof AgentType>;
+
+/** A tool the agent may use, as in the seed's register-agent body (`{"type": "SearchIndexTool"}`). */
+export const ToolSpec = z.object({
+  /** Tool type, which selects the implementation. */
+  type: z.string({ error: requiredOr('expected a string') }).min(1, { error: 'must not be empty' }),
+  /**
+   * Name the model calls the tool by.
+   * @default the tool type's name
+   */
+  name: z.string({ error: 'expected a string' }).min(1, { error: 'must not be empty' }).optional(),
+  /**
+   * Description shown to the planner and the executor.
+   * @default the tool type's description
+   */
+  description: z.string({ error: 'expected a string' }).optional(),
+  /**
+   * Tool configuration.
+   * @default {}
+   */
+  parameters: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
+});
+/** A tool the agent may use. */
+export type ToolSpec = z.infer<typeof ToolSpec>;
+
+const serverName = z
+  .string({ error: requiredOr('expected a string') })
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'expected letters, digits, "_" or "-" (at most 64)' });
+
+/** An MCP server whose tools the agent may use: a stdio command or a streamable HTTP URL. */
+export const McpServerConfig = z.union(
+  [
+    z.strictObject({
+      name: serverName,
+      /** Program to start; it speaks MCP on stdin/stdout. */
+      command: z.string().min(1, { error: 'must not be empty' }),
+      args: z.array(z.string(), { error: 'expected an array of strings' }).optional(),
+      /** Extra environment of the server process (on top of a minimal default). */
+      env: z.record(z.string(), z.string(), { error: 'expected an object of strings' }).optional(),
+      cwd: z.string().optional(),
+    }),
+    z.strictObject({
+      name: serverName,
+      /** Streamable HTTP endpoint. */
+      url: z.url({ error: 'expected a URL' }),
+      headers: z.record(z.string(), z.string(), { error: 'expected an object of strings' }).optional(),
+    }),
+  ],
+  { error: 'expected {"name", "command", "args"?, "env"?, "cwd"?} or {"name", "url", "headers"?}' },
+);
+/** An MCP server whose tools the agent may use. */
+export type McpServerConfig = z.infer<typeof McpServerConfig>;
+
+/** Agent memory configuration. */
+export const MemorySpec = z.object({
+  /**
+   * Memory kind.
+   * @default "conversation_index"
+   */
+  type: z.enum(['conversation_index'], { error: 'expected one of conversation_index' }),
+});
+/** Agent memory configuration. */
+export type MemorySpec = z.infer<typeof MemorySpec>;
+
+/** An instruction for one phase (Axon Ivy `instructions[]`). */
+export const Instruction = z.strictObject({
+  type: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+    z.enum(['planning', 'execution'], { error: requiredOr('expected planning or execution') }),
+  ),
+  content: z.string({ error: requiredOr('expected a string') }),
+});
+/** An instruction for one phase. */
+export type Instruction = z.infer<typeof Instruction>;
+
+/** The contents of an agent's instructions of one type, in file order. */
+export function instructionsOf(agent: { instructions?: Instruction[] }, type: Instruction['type']): string[] {
+  return (agent.instructions ?? []).filter((i) => i.type === type).map((i) => i.content);
+}
+
+/** Fills `llm.interface` from `parameters._llm_interface` and lets `executor_llm` inherit from `llm`. */
+const preprocessAgent = (input: unknown): unknown => {
+  if (!isPlainObject(input)) return input;
+  const out: PlainObject = { ...input };
+  const params = isPlainObject(out.parameters) ? out.parameters : {};
+  const paramInterface = params._llm_interface ?? params.llm_interface;
+  if (isPlainObject(out.llm) && out.llm.interface === undefined && paramInterface !== undefined) {
+    out.llm = { ...out.llm, interface: paramInterface };
+  }
+  if (isPlainObject(out.llm) && isPlainObject(out.executor_llm)) {
+    const llm = out.llm;
+    const exec: PlainObject = { ...out.executor_llm };
+    if (exec.interface === undefined) exec.interface = llm.interface;
+    if (normalizeInterface(exec.interface) === normalizeInterface(llm.interface)) {
+      if (exec.base_url === undefined && llm.base_url !== undefined) exec.base_url = llm.base_url;
+      if (exec.region === undefined && llm.region !== undefined) exec.region = llm.region;
+      if (exec.script === undefined && llm.script !== undefined) exec.script = llm.script;
+    }
+    out.executor_llm = exec;
+  }
+  return out;
+};
+
+const AgentDefinitionObject = z.strictObject(
+  {
+    /** Agent name; must not be empty. */
+    name: z
+      .string({ error: requiredOr('expected a string') })
+      .refine((s) => s.trim() !== '', { error: 'must not be empty' }),
+    /** Agent type. */
+    type: AgentType,
+    /**
+     * What the agent is for.
+     * @default ""
+     */
+    description: z.string({ error: 'expected a string' }).default(''),
+    /** The planner model (and the executor model unless `executor_llm` is set). */
+    llm: ModelConfig,
+    /**
+     * The executor model. A partial object inherits `interface` (and, for the same interface,
+     * `base_url`, `region` and `script`) from `llm`.
+     * @default llm
+     */
+    executor_llm: ModelConfig.optional(),
+    /**
+     * MCP servers whose tools the agent may use besides `tools`, listed at run start.
+     * @default []
+     */
+    mcp_servers: z.array(McpServerConfig, { error: 'expected an array' }).default([]),
+    /**
+     * Memory configuration.
+     * @default {"type": "conversation_index"}
+     */
+    memory: MemorySpec.default({ type: 'conversation_index' }),
+    /**
+     * Tools the executor may call and the planner may plan with.
+     * @default []
+     */
+    tools: z.array(ToolSpec, { error: 'expected an array' }).default([]),
+    /**
+     * Agent parameters, overridable per run.
+     * @default every parameter at its default
+     */
+    parameters: AgentParameters.prefault({}),
+    /**
+     * Seed field naming the application type; stored, not interpreted.
+     * @default none
+     */
+    app_type: z.string({ error: 'expected a string' }).optional(),
+    /**
+     * The agent's primary objective (Axon Ivy `goal`); required for step_by_step, used by
+     * todo_list's goal assessment when given.
+     * @default none
+     */
+    goal: z.string({ error: 'expected a string' }).optional(),
+    /**
+     * Planning and execution instructions (Axon Ivy `instructions`), added to the planning
+     * prompt and the execution/assessment prompts of step_by_step, todo_list and plan_and_execute.
+     * @default []
+     */
+    instructions: z.array(Instruction, { error: 'expected an array' }).default([]),
+    /**
+     * The agent's ID in another system (Axon Ivy `id`); stored, not interpreted.
+     * @default none
+     */
+    agent_id: z.string({ error: 'expected a string' }).optional(),
+  },
+  { error: requiredOr('expected an object') },
+).superRefine((a, ctx) => {
+  if (a.type === 'step_by_step' && (a.goal === undefined || a.goal.trim() === '')) {
+    ctx.addIssue({ code: 'custom', path: ['goal'], message: 'is required for a step_by_step agent' });
+  }
+});
+
+/**
+ * An agent file. Mirrors the seed's register-agent body; `executor_llm` is always set after
+ * parsing (it defaults to `llm`).
+ */
+export const AgentDefinition = z.preprocess(
+  preprocessAgent,
+  AgentDefinitionObject.transform((a) => ({ ...a, executor_llm: a.executor_llm ?? a.llm })),
+);
+/** An agent file, parsed and defaulted. */
+export type AgentDefinition = z.infer<typeof AgentDefinition>;
+
+
+/**
+ * Validates and defaults an agent file (already JSON-parsed).
+ *
+ * @param input - the agent file's content
+ * @returns the definition with every default filled in
+ * @throws AgentDefinitionError listing every bad field path in one line
+ */
+export function parseAgentDefinition(input: unknown, options: ParseOptions = {}): AgentDefinition {
+  if (isIvyAgentFile(input)) {
+    const mapped = mapIvyAgent(input);
+    if (!mapped.ok) throw new AgentDefinitionError(mapped.issues, 'invalid Axon Ivy agent file');
+    input = mapped.agent;
+  }
+  const parsed = AgentDefinition.safeParse(input, { error: fallbackError });
+  if (!parsed.success) throw new AgentDefinitionError(toIssues(parsed.error));
+  const known = options.toolTypes ?? BUILTIN_TOOL_TYPES;
+  if (known !== 'any') {
+    const unknown = parsed.data.tools.flatMap((t, i) =>
+      known.includes(t.type) ? [] : [{ path: `tools[${i}].type`, message: `unknown tool type "${t.type}"; expected one of ${known.join(', ')}` }],
+    );
+    if (unknown.length > 0) throw new AgentDefinitionError(unknown);
+  }
+  return parsed.data;
+}
+
+export interface ParseOptions {
+  /**
+   * The tool types an agent may list: the built-in ones unless a worker offers others;
+   * `'any'` leaves the check to the worker (which rejects unknown types at run start).
+   */
+  toolTypes?: readonly string[] | 'any';
+}
+

@@ -1,0 +1,171 @@
+/** The models of an agent file: LLM interfaces, their default response filters, model settings and scripts. */
+import { z } from 'zod';
+import { TASK_KINDS, type TaskKind } from '../llm-types';
+import { isPlainObject, requiredOr } from './coerce';
+
+// ---------------------------------------------------------------------------------------------
+// LLM interfaces
+
+/** The model interfaces perflow can call. `scripted` replays a fixed script (tests, demos). */
+export const LLM_INTERFACES = [
+  'openai/v1/chat/completions',
+  'bedrock/converse/claude',
+  'bedrock/converse/deepseek_r1',
+  'scripted',
+] as const;
+
+/** Alternative spellings accepted for an interface (the seed also names them with underscores). */
+const INTERFACE_ALIASES: Record<string, (typeof LLM_INTERFACES)[number]> = {
+  openai_v1_chat_completions: 'openai/v1/chat/completions',
+  bedrock_converse_claude: 'bedrock/converse/claude',
+  bedrock_converse_deepseek_r1: 'bedrock/converse/deepseek_r1',
+};
+
+export const normalizeInterface = (v: unknown): unknown => {
+  if (typeof v !== 'string') return v;
+  const s = v.trim().toLowerCase();
+  return INTERFACE_ALIASES[s] ?? s;
+};
+
+/**
+ * An LLM interface name. Matching ignores case and surrounding spaces, and the seed's
+ * underscore spellings (`bedrock_converse_claude`) are accepted too.
+ */
+export const LlmInterface = z.preprocess(
+  normalizeInterface,
+  z.enum(LLM_INTERFACES, { error: requiredOr(`expected one of ${LLM_INTERFACES.join(', ')}`) }),
+);
+/** An LLM interface name. */
+export type LlmInterface = z.infer<typeof LlmInterface>;
+
+const LLM_RESPONSE_FILTERS: Record<LlmInterface, string> = {
+  'openai/v1/chat/completions': '$.choices[0].message.content',
+  'bedrock/converse/claude': '$.output.message.content[0].text',
+  'bedrock/converse/deepseek_r1': '$.output.message.content[0].text',
+  scripted: '$.content',
+};
+
+/**
+ * The default `llm_response_filter` (JSONPath to the answer text in the raw response) of an
+ * interface, as the seed sets it when the parameter is missing or empty.
+ *
+ * @param iface - the LLM interface
+ */
+export function llmResponseFilterFor(iface: LlmInterface): string {
+  return LLM_RESPONSE_FILTERS[iface];
+}
+
+// ---------------------------------------------------------------------------------------------
+// models
+
+const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A tool call in a scripted executor turn. */
+export const ScriptedToolCall = z.object({
+  /** Name of the tool to call. */
+  name: z.string({ error: requiredOr('expected a string') }).min(1, { error: 'must not be empty' }),
+  /** Tool input. */
+  input: z.record(z.string(), z.unknown(), { error: requiredOr('expected an object') }),
+  /**
+   * Tool call ID.
+   * @default generated
+   */
+  id: z.string({ error: 'expected a string' }).optional(),
+});
+/** A tool call in a scripted executor turn. */
+export type ScriptedToolCall = z.infer<typeof ScriptedToolCall>;
+
+/**
+ * One scripted executor model turn: either a final answer `{content}` or tool calls
+ * `{tool_calls, content?}`.
+ */
+export const ExecutorTurn = z.union(
+  [
+    z.strictObject({
+      tool_calls: z.array(ScriptedToolCall).min(1, { error: 'must not be empty' }),
+      content: z.string().optional(),
+    }),
+    z.strictObject({ content: z.string() }),
+  ],
+  { error: 'expected {"content": string} or {"tool_calls": [{"name", "input"}], "content"?: string}' },
+);
+/** One scripted executor model turn. */
+export type ExecutorTurn = z.infer<typeof ExecutorTurn>;
+
+/** The script of a `scripted` model. */
+export const ModelScript = z.object({
+  /** Planner answers, in call order (each is the raw text the planner "returns"). */
+  planner: z.array(z.string({ error: 'expected a string' }), { error: requiredOr('expected an array of strings') }),
+  /** Executor turns per executed step: `executor[i]` is the turn list of step i+1. */
+  executor: z
+    .array(z.array(ExecutorTurn, { error: 'expected an array of turns' }), {
+      error: requiredOr('expected an array of turn arrays'),
+    })
+    .default([]),
+  /** Answers of summary calls (the max-steps summary); without one the steps are listed instead. */
+  summary: z.array(z.string({ error: 'expected a string' }), { error: 'expected an array of strings' }).optional(),
+  ...Object.fromEntries(
+    TASK_KINDS.map((kind) => [kind, z.array(z.string({ error: 'expected a string' }), { error: 'expected an array of strings' }).optional()]),
+  ) as Record<TaskKind, z.ZodOptional<z.ZodArray<z.ZodString>>>,
+});
+/** The script of a `scripted` model. */
+export type ModelScript = z.infer<typeof ModelScript>;
+
+const ModelConfigObject = z
+  .object({
+    /** Which API to call. Taken from `parameters._llm_interface` when missing (seed style). */
+    interface: LlmInterface,
+    /**
+     * Model name or ID (e.g. `gpt-4o`, `us.anthropic.claude-3-7-sonnet-20250219-v1:0`).
+     * The seed's `model_id` is accepted as an alias. Required unless `interface` is `scripted`.
+     */
+    model: z.string({ error: 'expected a string' }).min(1, { error: 'must not be empty' }).optional(),
+    /**
+     * Base URL of an OpenAI-compatible endpoint.
+     * @default the worker's OPENAI_BASE_URL, else the provider's URL
+     */
+    base_url: z.url({ error: 'expected a URL' }).optional(),
+    /**
+     * AWS region of a Bedrock model.
+     * @default the worker's AWS region
+     */
+    region: z.string({ error: 'expected a string' }).min(1, { error: 'must not be empty' }).optional(),
+    /**
+     * Model call parameters (`temperature`, `max_tokens`, ...).
+     * @default {}
+     */
+    parameters: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
+    /** The replayed answers; required when `interface` is `scripted`. */
+    script: ModelScript.optional(),
+    /**
+     * Name of the worker's environment variable holding the API key (OpenAI interface). Never
+     * the key itself: keys stay in the worker's environment.
+     * @default OPENAI_API_KEY
+     */
+    api_key_env: z
+      .string({ error: 'expected a string' })
+      .regex(ENV_VAR_NAME, { error: 'expected the name of an environment variable (letters, digits, "_")' })
+      .optional(),
+  }, { error: requiredOr('expected an object') })
+  .superRefine((cfg, ctx) => {
+    if (cfg.interface === 'scripted') {
+      if (cfg.script === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['script'], message: 'is required when interface is "scripted"' });
+      }
+    } else if (cfg.model === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['model'], message: `is required for interface "${cfg.interface}"` });
+    }
+  });
+
+/** Accepts the seed's `model_id` as `model`. */
+const aliasModelId = (v: unknown): unknown => {
+  if (!isPlainObject(v) || !('model_id' in v)) return v;
+  const { model_id: modelId, ...rest } = v;
+  return rest.model === undefined ? { ...rest, model: modelId } : rest;
+};
+
+/** Which model to call and how: `{interface, model, base_url?, region?, parameters?, script?}`. */
+export const ModelConfig = z.preprocess(aliasModelId, ModelConfigObject);
+/** Which model to call and how. */
+export type ModelConfig = z.infer<typeof ModelConfig>;
+

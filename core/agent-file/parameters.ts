@@ -1,0 +1,262 @@
+/** Agent parameters: the seed's, with its names and defaults, perflow's own, and their resolution for one run. */
+import { z } from 'zod';
+import { DEFAULT_DATETIME_FORMAT } from '../datetime';
+import { fallbackError, toIssues } from '../issues';
+import { DEFAULT_REPLAN_KEYWORDS } from '../agent-types';
+import {
+  DEFAULT_EXECUTOR_SYSTEM_PROMPT,
+  DEFAULT_PLANNER_PROMPT,
+  DEFAULT_PLANNER_PROMPT_TEMPLATE,
+  DEFAULT_PLANNER_SYSTEM_PROMPT,
+  DEFAULT_PLANNER_WITH_HISTORY_PROMPT_TEMPLATE,
+  DEFAULT_REFLECT_PROMPT,
+  DEFAULT_REFLECT_PROMPT_TEMPLATE,
+  PLAN_EXECUTE_REFLECT_RESPONSE_FORMAT,
+} from '../prompts';
+import { booleanParam, integerParam, stringParam, toNumber } from './coerce';
+import { LlmInterface, llmResponseFilterFor } from './model';
+import type { AgentDefinition } from './definition';
+import { AgentDefinitionError } from './errors';
+
+// ---------------------------------------------------------------------------------------------
+// parameters
+
+/**
+ * Agent parameters: every optional parameter of the seed under its seed name and with its
+ * seed default, plus perflow's own. Numbers and booleans may be given as strings (`"20"`,
+ * `"true"`), as in the seed's API. Unknown parameters are kept, so custom prompts can
+ * reference any `${parameters.x}`.
+ */
+export const AgentParameters = z.looseObject({
+  /**
+   * Maximum number of steps to execute before the run stops with a summary.
+   * @default 20
+   */
+  max_steps: integerParam(1, 20),
+  /**
+   * Maximum ReAct iterations (model calls) of the executor for one step.
+   * @default 20
+   */
+  executor_max_iterations: integerParam(1, 20),
+  /**
+   * Number of previous messages of the conversation given to the planner as completed steps.
+   * @default 10
+   */
+  message_history_limit: integerParam(0, 10),
+  /**
+   * Number of previous messages of the executor's memory given to the executor.
+   * @default 10
+   */
+  executor_message_history_limit: integerParam(0, 10),
+  /**
+   * Whether the current date and time is appended to both system prompts.
+   * @default false
+   */
+  inject_datetime: booleanParam(false),
+  /**
+   * strftime-like format of the injected date (`%Y %m %d %H %M %S %A %B %Z`); an invalid
+   * format falls back to the default with a warning.
+   * @default "%Y-%m-%d %H:%M:%S %Z"
+   */
+  datetime_format: stringParam(),
+  /**
+   * Planner system prompt.
+   * @default DEFAULT_PLANNER_SYSTEM_PROMPT
+   */
+  system_prompt: stringParam(),
+  /**
+   * Executor system prompt.
+   * @default DEFAULT_EXECUTOR_SYSTEM_PROMPT
+   */
+  executor_system_prompt: stringParam(),
+  /**
+   * Planner instruction, `${parameters.planner_prompt}` in the templates.
+   * @default DEFAULT_PLANNER_PROMPT
+   */
+  planner_prompt: stringParam(),
+  /**
+   * Reflection instruction, `${parameters.reflect_prompt}` in the reflect template.
+   * @default DEFAULT_REFLECT_PROMPT
+   */
+  reflect_prompt: stringParam(),
+  /**
+   * Template of the first planner call.
+   * @default DEFAULT_PLANNER_PROMPT_TEMPLATE
+   */
+  planner_prompt_template: stringParam(),
+  /**
+   * Template of the planner calls after a step.
+   * @default DEFAULT_REFLECT_PROMPT_TEMPLATE
+   */
+  reflect_prompt_template: stringParam(),
+  /**
+   * Template of the first planner call when the conversation has history.
+   * @default DEFAULT_PLANNER_WITH_HISTORY_PROMPT_TEMPLATE
+   */
+  planner_with_history_template: stringParam(),
+  /**
+   * LLM interface of the planner, seed spelling.
+   * @default llm.interface
+   */
+  llm_interface: LlmInterface.optional(),
+  /**
+   * LLM interface of the planner as the seed's register-agent body names it; also used as
+   * `llm.interface` when that is missing.
+   * @default llm.interface
+   */
+  _llm_interface: LlmInterface.optional(),
+  /**
+   * JSONPath to the answer text in a raw model response.
+   * @default per interface, see {@link llmResponseFilterFor}
+   */
+  llm_response_filter: stringParam(),
+  /**
+   * The user's question (the objective). Usually given at run time.
+   * @default none
+   */
+  question: stringParam(),
+  /**
+   * Conversation to continue; its history becomes completed steps.
+   * @default a new conversation
+   */
+  memory_id: stringParam(),
+  /**
+   * ID of an existing executor agent (seed parameter; perflow's executor is built in).
+   * @default none
+   */
+  executor_agent_id: stringParam(),
+  /**
+   * Tenant identifier, stored with memory records.
+   * @default none
+   */
+  tenant_id: stringParam(),
+  /**
+   * How many times an unparseable planner answer is retried (with the parse error appended to
+   * the prompt) before the run fails. perflow's own parameter.
+   * @default 3
+   */
+  max_parse_retries: integerParam(0, 3),
+  /**
+   * Token budget of a run (input + output tokens of every model call). When a step ends with
+   * the budget used up, the run ends cleanly with "Token Budget Reached" and a summary, as at
+   * max_steps. 0 means no budget. perflow's own parameter.
+   * @default 0
+   */
+  token_budget: integerParam(0, 0),
+  /**
+   * Continue-as-new once the run's history holds this many events (checked between steps);
+   * the run also continues-as-new whenever the Temporal server suggests it. 0: only then.
+   * perflow's own parameter.
+   * @default 0
+   */
+  continue_as_new_after_events: integerParam(0, 0),
+  /**
+   * step_by_step and todo_list: the most step executions (todo iterations) of a run, Axon Ivy's
+   * `maxIterations`.
+   * @default 20
+   */
+  max_iterations: integerParam(1, 20),
+  /**
+   * todo_list: iterations of a todo whose plan does not set `maxIterationsPerTodo`.
+   * @default 5
+   */
+  max_iterations_per_todo: integerParam(1, 5),
+  /**
+   * plan_and_execute: attempts of a step before it counts as failed.
+   * @default 3
+   */
+  max_step_attempts: integerParam(1, 3),
+  /**
+   * plan_and_execute: re-plan when a step failed after at least this many attempts.
+   * @default 3
+   */
+  replan_after_failed_attempts: integerParam(1, 3),
+  /**
+   * plan_and_execute: words in a step's observation that signal a missing prerequisite or a
+   * new requirement and trigger re-planning (case-insensitive). A comma-separated string works too.
+   * @default DEFAULT_REPLAN_KEYWORDS
+   */
+  replan_keywords: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v),
+      z.array(z.string({ error: 'expected a string' }).min(1, { error: 'must not be empty' }), { error: 'expected an array of strings' }),
+    )
+    .default([...DEFAULT_REPLAN_KEYWORDS]),
+  /**
+   * plan_and_execute: the viability check re-plans when it says the remaining plan will not
+   * work with at least this confidence (0 to 1).
+   * @default 0.7
+   */
+  replan_confidence_threshold: z
+    .preprocess(toNumber, z.number({ error: 'expected a number from 0 to 1' }).min(0, { error: 'expected a number from 0 to 1' }).max(1, { error: 'expected a number from 0 to 1' }))
+    .default(0.7),
+});
+/** Agent parameters as parsed (prompts not yet filled in; see {@link ResolvedParameters}). */
+export type AgentParameters = z.infer<typeof AgentParameters>;
+
+/**
+ * Parameters of one run, fully defaulted: agent parameters overridden by run parameters,
+ * prompts, interface and response filter filled in. Unknown parameters are carried through.
+ */
+export type ResolvedParameters = AgentParameters & {
+  /** @default "%Y-%m-%d %H:%M:%S %Z" */
+  datetime_format: string;
+  /** @default DEFAULT_PLANNER_SYSTEM_PROMPT */
+  system_prompt: string;
+  /** @default DEFAULT_EXECUTOR_SYSTEM_PROMPT */
+  executor_system_prompt: string;
+  /** @default DEFAULT_PLANNER_PROMPT */
+  planner_prompt: string;
+  /** @default DEFAULT_REFLECT_PROMPT */
+  reflect_prompt: string;
+  /** @default DEFAULT_PLANNER_PROMPT_TEMPLATE */
+  planner_prompt_template: string;
+  /** @default DEFAULT_REFLECT_PROMPT_TEMPLATE */
+  reflect_prompt_template: string;
+  /** @default DEFAULT_PLANNER_WITH_HISTORY_PROMPT_TEMPLATE */
+  planner_with_history_template: string;
+  /** The planner's interface. @default llm.interface */
+  llm_interface: LlmInterface;
+  /** JSONPath for the planner's interface. @default llmResponseFilterFor(llm_interface) */
+  llm_response_filter: string;
+  /** Always PLAN_EXECUTE_REFLECT_RESPONSE_FORMAT, for custom prompts (as the seed sets it). */
+  plan_execute_reflect_response_format: string;
+};
+
+
+/**
+ * The parameters of one run: the agent's parameters overridden by run-time parameters (as in
+ * the seed's execute API; `undefined` values do not override), validated, and defaulted.
+ *
+ * `llm_response_filter` is the planner's; the executor's interface may differ, so derive its
+ * filter with {@link llmResponseFilterFor}(`agent.executor_llm.interface`).
+ *
+ * @param agent - a parsed agent definition
+ * @param runParams - run-time parameters
+ * @throws AgentDefinitionError with `parameters.` paths when a merged parameter is invalid
+ */
+export function resolveParameters(agent: AgentDefinition, runParams: Record<string, unknown> = {}): ResolvedParameters {
+  const overrides = Object.fromEntries(Object.entries(runParams).filter(([, v]) => v !== undefined));
+  const parsed = AgentParameters.safeParse({ ...agent.parameters, ...overrides }, { error: fallbackError });
+  if (!parsed.success) {
+    throw new AgentDefinitionError(toIssues(parsed.error, ['parameters']), 'invalid agent parameters');
+  }
+  const p = parsed.data;
+  const llmInterface = p.llm_interface ?? p._llm_interface ?? agent.llm.interface;
+  const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
+  return {
+    ...p,
+    datetime_format: p.datetime_format ?? DEFAULT_DATETIME_FORMAT,
+    system_prompt: p.system_prompt ?? DEFAULT_PLANNER_SYSTEM_PROMPT,
+    executor_system_prompt: p.executor_system_prompt ?? DEFAULT_EXECUTOR_SYSTEM_PROMPT,
+    planner_prompt: p.planner_prompt ?? DEFAULT_PLANNER_PROMPT,
+    reflect_prompt: p.reflect_prompt ?? DEFAULT_REFLECT_PROMPT,
+    planner_prompt_template: p.planner_prompt_template ?? DEFAULT_PLANNER_PROMPT_TEMPLATE,
+    reflect_prompt_template: p.reflect_prompt_template ?? DEFAULT_REFLECT_PROMPT_TEMPLATE,
+    planner_with_history_template: p.planner_with_history_template ?? DEFAULT_PLANNER_WITH_HISTORY_PROMPT_TEMPLATE,
+    llm_interface: llmInterface,
+    llm_response_filter: nonEmpty(p.llm_response_filter) ?? llmResponseFilterFor(llmInterface),
+    plan_execute_reflect_response_format: PLAN_EXECUTE_REFLECT_RESPONSE_FORMAT,
+  };
+}
+
