@@ -7,7 +7,8 @@
 import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunOutput } from '../workflows/definitions';
-import { clientConfigFromEnv, connectClient, workflowUrl, type ClientConfig, type PerflowClient } from './connect';
+import { clientConfigFromEnv, type ClientConfig } from '../config/env';
+import { connectClient, workflowUrl, type PerflowClient } from './connect';
 import { CliError, describeError } from './errors';
 import {
   cancelRun,
@@ -25,7 +26,7 @@ import {
 } from './ops';
 import { followRun, loadAgentFile, parseParams, startRun } from './run';
 
-import { formatConversation } from '../activities/memory/conversation';
+import { formatConversation } from '../memory/conversation';
 import { assertMemoryExists, readMemory } from './memory';
 
 const USAGE = `usage: perflow <command> [options]
@@ -117,11 +118,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         if (!o.agent) throw new CliError('run needs --agent FILE', 2);
         if (!o.question) throw new CliError('run needs --question TEXT', 2);
         if (o.follow && o.wait) throw new CliError('use either --follow or --wait, not both', 2);
-        const extraToolTypes = (env.PERFLOW_EXTRA_TOOL_TYPES ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '');
-        const { agent, parameters } = await loadAgentFile(o.agent, parseParams(o.param ?? []), { extraToolTypes });
+        const { agent, parameters } = await loadAgentFile(o.agent, parseParams(o.param ?? []), { extraToolTypes: config.extraToolTypes });
         if (o['memory-id'] !== undefined) await assertMemoryExists(env, o['memory-id']);
         return await withClient(config, async ({ client }) => {
-          const run = await startRun(client, { agent, parameters, question: o.question!, taskQueue: config.taskQueue, memoryId: o['memory-id'], llmTaskQueue: env.PERFLOW_LLM_TASK_QUEUE || undefined });
+          const run = await startRun(client, { agent, parameters, question: o.question!, taskQueue: config.taskQueue, memoryId: o['memory-id'], llmTaskQueue: config.llmTaskQueue });
           const started = { workflow_id: run.workflowId, run_id: run.runId, ...run.ids, ui_url: workflowUrl(config, run.workflowId, run.runId) };
           if (!o.follow && !o.wait) {
             if (o.json) printJson(started);

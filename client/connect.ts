@@ -1,23 +1,7 @@
-/** Client settings from the environment and a connection that fails fast with a clear message. */
+/** A connection to Temporal that fails fast with a clear message, and links into the Web UI. */
 import { Client, Connection } from '@temporalio/client';
+import type { ClientConfig } from '../config/env';
 import { CliError } from './errors';
-
-export interface ClientConfig {
-  temporalAddress: string;
-  namespace: string;
-  taskQueue: string;
-  /** Temporal UI base URL, for links. */
-  uiUrl: string;
-}
-
-export function clientConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ClientConfig {
-  return {
-    temporalAddress: env.TEMPORAL_ADDRESS || 'localhost:7233',
-    namespace: env.TEMPORAL_NAMESPACE || 'default',
-    taskQueue: env.PERFLOW_TASK_QUEUE || 'perflow',
-    uiUrl: (env.PERFLOW_TEMPORAL_UI_URL || 'http://localhost:8233').replace(/\/+$/, ''),
-  };
-}
 
 export interface PerflowClient {
   client: Client;

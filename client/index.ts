@@ -2,7 +2,8 @@
  * perflow's client library (`perflow/client`): what the CLI does, as functions. This file is
  * the public API; everything not exported here is internal.
  */
-export { clientConfigFromEnv, connectClient, workflowUrl, type ClientConfig, type PerflowClient } from './connect';
+export { clientConfigFromEnv, type ClientConfig } from '../config/env';
+export { connectClient, workflowUrl, type PerflowClient } from './connect';
 export { CliError, describeError, failureMessage } from './errors';
 export { followRun, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type StartRunOptions, type StartedRun } from './run';
 export {
@@ -22,7 +23,7 @@ export {
   type RunSummary,
 } from './ops';
 export { readMemory } from './memory';
-export { formatConversation, type ConversationView } from '../activities/memory/conversation';
+export { formatConversation, type ConversationView } from '../memory/conversation';
 export { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition, type AgentType } from '../core/agent';
 export { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 export {

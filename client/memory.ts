@@ -1,13 +1,13 @@
 /** The client's view of conversation memory in MongoDB (MONGODB_URI). */
 import { MongoClient } from 'mongodb';
-import { readConversation, type ConversationView } from '../activities/memory/conversation';
-import { MemoryStore, memoryCollectionsFromEnv } from '../activities/memory/store';
-import { databaseFromUri } from '../workers/config';
+import { readConversation, type ConversationView } from '../memory/conversation';
+import { MemoryStore } from '../memory/store';
+import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv } from '../config/env';
 import { CliError } from './errors';
 
 /** Opens the memory store of MONGODB_URI for the duration of `fn`. */
 export async function withMemory<T>(env: NodeJS.ProcessEnv, fn: (memory: MemoryStore) => Promise<T>, timeoutMs = 5_000): Promise<T> {
-  const uri = env.MONGODB_URI || 'mongodb://localhost:27017/perflow';
+  const uri = mongoUriFromEnv(env);
   const mongo = new MongoClient(uri, { serverSelectionTimeoutMS: timeoutMs });
   try {
     return await fn(new MemoryStore(mongo.db(databaseFromUri(uri)), memoryCollectionsFromEnv(env)));

@@ -15,13 +15,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { NativeConnection, Runtime, DefaultLogger, Worker } from '@temporalio/worker';
+import { Runtime, DefaultLogger } from '@temporalio/worker';
 import { MongoClient } from 'mongodb';
 import { z } from 'zod';
-import { createActivities } from '../activities';
-import { MemoryStore } from '../activities/memory/store';
-import { calculatorTool } from '../activities/tools/calculator';
-import { toolRegistry, type Tool } from '../activities/tools/tool';
+import { createWorker, defineTool } from '../workers/main';
 import { parseAgentDefinition, resolveParameters } from '../core/agent';
 import { startServers, stopServersOnSignals } from '../servers';
 import { benchActivities } from '../bench/activities';
@@ -34,12 +31,12 @@ const CONCURRENCY = args.concurrency.split(',').map(Number);
 const STEPS = Number(args.steps);
 const RUNS = Number(args.runs);
 
-const blobTool: Tool<{ bytes: number }> = {
+const blobTool = defineTool({
   type: 'BlobTool',
   description: 'Returns that many bytes.',
   input: z.object({ bytes: z.number() }),
   run: async ({ bytes }) => 'x'.repeat(bytes),
-};
+});
 
 const plan = (...steps: string[]) => JSON.stringify({ steps, result: '' });
 const final = (result: string) => JSON.stringify({ steps: [], result });
@@ -73,18 +70,18 @@ async function main(): Promise<void> {
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
   const mongo = await new MongoClient(servers.mongo.uri).connect();
   const db = mongo.db(`perflow_bench_${Date.now()}`);
-  const memory = new MemoryStore(db);
-  await memory.ensureIndexes();
-  const native = await NativeConnection.connect({ address: servers.temporal.address });
   const taskQueue = `perflow-bench-${randomUUID().slice(0, 8)}`;
-  const worker = await Worker.create({
-    connection: native,
+  // The worker as perflow builds it, with the floor workflow and its no-op activities added.
+  const worker = await createWorker({
+    temporalAddress: servers.temporal.address,
     namespace: servers.temporal.namespace,
     taskQueue,
-    workflowsPath: require.resolve('../bench/workflows'),
-    activities: { ...createActivities({ tools: toolRegistry([calculatorTool as Tool<never>, blobTool as Tool<never>]), memory }), ...benchActivities },
-    maxConcurrentWorkflowTaskExecutions: 100,
-    maxConcurrentActivityTaskExecutions: 200,
+    mongoUri: servers.mongo.uri,
+    database: db.databaseName,
+    tools: [blobTool],
+    workflows: { workflowsPath: require.resolve('../bench/workflows') },
+    extraActivities: benchActivities,
+    tuning: { maxConcurrentWorkflowTaskExecutions: 100, maxConcurrentActivityTaskExecutions: 200 },
   });
   const running = worker.run();
   const connection = await Connection.connect({ address: servers.temporal.address });
@@ -156,7 +153,6 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     worker.shutdown();
     await running.catch(() => undefined);
-    await native.close();
     await connection.close();
     await db.dropDatabase().catch(() => undefined);
     await mongo.close();

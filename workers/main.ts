@@ -2,14 +2,16 @@
  * The perflow worker: connects to Temporal and MongoDB and runs the workflows and activities
  * on one task queue until SIGINT/SIGTERM.
  */
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { MongoClient } from 'mongodb';
 import { createActivities, MODEL_ACTIVITY_NAMES } from '../activities';
-import { DEFAULT_COLLECTIONS, MemoryStore, memoryCollectionsFromEnv, type MemoryCollections } from '../activities/memory/store';
+import { DEFAULT_COLLECTIONS, MemoryStore, type MemoryCollections } from '../memory/store';
 import { builtinTools } from '../activities/tools/builtin';
 import { toolRegistry, type Tool } from '../activities/tools/tool';
-import { describeWorkerConfig, workerConfigFromEnv, type PerflowWorkerConfig } from './config';
-import { describeWorkflowSource, workflowSource } from './workflow-source';
+import { describeWorkerConfig, providerConfigFromEnv, workerConfigFromEnv, type PerflowWorkerConfig } from '../config/env';
+import { createLlmClients } from '../activities/llm/clients';
+import type { RecordedRequest } from '../activities/llm/scripted';
+import { describeWorkflowSource, workflowSource, type WorkflowSource } from './workflow-source';
 
 export interface PerflowWorker {
   worker: Worker;
@@ -28,6 +30,14 @@ export function workerTools(mongo: MongoClient, database: string, memory: Memory
 export interface CreateWorkerOptions extends PerflowWorkerConfig {
   /** Tools of your own, offered beside the built-in ones (see {@link defineTool}); agent files name them by `type`. */
   tools?: Tool<never>[];
+  /** Where the scripted model records the requests it receives (tests read it). */
+  recorder?: RecordedRequest[];
+  /** Where the workflow code comes from: default the package's prebuilt bundle, else the sources. */
+  workflows?: WorkflowSource;
+  /** Activities besides perflow's (a workflows module of your own that calls them). */
+  extraActivities?: Record<string, (...args: never[]) => Promise<unknown>>;
+  /** Worker tuning passed to the Temporal SDK (e.g. `maxConcurrentActivityTaskExecutions`). */
+  tuning?: Pick<WorkerOptions, 'maxConcurrentWorkflowTaskExecutions' | 'maxConcurrentActivityTaskExecutions' | 'maxCachedWorkflows'>;
 }
 
 /** A tool of your own, typed by its input schema, ready for {@link CreateWorkerOptions.tools}. */
@@ -41,17 +51,19 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
   let mongo: MongoClient | undefined;
   try {
     mongo = await new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5_000 }).connect();
-    const memory = new MemoryStore(mongo.db(config.database), memoryCollectionsFromEnv());
+    const memory = new MemoryStore(mongo.db(config.database), config.collections ?? DEFAULT_COLLECTIONS);
     await memory.ensureIndexes();
     const tools = [...workerTools(mongo, config.database, memory.collections), ...(config.tools ?? [])];
-    const activities = createActivities({ tools: toolRegistry(tools), memory });
+    const llm = createLlmClients(config.providers ?? providerConfigFromEnv());
+    const activities = createActivities({ tools: toolRegistry(tools), memory, llm, ...(config.recorder ? { recorder: config.recorder } : {}) });
     const worker = await Worker.create({
       connection,
       namespace: config.namespace,
       taskQueue: config.taskQueue,
-      ...workflowSource(),
-      activities,
+      ...(config.workflows ?? workflowSource()),
+      activities: { ...activities, ...config.extraActivities },
       shutdownGraceTime: '10 seconds',
+      ...config.tuning,
     });
     // Model calls on their own queue: the server enforces the rate across the whole fleet.
     const llmWorker = config.llm
@@ -76,6 +88,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
           const stopAll = () => workers.forEach((w) => w.getState() === 'RUNNING' && w.shutdown());
           await Promise.all(workers.map((w) => w.run().catch((err: unknown) => (stopAll(), Promise.reject(err)))));
         } finally {
+          llm.close();
           await connection.close();
           await client.close();
         }

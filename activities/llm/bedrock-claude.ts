@@ -6,6 +6,7 @@ import type { ContentBlock, Message, Tool } from '@aws-sdk/client-bedrock-runtim
 import type { ChatMessage, RawChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
 import { converse, inferenceConfig, mapStopReason, pushBlocks, type BedrockModelSettings } from './bedrock-converse';
 import type { ChatRequest } from './scripted';
+import type { LlmClients } from './clients';
 
 /** Interface name, as in the agent file. */
 export const BEDROCK_CLAUDE_INTERFACE = 'bedrock/converse/claude';
@@ -55,14 +56,14 @@ function asInput(v: unknown): Record<string, unknown> {
  *
  * @throws ApplicationFailure `Bedrock.<Kind>` (see `errors.ts`)
  */
-export async function bedrockClaudeChat(model: BedrockModelSettings, request: ChatRequest): Promise<RawChatResponse> {
+export async function bedrockClaudeChat(model: BedrockModelSettings, request: ChatRequest, clients: LlmClients): Promise<RawChatResponse> {
   const tools = request.tools ?? [];
   const output = await converse(BEDROCK_CLAUDE_INTERFACE, model, {
     ...(request.system !== '' ? { system: [{ text: request.system }] } : {}),
     messages: toConverseMessages(request.messages),
     ...(tools.length > 0 ? { toolConfig: { tools: toConverseTools(tools) } } : {}),
     inferenceConfig: inferenceConfig(model.parameters),
-  });
+  }, clients);
   const blocks = output.output?.message?.content ?? [];
   const text = blocks.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
   const toolCalls: ToolCall[] = blocks.flatMap((b) =>

@@ -3,7 +3,6 @@
  * (its own retries off), sends the command, and turns errors into `ApplicationFailure`s.
  */
 import {
-  BedrockRuntimeClient,
   ConverseCommand,
   type ContentBlock,
   type ConverseCommandInput,
@@ -11,6 +10,7 @@ import {
   type Message,
 } from '@aws-sdk/client-bedrock-runtime';
 import { ApplicationFailure } from '@temporalio/activity';
+import type { LlmClients } from './clients';
 import { activitySignal, numberParam, stopParam, timeoutMs } from './call-options';
 import { bedrockFailure } from './errors';
 
@@ -18,9 +18,9 @@ import { bedrockFailure } from './errors';
 export interface BedrockModelSettings {
   /** Model or inference profile id, e.g. `us.anthropic.claude-3-7-sonnet-20250219-v1:0`. Required. */
   model?: string;
-  /** Endpoint override (a local test server, a VPC endpoint). @default `process.env.PERFLOW_BEDROCK_ENDPOINT`, else the regional endpoint */
+  /** Endpoint override (a local test server, a VPC endpoint). @default the worker's PERFLOW_BEDROCK_ENDPOINT, else the regional endpoint */
   base_url?: string;
-  /** AWS region. @default `process.env.AWS_REGION`, else the SDK's default chain */
+  /** AWS region. @default the worker's AWS_REGION, else the SDK's default chain */
   region?: string;
   /** `temperature`, `top_p`, `max_tokens`, `stop`/`stop_sequences` and `timeout_ms` (@default 120000). */
   parameters?: Record<string, unknown>;
@@ -52,25 +52,17 @@ export async function converse(
   iface: string,
   model: BedrockModelSettings,
   input: Omit<ConverseCommandInput, 'modelId'>,
+  clients: LlmClients,
 ): Promise<ConverseCommandOutput> {
   if (!model.model) {
     throw ApplicationFailure.nonRetryable(`${iface} needs llm.model in the agent file`, 'Bedrock.Configuration');
   }
   const ctx = { interface: iface, model: model.model };
-  const endpoint = model.base_url ?? process.env.PERFLOW_BEDROCK_ENDPOINT;
-  const region = model.region ?? process.env.AWS_REGION;
-  const client = new BedrockRuntimeClient({
-    maxAttempts: 1,
-    ...(region ? { region } : {}),
-    ...(endpoint ? { endpoint } : {}),
-    requestHandler: { requestTimeout: timeoutMs(model.parameters) },
-  });
+  const client = clients.bedrock({ region: model.region, endpoint: model.base_url, requestTimeoutMs: timeoutMs(model.parameters) });
   try {
     return await client.send(new ConverseCommand({ ...input, modelId: model.model }), { abortSignal: activitySignal() });
   } catch (err) {
     throw bedrockFailure(err, ctx);
-  } finally {
-    client.destroy();
   }
 }
 

@@ -5,6 +5,7 @@ import { applyResponseFilter } from './response-filter';
 import { bedrockClaudeChat, BEDROCK_CLAUDE_INTERFACE } from './bedrock-claude';
 import { deepSeekR1Chat, DEEPSEEK_R1_INTERFACE } from './deepseek-r1';
 import { OPENAI_INTERFACE, openAiChat } from './openai-chat';
+import type { LlmClients } from './clients';
 import { scriptedChat, type ChatRequest, type RecordedRequest, type Script } from './scripted';
 
 const AVAILABLE = [OPENAI_INTERFACE, BEDROCK_CLAUDE_INTERFACE, DEEPSEEK_R1_INTERFACE, 'scripted'];
@@ -21,6 +22,8 @@ export interface ModelSettings {
 }
 
 export interface ChatDeps {
+  /** The providers' SDK clients (the worker builds them from its environment); only the scripted model works without. */
+  llm?: LlmClients;
   /** Where the scripted model records the requests it receives (tests read it). */
   recorder?: RecordedRequest[];
 }
@@ -40,15 +43,20 @@ function send(model: ModelSettings, request: ChatRequest, deps: ChatDeps): Promi
     case 'scripted':
       return scriptedChat(model.script ?? {}, request, deps.recorder);
     case OPENAI_INTERFACE:
-      return openAiChat(model, request);
+      return openAiChat(model, request, clientsOf(deps));
     case BEDROCK_CLAUDE_INTERFACE:
-      return bedrockClaudeChat(model, request);
+      return bedrockClaudeChat(model, request, clientsOf(deps));
     case DEEPSEEK_R1_INTERFACE:
-      return deepSeekR1Chat(model, request);
+      return deepSeekR1Chat(model, request, clientsOf(deps));
     default:
       throw ApplicationFailure.nonRetryable(
         `LLM interface "${model.interface}" is not available in this worker; use one of: ${AVAILABLE.join(', ')}`,
         'LlmInterface.Unsupported',
       );
   }
+}
+
+function clientsOf(deps: ChatDeps): LlmClients {
+  if (!deps.llm) throw ApplicationFailure.nonRetryable('this worker was built without model clients (createActivities({ llm }))', 'Llm.Configuration');
+  return deps.llm;
 }

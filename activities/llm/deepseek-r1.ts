@@ -12,6 +12,7 @@ import { converse, inferenceConfig, pushBlocks, type BedrockModelSettings } from
 import type { Message } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatRequest } from './scripted';
 import { extractJson } from '../../core/json-in-text';
+import type { LlmClients } from './clients';
 
 /** Interface name, as in the agent file. */
 export const DEEPSEEK_R1_INTERFACE = 'bedrock/converse/deepseek_r1';
@@ -139,13 +140,13 @@ export function toDeepSeekMessages(messages: ChatMessage[]): Message[] {
  *
  * @throws ApplicationFailure `Bedrock.<Kind>` (see `errors.ts`)
  */
-export async function deepSeekR1Chat(model: BedrockModelSettings, request: ChatRequest): Promise<RawChatResponse> {
+export async function deepSeekR1Chat(model: BedrockModelSettings, request: ChatRequest, clients: LlmClients): Promise<RawChatResponse> {
   const system = deepSeekSystemPrompt(request.system, request.tools ?? []);
   const output = await converse(DEEPSEEK_R1_INTERFACE, model, {
     ...(system !== '' ? { system: [{ text: system }] } : {}),
     messages: toDeepSeekMessages(request.messages),
     inferenceConfig: inferenceConfig(model.parameters),
-  });
+  }, clients);
   // reasoningContent blocks carry no `text`: only the answer text is kept.
   const raw = (output.output?.message?.content ?? []).flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
   const answer = parseDeepSeekAnswer(raw);

@@ -5,6 +5,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import OpenAI from 'openai';
 import type { ChatMessage, ChatResponse, RawChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
+import type { LlmClients } from './clients';
 import { activitySignal, booleanParam, numberParam, stopParam, timeoutMs } from './call-options';
 import { openAiFailure } from './errors';
 import type { ChatRequest } from './scripted';
@@ -16,7 +17,7 @@ export const OPENAI_INTERFACE = 'openai/v1/chat/completions';
 export interface OpenAiModelSettings {
   /** Model id, e.g. `gpt-4o`. Required. */
   model?: string;
-  /** API base URL. @default `process.env.OPENAI_BASE_URL`, else the SDK's `https://api.openai.com/v1` */
+  /** API base URL. @default the worker's OPENAI_BASE_URL, else the SDK's `https://api.openai.com/v1` */
   base_url?: string;
   /**
    * `temperature`, `top_p`, `max_tokens`, `max_completion_tokens`, `stop`, `seed`,
@@ -106,22 +107,12 @@ function samplingParameters(p: Record<string, unknown> | undefined): Partial<Ope
  *
  * @throws ApplicationFailure `OpenAI.Configuration` (non-retryable) when the API key variable (`OPENAI_API_KEY` unless `api_key_env` names another) or the model is missing
  */
-export async function openAiChat(model: OpenAiModelSettings, request: ChatRequest): Promise<RawChatResponse> {
+export async function openAiChat(model: OpenAiModelSettings, request: ChatRequest, clients: LlmClients): Promise<RawChatResponse> {
   const ctx = { interface: OPENAI_INTERFACE, model: model.model };
-  const keyVariable = model.api_key_env ?? 'OPENAI_API_KEY';
-  const apiKey = process.env[keyVariable];
-  if (!apiKey) {
-    throw ApplicationFailure.nonRetryable(`${keyVariable} is not set in the worker's environment`, 'OpenAI.Configuration');
-  }
+  const client = clients.openai({ apiKeyEnv: model.api_key_env ?? 'OPENAI_API_KEY', ...(model.base_url ? { baseURL: model.base_url } : {}) });
   if (!model.model) {
     throw ApplicationFailure.nonRetryable(`${OPENAI_INTERFACE} needs llm.model in the agent file`, 'OpenAI.Configuration');
   }
-  const client = new OpenAI({
-    apiKey,
-    baseURL: model.base_url ?? process.env.OPENAI_BASE_URL,
-    maxRetries: 0,
-    timeout: timeoutMs(model.parameters),
-  });
   const tools = request.tools ?? [];
   const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
     model: model.model,
@@ -133,7 +124,7 @@ export async function openAiChat(model: OpenAiModelSettings, request: ChatReques
   };
   let completion: OpenAI.Chat.ChatCompletion;
   try {
-    completion = await client.chat.completions.create(body, { signal: activitySignal() });
+    completion = await client.chat.completions.create(body, { signal: activitySignal(), timeout: timeoutMs(model.parameters) });
   } catch (err) {
     throw openAiFailure(err, ctx);
   }

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { Client, Connection } from '@temporalio/client';
 import type { MongoClient } from 'mongodb';
-import { MemoryStore } from '../../activities/memory/store';
+import { MemoryStore } from '../../memory/store';
 import { planExecuteReflect } from '../../workflows';
 import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from '../support/env';
 import { final, plan, runInput, scriptedAgent } from '../support/harness';

@@ -6,7 +6,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { planExecuteReflect } from '../../workflows';
 import { createWorker } from '../../workers/main';
-import { workerConfigFromEnv } from '../../workers/config';
+import { workerConfigFromEnv } from '../../config/env';
 import { final, plan, runInput, scriptedAgent, workflowId } from '../support/harness';
 import { serverEnv, uniqueTaskQueue } from '../support/env';
 

@@ -2,8 +2,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import type { Tool } from '../../activities/tools/tool';
-import { createMemoryActivities, saveToolCall } from '../../activities/memory/activities';
-import { formatConversation, readConversation } from '../../activities/memory/conversation';
+import { createMemoryActivities, saveToolCall } from '../../activities/memory';
+import { formatConversation, readConversation } from '../../memory/conversation';
 import { planExecuteReflect, progressQuery } from '../../workflows';
 import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../support/harness';
 

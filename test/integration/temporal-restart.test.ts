@@ -7,20 +7,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { z } from 'zod';
-import { createActivities } from '../../activities';
-import { MemoryStore } from '../../activities/memory/store';
-import { calculatorTool } from '../../activities/tools/calculator';
-import { toolRegistry, type Tool } from '../../activities/tools/tool';
+import { MemoryStore } from '../../memory/store';
+import { createWorker, defineTool } from '../../workers/main';
 import { freePort, startTemporalDevServer, type TemporalServer } from '../../servers';
 import { planExecuteReflect } from '../../workflows';
-import { connectMongo, uniqueTaskQueue } from '../support/env';
+import { connectMongo, serverEnv, uniqueTaskQueue } from '../support/env';
 import { final, plan, runInput, scriptedAgent, workflowId } from '../support/harness';
 
 jest.setTimeout(240_000);
 
-const slowTool: Tool<{ ms: number }> = {
+const slowTool = defineTool({
   type: 'SlowTool',
   description: 'Waits, then answers.',
   input: z.object({ ms: z.number() }),
@@ -28,7 +25,7 @@ const slowTool: Tool<{ ms: number }> = {
     await new Promise((done) => setTimeout(done, ms));
     return `waited ${ms} ms`;
   },
-};
+});
 
 const STEPS = 4;
 const agent = scriptedAgent(
@@ -47,13 +44,13 @@ it('completes every run across a Temporal server restart', async () => {
   const db = mongo.db(`perflow_restart_${Date.now()}`);
   const memory = new MemoryStore(db);
   const taskQueue = uniqueTaskQueue('perflow-restart');
-  const native = await NativeConnection.connect({ address: server.address });
-  const worker = await Worker.create({
-    connection: native,
+  const worker = await createWorker({
+    temporalAddress: server.address,
     namespace: server.namespace,
     taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({ tools: toolRegistry([calculatorTool as Tool<never>, slowTool as Tool<never>]), memory }),
+    mongoUri: serverEnv().mongoUri,
+    database: db.databaseName,
+    tools: [slowTool],
   });
   const running = worker.run();
   const connection = await Connection.connect({ address: server.address });
@@ -78,7 +75,6 @@ it('completes every run across a Temporal server restart', async () => {
   } finally {
     worker.shutdown();
     await running.catch(() => undefined);
-    await native.close().catch(() => undefined);
     await connection.close().catch(() => undefined);
     await server?.stop();
     await db.dropDatabase().catch(() => undefined);

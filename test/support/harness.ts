@@ -4,13 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Db, MongoClient } from 'mongodb';
-import { createActivities } from '../../activities';
-import { MemoryStore } from '../../activities/memory/store';
+import { MemoryStore } from '../../memory/store';
 import type { RecordedRequest } from '../../activities/llm/scripted';
-import { calculatorTool } from '../../activities/tools/calculator';
-import { toolRegistry, type Tool } from '../../activities/tools/tool';
+import type { Tool } from '../../activities/tools/tool';
+import { providerConfigFromEnv } from '../../config/env';
+import { createWorker } from '../../workers/main';
 import { parseAgentDefinition, resolveParameters } from '../../core/agent';
 import { progressQuery, workflowTypeFor, type PlanExecuteReflectInput, type RunOutput } from '../../workflows';
 import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
@@ -28,20 +27,23 @@ export interface Harness {
 
 export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?: string } = {}): Promise<Harness> {
   const { connection, client } = await connectTemporal();
-  const native = await NativeConnection.connect({ address: serverEnv().temporalAddress });
   const taskQueue = uniqueTaskQueue('perflow-test');
   const recorder: RecordedRequest[] = [];
-  const mongo: MongoClient = await connectMongo(options.mongoUri);
-  const db = mongo.db(`perflow_test_${taskQueue.split('-').pop()}`);
+  const mongoUri = options.mongoUri ?? serverEnv().mongoUri;
+  const mongo: MongoClient = await connectMongo(mongoUri);
+  const database = `perflow_test_${taskQueue.split('-').pop()}`;
+  const db = mongo.db(database);
   const memory = new MemoryStore(db);
-  await memory.ensureIndexes();
-  const tools = toolRegistry([calculatorTool as Tool<never>, ...(options.tools ?? [])]);
-  const worker = await Worker.create({
-    connection: native,
+  // The worker as perflow builds it, on this harness's task queue and database.
+  const worker = await createWorker({
+    temporalAddress: serverEnv().temporalAddress,
     namespace: serverEnv().namespace,
     taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({ tools, recorder, memory }),
+    mongoUri,
+    database,
+    tools: options.tools ?? [],
+    recorder,
+    providers: providerConfigFromEnv(),
   });
   const running = worker.run();
   return {
@@ -53,7 +55,6 @@ export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?:
     async close() {
       worker.shutdown();
       await running;
-      await native.close();
       await connection.close();
       await db.dropDatabase().catch(() => undefined);
       await mongo.close();

@@ -3,13 +3,11 @@
  * Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, MONGODB_URI, PERFLOW_TEST_DB, PERFLOW_TASK_QUEUE.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { MongoClient } from 'mongodb';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { z } from 'zod';
-import { createActivities } from '../../activities';
-import { MemoryStore } from '../../activities/memory/store';
-import { calculatorTool } from '../../activities/tools/calculator';
-import { toolRegistry, type Tool } from '../../activities/tools/tool';
+import type { Tool } from '../../activities/tools/tool';
+import { workerConfigFromEnv } from '../../config/env';
+import { createWorker } from '../../workers/main';
 
 /** Sleeps a little, so kills land while tools are running. */
 export const slowTool = {
@@ -29,21 +27,14 @@ async function main(): Promise<void> {
     if (!value) throw new Error(`${name} is not set`);
     return value;
   };
-  const mongo = await new MongoClient(env('MONGODB_URI'), { serverSelectionTimeoutMS: 2_000 }).connect();
-  const memory = new MemoryStore(mongo.db(env('PERFLOW_TEST_DB')));
-  await memory.ensureIndexes();
-  const connection = await NativeConnection.connect({ address: env('TEMPORAL_ADDRESS') });
-  const worker = await Worker.create({
-    connection,
-    namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
-    taskQueue: env('PERFLOW_TASK_QUEUE'),
-    workflowBundle: { codePath: env('PERFLOW_WORKFLOW_BUNDLE') },
-    activities: createActivities({ tools: toolRegistry([calculatorTool as Tool<never>, slowTool]), memory }),
+  const worker = await createWorker({
+    ...workerConfigFromEnv(),
+    database: env('PERFLOW_TEST_DB'),
+    tools: [slowTool],
+    workflows: { workflowBundle: { codePath: env('PERFLOW_WORKFLOW_BUNDLE') } },
   });
   process.stdout.write('worker ready\n');
   await worker.run();
-  await connection.close();
-  await mongo.close();
 }
 
 main().catch((err) => {

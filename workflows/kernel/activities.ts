@@ -10,7 +10,7 @@
  */
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import type { MemoryActivities } from '../../activities/memory/activities';
+import type { MemoryActivities } from '../../activities/memory';
 
 export const ACTIVITY_NAMES_PATCH = 'activity-names-by-model';
 

@@ -1,8 +1,9 @@
 import { temporal } from '@temporalio/proto';
-import { clientConfigFromEnv, workflowUrl } from '../../../client/connect';
+import { clientConfigFromEnv } from '../../../config/env';
+import { workflowUrl } from '../../../client/connect';
 import { historyJSON, listQuery, parseHistoryJSON, parseResetTarget, resetEventId } from '../../../client/ops';
 import { parseParams, progressChanges, slug, truncateBytes } from '../../../client/run';
-import { databaseFromUri, redact, workerConfigFromEnv } from '../../../workers/config';
+import { databaseFromUri, redact, workerConfigFromEnv } from '../../../config/env';
 import type { Progress } from '../../../workflows';
 
 const base: Progress = {

@@ -2,6 +2,11 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { chat } from '../../../activities/llm/chat';
 import type { ChatRequest } from '../../../activities/llm/scripted';
 import { rejectionOf, startWireServer, withEnv, type WireServer } from './wire-server';
+import { createLlmClients } from '../../../activities/llm/clients';
+import { providerConfigFromEnv } from '../../../config/env';
+
+/** The worker's model clients, from this process's environment (the tests set it). */
+const deps = { llm: createLlmClients(providerConfigFromEnv()) };
 
 const MODEL_ID = 'us.anthropic.claude-3-7-sonnet-20250219-v1:0';
 
@@ -73,7 +78,7 @@ describe('bedrock/converse/claude against a local Converse server', () => {
         'tool_use',
       ),
     });
-    const response = await chat(model(), request, {});
+    const response = await chat(model(), request, deps);
     expect(response).toEqual({
       content: 'Retrying hotels.',
       tool_calls: [{ id: 'tu_3', name: 'search_index', input: { index: 'hotel' } }],
@@ -121,7 +126,7 @@ describe('bedrock/converse/claude against a local Converse server', () => {
 
   it('parses a final answer', async () => {
     server.reply({ body: converseReply([{ text: 'There are 3 flights.' }], 'end_turn') });
-    const response = await chat(model(), request, {});
+    const response = await chat(model(), request, deps);
     expect(response).toMatchObject({ content: 'There are 3 flights.', tool_calls: [], stop_reason: 'end_turn' });
   });
 
@@ -131,7 +136,7 @@ describe('bedrock/converse/claude against a local Converse server', () => {
       headers: { 'x-amzn-errortype': 'ThrottlingException' },
       body: { message: 'Too many requests, please wait before trying again.' },
     });
-    const failure = (await rejectionOf(chat(model(), request, {}))) as ApplicationFailure;
+    const failure = (await rejectionOf(chat(model(), request, deps))) as ApplicationFailure;
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure.type).toBe('Bedrock.Throttling');
     expect(failure.nonRetryable).toBe(false);
@@ -140,7 +145,7 @@ describe('bedrock/converse/claude against a local Converse server', () => {
 
   it('reports an AccessDeniedException as a non-retryable failure naming the model and status', async () => {
     server.reply({ status: 403, headers: { 'x-amzn-errortype': 'AccessDeniedException' }, body: { message: 'no access to model' } });
-    const failure = (await rejectionOf(chat(model(), request, {}))) as ApplicationFailure;
+    const failure = (await rejectionOf(chat(model(), request, deps))) as ApplicationFailure;
     expect(failure.type).toBe('Bedrock.AccessDenied');
     expect(failure.nonRetryable).toBe(true);
     expect(failure.message).toContain('bedrock/converse/claude');

@@ -2,6 +2,11 @@ import { chat } from '../../../activities/llm/chat';
 import { parseDeepSeekAnswer, stripReasoning } from '../../../activities/llm/deepseek-r1';
 import type { ChatRequest } from '../../../activities/llm/scripted';
 import { startWireServer, withEnv, type WireServer } from './wire-server';
+import { createLlmClients } from '../../../activities/llm/clients';
+import { providerConfigFromEnv } from '../../../config/env';
+
+/** The worker's model clients, from this process's environment (the tests set it). */
+const deps = { llm: createLlmClients(providerConfigFromEnv()) };
 
 const MODEL_ID = 'us.deepseek.r1-v1:0';
 
@@ -44,7 +49,7 @@ describe('bedrock/converse/deepseek_r1 against a local Converse server', () => {
         },
       ]),
     });
-    const response = await chat(model(), { system: 'You are an executor.', messages: [{ role: 'user', content: 'Count flights.' }], tools, position: { role: 'executor', step: 0, iteration: 0 } }, {});
+    const response = await chat(model(), { system: 'You are an executor.', messages: [{ role: 'user', content: 'Count flights.' }], tools, position: { role: 'executor', step: 0, iteration: 0 } }, deps);
     expect(response).toEqual({
       content: '',
       tool_calls: [{ id: 'tool_use_abc', name: 'search_index', input: { index: 'flights' } }],
@@ -74,7 +79,7 @@ describe('bedrock/converse/deepseek_r1 against a local Converse server', () => {
           { role: 'tool', tool_call_id: 'tool_use_abc', name: 'search_index', content: '{"count": 3}' },
         ],
       },
-      {},
+      deps,
     );
     expect(response).toMatchObject({ content: '3 flights.', tool_calls: [], stop_reason: 'end_turn' });
     const body = server.requests[0].body as { messages: { role: string; content: { text: string }[] }[] };

@@ -2,6 +2,11 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { chat } from '../../../activities/llm/chat';
 import type { ChatRequest } from '../../../activities/llm/scripted';
 import { rejectionOf, startWireServer, withEnv, type WireServer } from './wire-server';
+import { createLlmClients } from '../../../activities/llm/clients';
+import { providerConfigFromEnv } from '../../../config/env';
+
+/** The worker's model clients, from this process's environment (the tests set it). */
+const deps = { llm: createLlmClients(providerConfigFromEnv()) };
 
 const request: ChatRequest = {
   system: 'You are an executor.',
@@ -58,7 +63,7 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
         'tool_calls',
       ),
     });
-    const response = await chat(model(), request, {});
+    const response = await chat(model(), request, deps);
     expect(response).toEqual({
       content: '',
       tool_calls: [{ id: 'call_2', name: 'search_index', input: { index: 'hotels' } }],
@@ -99,7 +104,7 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
 
   it('parses a final answer and leaves out tools and parallel_tool_calls when no tools are offered', async () => {
     server.reply({ body: completion({ content: 'There are 3 flights.' }, 'stop') });
-    const response = await chat(model(), { ...request, tools: undefined }, {});
+    const response = await chat(model(), { ...request, tools: undefined }, deps);
     expect(response.content).toBe('There are 3 flights.');
     expect(response.stop_reason).toBe('end_turn');
     const body = server.requests[0].body as Record<string, unknown>;
@@ -111,13 +116,13 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
     server.reply({
       body: completion({ content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'search_index', arguments: '{oops' } }] }, 'tool_calls'),
     });
-    const response = await chat(model(), request, {});
+    const response = await chat(model(), request, deps);
     expect(response.tool_calls).toEqual([{ id: 'c', name: 'search_index', input: {} }]);
   });
 
   it('reports a 429 with Retry-After: 2 as a retryable failure that waits 2 seconds', async () => {
     server.reply({ status: 429, headers: { 'retry-after': '2' }, body: { error: { message: 'Rate limit reached', type: 'requests' } } });
-    const err = await rejectionOf(chat(model(), request, {}));
+    const err = await rejectionOf(chat(model(), request, deps));
     expect(err).toBeInstanceOf(ApplicationFailure);
     const failure = err as ApplicationFailure;
     expect(failure.type).toBe('OpenAI.RateLimit');
@@ -128,7 +133,7 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
 
   it('reports a 401 as a non-retryable failure naming the interface, the model and the status', async () => {
     server.reply({ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } });
-    const failure = (await rejectionOf(chat(model(), request, {}))) as ApplicationFailure;
+    const failure = (await rejectionOf(chat(model(), request, deps))) as ApplicationFailure;
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure.type).toBe('OpenAI.Authentication');
     expect(failure.nonRetryable).toBe(true);
@@ -140,7 +145,7 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
   it('fails without retrying when OPENAI_API_KEY is not set', async () => {
     const restore = withEnv({ OPENAI_API_KEY: undefined });
     try {
-      const failure = (await rejectionOf(chat(model(), request, {}))) as ApplicationFailure;
+      const failure = (await rejectionOf(chat(model(), request, deps))) as ApplicationFailure;
       expect(failure.message).toBe("OPENAI_API_KEY is not set in the worker's environment");
       expect(failure.nonRetryable).toBe(true);
     } finally {

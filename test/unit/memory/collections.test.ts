@@ -1,4 +1,5 @@
-import { DEFAULT_COLLECTIONS, memoryCollectionsFromEnv } from '../../../activities/memory/store';
+import { memoryCollectionsFromEnv } from '../../../config/env';
+import { DEFAULT_COLLECTIONS } from '../../../memory/store';
 
 describe('memory collection names from the environment', () => {
   it('defaults to perflow_memories and perflow_interactions', () => {

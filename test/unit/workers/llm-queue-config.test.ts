@@ -1,4 +1,4 @@
-import { describeWorkerConfig, llmQueueConfigFromEnv, workerConfigFromEnv } from '../../../workers/config';
+import { describeWorkerConfig, llmQueueConfigFromEnv, workerConfigFromEnv } from '../../../config/env';
 
 describe('the LLM task queue from the environment', () => {
   it('is off without PERFLOW_LLM_TASK_QUEUE', () => {

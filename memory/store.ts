@@ -45,28 +45,6 @@ export interface MemoryCollections {
 
 export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memories', interactions: 'perflow_interactions' };
 
-/**
- * Memory collection names from the environment (PERFLOW_MEMORIES_COLLECTION,
- * PERFLOW_INTERACTIONS_COLLECTION), defaulting to {@link DEFAULT_COLLECTIONS}.
- */
-export function memoryCollectionsFromEnv(env: NodeJS.ProcessEnv = process.env): MemoryCollections {
-  const name = (variable: string, fallback: string): string => {
-    const value = env[variable]?.trim() || fallback;
-    if (!/^[A-Za-z_][A-Za-z0-9_.-]{0,119}$/.test(value) || value.startsWith('system.')) {
-      throw new Error(`${variable}="${value}" is not a usable collection name: use letters, digits, "_", "-" or "." (not starting with "system.")`);
-    }
-    return value;
-  };
-  const collections = {
-    memories: name('PERFLOW_MEMORIES_COLLECTION', DEFAULT_COLLECTIONS.memories),
-    interactions: name('PERFLOW_INTERACTIONS_COLLECTION', DEFAULT_COLLECTIONS.interactions),
-  };
-  if (collections.memories === collections.interactions) {
-    throw new Error(`PERFLOW_MEMORIES_COLLECTION and PERFLOW_INTERACTIONS_COLLECTION must differ (both are "${collections.memories}")`);
-  }
-  return collections;
-}
-
 export class MemoryStore {
   readonly memories: Collection<MemoryDoc>;
   readonly interactions: Collection<InteractionDoc>;

@@ -1,8 +1,8 @@
 /** Memory activities: what the workflows write to and read from conversation memory. */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { CompletedStep } from '../../core/template';
-import { executorStepId, stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace } from '../../core/memory-ids';
-import type { MemoryStore } from './store';
+import type { CompletedStep } from '../core/template';
+import { executorStepId, stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace } from '../core/memory-ids';
+import type { MemoryStore } from '../memory/store';
 
 export { stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace };
 

@@ -1,5 +1,5 @@
 /** A conversation from memory as text a person can read: questions, steps, tool calls, results. */
-import { preview } from '../../workflows/definitions';
+import { preview } from '../core/text';
 import type { InteractionDoc, MemoryStore } from './store';
 
 export interface ConversationView {
