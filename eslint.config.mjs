@@ -27,7 +27,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['workflows/**/*.ts', 'test/integration/support-workflows/**/!(*activities).ts'],
+    files: ['workflows/**/*.ts', 'test/workflows/**/!(*activities).ts', 'bench/workflows.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -38,11 +38,32 @@ export default tseslint.config(
           })),
           patterns: [
             { group: forbiddenInWorkflows.filter((m) => m.includes('*')), message: 'no I/O modules in workflow code' },
-            { group: ['**/activities/**', '!**/activities/**/*types*'], message: 'import activity code as types only', allowTypeImports: true },
+            { group: ['**/activities', '**/activities/**'], message: 'import activity code as types only', allowTypeImports: true },
+            { group: ['**/config/**', '**/memory/*', '**/client/**', '**/workers/**', '**/servers/**'], message: 'workflow code imports core/ and workflows/ only' },
           ],
         },
       ],
       'no-restricted-globals': ['error', { name: 'process', message: 'settings arrive as workflow arguments' }],
+    },
+  },
+  {
+    // Activities get their settings and clients from the worker (createActivities(deps)).
+    files: ['activities/**/*.ts'],
+    rules: { 'no-restricted-globals': ['error', { name: 'process', message: 'activities read no environment: the worker hands in what they need' }] },
+  },
+  {
+    // The client shares the workflows' definitions, never their code.
+    files: ['client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '(^|/)workflows(/index)?$|(^|/)workflows/(?!definitions$)', message: 'the client imports workflows/definitions only (types may come from elsewhere)', allowTypeImports: true },
+            { regex: '(^|/)workers/(?!workflow-source$)', message: 'the client does not build workers (the CLI loads the worker lazily)', allowTypeImports: true },
+          ],
+        },
+      ],
     },
   },
 );

@@ -3,12 +3,12 @@
  * worker hands in real ones and tests hand in scripted or real ones.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ChatResponse, ToolSpec, Usage } from '../core/llm-types';
+import type { AgentTool, AgentToolRef, ExecutorCallInput, PlannerCallInput, PlannerPromptRef, ToolCallInput, ToolObservation } from '../core/contract';
+import type { ChatResponse, Usage } from '../core/llm-types';
 import { withHeartbeat } from './heartbeat';
-import { chat, type ChatDeps, type ModelSettings } from './llm/chat';
-import type { ChatRequest } from './llm/scripted';
+import { chat, type ChatDeps } from './llm/chat';
 import { formatCompletedSteps, formatSteps, renderTemplate } from '../core/template';
-import { createMemoryActivities, loadCompletedSteps, saveToolCall, toolCallId, type ToolCallPlace } from './memory';
+import { createMemoryActivities, loadCompletedSteps, saveToolCall, toolCallId } from './memory';
 import type { MemoryStore } from '../memory/store';
 import { toolSpec, type ToolRegistry } from './tools/tool';
 import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, type McpToolParameters } from './tools/mcp';
@@ -19,63 +19,13 @@ export interface ActivityDeps extends ChatDeps {
   memory: MemoryStore;
 }
 
-/** A tool as an agent file lists it. */
-export interface AgentToolRef {
-  type: string;
-  name?: string;
-  description?: string;
-  parameters?: Record<string, unknown>;
-}
-
-/**
- * A planner prompt by reference: the template, its small parameters, and the interaction IDs
- * of the completed steps, whose texts the activity loads from memory (claim check).
- */
-export interface PlannerPromptRef {
-  template: string;
-  params: Record<string, string>;
-  /** The current plan, for `${parameters.steps}`. */
-  steps: string[];
-  /** Earlier exchanges and step traces, in order, for `${parameters.completed_steps}`. */
-  completed_step_ids: string[];
-  /** Appended after rendering (the parse-retry instruction). */
-  suffix?: string;
-}
-
-/** A planner call with a ready `prompt`, or one rendered in the activity from `render`. */
-export interface PlannerCallInput extends Omit<ChatRequest, 'messages'> {
-  model: ModelSettings;
-  prompt?: string;
-  render?: PlannerPromptRef;
-}
-
-export interface ExecutorCallInput extends ChatRequest {
-  model: ModelSettings;
-}
-
-/** A tool an agent may call: what the model sees, and how the worker runs it. */
-export interface AgentTool {
-  spec: ToolSpec;
-  ref: AgentToolRef;
-}
-
-export interface ToolCallInput {
-  tool: AgentToolRef;
-  input: Record<string, unknown>;
-  /** Where the call is recorded in memory (with its whole output). */
-  place: ToolCallPlace;
-}
+export type { AgentTool, AgentToolRef, ExecutorCallInput, PlannerCallInput, PlannerPromptRef, ToolCallInput, ToolObservation };
 
 /**
  * Longest tool output the model sees (characters). Longer outputs are stored whole in memory
  * and cut here with a marker, so neither the prompt nor the workflow history grows with them.
  */
 export const TOOL_OUTPUT_MODEL_LIMIT = 8_000;
-
-export interface ToolObservation {
-  content: string;
-  is_error: boolean;
-}
 
 export function createActivities(deps: ActivityDeps) {
   return {

@@ -3,13 +3,16 @@
  * an idempotent upsert without extra workflow state. Pure: workflows import it too.
  */
 
-/** The seed's four IDs (see workflows/definitions.ts RunIds). */
-export interface MemoryIds {
+/** The seed's four IDs of a run: its memories and root interactions. */
+export interface RunIds {
   memory_id: string;
   parent_interaction_id: string;
   executor_agent_memory_id: string;
   executor_agent_parent_interaction_id: string;
 }
+
+/** The run's IDs as memory operations name them. */
+export type MemoryIds = RunIds;
 
 /** Where a tool call is recorded: the executor step it belongs to and its place in that step. */
 export interface ToolCallPlace {

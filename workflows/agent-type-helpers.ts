@@ -1,5 +1,5 @@
 /** What the step_by_step, todo_list and plan_and_execute agents share beyond the kernel: their prompts' listings. */
-import type { AgentTool } from '../activities';
+import type { AgentTool } from '../core/contract';
 import type { ResolvedParameters } from '../core/agent';
 import { AGENT_TYPE_SYSTEM_PROMPT } from '../core/agent-types';
 import { DEFAULT_PLANNER_SYSTEM_PROMPT } from '../core/prompts';

@@ -4,21 +4,17 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
-import type { AgentTool } from '../activities';
+import type { AgentTool } from '../core/contract';
+import type { RunIds } from '../core/memory-ids';
 import type { AgentDefinition, AgentType, ResolvedParameters } from '../core/agent';
 import type { Usage } from '../core/llm-types';
 import { preview, RESULT_PREVIEW_CHARS } from '../core/text';
 
 export { preview, RESULT_PREVIEW_CHARS };
 
-/** The seed's output fields, plus token usage. */
-export interface RunIds {
-  memory_id: string;
-  parent_interaction_id: string;
-  executor_agent_memory_id: string;
-  executor_agent_parent_interaction_id: string;
-}
+export type { RunIds };
 
+/** The seed's output fields, plus token usage. */
 export interface RunOutput extends RunIds {
   response: string;
   usage: Usage;

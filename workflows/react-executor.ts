@@ -3,12 +3,12 @@
  * with the agent's tools offered, then one activity per requested tool call; the model's final
  * text is the step result.
  */
-import type { AgentTool } from '../activities';
-import type { ModelSettings } from '../activities/llm/chat';
+import type { AgentTool } from '../core/contract';
+import type { ModelSettings } from '../core/contract';
 import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../core/llm-types';
 import type { MemoryIds } from '../core/memory-ids';
 import { preview } from '../core/text';
-import { callTool, memoryActivities, modelActivities } from './kernel/activities';
+import { callTool, memoryActivities, modelActivities } from './kernel/activity-presets';
 import { modelForCall } from './kernel/scripted-calls';
 
 export interface ReactExecutorInput {

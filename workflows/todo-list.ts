@@ -5,8 +5,8 @@
  * completed todo the goal assessment decides GOAL_ACHIEVED (stop) or CONTINUE_NEEDED.
  */
 import { ActivityFailure, executeChild, log, workflowInfo } from '@temporalio/workflow';
-import type { AgentTool } from '../activities';
-import type { ModelSettings } from '../activities/llm/chat';
+import type { AgentTool } from '../core/contract';
+import type { ModelSettings } from '../core/contract';
 import type { MemoryIds } from '../core/memory-ids';
 import { instructionsOf } from '../core/agent';
 import { parseCompletion, parseGoalDecision, parseTodos, type AiTodo } from '../core/agent-types';
@@ -26,7 +26,7 @@ import { addUsage, ZERO_USAGE, type Usage } from '../core/llm-types';
 import { preview } from '../core/text';
 import type { RunInput, RunOutput, TodoView } from './definitions';
 import { agentTypeSystemPrompt, toolListing, toolsNamed, variableListing, type Variable } from './agent-type-helpers';
-import { modelActivities } from './kernel/activities';
+import { modelActivities } from './kernel/activity-presets';
 import { openRun } from './kernel/context';
 import { checkpoint, finish, guard } from './kernel/lifecycle';
 import { ask, askParsed, executionModelPrompt } from './kernel/model-calls';

@@ -1,25 +1,17 @@
 /** Routes a chat request to the model interface named in the agent file. */
 import { ApplicationFailure } from '@temporalio/activity';
+import type { ModelSettings } from '../../core/contract';
 import type { ChatResponse, RawChatResponse } from '../../core/llm-types';
 import { applyResponseFilter } from './response-filter';
 import { bedrockClaudeChat, BEDROCK_CLAUDE_INTERFACE } from './bedrock-claude';
 import { deepSeekR1Chat, DEEPSEEK_R1_INTERFACE } from './deepseek-r1';
 import { OPENAI_INTERFACE, openAiChat } from './openai-chat';
 import type { LlmClients } from './clients';
-import { scriptedChat, type ChatRequest, type RecordedRequest, type Script } from './scripted';
+import { scriptedChat, type ChatRequest, type RecordedRequest } from './scripted';
 
 const AVAILABLE = [OPENAI_INTERFACE, BEDROCK_CLAUDE_INTERFACE, DEEPSEEK_R1_INTERFACE, 'scripted'];
 
-export interface ModelSettings {
-  interface: string;
-  model?: string;
-  base_url?: string;
-  region?: string;
-  parameters?: Record<string, unknown>;
-  script?: Script;
-  /** The worker environment variable holding the API key (OpenAI interface). */
-  api_key_env?: string;
-}
+export type { ModelSettings };
 
 export interface ChatDeps {
   /** The providers' SDK clients (the worker builds them from its environment); only the scripted model works without. */

@@ -7,38 +7,10 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { JSONPath } from 'jsonpath-plus';
-import type { CallPosition, ChatMessage, RawChatResponse, TaskKind, ToolSpec } from '../../core/llm-types';
+import type { ChatRequest, Script, ScriptedToolCall, ScriptedTurn } from '../../core/contract';
+import type { RawChatResponse } from '../../core/llm-types';
 
-export interface ScriptedToolCall {
-  name: string;
-  input?: Record<string, unknown>;
-  id?: string;
-}
-
-export interface ScriptedTurn {
-  content?: string;
-  tool_calls?: ScriptedToolCall[];
-}
-
-export type Script = Partial<Record<TaskKind, string[]>> & ScriptLists;
-
-interface ScriptLists {
-  /** `planner[k]`: the raw text of the k-th planner call of the run. */
-  planner?: string[];
-  /** `executor[n]`: the turns of the n-th executed step. */
-  executor?: ScriptedTurn[][];
-  /** Answers of summary calls (max-steps summary); without one the caller falls back. */
-  summary?: string[];
-}
-
-export interface ChatRequest {
-  system: string;
-  messages: ChatMessage[];
-  tools?: ToolSpec[];
-  position: CallPosition;
-  /** `llm_response_filter` when the agent sets one other than its interface's default. */
-  response_filter?: string;
-}
+export type { ChatRequest, Script, ScriptedToolCall, ScriptedTurn };
 
 export type RecordedRequest = ChatRequest;
 
@@ -79,7 +51,7 @@ export function scriptedChat(script: Script, request: ChatRequest, recorder?: Re
     if (answers.length === 0) outOfScript('summary answer', 0);
     turn = { content: answers[0] };
   }
-  const toolCalls = (turn.tool_calls ?? []).map((call, i) => ({
+  const toolCalls = ('tool_calls' in turn ? turn.tool_calls : []).map((call, i) => ({
     id: call.id ?? `call_${position.role}_${'step' in position ? position.step : 0}_${'iteration' in position ? position.iteration : 0}_${i}`,
     name: call.name,
     input: call.input ?? {},

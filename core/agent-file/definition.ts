@@ -26,7 +26,7 @@ export const AgentType = z.preprocess(
 export type AgentType = z.infer<typeof AgentType>;
 
 /** A tool the agent may use, as in the seed's register-agent body (`{"type": "SearchIndexTool"}`). */
-export const ToolSpec = z.object({
+export const ToolEntry = z.object({
   /** Tool type, which selects the implementation. */
   type: z.string({ error: requiredOr('expected a string') }).min(1, { error: 'must not be empty' }),
   /**
@@ -45,8 +45,8 @@ export const ToolSpec = z.object({
    */
   parameters: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
 });
-/** A tool the agent may use. */
-export type ToolSpec = z.infer<typeof ToolSpec>;
+/** A tool the agent may use, as the agent file lists it. */
+export type ToolEntry = z.infer<typeof ToolEntry>;
 
 const serverName = z
   .string({ error: requiredOr('expected a string') })
@@ -161,7 +161,7 @@ const AgentDefinitionObject = z.strictObject(
      * Tools the executor may call and the planner may plan with.
      * @default []
      */
-    tools: z.array(ToolSpec, { error: 'expected an array' }).default([]),
+    tools: z.array(ToolEntry, { error: 'expected an array' }).default([]),
     /**
      * Agent parameters, overridable per run.
      * @default every parameter at its default

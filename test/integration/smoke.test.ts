@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Worker, NativeConnection } from '@temporalio/worker';
 import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from '../support/env';
-import { createSmokeActivities } from './support-workflows/smoke-activities';
-import { smokeWorkflow } from './support-workflows/smoke';
+import { createSmokeActivities } from '../workflows/smoke-activities';
+import { smokeWorkflow } from '../workflows/smoke';
 
 describe('the real servers', () => {
   it('run a workflow whose activity writes a MongoDB document and reads it back', async () => {
@@ -16,7 +16,7 @@ describe('the real servers', () => {
       const worker = await Worker.create({
         connection: nativeConnection,
         taskQueue,
-        workflowsPath: require.resolve('./support-workflows/smoke'),
+        workflowsPath: require.resolve('../workflows/smoke'),
         activities: createSmokeActivities(db),
       });
       const result = await worker.runUntil(

@@ -4,13 +4,13 @@
  * execution (after continue-as-new from the carried state, without touching memory again).
  */
 import { isCancellation, log, setCurrentDetails, setHandler, uuid4 } from '@temporalio/workflow';
-import type { AgentTool } from '../../activities';
+import type { AgentTool } from '../../core/contract';
 import type { AgentDefinition, ResolvedParameters } from '../../core/agent';
 import { formatDatetime, injectDatetime } from '../../core/datetime';
 import { ZERO_USAGE } from '../../core/llm-types';
 import { causeChain } from '../../core/text';
 import { progressMarkdown, progressQuery, type CarriedState, type Progress, type RunIds, type RunInput } from '../definitions';
-import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activities';
+import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activity-presets';
 
 export interface RunSpec {
   /** Shown as `progress.max_steps`: the most steps (iterations) the run may execute. */

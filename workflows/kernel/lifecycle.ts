@@ -8,7 +8,7 @@ import { addUsage } from '../../core/llm-types';
 import { MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tokenBudgetReachedMessage } from '../../core/prompts';
 import { preview } from '../../core/text';
 import { SearchAttributes, type CarriedState, type RunOutput } from '../definitions';
-import { memoryActivities } from './activities';
+import { memoryActivities } from './activity-presets';
 import { causeMessage, type RunContext } from './context';
 import { modelForCall } from './scripted-calls';
 

@@ -4,15 +4,15 @@
  * loop for answers that must parse.
  */
 import { ApplicationFailure, log } from '@temporalio/workflow';
-import type { PlannerPromptRef } from '../../activities';
+import type { PlannerPromptRef } from '../../core/contract';
 import { llmResponseFilterFor } from '../../core/agent';
-import type { ModelSettings } from '../../activities/llm/chat';
+import type { ModelSettings } from '../../core/contract';
 import { addUsage, type CallPosition, type Usage } from '../../core/llm-types';
 import { parseRetrySuffix } from '../../core/prompts';
 import type { Parsed } from '../../core/json-in-text';
 import { preview } from '../../core/text';
 import { FailureTypes } from '../definitions';
-import type { ModelActivities } from './activities';
+import type { ModelActivities } from './activity-presets';
 import { modelForCall } from './scripted-calls';
 import type { RunContext } from './context';
 

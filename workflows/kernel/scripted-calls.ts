@@ -2,7 +2,7 @@
  * What a scripted model's call carries: only its own script entry, so activity inputs in the
  * history stay the same size however long the script is.
  */
-import type { ModelSettings } from '../../activities/llm/chat';
+import type { ModelSettings } from '../../core/contract';
 import type { CallPosition } from '../../core/llm-types';
 
 /** Entries before `index` are left empty: the array keeps its positions but not their contents. */

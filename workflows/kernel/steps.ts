@@ -5,13 +5,13 @@
  * re-plan around it.
  */
 import { ActivityFailure, ChildWorkflowFailure, executeChild, isCancellation, workflowInfo } from '@temporalio/workflow';
-import type { AgentTool } from '../../activities';
+import type { AgentTool } from '../../core/contract';
 import { stepTraceId } from '../../core/memory-ids';
 import { addUsage } from '../../core/llm-types';
 import { preview } from '../../core/text';
 import type { RunIds } from '../definitions';
 import { reactExecutor, type ReactExecutorOutput } from '../react-executor';
-import { memoryActivities } from './activities';
+import { memoryActivities } from './activity-presets';
 import { causeMessage, type RunContext } from './context';
 import { modelForStep } from './scripted-calls';
 

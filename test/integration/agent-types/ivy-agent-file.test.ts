@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { Tool } from '../../../activities/tools/tool';
 import type { StepView } from '../../../workflows';
 import { createHarness, progressOf, runInput, startAgentRun, type Harness } from '../../support/harness';
-import { startWireServer, withEnv, type WireServer } from '../../unit/llm/wire-server';
+import { startWireServer, withEnv, type WireServer } from '../../support/wire-server';
 
 jest.setTimeout(120_000);
 

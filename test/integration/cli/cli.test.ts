@@ -218,7 +218,7 @@ describe('perflow on a finished run', () => {
     expect(r.stdout).toContain('replay ok');
     expect(r.code).toBe(0);
     // Against a deliberately changed workflow (a timer first): a determinism violation.
-    const changed = await perflow(['replay', '--history', file, '--workflows', resolve(__dirname, '../../support/changed-workflows')], {}, 90_000);
+    const changed = await perflow(['replay', '--history', file, '--workflows', resolve(__dirname, '../../workflows/changed')], {}, 90_000);
     expect(changed.code).toBe(3);
     expect(changed.stdout).toMatch(/^replay failed: DeterminismViolationError/m);
     // Replayed as another workflow ID, the child workflow IDs differ: a determinism violation.

@@ -12,7 +12,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { startRun } from '../../../client/run';
 import { parseAgentDefinition, resolveParameters } from '../../../core/agent';
 import { createHarness, final, plan, type Harness } from '../../support/harness';
-import { startWireServer, withEnv, type WireServer } from '../../unit/llm/wire-server';
+import { startWireServer, withEnv, type WireServer } from '../../support/wire-server';
 
 jest.setTimeout(180_000);
 

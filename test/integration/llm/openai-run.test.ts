@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { planExecuteReflect } from '../../../workflows';
 import { createHarness, final, plan, runInput, workflowId, type Harness } from '../../support/harness';
-import { startWireServer, withEnv, type WireServer } from '../../unit/llm/wire-server';
+import { startWireServer, withEnv, type WireServer } from '../../support/wire-server';
 
 jest.setTimeout(120_000);
 

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { chat } from '../../../activities/llm/chat';
 import type { ChatRequest } from '../../../activities/llm/scripted';
-import { rejectionOf, startWireServer, withEnv, type WireServer } from './wire-server';
+import { rejectionOf, startWireServer, withEnv, type WireServer } from '../../support/wire-server';
 import { createLlmClients } from '../../../activities/llm/clients';
 import { providerConfigFromEnv } from '../../../config/env';
 
@@ -48,7 +48,7 @@ describe('bedrock/converse/claude against a local Converse server', () => {
   let server: WireServer;
   let restoreEnv: () => void;
   const model = () => ({
-    interface: 'bedrock/converse/claude',
+    interface: 'bedrock/converse/claude' as const,
     model: MODEL_ID,
     region: 'us-east-1',
     base_url: server.url,

@@ -1,7 +1,7 @@
 import { chat } from '../../../activities/llm/chat';
 import { parseDeepSeekAnswer, stripReasoning } from '../../../activities/llm/deepseek-r1';
 import type { ChatRequest } from '../../../activities/llm/scripted';
-import { startWireServer, withEnv, type WireServer } from './wire-server';
+import { startWireServer, withEnv, type WireServer } from '../../support/wire-server';
 import { createLlmClients } from '../../../activities/llm/clients';
 import { providerConfigFromEnv } from '../../../config/env';
 
@@ -26,7 +26,7 @@ function converseReply(content: unknown[]): unknown {
 describe('bedrock/converse/deepseek_r1 against a local Converse server', () => {
   let server: WireServer;
   let restoreEnv: () => void;
-  const model = () => ({ interface: 'bedrock/converse/deepseek_r1', model: MODEL_ID, region: 'us-east-1', base_url: server.url });
+  const model = () => ({ interface: 'bedrock/converse/deepseek_r1' as const, model: MODEL_ID, region: 'us-east-1', base_url: server.url });
 
   beforeAll(async () => {
     server = await startWireServer({ http2: true });

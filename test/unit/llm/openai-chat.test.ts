@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { chat } from '../../../activities/llm/chat';
 import type { ChatRequest } from '../../../activities/llm/scripted';
-import { rejectionOf, startWireServer, withEnv, type WireServer } from './wire-server';
+import { rejectionOf, startWireServer, withEnv, type WireServer } from '../../support/wire-server';
 import { createLlmClients } from '../../../activities/llm/clients';
 import { providerConfigFromEnv } from '../../../config/env';
 
@@ -40,7 +40,7 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
   let server: WireServer;
   let restoreEnv: () => void;
   const model = () => ({
-    interface: 'openai/v1/chat/completions',
+    interface: 'openai/v1/chat/completions' as const,
     model: 'gpt-4o',
     base_url: `${server.url}/v1`,
     parameters: { temperature: 0.2, max_tokens: 512 },
