@@ -1,0 +1,110 @@
+/**
+ * What the MongoDB tools share: their parameters, the database allowlist, the collections they
+ * never reveal (perflow's memory, `system.*`), and the output cut at `max_output_chars`.
+ */
+import { BSON, type Db, type Document, type MongoClient } from 'mongodb';
+import { z } from 'zod';
+
+export const { EJSON } = BSON;
+
+export interface MongoToolsOptions {
+  /** The database used when neither the input nor the tool parameters name one. */
+  defaultDb: string;
+  /** Collections the tools never reveal (perflow's memory). */
+  protectedCollections: string[];
+}
+
+export const DEFAULT_MAX_RESULTS = 100;
+export const DEFAULT_SEARCH_LIMIT = 10;
+export const DEFAULT_MAX_OUTPUT_CHARS = 20_000;
+export const DEFAULT_SAMPLE_SIZE = 100;
+export const MAX_SAMPLE_SIZE = 1000;
+
+const Parameters = z.object({
+  database: z.string().min(1).optional(),
+  allowed_databases: z.array(z.string().min(1)).optional(),
+  max_results: z.number().int().positive().optional(),
+  max_output_chars: z.number().int().positive().optional(),
+});
+
+export interface Settings {
+  database: string;
+  allowedDatabases: string[];
+  maxResults: number;
+  maxOutputChars: number;
+}
+
+export function settings(parameters: Record<string, unknown>, options: MongoToolsOptions): Settings {
+  const parsed = Parameters.safeParse(parameters);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid tool parameters: ${problems}`);
+  }
+  const database = parsed.data.database ?? options.defaultDb;
+  return {
+    database,
+    allowedDatabases: parsed.data.allowed_databases ?? [database],
+    maxResults: parsed.data.max_results ?? DEFAULT_MAX_RESULTS,
+    maxOutputChars: parsed.data.max_output_chars ?? DEFAULT_MAX_OUTPUT_CHARS,
+  };
+}
+
+export function checkDatabase(name: string, s: Settings): void {
+  if (!s.allowedDatabases.includes(name)) {
+    throw new Error(`database "${name}" is not allowed; this tool may read: ${s.allowedDatabases.join(', ')}`);
+  }
+}
+
+/** The database an input names (checked against the allowlist), or the default one. */
+export function database(client: MongoClient, requested: string | undefined, s: Settings): Db {
+  const name = requested ?? s.database;
+  checkDatabase(name, s);
+  return client.db(name);
+}
+
+export function isHidden(name: string, options: MongoToolsOptions): boolean {
+  return options.protectedCollections.includes(name) || name.startsWith('system.');
+}
+
+export async function visibleCollections(db: Db, options: MongoToolsOptions): Promise<{ name: string; type: string }[]> {
+  const infos = await db.listCollections({}, { nameOnly: false }).toArray();
+  return infos
+    .filter((c) => !isHidden(c.name, options))
+    .map((c) => ({ name: c.name, type: (c as { type?: string }).type ?? 'collection' }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Throws a helpful error when the collection is protected or does not exist. */
+export async function checkCollection(db: Db, name: string, options: MongoToolsOptions): Promise<void> {
+  if (isHidden(name, options)) throw new Error(`collection "${name}" is not available to this tool`);
+  const visible = await visibleCollections(db, options);
+  if (!visible.some((c) => c.name === name)) {
+    const names = visible.map((c) => c.name);
+    throw new Error(
+      `collection "${name}" does not exist in database "${db.databaseName}"; its collections are: ${names.join(', ') || '(none)'}`,
+    );
+  }
+}
+
+/** EJSON (relaxed) text, cut at `maxChars` with a marker saying how long it was. */
+export function renderOutput(value: unknown, maxChars: number): string {
+  const text = EJSON.stringify(value as Document, { relaxed: true });
+  if (text.length <= maxChars) return text;
+  return (
+    text.slice(0, maxChars) +
+    `\n…[truncated: the output was ${text.length} characters, over the limit of ${maxChars}; ask for fewer documents (limit), fewer fields (projection or $project) or an aggregate ($group/$count)]`
+  );
+}
+
+export const DatabaseInput = z
+  .string()
+  .min(1)
+  .optional()
+  .describe('Database to read; omit it to use the default database. Only the databases this tool is configured for are allowed.');
+
+
+/** A tool call's settings and the database it reads (checked against the allowlist). */
+export function openDatabase(client: MongoClient, requested: string | undefined, parameters: Record<string, unknown>, options: MongoToolsOptions): { s: Settings; db: Db } {
+  const s = settings(parameters, options);
+  return { s, db: database(client, requested, s) };
+}
