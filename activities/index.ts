@@ -5,6 +5,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { AgentTool, AgentToolRef, ExecutorCallInput, PlannerCallInput, PlannerPromptRef, ToolCallInput, ToolObservation } from '../core/contract';
 import type { ChatResponse, Usage } from '../core/llm-types';
+import { toolTimeoutSeconds } from '../core/tool-types';
 import { withHeartbeat } from './heartbeat';
 import { chat, type ChatDeps } from './llm/chat';
 import { formatCompletedSteps, formatSteps, renderTemplate } from '../core/template';
@@ -117,7 +118,7 @@ async function runTool(tools: ToolRegistry, ref: AgentToolRef, input: Record<str
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
     return { content: `Error: invalid input for ${ref.name ?? ref.type}: ${problems}`, is_error: true };
   }
-  const seconds = Number(ref.parameters?.timeout_seconds ?? DEFAULT_TOOL_TIMEOUT_SECONDS);
+  const seconds = toolTimeoutSeconds(ref.parameters);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`timed out after ${seconds} s`)), seconds * 1000);
@@ -130,6 +131,3 @@ async function runTool(tools: ToolRegistry, ref: AgentToolRef, input: Record<str
     clearTimeout(timer);
   }
 }
-
-/** A tool call taking longer becomes an error observation (tool parameter `timeout_seconds`). */
-export const DEFAULT_TOOL_TIMEOUT_SECONDS = 90;

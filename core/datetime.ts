@@ -41,9 +41,75 @@ const DIRECTIVES: Record<string, (d: Date) => string> = {
   '%': () => '%',
 };
 
+type Part = string | ((d: Date) => string);
+
+/**
+ * Java `DateTimeFormatter` / `SimpleDateFormat` fields as OpenSearch users write them
+ * (`yyyy-MM-dd HH:mm:ss`), by run of the same letter. Zones are always UTC (workflow time).
+ */
+const JAVA_RUNS: Record<string, (d: Date) => string> = {
+  yyyy: DIRECTIVES.Y,
+  uuuu: DIRECTIVES.Y,
+  yy: (d) => pad(d.getUTCFullYear() % 100),
+  MMMM: DIRECTIVES.B,
+  MMM: (d) => MONTHS[d.getUTCMonth()].slice(0, 3),
+  MM: DIRECTIVES.m,
+  M: (d) => String(d.getUTCMonth() + 1),
+  dd: DIRECTIVES.d,
+  d: (d) => String(d.getUTCDate()),
+  HH: DIRECTIVES.H,
+  H: (d) => String(d.getUTCHours()),
+  mm: DIRECTIVES.M,
+  ss: DIRECTIVES.S,
+  EEEE: DIRECTIVES.A,
+  EEE: (d) => WEEKDAYS[d.getUTCDay()].slice(0, 3),
+  z: DIRECTIVES.Z,
+  zzz: DIRECTIVES.Z,
+  VV: DIRECTIVES.Z,
+  Z: () => '+0000',
+  X: () => 'Z',
+  XX: () => 'Z',
+  XXX: () => 'Z',
+};
+
+/** Supported syntax, named in warnings. */
+const SUPPORTED = `strftime %Y %m %d %H %M %S %A %B %Z %%, or Java-style ${Object.keys(JAVA_RUNS).join(' ')} with 'quoted' text`;
+
+/** A Java-style pattern as parts; a letter run outside {@link JAVA_RUNS} names the problem. */
+function compileJava(format: string): { parts: Part[] } | { error: string } {
+  const parts: Part[] = [];
+  let literal = '';
+  for (let i = 0; i < format.length; ) {
+    const c = format[i];
+    if (c === "'") {
+      const end = format.indexOf("'", i + 1);
+      if (end === -1) return { error: 'a quote is not closed' };
+      literal += end === i + 1 ? "'" : format.slice(i + 1, end);
+      i = end + 1;
+      continue;
+    }
+    if (!/[A-Za-z]/.test(c)) {
+      literal += c;
+      i++;
+      continue;
+    }
+    let j = i;
+    while (format[j] === c) j++;
+    const run = format.slice(i, j);
+    const field = JAVA_RUNS[run];
+    if (field === undefined) return { error: `"${run}" is not supported` };
+    if (literal !== '') parts.push(literal);
+    literal = '';
+    parts.push(field);
+    i = j;
+  }
+  if (literal !== '') parts.push(literal);
+  return { parts };
+}
+
 /** Splits a format into literal text and directive letters, or names the first bad directive. */
-function compile(format: string): { parts: (string | { directive: string })[] } | { error: string } {
-  const parts: (string | { directive: string })[] = [];
+function compile(format: string): { parts: Part[] } | { error: string } {
+  const parts: Part[] = [];
   let literal = '';
   for (let i = 0; i < format.length; i++) {
     const c = format[i];
@@ -56,7 +122,7 @@ function compile(format: string): { parts: (string | { directive: string })[] } 
     if (!(directive in DIRECTIVES)) return { error: `"%${directive}" is not supported` };
     if (literal !== '') parts.push(literal);
     literal = '';
-    parts.push({ directive });
+    parts.push(DIRECTIVES[directive]);
     i++;
   }
   if (literal !== '') parts.push(literal);
@@ -73,7 +139,9 @@ export interface FormattedDatetime {
 
 /**
  * Formats a UTC instant with a small strftime subset: `%Y` (4-digit year), `%m`, `%d`, `%H`,
- * `%M`, `%S` (2 digits), `%A` (weekday name), `%B` (month name), `%Z` (always `UTC`) and `%%`.
+ * `%M`, `%S` (2 digits), `%A` (weekday name), `%B` (month name), `%Z` (always `UTC`) and `%%`;
+ * or with the same fields in Java style, as OpenSearch users write them (`yyyy-MM-dd HH:mm:ss`,
+ * `EEEE`, `MMMM`, `z`, `'quoted text'`).
  *
  * An empty format, or one with any other `%` directive, falls back to
  * {@link DEFAULT_DATETIME_FORMAT} and returns a `warning` saying why; it never throws for a bad
@@ -88,16 +156,18 @@ export function formatDatetime(epochMs: number, format?: string): FormattedDatet
   if (!Number.isFinite(epochMs)) throw new RangeError(`formatDatetime: invalid time ${String(epochMs)}`);
   const date = new Date(epochMs);
   let warning: string | undefined;
-  let compiled = compile(format ?? DEFAULT_DATETIME_FORMAT);
+  // A format without `%` but with letters is a Java-style pattern, never text to emit as it is.
+  const java = format !== undefined && !format.includes('%') && /[A-Za-z]/.test(format);
+  let compiled = java ? compileJava(format) : compile(format ?? DEFAULT_DATETIME_FORMAT);
   if (format !== undefined && format.trim() === '') {
     compiled = { error: 'it is empty' };
   }
   if ('error' in compiled) {
-    warning = `datetime_format ${JSON.stringify(format)} is invalid (${compiled.error}); using "${DEFAULT_DATETIME_FORMAT}"`;
+    warning = `datetime_format ${JSON.stringify(format)} is invalid (${compiled.error}); supported: ${SUPPORTED}; using "${DEFAULT_DATETIME_FORMAT}"`;
     compiled = compile(DEFAULT_DATETIME_FORMAT);
     if ('error' in compiled) throw new Error('unreachable: default datetime format is invalid');
   }
-  const text = compiled.parts.map((p) => (typeof p === 'string' ? p : DIRECTIVES[p.directive](date))).join('');
+  const text = compiled.parts.map((p) => (typeof p === 'string' ? p : p(date))).join('');
   return warning === undefined ? { text } : { text, warning };
 }
 

@@ -5,3 +5,22 @@
 export const BUILTIN_TOOL_TYPES = ['CalculatorTool', 'ListCollectionsTool', 'CollectionSchemaTool', 'SearchCollectionTool'] as const;
 
 export type BuiltinToolType = (typeof BUILTIN_TOOL_TYPES)[number];
+
+/**
+ * The OpenSearch tools of the seeds' register-agent bodies, by the MongoDB tool that plays
+ * each one's role: an agent file may name either.
+ */
+export const SEED_TOOL_TYPES: Readonly<Record<string, BuiltinToolType>> = {
+  ListIndexTool: 'ListCollectionsTool',
+  IndexMappingTool: 'CollectionSchemaTool',
+  SearchIndexTool: 'SearchCollectionTool',
+};
+
+/** A tool call taking longer becomes an error observation (tool parameter `timeout_seconds`). */
+export const DEFAULT_TOOL_TIMEOUT_SECONDS = 90;
+
+/** A tool's `timeout_seconds` (a number or numeric string), else the default. */
+export function toolTimeoutSeconds(parameters: Record<string, unknown> | undefined): number {
+  const n = Number(parameters?.timeout_seconds);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_TOOL_TIMEOUT_SECONDS;
+}

@@ -102,11 +102,14 @@ export class MemoryStore {
     );
   }
 
-  /** The last `limit` completed root interactions of a memory, oldest first. */
+  /**
+   * The last `limit` completed root interactions of a memory, oldest first. Runs that failed
+   * are left out: their "Agent execution failed: …" is not an answer to build on.
+   */
   async recentExchanges(memoryId: string, limit: number, excludeInteractionId?: string): Promise<InteractionDoc[]> {
     if (limit <= 0) return [];
     const docs = await this.interactions
-      .find({ memory_id: memoryId, parent_interaction_id: null, response: { $ne: '' }, _id: { $ne: excludeInteractionId ?? '' } })
+      .find({ memory_id: memoryId, parent_interaction_id: null, response: { $ne: '' }, error: { $exists: false }, _id: { $ne: excludeInteractionId ?? '' } })
       .sort({ created: -1 })
       .limit(limit)
       .toArray();

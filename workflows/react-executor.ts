@@ -8,7 +8,7 @@ import type { ModelSettings } from '../core/contract';
 import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../core/llm-types';
 import type { MemoryIds } from '../core/memory-ids';
 import { preview } from '../core/text';
-import { callTool, memoryActivities, modelActivities } from './kernel/activity-presets';
+import { memoryActivities, modelActivities, toolCall } from './kernel/activity-presets';
 import { modelForCall } from './kernel/scripted-calls';
 
 export interface ReactExecutorInput {
@@ -95,7 +95,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
       const ref = byName.get(call.name);
       // A tool outside the agent's list is never executed.
       const observation = ref
-        ? await callTool.executeWithOptions({ summary: `tool: ${call.name}` }, [
+        ? await toolCall(ref).executeWithOptions({ summary: `tool: ${call.name}` }, [
             { tool: ref, input: call.input, place: { ids: input.ids, stepIndex: input.stepIndex, callIndex: toolCalls } },
           ])
         : {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { fallbackError, toIssues } from '../issues';
 import { AgentDefinitionError } from './errors';
 import { isIvyAgentFile, mapIvyAgent } from '../ivy-agent';
-import { BUILTIN_TOOL_TYPES } from '../tool-types';
+import { BUILTIN_TOOL_TYPES, SEED_TOOL_TYPES } from '../tool-types';
 import { isPlainObject, requiredOr, type PlainObject } from './coerce';
 import { ModelConfig, normalizeInterface } from './model';
 import { AgentParameters } from './parameters';
@@ -122,6 +122,10 @@ const preprocessAgent = (input: unknown): unknown => {
       if (exec.script === undefined && llm.script !== undefined) exec.script = llm.script;
     }
     out.executor_llm = exec;
+  }
+  if (Array.isArray(out.tools)) {
+    // The seeds' OpenSearch tools become the MongoDB tools that play their roles.
+    out.tools = out.tools.map((t: unknown) => (isPlainObject(t) && typeof t.type === 'string' && Object.hasOwn(SEED_TOOL_TYPES, t.type) ? { ...t, type: SEED_TOOL_TYPES[t.type] } : t));
   }
   return out;
 };

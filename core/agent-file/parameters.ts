@@ -131,11 +131,11 @@ export const AgentParameters = z.looseObject({
    */
   tenant_id: stringParam(),
   /**
-   * How many times an unparseable planner answer is retried (with the parse error appended to
-   * the prompt) before the run fails. perflow's own parameter.
-   * @default 3
+   * How many times an unparseable model answer (a plan, steps, todos) is asked again, with the
+   * parse error appended, before the run fails: at most 1 + max_parse_retries calls. perflow's own.
+   * @default 2
    */
-  max_parse_retries: integerParam(0, 3),
+  max_parse_retries: integerParam(0, 2),
   /**
    * Token budget of a run (input + output tokens of every model call). When a step ends with
    * the budget used up, the run ends cleanly with "Token Budget Reached" and a summary, as at

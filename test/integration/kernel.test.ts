@@ -92,8 +92,11 @@ describe.each(AGENT_TYPES)('%s on the run kernel', (type: AgentType) => {
     const recovered = await startAgentRun(harness(), runInput(typedAgent(type, 1, { badPlans: ['not json at all'] }), 'retry'), 'retry');
     expect((await recovered.result()).response).toBe(expectedResponse(type, 1));
 
+    // max_parse_retries counts retries: three bad answers are survived with 3, not with 2.
     const bad = ['nope', 'still nope', 'never'];
-    const input = runInput(typedAgent(type, 1, { badPlans: bad }), 'never parses', { max_parse_retries: 3 });
+    const survived = await startAgentRun(harness(), runInput(typedAgent(type, 1, { badPlans: bad }), 'parses at last', { max_parse_retries: 3 }), 'retries');
+    expect((await survived.result()).response).toBe(expectedResponse(type, 1));
+    const input = runInput(typedAgent(type, 1, { badPlans: bad }), 'never parses', { max_parse_retries: 2 });
     const failure = await failureOf(startAgentRun(harness(), input, 'invalid').then((h) => h.result()));
     expect(failure.type).toBe(FailureTypes.OutputInvalid);
     expect(failure.message).toContain('could not be parsed after 3 attempts');

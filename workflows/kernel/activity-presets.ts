@@ -10,6 +10,8 @@
  */
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
+import type { AgentToolRef } from '../../core/contract';
+import { toolTimeoutSeconds } from '../../core/tool-types';
 import type { MemoryActivities } from '../../activities/memory';
 
 export const ACTIVITY_NAMES_PATCH = 'activity-names-by-model';
@@ -57,15 +59,21 @@ export const memoryActivities = proxyActivities<MemoryActivities>({
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
 
+/** Tool-call attempts for infrastructure errors (recording the output in memory), about ten minutes of outage. */
+export const TOOL_CALL_ATTEMPTS = 20;
+
 /**
- * Tool calls. Tool errors and timeouts come back as observations, so what fails this activity
- * is infrastructure (recording the output in MongoDB): wait it out.
+ * A tool call. Tool errors and the tool's own timeout (`timeout_seconds`) come back as
+ * observations, so the activity's timeout follows the tool's with a margin, and what fails the
+ * activity is infrastructure: retried a bounded number of times, then the step fails.
  */
-export const { callTool } = proxyActivities<Activities>({
-  startToCloseTimeout: '3 minutes',
-  heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
+export function toolCall(ref: AgentToolRef) {
+  return proxyActivities<Activities>({
+    startToCloseTimeout: `${toolTimeoutSeconds(ref.parameters) + 60} seconds`,
+    heartbeatTimeout: '15 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: TOOL_CALL_ATTEMPTS },
+  }).callTool;
+}
 
 /** Listing MCP servers' tools may need a server to start: a few retries, then fail clearly. */
 export const { describeTools } = proxyActivities<Activities>({

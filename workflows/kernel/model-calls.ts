@@ -3,7 +3,7 @@
  * agent's custom `llm_response_filter` applied to planning-model answers, and one parse-retry
  * loop for answers that must parse.
  */
-import { ApplicationFailure, log } from '@temporalio/workflow';
+import { ApplicationFailure, log, patched } from '@temporalio/workflow';
 import type { PlannerPromptRef } from '../../core/contract';
 import { llmResponseFilterFor } from '../../core/agent';
 import type { ModelSettings } from '../../core/contract';
@@ -15,6 +15,9 @@ import { FailureTypes } from '../definitions';
 import type { ModelActivities } from './activity-presets';
 import { modelForCall } from './scripted-calls';
 import type { RunContext } from './context';
+
+/** `max_parse_retries` counts retries (runs recorded before counted calls). */
+const PARSE_RETRIES_PATCH = 'max-parse-retries-counts-retries';
 
 /** A model call: the planning model (`llm`) or the execution model (`executor_llm`). */
 export interface ModelCall {
@@ -72,15 +75,16 @@ export async function executionModelPrompt(
 
 /**
  * A model call whose answer must parse. An unparseable answer is asked again with the error
- * appended, up to `max_parse_retries` calls in all, each at the next position of its kind
+ * appended, up to `max_parse_retries` times (1 + `max_parse_retries` calls), each at the next position of its kind
  * (`counter`, shared by every call of that kind in the run); then the run fails with
  * `Agent.OutputInvalid` quoting the last answer.
  */
 export async function askParsed<T>(run: RunContext, call: ModelCall, parse: (raw: string) => Parsed<T>, what: string, counter: { next: number }): Promise<T> {
-  const attempts = Math.max(1, run.p.max_parse_retries);
+  const retries = run.p.max_parse_retries;
   let lastError = '';
   let lastRaw = '';
-  for (let attempt = 0; attempt < attempts; attempt++) {
+  let attempt = 0;
+  for (;;) {
     const position = 'call' in call.position ? { ...call.position, call: counter.next++ } : call.position;
     const retry = attempt === 0 ? {} : withSuffix(call, parseRetrySuffix(lastError));
     const summary = attempt === 0 ? call.summary : `${call.summary}, retry ${attempt} after an unparseable answer`;
@@ -88,12 +92,23 @@ export async function askParsed<T>(run: RunContext, call: ModelCall, parse: (raw
     const parsed = parse(lastRaw);
     if (parsed.ok) return parsed.value;
     lastError = parsed.error;
-    log.warn(`${what} could not be parsed; asking again`, { attempt: attempt + 1, error: lastError });
+    attempt++;
+    if (!mayRetry(attempt, retries)) break;
+    log.warn(`${what} could not be parsed; asking again`, { attempt, error: lastError });
   }
   throw ApplicationFailure.nonRetryable(
-    `${what} could not be parsed after ${attempts} attempts (${lastError}); last answer: ${JSON.stringify(preview(lastRaw, 500))}`,
+    `${what} could not be parsed after ${attempt} attempts (${lastError}); last answer: ${JSON.stringify(preview(lastRaw, 500))}`,
     FailureTypes.OutputInvalid,
   );
+}
+
+/**
+ * Whether another call may follow `calls` unparseable answers: 1 + `max_parse_retries` calls
+ * in all. Runs recorded before counted the parameter as calls (at least one), hence the patch.
+ */
+function mayRetry(calls: number, retries: number): boolean {
+  if (calls < Math.max(1, retries)) return true;
+  return calls < 1 + retries && patched(PARSE_RETRIES_PATCH);
 }
 
 function withSuffix(call: ModelCall, suffix: string): Partial<ModelCall> {

@@ -1,0 +1,40 @@
+/**
+ * Seed behaviour that involves a run: a continued conversation does not take a failed run's
+ * "Agent execution failed: …" for an answer, and a tool's own timeout sets its activity's.
+ */
+import { final, plan, runInput, scriptedAgent, useHarness, workflowId } from '../support/harness';
+import { planExecuteReflect } from '../../workflows';
+
+jest.setTimeout(120_000);
+
+const harness = useHarness();
+
+async function run(agent: unknown, question: string, params: Record<string, unknown> = {}, memoryId?: string) {
+  const input = { ...runInput(agent, question, params), ...(memoryId ? { memory_id: memoryId } : {}) };
+  return harness().client.workflow.start(planExecuteReflect, { taskQueue: harness().taskQueue, workflowId: workflowId('seed'), args: [input] });
+}
+
+it('a continued conversation shows the planner its earlier answers but not a failed run', async () => {
+  const first = await (await run(scriptedAgent({ planner: [final('the first answer')] }), 'first question')).result();
+  const failing = await run(scriptedAgent({ planner: ['no', 'json', 'ever'] }), 'second question', {}, first.memory_id);
+  await expect(failing.result()).rejects.toThrow();
+  const third = await (await run(scriptedAgent({ planner: [final('done')] }), 'third question', {}, first.memory_id)).result();
+  expect(third.response).toBe('done');
+  const prompt = harness().recorder.find((r) => r.position.role === 'planner' && r.messages[0]?.content.includes('third question'))!.messages[0].content;
+  expect(prompt).toContain('the first answer');
+  expect(prompt).not.toContain('second question');
+  expect(prompt).not.toContain('Agent execution failed');
+});
+
+it("a tool's timeout_seconds over the default sets its activity's timeout, and its retries are bounded", async () => {
+  const agent = scriptedAgent(
+    { planner: [plan('compute'), final('ok')], executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+1' } }] }, { content: '2' }]] },
+    { tools: [{ type: 'CalculatorTool', parameters: { timeout_seconds: 250 } }] },
+  );
+  const handle = await run(agent, 'slow tool');
+  await handle.result();
+  const events = (await harness().client.workflow.getHandle(`${handle.workflowId}/step-1`).fetchHistory()).events ?? [];
+  const scheduled = events.map((e) => e.activityTaskScheduledEventAttributes).find((a) => a?.activityType?.name === 'callTool')!;
+  expect(Number(scheduled.startToCloseTimeout?.seconds)).toBe(310);
+  expect(scheduled.retryPolicy?.maximumAttempts).toBe(20);
+});

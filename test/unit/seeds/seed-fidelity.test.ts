@@ -1,0 +1,85 @@
+/**
+ * Behaviour the seeds specify, checked against the seed documents themselves where they are
+ * readable (../shared/seeds, beside the checkout as CI has it) and against the README where it
+ * restates a default.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAgentDefinition } from '../../../core/agent';
+import { DEFAULT_REPLAN_KEYWORDS } from '../../../core/agent-types';
+import { formatDatetime } from '../../../core/datetime';
+import { DEFAULT_TOOL_TIMEOUT_SECONDS, toolTimeoutSeconds } from '../../../core/tool-types';
+
+const root = join(__dirname, '..', '..', '..');
+const seed002 = () => readFileSync(join(root, '..', 'shared', 'seeds', '002_be5fb34948a69957.txt'), 'utf8');
+
+/** Every JSON body of `POST _plugins/_ml/agents/_register` in a seed text that parses as JSON. */
+function registerBodies(text: string): Record<string, unknown>[] {
+  const bodies: Record<string, unknown>[] = [];
+  for (const m of text.matchAll(/POST \/?_plugins\/_ml\/agents\/_register\n/g)) {
+    let depth = 0;
+    let end = m.index + m[0].length;
+    for (; end < text.length; end++) {
+      if (text[end] === '{') depth++;
+      if (text[end] === '}' && --depth === 0) break;
+    }
+    try {
+      bodies.push(JSON.parse(text.slice(m.index + m[0].length, end + 1)) as Record<string, unknown>);
+    } catch {
+      // the seed shows some bodies with a trailing comma: not JSON
+    }
+  }
+  return bodies;
+}
+
+describe("seed 002's register-agent bodies", () => {
+  it('are accepted, their ListIndexTool, SearchIndexTool and IndexMappingTool becoming the MongoDB tools that play those roles', () => {
+    const bodies = registerBodies(seed002());
+    const claude = bodies.find((b) => (b.parameters as { _llm_interface?: string })._llm_interface === 'bedrock/converse/claude');
+    expect(claude).toBeDefined();
+    const agent = parseAgentDefinition(claude);
+    expect(agent.llm).toMatchObject({ interface: 'bedrock/converse/claude', model: 'your_llm_model_id' });
+    expect(agent.tools.map((t) => t.type)).toEqual(['ListCollectionsTool', 'SearchCollectionTool', 'CollectionSchemaTool']);
+    // The generic body, with its placeholder interface filled in.
+    const generic = bodies.find((b) => (b.parameters as { _llm_interface?: string })._llm_interface === 'YOUR_LLM_INTERFACE')!;
+    const filled = parseAgentDefinition({ ...generic, parameters: { _llm_interface: 'openai/v1/chat/completions' } });
+    expect(filled.tools.map((t) => t.type)).toEqual(['ListCollectionsTool', 'SearchCollectionTool', 'CollectionSchemaTool']);
+    expect(filled.app_type).toBe('os_chat');
+  });
+});
+
+describe('datetime_format', () => {
+  const t = Date.UTC(2026, 10, 23, 9, 5, 7);
+
+  it('understands Java-style patterns as OpenSearch users write them', () => {
+    expect(formatDatetime(t, 'yyyy-MM-dd HH:mm:ss')).toEqual({ text: '2026-11-23 09:05:07' });
+    expect(formatDatetime(t, "EEEE, d MMMM yyyy 'at' HH:mm z")).toEqual({ text: 'Monday, 23 November 2026 at 09:05 UTC' });
+    expect(formatDatetime(t, "yyyy-MM-dd'T'HH:mm:ssXXX")).toEqual({ text: '2026-11-23T09:05:07Z' });
+    expect(formatDatetime(t, "dd/MM/yy ''H''")).toEqual({ text: "23/11/26 '9'" });
+  });
+
+  it('never emits an unsupported pattern literally: the default, with a warning naming the supported syntax', () => {
+    const out = formatDatetime(t, 'yyyy-MM-dd hh:mm a');
+    expect(out.text).toBe('2026-11-23 09:05:07 UTC');
+    expect(out.warning).toContain('"hh" is not supported');
+    expect(out.warning).toContain('supported: strftime %Y %m %d %H %M %S %A %B %Z %%, or Java-style yyyy');
+  });
+});
+
+describe('tool timeouts', () => {
+  it('take timeout_seconds as a number or numeric string, else the default', () => {
+    expect(toolTimeoutSeconds({ timeout_seconds: 250 })).toBe(250);
+    expect(toolTimeoutSeconds({ timeout_seconds: '30' })).toBe(30);
+    expect(toolTimeoutSeconds({ timeout_seconds: 'soon' })).toBe(DEFAULT_TOOL_TIMEOUT_SECONDS);
+    expect(toolTimeoutSeconds(undefined)).toBe(DEFAULT_TOOL_TIMEOUT_SECONDS);
+  });
+});
+
+describe('the README', () => {
+  it('lists the default replan_keywords the code uses', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const row = readme.split('\n').find((l) => l.startsWith('| `replan_keywords` |'))!;
+    const listed = [...row.split('trigger 2:')[1].split('(')[0].matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+    expect(listed).toEqual([...DEFAULT_REPLAN_KEYWORDS]);
+  });
+});
