@@ -33,6 +33,34 @@ export function renderTemplate(template: string, params: Record<string, string |
   return substitute(template, SEED_PLACEHOLDER, params);
 }
 
+/** How deep parameter values may refer to each other (`a` → `b` → `c`…); deeper ones stay literal. */
+export const MAX_PARAMETER_NESTING = 5;
+
+/**
+ * Parameter values with their own `${parameters.x}` placeholders filled from the other values
+ * (seed 002: `${parameters.plan_execute_reflect_response_format}` in a custom prompt), pass by
+ * pass up to {@link MAX_PARAMETER_NESTING}, so a cycle ends. Values named in `verbatim` (user
+ * text such as the question) are neither filled nor rescanned.
+ */
+export function resolveParameterValues(params: Record<string, string>, verbatim: readonly string[] = []): Record<string, string> {
+  let current = { ...params };
+  for (let pass = 0; pass < MAX_PARAMETER_NESTING; pass++) {
+    let changed = false;
+    const next: Record<string, string> = {};
+    // Verbatim values are inserted later, in one pass with the prompt: never scanned.
+    const sources: Record<string, string | undefined> = { ...current };
+    for (const key of verbatim) sources[key] = undefined;
+    for (const [key, value] of Object.entries(current)) {
+      const rendered = verbatim.includes(key) ? value : renderTemplate(value, { ...sources, [key]: undefined });
+      if (rendered !== value) changed = true;
+      next[key] = rendered;
+    }
+    current = next;
+    if (!changed) break;
+  }
+  return current;
+}
+
 /** Fills the `{{name}}` placeholders of Axon Ivy's templates (and perflow's for the other agent types). */
 export function fill(template: string, values: Record<string, string>): string {
   return substitute(template, IVY_PLACEHOLDER, values);

@@ -6,11 +6,10 @@
 import type { PlannerPromptRef } from '../core/contract';
 import { parsePlannerOutput } from '../core/planner-output';
 import { maxStepsReachedMessage } from '../core/prompts';
-import { buildToolsPrompt } from '../core/template';
 import { preview } from '../core/text';
 import type { RunInput, RunOutput } from './definitions';
 import { openRun } from './kernel/context';
-import { checkpoint, finish, guard, summarizeSteps, templateParams } from './kernel/lifecycle';
+import { checkpoint, finish, guard, summarizeSteps } from './kernel/lifecycle';
 import { askParsed } from './kernel/model-calls';
 import { runStep } from './kernel/steps';
 
@@ -21,9 +20,8 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
   const p = input.parameters;
   const run = await openRun(input, { maxUnits: p.max_steps, planningSystem: p.system_prompt });
   const { progress } = run;
-  const params = { ...templateParams(run), tools_prompt: buildToolsPrompt(run.tools.map((t) => t.spec)) };
   // The planner renders its prompt in the activity from the completed steps' IDs (claim check).
-  const promptRef = (template: string): PlannerPromptRef => ({ template, params, steps: progress.plan, completed_step_ids: run.completedIds });
+  const promptRef = (template: string): PlannerPromptRef => ({ template, params: run.params, steps: progress.plan, completed_step_ids: run.completedIds });
   const plannerCalls = { next: run.carried?.planner_calls ?? 0 };
 
   return guard(run, async () => {

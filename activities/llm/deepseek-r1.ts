@@ -32,11 +32,19 @@ const TOOL_PROTOCOL_PROMPT =
   "NOTE: Don't wrap response in markdown ```json<response>```. For example don't return " +
   '```json\\n{"stop_reason": "end_turn", "message": {"role":"user","content":[{"text":"What is the most popular song on WZPZ?"}]}}```\n';
 
-/** The system prompt: the caller's, then the tool protocol when tools are offered. */
+/** Where seed 002's DeepSeek-R1 prompt puts the tool list. */
+export const TOOLS_PLACEHOLDER = '${parameters._tools.toString()}';
+
+/**
+ * The system prompt: the caller's, then the tool protocol when tools are offered. A prompt
+ * that brings the protocol itself (seed 002's, passed as `executor_system_prompt`) gets the
+ * tool list at its `${parameters._tools.toString()}` and no second protocol.
+ */
 export function deepSeekSystemPrompt(system: string, tools: ToolSpec[]): string {
+  const described = tools.map((t) => JSON.stringify({ name: t.name, description: t.description, input_schema: t.input_schema })).join(', ');
+  if (system.includes(TOOLS_PLACEHOLDER)) return system.split(TOOLS_PLACEHOLDER).join(described);
   if (tools.length === 0) return system;
-  const described = tools.map((t) => JSON.stringify({ name: t.name, description: t.description, input_schema: t.input_schema }));
-  const protocol = TOOL_PROTOCOL_PROMPT.replace('{{tools}}', described.join(', '));
+  const protocol = TOOL_PROTOCOL_PROMPT.replace('{{tools}}', described);
   return system === '' ? protocol : `${system}\n\n${protocol}`;
 }
 

@@ -38,3 +38,25 @@ it("a tool's timeout_seconds over the default sets its activity's timeout, and i
   expect(Number(scheduled.startToCloseTimeout?.seconds)).toBe(310);
   expect(scheduled.retryPolicy?.maximumAttempts).toBe(20);
 });
+
+it('renders ${parameters.x} in the system prompts and inside parameter values, never in the question', async () => {
+  const agent = scriptedAgent(
+    { planner: [plan('look'), final('ok')], executor: [[{ content: 'seen' }]] },
+    {
+      parameters: {
+        persona: 'a careful analyst',
+        system_prompt: 'You are ${parameters.persona}. ${parameters.plan_execute_reflect_response_format}',
+        executor_system_prompt: 'Execute as ${parameters.persona}.',
+        planner_prompt: 'Plan as ${parameters.persona}, briefly.',
+      },
+    },
+  );
+  await (await run(agent, 'what does ${parameters.persona} mean?')).result();
+  const planner = harness().recorder.find((r) => r.position.role === 'planner' && r.messages[0]?.content.includes('briefly'))!;
+  expect(planner.system).toMatch(/^You are a careful analyst\. Response Instructions:/);
+  expect(planner.messages[0].content).toContain('Plan as a careful analyst, briefly.');
+  // The question is the user's text: inserted as it is.
+  expect(planner.messages[0].content).toContain('Objective: what does ${parameters.persona} mean?');
+  const executor = harness().recorder.find((r) => r.position.role === 'executor' && r.messages.some((m) => m.content === 'look'))!;
+  expect(executor.system).toBe('Execute as a careful analyst.');
+});

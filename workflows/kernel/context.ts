@@ -8,6 +8,7 @@ import type { AgentTool } from '../../core/contract';
 import type { AgentDefinition, ResolvedParameters } from '../../core/agent';
 import { formatDatetime, injectDatetime } from '../../core/datetime';
 import { ZERO_USAGE } from '../../core/llm-types';
+import { buildToolsPrompt, renderTemplate, resolveParameterValues } from '../../core/template';
 import { causeChain } from '../../core/text';
 import { progressMarkdown, progressQuery, type CarriedState, type Progress, type RunIds, type RunInput } from '../definitions';
 import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activity-presets';
@@ -31,6 +32,8 @@ export interface RunContext<S = unknown> {
   completedIds: string[];
   /** How many of {@link completedIds} are earlier exchanges (the rest are this run's steps). */
   historyCount: number;
+  /** Every run parameter as a `${parameters.x}` value (their own placeholders filled), plus `tools_prompt` and `user_prompt`. */
+  params: Record<string, string>;
   planningSystem: string;
   executorSystem: string;
   models: ModelActivities;
@@ -60,7 +63,9 @@ export async function openRun<S>(input: RunInput<S>, spec: RunSpec): Promise<Run
   setHandler(progressQuery, () => progress);
   const models = modelActivities(input.llm_task_queue);
   const tools: AgentTool[] = carried?.tools ?? (await listTools(agent));
-  const systems = withDatetime(p, spec.planningSystem, p.executor_system_prompt);
+  const params = templateParams(p, question, tools);
+  // System prompts may use `${parameters.x}` too (seed 002).
+  const systems = withDatetime(p, renderTemplate(spec.planningSystem, params), renderTemplate(p.executor_system_prompt, params));
   const completedIds = [...(carried?.completed_step_ids ?? [])];
   let historyCount = carried?.history_count ?? 0;
   if (!carried) {
@@ -84,12 +89,25 @@ export async function openRun<S>(input: RunInput<S>, spec: RunSpec): Promise<Run
     tools,
     completedIds,
     historyCount,
+    params,
     planningSystem: systems.planner,
     executorSystem: systems.executor,
     models,
     carried,
     showProgress: () => setCurrentDetails(progressMarkdown(progress)),
   };
+}
+
+/** Every run parameter as a `${parameters.x}` value, with their own placeholders filled, plus the tools and the question. */
+function templateParams(p: ResolvedParameters, question: string, tools: AgentTool[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [key, value] of Object.entries(p)) {
+    if (value !== undefined && value !== null) params[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  params.tools_prompt = buildToolsPrompt(tools.map((t) => t.spec));
+  params.user_prompt = question;
+  // The question is user text, and the templates are rendered as they are in the activity.
+  return resolveParameterValues(params, ['user_prompt', 'planner_prompt_template', 'reflect_prompt_template', 'planner_with_history_template']);
 }
 
 /** The run's four memory IDs: the client's (or the continued conversation's memory_id), else new ones. */

@@ -115,7 +115,7 @@ export async function summarizeSteps(run: RunContext): Promise<string> {
       {
         model: modelForCall(run.agent.llm, { role: 'summary' }),
         system: MAX_STEPS_SUMMARY_SYSTEM_PROMPT,
-        render: { template: MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, params: templateParams(run), steps: progress.plan, completed_step_ids: run.completedIds },
+        render: { template: MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, params: run.params, steps: progress.plan, completed_step_ids: run.completedIds },
         position: { role: 'summary' },
       },
     ]);
@@ -126,14 +126,4 @@ export async function summarizeSteps(run: RunContext): Promise<string> {
     const listing = progress.completed_steps.map((s, i) => `${i + 1}. ${s.step}: ${preview(s.result_preview, 300)}`).join('\n');
     return `Completed steps:\n${listing}`;
   }
-}
-
-/** Every run parameter as a `${parameters.x}` value, plus the question as `user_prompt`. */
-export function templateParams(run: RunContext): Record<string, string> {
-  const params: Record<string, string> = {};
-  for (const [key, value] of Object.entries(run.p)) {
-    if (value !== undefined && value !== null) params[key] = typeof value === 'string' ? value : JSON.stringify(value);
-  }
-  params.user_prompt = run.question;
-  return params;
 }

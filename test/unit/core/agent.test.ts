@@ -35,7 +35,7 @@ describe('parseAgentDefinition', () => {
         message_history_limit: 10,
         executor_message_history_limit: 10,
         inject_datetime: false,
-        max_parse_retries: 3,
+        max_parse_retries: 2,
         max_iterations: 20,
         max_iterations_per_todo: 5,
         max_step_attempts: 3,

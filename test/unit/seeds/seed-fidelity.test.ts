@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { parseAgentDefinition } from '../../../core/agent';
 import { DEFAULT_REPLAN_KEYWORDS } from '../../../core/agent-types';
 import { formatDatetime } from '../../../core/datetime';
+import { MAX_PARAMETER_NESTING, renderTemplate, resolveParameterValues } from '../../../core/template';
 import { DEFAULT_TOOL_TIMEOUT_SECONDS, toolTimeoutSeconds } from '../../../core/tool-types';
+import { deepSeekSystemPrompt, TOOLS_PLACEHOLDER } from '../../../activities/llm/deepseek-r1';
 
 const root = join(__dirname, '..', '..', '..');
 const seed002 = () => readFileSync(join(root, '..', 'shared', 'seeds', '002_be5fb34948a69957.txt'), 'utf8');
@@ -81,5 +83,33 @@ describe('the README', () => {
     const row = readme.split('\n').find((l) => l.startsWith('| `replan_keywords` |'))!;
     const listed = [...row.split('trigger 2:')[1].split('(')[0].matchAll(/`([^`]+)`/g)].map((m) => m[1]);
     expect(listed).toEqual([...DEFAULT_REPLAN_KEYWORDS]);
+  });
+});
+
+describe('${parameters.x} inside parameter values', () => {
+  it('is filled from the other values, nested, with cycles ending after a bounded number of passes', () => {
+    const out = resolveParameterValues({ a: 'A(${parameters.b})', b: 'B(${parameters.c})', c: 'C', loop: 'x${parameters.loop2}', loop2: 'y${parameters.loop}', q: '${parameters.c}' }, ['q']);
+    expect(out.a).toBe('A(B(C))');
+    expect(out.q).toBe('${parameters.c}');
+    // A cycle stops: the remaining placeholder stays literal after MAX_PARAMETER_NESTING passes.
+    expect(out.loop.startsWith('xy')).toBe(true);
+    expect(out.loop.length).toBeLessThan(20 + 4 * MAX_PARAMETER_NESTING);
+    expect(out.loop).toMatch(/\$\{parameters\.loop2?\}$/);
+  });
+});
+
+describe("seed 002's DeepSeek-R1 prompt, passed as executor_system_prompt", () => {
+  it('gets the tool list at ${parameters._tools.toString()} and the protocol once', () => {
+    const line = seed002().split('\n').find((l) => l.startsWith('"You are a helpful assistant. You can ask Human to use tools'))!;
+    const prompt = JSON.parse(line) as string;
+    expect(prompt).toContain(TOOLS_PLACEHOLDER);
+    // The workflow's rendering leaves the placeholder for the adapter.
+    const rendered = renderTemplate(prompt, { persona: 'x' });
+    expect(rendered).toContain(TOOLS_PLACEHOLDER);
+    const tool = { name: 'SearchCollectionTool', description: 'Queries a collection.', input_schema: { type: 'object' } };
+    const system = deepSeekSystemPrompt(rendered, [tool]);
+    expect(system).not.toContain(TOOLS_PLACEHOLDER);
+    expect(system).toContain(`[${JSON.stringify({ name: tool.name, description: tool.description, input_schema: tool.input_schema })}]`);
+    expect(system.split('please also return "stop_reason"').length - 1).toBe(1);
   });
 });
