@@ -26,6 +26,8 @@ export interface ReactExecutorInput {
   ids: MemoryIds;
   /** Task queue of the LLM activities (default: the workflow's). */
   llm_task_queue?: string;
+  /** The agent's custom `llm_response_filter`, applied to the model's final answers. */
+  response_filter?: string;
 }
 
 /**
@@ -83,6 +85,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
         messages,
         tools: input.tools.map((t) => t.spec),
         position: { role: 'executor', step: input.stepIndex, iteration },
+        ...(input.response_filter ? { response_filter: input.response_filter } : {}),
       },
     ]);
     usage = addUsage(usage, response.usage);

@@ -29,7 +29,7 @@ import { agentTypeSystemPrompt, toolListing, toolsNamed, variableListing, type V
 import { modelActivities } from './kernel/activity-presets';
 import { openRun } from './kernel/context';
 import { checkpoint, finish, guard } from './kernel/lifecycle';
-import { ask, askParsed, executionModelPrompt } from './kernel/model-calls';
+import { ask, askParsed, executionModelPrompt, responseFilter } from './kernel/model-calls';
 import { modelForCall, modelForStep } from './kernel/scripted-calls';
 import { fullResult, recordStep, saveFailedStep } from './kernel/steps';
 import { runReact } from './react-executor';
@@ -96,6 +96,7 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
             message_history_limit: p.executor_message_history_limit,
             ids: run.ids,
             ...(input.llm_task_queue ? { llm_task_queue: input.llm_task_queue } : {}),
+            ...responseFilter(run, 'execution'),
           },
         ],
       });
@@ -194,6 +195,8 @@ export interface TodoExecutorInput {
   message_history_limit: number;
   ids: MemoryIds;
   llm_task_queue?: string;
+  /** The agent's custom `llm_response_filter`, applied to the execution model's answers. */
+  response_filter?: string;
 }
 
 export interface TodoIteration {
@@ -252,6 +255,7 @@ export async function todoExecutor(input: TodoExecutorInput): Promise<TodoExecut
         message_history_limit: input.message_history_limit,
         ids: input.ids,
         ...(input.llm_task_queue ? { llm_task_queue: input.llm_task_queue } : {}),
+        ...(input.response_filter ? { response_filter: input.response_filter } : {}),
       });
       usage = addUsage(usage, out.usage);
       result = out.result_preview;
@@ -278,6 +282,7 @@ export async function todoExecutor(input: TodoExecutorInput): Promise<TodoExecut
           iteration: String(i + 1),
           result,
         }),
+        ...(input.response_filter ? { response_filter: input.response_filter } : {}),
       });
       usage = addUsage(usage, answer.usage);
       const assessment = parseCompletion(answer.text);

@@ -26,7 +26,10 @@ export interface ChatDeps {
  */
 export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps): Promise<ChatResponse> {
   const { raw, ...response } = await send(model, request, deps);
-  if (request.response_filter && raw !== undefined) response.content = applyResponseFilter(raw, request.response_filter, model.interface);
+  // The filter selects the answer text; a turn that calls tools has no answer to select.
+  if (request.response_filter && raw !== undefined && response.tool_calls.length === 0) {
+    response.content = applyResponseFilter(raw, request.response_filter, model.interface);
+  }
   return response;
 }
 

@@ -10,6 +10,7 @@ import { preview } from '../../core/text';
 import { SearchAttributes, type CarriedState, type RunOutput } from '../definitions';
 import { memoryActivities } from './activity-presets';
 import { causeMessage, type RunContext } from './context';
+import { responseFilter } from './model-calls';
 import { modelForCall } from './scripted-calls';
 
 /**
@@ -117,6 +118,7 @@ export async function summarizeSteps(run: RunContext): Promise<string> {
         system: MAX_STEPS_SUMMARY_SYSTEM_PROMPT,
         render: { template: MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, params: run.params, steps: progress.plan, completed_step_ids: run.completedIds },
         position: { role: 'summary' },
+        ...responseFilter(run, 'planning'),
       },
     ]);
     progress.usage = addUsage(progress.usage, answer.usage);

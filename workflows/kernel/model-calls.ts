@@ -36,14 +36,12 @@ export interface ModelCall {
 
 /** One model call as an activity; returns its answer text. */
 export async function ask(run: RunContext, call: ModelCall): Promise<string> {
-  const { agent, p, progress } = run;
+  const { agent, progress } = run;
   const system = call.system ?? run.planningSystem;
   const render = call.render ?? (call.withHistory ? historyRef(run, call.prompt ?? '') : undefined);
   const text = render ? {} : { prompt: call.prompt ?? '' };
+  const filter = responseFilter(run, call.model);
   if (call.model === 'planning') {
-    // The seed's llm_response_filter picks the answer text from the raw response; the interface
-    // defaults select what the providers return anyway, so only a custom one travels.
-    const filter = p.llm_response_filter !== llmResponseFilterFor(agent.llm.interface) ? { response_filter: p.llm_response_filter } : {};
     const answer = await run.models.planning().executeWithOptions({ summary: call.summary }, [
       { model: modelForCall(agent.llm, call.position), system, position: call.position, ...(render ? { render } : text), ...filter },
     ]);
@@ -55,21 +53,36 @@ export async function ask(run: RunContext, call: ModelCall): Promise<string> {
     position: call.position,
     prompt: call.prompt ?? '',
     summary: call.summary,
+    ...filter,
   });
   progress.usage = addUsage(progress.usage, answer.usage);
   return answer.text;
+}
+
+/**
+ * The agent's `llm_response_filter` for calls of one model, when it is a custom one: the seed's
+ * filter picks the answer text from the raw response, and the interface defaults select what
+ * the providers return anyway. The execution model gets it when its interface is the
+ * planner's (a filter is a path into one provider's response).
+ */
+export function responseFilter(run: RunContext, model: 'planning' | 'execution'): { response_filter?: string } {
+  const { agent, p } = run;
+  if (p.llm_response_filter === llmResponseFilterFor(agent.llm.interface)) return {};
+  if (model === 'execution' && agent.executor_llm.interface !== agent.llm.interface) return {};
+  return { response_filter: p.llm_response_filter };
 }
 
 /** A one-prompt call of the execution model (a decision, an assessment). */
 export async function executionModelPrompt(
   models: ModelActivities,
   model: ModelSettings,
-  call: { system: string; position: CallPosition; prompt: string; summary: string },
+  call: { system: string; position: CallPosition; prompt: string; summary: string; response_filter?: string },
 ): Promise<{ text: string; usage: Usage }> {
   const execution = models.executionPrompt();
   const { system, position, prompt } = call;
-  if (execution.kind === 'legacy') return execution.call.executeWithOptions({ summary: call.summary }, [{ model, system, position, prompt }]);
-  const answer = await execution.call.executeWithOptions({ summary: call.summary }, [{ model, system, position, messages: [{ role: 'user', content: prompt }] }]);
+  const filter = call.response_filter ? { response_filter: call.response_filter } : {};
+  if (execution.kind === 'legacy') return execution.call.executeWithOptions({ summary: call.summary }, [{ model, system, position, prompt, ...filter }]);
+  const answer = await execution.call.executeWithOptions({ summary: call.summary }, [{ model, system, position, messages: [{ role: 'user', content: prompt }], ...filter }]);
   return { text: answer.content, usage: answer.usage };
 }
 

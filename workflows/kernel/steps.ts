@@ -13,6 +13,7 @@ import type { RunIds } from '../definitions';
 import { reactExecutor, type ReactExecutorOutput } from '../react-executor';
 import { memoryActivities } from './activity-presets';
 import { causeMessage, type RunContext } from './context';
+import { responseFilter } from './model-calls';
 import { modelForStep } from './scripted-calls';
 
 /** One executed step. */
@@ -62,6 +63,7 @@ export async function runStep(run: RunContext, step: StepRequest): Promise<StepO
           message_history_limit: p.executor_message_history_limit,
           ids,
           ...(run.input.llm_task_queue ? { llm_task_queue: run.input.llm_task_queue } : {}),
+          ...responseFilter(run, 'execution'),
         },
       ],
     });

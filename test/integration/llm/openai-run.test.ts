@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
-import { planExecuteReflect } from '../../../workflows';
+import { planExecuteReflect, progressQuery } from '../../../workflows';
 import { createHarness, final, plan, runInput, workflowId, type Harness } from '../../support/harness';
 import { startWireServer, withEnv, type WireServer } from '../../support/wire-server';
 
@@ -42,11 +42,12 @@ afterAll(async () => {
 });
 
 it('plans, calls a tool and answers through the OpenAI interface, and keeps the key out of history and memory', async () => {
-  // The planner's answers sit in `perflow_answer`, which the agent's llm_response_filter selects.
+  // The answers sit in `perflow_answer`, which the agent's llm_response_filter selects: the
+  // planner's, and the executor's final answer (its tool-call turn has no answer to select).
   server.reply(
     completion({ content: 'ignored by the filter' }, 'stop', { perflow_answer: plan('compute 6*7 with the calculator') }),
     completion({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'CalculatorTool', arguments: '{"expression":"6*7"}' } }] }, 'tool_calls'),
-    completion({ content: '6*7 is 42' }, 'stop'),
+    completion({ content: 'ignored by the filter' }, 'stop', { perflow_answer: '6*7 is 42' }),
     completion({ content: 'ignored by the filter' }, 'stop', { perflow_answer: final('The answer is 42.') }),
   );
   const agent = {
@@ -63,6 +64,7 @@ it('plans, calls a tool and answers through the OpenAI interface, and keeps the 
   });
   const out = await handle.result();
   expect(out.response).toBe('The answer is 42.');
+  expect((await handle.query(progressQuery)).completed_steps.map((st) => st.result_preview)).toEqual(['6*7 is 42']);
   expect(out.usage).toEqual({ input_tokens: 400, output_tokens: 40 });
 
   // What went over the wire: the planner prompt, the tools schema, the tool result.
