@@ -14,7 +14,12 @@ export interface StartRunInput {
   /** The run continues an existing conversation (the user passed memory_id). */
   resume: boolean;
   message_history_limit: number;
+  /** `executor_agent_id`: stored on the executor memory as its `agent_id`. */
+  executor_agent_id?: string;
 }
+
+/** The tenant stamp of every document a run writes. */
+const tenantOf = (ids: MemoryIds) => (ids.tenant_id !== undefined ? { tenant_id: ids.tenant_id } : {});
 
 
 /** Records a tool call (with its whole output) under its executor step. */
@@ -27,6 +32,7 @@ export async function saveToolCall(
     {
       interaction_id: toolCallId(place),
       memory_id: place.ids.executor_agent_memory_id,
+      ...tenantOf(place.ids),
       parent_interaction_id: executorStepId(place.ids, place.stepIndex),
       input: JSON.stringify(call.input),
       response: call.output,
@@ -62,7 +68,7 @@ export function createMemoryActivities(store: MemoryStore) {
         ? await store.recentExchanges(ids.memory_id, input.message_history_limit, ids.parent_interaction_id)
         : [];
       const now = new Date();
-      await store.upsertMemory({ memory_id: ids.memory_id, name: input.question, app_type: input.app_type, role: 'planner' }, now);
+      await store.upsertMemory({ memory_id: ids.memory_id, name: input.question, app_type: input.app_type, role: 'planner', ...tenantOf(ids) }, now);
       await store.upsertMemory(
         {
           memory_id: ids.executor_agent_memory_id,
@@ -70,10 +76,12 @@ export function createMemoryActivities(store: MemoryStore) {
           app_type: input.app_type,
           role: 'executor',
           parent_memory_id: ids.memory_id,
+          ...tenantOf(ids),
+          ...(input.executor_agent_id !== undefined ? { agent_id: input.executor_agent_id } : {}),
         },
         now,
       );
-      const root = { input: input.question, response: '', trace_number: null, parent_interaction_id: null };
+      const root = { input: input.question, response: '', trace_number: null, parent_interaction_id: null, ...tenantOf(ids) };
       await store.insertInteractionOnce({ ...root, interaction_id: ids.parent_interaction_id, memory_id: ids.memory_id, origin: 'user' }, now);
       await store.insertInteractionOnce(
         { ...root, interaction_id: ids.executor_agent_parent_interaction_id, memory_id: ids.executor_agent_memory_id, origin: 'executor' },
@@ -107,6 +115,7 @@ export function createMemoryActivities(store: MemoryStore) {
         {
           interaction_id: stepTraceId(ids.parent_interaction_id, stepIndex),
           memory_id: ids.memory_id,
+          ...tenantOf(ids),
           parent_interaction_id: ids.parent_interaction_id,
           input: step,
           response: result,
@@ -120,6 +129,7 @@ export function createMemoryActivities(store: MemoryStore) {
         {
           interaction_id: executorStepId(ids, stepIndex),
           memory_id: ids.executor_agent_memory_id,
+          ...tenantOf(ids),
           parent_interaction_id: ids.executor_agent_parent_interaction_id,
           input: step,
           response: result,

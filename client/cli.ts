@@ -31,12 +31,12 @@ import { assertMemoryExists, readMemory } from './memory';
 
 const USAGE = `usage: perflow <command> [options]
   worker                                   run a worker (env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PERFLOW_TASK_QUEUE, MONGODB_URI)
-  run --agent FILE --question TEXT [--memory-id ID] [--param key=value]... [--follow|--wait] [--json]
+  run --agent FILE [--question TEXT] [--memory-id ID] [--param key=value]... [--follow|--wait] [--json]
   status ID [--json]                       progress of a run
   result ID [--json]                       result of a run (waits for it)
-  list [--status running|completed|failed] [--agent NAME] [--json]  runs
+  list [--status running|completed|failed] [--agent NAME] [--tenant ID] [--json]  runs
   cancel ID [--json]                       cancel a run
-  memory MEMORY_ID [--json]                a conversation from MongoDB: questions, steps, tool calls, results
+  memory MEMORY_ID [--tenant ID] [--json]  a conversation from MongoDB: questions, steps, tool calls, results
   history ID --out FILE [--json]           save a run's event history as JSON
   replay ID | --history FILE [--workflow-id ID] [--workflows PATH] [--json]  replay a history against the current workflow code (or the workflows module at PATH)
   reset ID [--to last-workflow-task|first-workflow-task|failed-activity|EVENT_ID] [--reason TEXT] [--json]
@@ -80,6 +80,7 @@ const OPTIONS = {
   workflows: { type: 'string' },
   to: { type: 'string' },
   reason: { type: 'string' },
+  tenant: { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -116,12 +117,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       }
       case 'run': {
         if (!o.agent) throw new CliError('run needs --agent FILE', 2);
-        if (!o.question) throw new CliError('run needs --question TEXT', 2);
+
         if (o.follow && o.wait) throw new CliError('use either --follow or --wait, not both', 2);
         const { agent, parameters } = await loadAgentFile(o.agent, parseParams(o.param ?? []), { extraToolTypes: config.extraToolTypes });
-        if (o['memory-id'] !== undefined) await assertMemoryExists(env, o['memory-id']);
+        const question = o.question ?? parameters.question;
+        if (!question) throw new CliError('run needs --question TEXT (or a question parameter)', 2);
+        const memoryId = o['memory-id'] ?? parameters.memory_id;
+        if (memoryId !== undefined) await assertMemoryExists(env, memoryId);
         return await withClient(config, async ({ client }) => {
-          const run = await startRun(client, { agent, parameters, question: o.question!, taskQueue: config.taskQueue, memoryId: o['memory-id'], llmTaskQueue: config.llmTaskQueue });
+          const run = await startRun(client, { agent, parameters, question, taskQueue: config.taskQueue, memoryId, llmTaskQueue: config.llmTaskQueue });
           const started = { workflow_id: run.workflowId, run_id: run.runId, ...run.ids, ui_url: workflowUrl(config, run.workflowId, run.runId) };
           if (!o.follow && !o.wait) {
             if (o.json) printJson(started);
@@ -174,7 +178,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           throw new CliError(`--status must be running, completed or failed, got "${status}"`, 2);
         }
         return await withClient(config, async ({ client }) => {
-          const runs = await listRuns(client, status, 100, o.agent);
+          const runs = (await listRuns(client, status, 100, o.agent)).filter((wf) => o.tenant === undefined || wf.memo?.tenant_id === o.tenant);
           if (o.json) printJson(runs.map(runSummary));
           else for (const wf of runs) out(`${wf.workflowId}\t${wf.status.name}\t${wf.startTime.toISOString()}\t${wf.runId}`);
           return 0;
@@ -182,8 +186,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       }
       case 'memory': {
         const id = requireId(positionals, 'memory');
-        const view = await readMemory(env, id);
-        if (!view) throw new CliError(`memory_id ${id} not found in MongoDB (MONGODB_URI)`, 1);
+        const view = await readMemory(env, id, o.tenant);
+        if (!view) throw new CliError(`memory_id ${id} not found in MongoDB (MONGODB_URI)${o.tenant !== undefined ? ` for tenant ${o.tenant}` : ''}`, 1);
         out(o.json ? JSON.stringify(view, null, 2) : formatConversation(view));
         return 0;
       }

@@ -31,7 +31,13 @@ export async function assertMemoryExists(env: NodeJS.ProcessEnv, memoryId: strin
   if (!exists) throw new CliError(`memory_id ${memoryId} does not exist (MONGODB_URI); omit --memory-id to start a new conversation`, 2);
 }
 
-/** A conversation as `perflow memory` shows it, read from MONGODB_URI; undefined when the memory_id is unknown. */
-export async function readMemory(env: NodeJS.ProcessEnv, memoryId: string): Promise<ConversationView | undefined> {
-  return withMemory(env, (memory) => readConversation(memory, memoryId));
+/**
+ * A conversation as `perflow memory` shows it, read from MONGODB_URI; undefined when the
+ * memory_id is unknown, or belongs to another tenant than `tenant` when one is given.
+ */
+export async function readMemory(env: NodeJS.ProcessEnv, memoryId: string, tenant?: string): Promise<ConversationView | undefined> {
+  return withMemory(env, async (memory) => {
+    if (tenant !== undefined && (await memory.memories.findOne({ _id: memoryId }))?.tenant_id !== tenant) return undefined;
+    return readConversation(memory, memoryId);
+  });
 }

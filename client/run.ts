@@ -97,15 +97,17 @@ export interface StartedRun {
 
 /** Starts a run with client-chosen IDs, as the workflow type of the agent's type (see WORKFLOW_TYPES). */
 export async function startRun(client: Client, o: StartRunOptions): Promise<StartedRun> {
+  // The seed's parameters name a conversation and an executor memory to continue, too.
+  const memoryId = o.memoryId ?? o.parameters.memory_id;
   const ids: RunIds = {
-    memory_id: o.memoryId ?? randomUUID(),
+    memory_id: memoryId ?? randomUUID(),
     parent_interaction_id: randomUUID(),
-    executor_agent_memory_id: randomUUID(),
+    executor_agent_memory_id: o.parameters.executor_agent_memory_id ?? randomUUID(),
     executor_agent_parent_interaction_id: randomUUID(),
   };
   const workflowId = `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
   const input: PlanExecuteReflectInput = { agent: o.agent, question: o.question, parameters: o.parameters, ids };
-  if (o.memoryId !== undefined) input.memory_id = o.memoryId;
+  if (memoryId !== undefined) input.memory_id = memoryId;
   if (o.llmTaskQueue) input.llm_task_queue = o.llmTaskQueue;
   const details = [
     `**Agent:** ${o.agent.name}`,
@@ -118,7 +120,12 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
     taskQueue: o.taskQueue,
     workflowId,
     args: [input] as [PlanExecuteReflectInput],
-    memo: { agent: o.agent.name, agent_type: o.agent.type, question: preview(o.question, 1_000) },
+    memo: {
+      agent: o.agent.name,
+      agent_type: o.agent.type,
+      question: preview(o.question, 1_000),
+      ...(o.parameters.tenant_id !== undefined ? { tenant_id: o.parameters.tenant_id } : {}),
+    },
     staticSummary: truncateBytes(o.question.replace(/\s+/g, ' '), 200),
     staticDetails: details,
   };

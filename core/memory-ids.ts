@@ -11,8 +11,13 @@ export interface RunIds {
   executor_agent_parent_interaction_id: string;
 }
 
-/** The run's IDs as memory operations name them. */
-export type MemoryIds = RunIds;
+/**
+ * The run's IDs as memory operations receive them, with the tenant every memory document and
+ * interaction of the run is stamped with (`tenant_id` parameter).
+ */
+export interface MemoryIds extends RunIds {
+  tenant_id?: string;
+}
 
 /** Where a tool call is recorded: the executor step it belongs to and its place in that step. */
 export interface ToolCallPlace {

@@ -17,6 +17,10 @@ export interface MemoryDoc {
   /** `planner` for the conversation, `executor` for the executor memory related to it. */
   role: 'planner' | 'executor';
   parent_memory_id?: string;
+  /** The run's `tenant_id` parameter. */
+  tenant_id?: string;
+  /** The executor memory's `executor_agent_id` parameter (an ID from another system). */
+  agent_id?: string;
   created: Date;
   updated: Date;
 }
@@ -25,6 +29,8 @@ export interface InteractionDoc {
   _id: string;
   interaction_id: string;
   memory_id: string;
+  /** The run's `tenant_id` parameter. */
+  tenant_id?: string;
   parent_interaction_id: string | null;
   input: string;
   response: string;

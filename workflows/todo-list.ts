@@ -94,7 +94,7 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
             assessment_system_prompt: run.planningSystem,
             executor_max_iterations: p.executor_max_iterations,
             message_history_limit: p.executor_message_history_limit,
-            ids: run.ids,
+            ids: run.memoryIds,
             ...(input.llm_task_queue ? { llm_task_queue: input.llm_task_queue } : {}),
             ...responseFilter(run, 'execution'),
           },

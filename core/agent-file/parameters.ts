@@ -121,12 +121,19 @@ export const AgentParameters = z.looseObject({
    */
   memory_id: stringParam(),
   /**
-   * ID of an existing executor agent (seed parameter; perflow's executor is built in).
+   * Executor memory to continue (seed 000): the executor sees its earlier steps.
+   * @default a new executor memory
+   */
+  executor_agent_memory_id: stringParam(),
+  /**
+   * ID of an executor agent in another system (seed parameter; perflow's executor is built in):
+   * stored on the executor memory as `agent_id`.
    * @default none
    */
   executor_agent_id: stringParam(),
   /**
-   * Tenant identifier, stored with memory records.
+   * Tenant identifier, stored on every memory document and interaction of the run; `perflow
+   * memory --tenant` and `perflow list --tenant` filter by it.
    * @default none
    */
   tenant_id: stringParam(),
@@ -243,6 +250,17 @@ export function resolveParameters(agent: AgentDefinition, runParams: Record<stri
   }
   const p = parsed.data;
   const llmInterface = p.llm_interface ?? p._llm_interface ?? agent.llm.interface;
+  // The interface is the model's: a parameter naming another cannot switch it (the model, key
+  // and region belong to llm), so it is rejected here rather than failing the first call.
+  for (const key of ['llm_interface', '_llm_interface'] as const) {
+    const named = p[key];
+    if (named !== undefined && named !== agent.llm.interface) {
+      throw new AgentDefinitionError(
+        [{ path: `parameters.${key}`, message: `"${named}" differs from llm.interface "${agent.llm.interface}"; to switch the interface set llm.interface (and its model) in the agent file` }],
+        'invalid agent parameters',
+      );
+    }
+  }
   const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
   return {
     ...p,

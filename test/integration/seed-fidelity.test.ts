@@ -3,7 +3,10 @@
  * "Agent execution failed: …" for an answer, and a tool's own timeout sets its activity's.
  */
 import { final, plan, runInput, scriptedAgent, useHarness, workflowId } from '../support/harness';
-import { planExecuteReflect } from '../../workflows';
+import { planExecuteReflect, type RunOutput } from '../../workflows';
+import { startRun } from '../../client/run';
+import { readMemory } from '../../client/memory';
+import { serverEnv } from '../support/env';
 
 jest.setTimeout(120_000);
 
@@ -59,4 +62,33 @@ it('renders ${parameters.x} in the system prompts and inside parameter values, n
   expect(planner.messages[0].content).toContain('Objective: what does ${parameters.persona} mean?');
   const executor = harness().recorder.find((r) => r.position.role === 'executor' && r.messages.some((m) => m.content === 'look'))!;
   expect(executor.system).toBe('Execute as a careful analyst.');
+});
+
+it('tenant_id stamps every memory document and interaction, executor_agent_id is stored, and executor_agent_memory_id continues that executor memory', async () => {
+  const agentFile = (step: string) =>
+    scriptedAgent({ planner: [plan(step), final(`${step} done`)], executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2+2' } }] }, { content: `${step}: 4` }]] }, { tools: [{ type: 'CalculatorTool' }] });
+  const start = async (step: string, params: Record<string, unknown>) => {
+    const { agent, parameters } = runInput(agentFile(step), `${step}?`, params);
+    const started = await startRun(harness().client, { agent, parameters, question: `${step}?`, taskQueue: harness().taskQueue });
+    return (await started.handle.result()) as RunOutput;
+  };
+  const first = await start('first step', { tenant_id: 'acme', executor_agent_id: 'exec-7' });
+  const second = await start('second step', { tenant_id: 'acme', memory_id: first.memory_id, executor_agent_memory_id: first.executor_agent_memory_id });
+  expect([second.memory_id, second.executor_agent_memory_id]).toEqual([first.memory_id, first.executor_agent_memory_id]);
+
+  const memories = await harness().memory.memories.find({ _id: { $in: [first.memory_id, first.executor_agent_memory_id] } }).toArray();
+  expect(memories.map((m) => m.tenant_id)).toEqual(['acme', 'acme']);
+  expect(memories.find((m) => m.role === 'executor')?.agent_id).toBe('exec-7');
+  const interactions = await harness().memory.interactions.find({ memory_id: { $in: [first.memory_id, first.executor_agent_memory_id] } }).toArray();
+  expect(interactions.length).toBeGreaterThanOrEqual(8); // two roots each side, step traces, executor records, tool calls
+  expect(interactions.filter((d) => d.tenant_id !== 'acme')).toEqual([]);
+
+  // The second run's executor saw the first run's step in its history.
+  const executor = harness().recorder.find((r) => r.position.role === 'executor' && r.messages.at(-1)?.content === 'second step')!;
+  expect(executor.messages.map((m) => m.content)).toEqual(expect.arrayContaining(['first step', 'first step: 4']));
+
+  // `perflow memory --tenant` shows the conversation to its tenant only.
+  const env = { MONGODB_URI: `${serverEnv().mongoUri.replace(/\/$/, '')}/${harness().db.databaseName}` };
+  expect((await readMemory(env, first.memory_id, 'acme'))?.runs).toHaveLength(2);
+  expect(await readMemory(env, first.memory_id, 'someone-else')).toBeUndefined();
 });

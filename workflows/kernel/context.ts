@@ -10,6 +10,7 @@ import { formatDatetime, injectDatetime } from '../../core/datetime';
 import { ZERO_USAGE } from '../../core/llm-types';
 import { buildToolsPrompt, renderTemplate, resolveParameterValues } from '../../core/template';
 import { causeChain } from '../../core/text';
+import type { MemoryIds } from '../../core/memory-ids';
 import { progressMarkdown, progressQuery, type CarriedState, type Progress, type RunIds, type RunInput } from '../definitions';
 import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activity-presets';
 
@@ -26,6 +27,8 @@ export interface RunContext<S = unknown> {
   question: string;
   p: ResolvedParameters;
   ids: RunIds;
+  /** The IDs as memory operations and executor children receive them: with the run's tenant. */
+  memoryIds: MemoryIds;
   progress: Progress;
   tools: AgentTool[];
   /** Interaction IDs of the conversation's earlier exchanges, then of this run's step traces, in order. */
@@ -47,6 +50,7 @@ export async function openRun<S>(input: RunInput<S>, spec: RunSpec): Promise<Run
   const { agent, question, carried } = input;
   const p = input.parameters;
   const ids = runIdsFor(input);
+  const memoryIds: MemoryIds = p.tenant_id !== undefined ? { ...ids, tenant_id: p.tenant_id } : ids;
   const progress: Progress = {
     ...ids,
     status: 'planning',
@@ -70,7 +74,8 @@ export async function openRun<S>(input: RunInput<S>, spec: RunSpec): Promise<Run
   let historyCount = carried?.history_count ?? 0;
   if (!carried) {
     const { history_ids } = await memoryActivities.startRun({
-      ids,
+      ids: memoryIds,
+      ...(p.executor_agent_id !== undefined ? { executor_agent_id: p.executor_agent_id } : {}),
       question,
       app_type: agent.app_type ?? agent.type,
       resume: input.memory_id !== undefined,
@@ -85,6 +90,7 @@ export async function openRun<S>(input: RunInput<S>, spec: RunSpec): Promise<Run
     question,
     p,
     ids,
+    memoryIds,
     progress,
     tools,
     completedIds,
@@ -110,12 +116,15 @@ function templateParams(p: ResolvedParameters, question: string, tools: AgentToo
   return resolveParameterValues(params, ['user_prompt', 'planner_prompt_template', 'reflect_prompt_template', 'planner_with_history_template']);
 }
 
-/** The run's four memory IDs: the client's (or the continued conversation's memory_id), else new ones. */
-export function runIdsFor(input: { ids?: Partial<RunIds>; memory_id?: string }): RunIds {
+/**
+ * The run's four memory IDs: the client's, else the conversation and executor memory the run
+ * continues (`memory_id`, `executor_agent_memory_id`), else new ones.
+ */
+export function runIdsFor(input: { ids?: Partial<RunIds>; memory_id?: string; parameters?: { executor_agent_memory_id?: string } }): RunIds {
   return {
     memory_id: input.memory_id ?? input.ids?.memory_id ?? uuid4(),
     parent_interaction_id: input.ids?.parent_interaction_id ?? uuid4(),
-    executor_agent_memory_id: input.ids?.executor_agent_memory_id ?? uuid4(),
+    executor_agent_memory_id: input.ids?.executor_agent_memory_id ?? input.parameters?.executor_agent_memory_id ?? uuid4(),
     executor_agent_parent_interaction_id: input.ids?.executor_agent_parent_interaction_id ?? uuid4(),
   };
 }

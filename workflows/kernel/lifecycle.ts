@@ -27,7 +27,7 @@ const isPlanExecuteReflect = (run: RunContext) => run.agent.type === 'plan_execu
 /** Ends the run with its response: written to memory, shown in progress, returned. */
 export async function finish(run: RunContext, response: string, metadata?: Record<string, unknown>): Promise<RunOutput> {
   const { ids, progress } = run;
-  await memoryActivities.finishRun({ ids, response });
+  await memoryActivities.finishRun({ ids: run.memoryIds, response });
   progress.status = 'completed';
   progress.result = response;
   setStatusAttribute(run, 'completed');
@@ -45,13 +45,13 @@ export async function guard(run: RunContext, body: () => Promise<RunOutput>): Pr
     return await body();
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
-    const { ids, progress } = run;
+    const { progress } = run;
     progress.status = 'failed';
     progress.error = causeMessage(err);
     progress.current_step = undefined;
     setStatusAttribute(run, 'failed');
     // Recorded even when the run is being cancelled.
-    await CancellationScope.nonCancellable(() => memoryActivities.finishRun({ ids, response: '', error: progress.error }));
+    await CancellationScope.nonCancellable(() => memoryActivities.finishRun({ ids: run.memoryIds, response: '', error: progress.error }));
     throw err;
   }
 }

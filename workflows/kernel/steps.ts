@@ -9,7 +9,7 @@ import type { AgentTool } from '../../core/contract';
 import { stepTraceId } from '../../core/memory-ids';
 import { addUsage } from '../../core/llm-types';
 import { preview } from '../../core/text';
-import type { RunIds } from '../definitions';
+import type { MemoryIds } from '../../core/memory-ids';
 import { reactExecutor, type ReactExecutorOutput } from '../react-executor';
 import { memoryActivities } from './activity-presets';
 import { causeMessage, type RunContext } from './context';
@@ -42,7 +42,8 @@ export interface StepRequest {
 
 /** Executes one step in a ReAct executor child workflow and records it in the progress. */
 export async function runStep(run: RunContext, step: StepRequest): Promise<StepOutcome> {
-  const { agent, p, ids, progress } = run;
+  const { agent, p, progress } = run;
+  const ids = run.memoryIds;
   const executorWorkflowId = `${workflowInfo().workflowId}/step-${step.unit + 1}`;
   progress.status = 'executing';
   progress.current_step = { index: step.unit, step: step.label, executor_workflow_id: executorWorkflowId };
@@ -90,7 +91,7 @@ export async function runStep(run: RunContext, step: StepRequest): Promise<StepO
  * Saves a step whose execution failed as `<prefix>: <cause>` (the executor could not save it)
  * and returns that text. Cancellation is not a failed step: it is rethrown.
  */
-export async function saveFailedStep(ids: RunIds, unit: number, text: string, err: ChildWorkflowFailure | ActivityFailure, prefix: string): Promise<string> {
+export async function saveFailedStep(ids: MemoryIds, unit: number, text: string, err: ChildWorkflowFailure | ActivityFailure, prefix: string): Promise<string> {
   if (isCancellation(err)) throw err;
   const result = `${prefix}: ${causeMessage(err)}`;
   await memoryActivities.saveStep({ ids, stepIndex: unit, step: text, result });
@@ -117,5 +118,5 @@ export function recordStep(run: RunContext, unit: number, label: string, outcome
 
 /** The whole result of an executed step, from memory (for the run's response). */
 export function fullResult(run: RunContext, unit: number): Promise<string> {
-  return memoryActivities.stepResult({ ids: run.ids, stepIndex: unit });
+  return memoryActivities.stepResult({ ids: run.memoryIds, stepIndex: unit });
 }

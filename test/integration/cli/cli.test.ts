@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { freePort } from '../../../servers';
 import { createHarness, type Harness } from '../../support/harness';
 import { serverEnv } from '../../support/env';
+import { progressQuery } from '../../../workflows/definitions';
 import { runProcess, type ProcessResult } from '../../support/run-process';
 
 jest.setTimeout(120_000);
@@ -112,6 +113,24 @@ describe('perflow run', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ response: 'the answer', workflow_id: expect.stringMatching(/^cli-agent-/) });
     expect(r.stderr).toMatch(/^step 1 done: step A → result A$/m);
+  });
+
+  it('takes the question from a question parameter when --question is absent, and list --tenant filters by tenant_id', async () => {
+    const r = await perflow(['run', '--agent', agentFile, '--param', 'question=from the parameter', '--param', 'tenant_id=t-1', '--wait', '--json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { workflow_id: string };
+    expect((await harness.client.workflow.getHandle(out.workflow_id).query(progressQuery)).question).toBe('from the parameter');
+    let listed: { workflow_id: string }[] = [];
+    for (let i = 0; i < 20 && !listed.some((w) => w.workflow_id === out.workflow_id); i++) {
+      listed = JSON.parse((await perflow(['list', '--tenant', 't-1', '--json'])).stdout) as { workflow_id: string }[];
+      if (!listed.some((w) => w.workflow_id === out.workflow_id)) await new Promise((done) => setTimeout(done, 500));
+    }
+    expect(listed.map((w) => w.workflow_id)).toEqual([out.workflow_id]);
+    const none = JSON.parse((await perflow(['list', '--tenant', 'nobody', '--json'])).stdout) as unknown[];
+    expect(none).toEqual([]);
+    const missing = await perflow(['run', '--agent', agentFile]);
+    expect(missing.code).toBe(2);
+    expect(nonEmptyLines(missing.stderr)).toEqual(['perflow: run needs --question TEXT (or a question parameter)']);
   });
 
   it('rejects an invalid agent file before starting, naming every bad path on one line', async () => {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAgentDefinition } from '../../../core/agent';
+import { parseAgentDefinition, resolveParameters } from '../../../core/agent';
 import { DEFAULT_REPLAN_KEYWORDS } from '../../../core/agent-types';
 import { formatDatetime } from '../../../core/datetime';
 import { MAX_PARAMETER_NESTING, renderTemplate, resolveParameterValues } from '../../../core/template';
@@ -111,5 +111,20 @@ describe("seed 002's DeepSeek-R1 prompt, passed as executor_system_prompt", () =
     expect(system).not.toContain(TOOLS_PLACEHOLDER);
     expect(system).toContain(`[${JSON.stringify({ name: tool.name, description: tool.description, input_schema: tool.input_schema })}]`);
     expect(system.split('please also return "stop_reason"').length - 1).toBe(1);
+  });
+});
+
+describe('a run-level llm_interface', () => {
+  const agent = parseAgentDefinition({ name: 'a', type: 'plan_execute_and_reflect', llm: { interface: 'openai/v1/chat/completions', model: 'gpt-4o' } });
+
+  it('that names another interface than llm.interface is rejected before the run, in one line', () => {
+    expect(() => resolveParameters(agent, { llm_interface: 'bedrock/converse/claude' })).toThrow(
+      'invalid agent parameters: parameters.llm_interface: "bedrock/converse/claude" differs from llm.interface "openai/v1/chat/completions"; to switch the interface set llm.interface (and its model) in the agent file',
+    );
+    expect(() => resolveParameters(agent, { _llm_interface: 'bedrock/converse/claude' })).toThrow(/parameters\._llm_interface: .* differs from llm\.interface/);
+  });
+
+  it('that names the same interface (or an alias of it) is accepted', () => {
+    expect(resolveParameters(agent, { llm_interface: 'openai/v1/chat/completions' }).llm_interface).toBe('openai/v1/chat/completions');
   });
 });
