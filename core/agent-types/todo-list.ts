@@ -31,7 +31,7 @@ export const TODO_PLANNING_TEMPLATE = `GOAL: {{goal}}
 
 Available tools: {{availableTools}}
 
-TASK: Create todo list to achieve the goal. Each todo should be outcome-focused 
+TASK: Create todo list to achieve the goal. Each todo should be outcome-focused
 with clear success criteria.
 `;
 
