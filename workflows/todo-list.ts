@@ -4,7 +4,7 @@
  * the completion assessment) until it is done or `maxIterationsPerTodo` is reached; after each
  * completed todo the goal assessment decides GOAL_ACHIEVED (stop) or CONTINUE_NEEDED.
  */
-import { ActivityFailure, executeChild, log, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, executeChild, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { AgentTool } from '../core/contract';
 import type { ModelSettings } from '../core/contract';
 import type { MemoryIds } from '../core/memory-ids';
@@ -45,7 +45,12 @@ interface TodoListState {
   goalCalls: number;
   /** The last iteration of the last completed todo, whose whole result is the response. */
   lastDone?: { unit: number };
+  /** What the last goal assessment decided (absent before the first). */
+  goalAchieved?: boolean;
 }
+
+/** TodoAgent verifies the goal once more when the todos ran out without achieving it; runs recorded before did not. */
+const FINAL_GOAL_VERIFICATION_PATCH = 'todo-list-final-goal-verification';
 
 export async function todoList(input: RunInput<TodoListState>): Promise<RunOutput> {
   const run = await openRun(input, { maxUnits: input.parameters.max_iterations, planningSystem: agentTypeSystemPrompt(input.parameters) });
@@ -115,19 +120,12 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
       if (!out.completed || !lastIteration) continue;
       state.lastDone = { unit: lastIteration.unit };
 
-      const raw = await ask(run, {
-        model: 'execution',
-        position: { role: 'task', kind: 'goal', call: state.goalCalls++ },
-        summary: `execution model: goal assessment after todo ${todo.stepNo}`,
-        prompt: fill(GOAL_ASSESSMENT_TEMPLATE, {
-          goal,
-          completedTodos: views.filter((t) => t.isCompleted).map((t) => `${t.stepNo}. ${t.description}`).join('; '),
-          currentVariables: variableListing(variables),
-        }),
-      });
-      const decision = parseGoalDecision(raw);
-      if (!decision.ok) log.warn('goal assessment could not be read; continuing with the todos', { error: decision.error });
-      if (decision.ok && decision.value === 'GOAL_ACHIEVED') break;
+      if (await assessGoal(`after todo ${todo.stepNo}`)) break;
+    }
+    // The todos ran out without the goal achieved: TodoAgent's final goal verification.
+    if (!state.goalAchieved && patched(FINAL_GOAL_VERIFICATION_PATCH)) {
+      const achieved = await assessGoal('final verification');
+      log.info(`todo_list final goal verification: ${achieved ? 'GOAL_ACHIEVED' : 'CONTINUE_NEEDED'}`);
     }
     const response = state.lastDone ? await fullResult(run, state.lastDone.unit) : `No todo was completed.\n${doneListing()}`;
     return finish(run, response, metadata());
@@ -156,6 +154,24 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
     views.push(...[...todos].sort((a, b) => a.stepNo - b.stepNo).map(todoView));
   }
 
+  /** The goal assessment (execution model): GOAL_ACHIEVED or CONTINUE_NEEDED; an unreadable answer counts as not achieved. */
+  async function assessGoal(when: string): Promise<boolean> {
+    const raw = await ask(run, {
+      model: 'execution',
+      position: { role: 'task', kind: 'goal', call: state.goalCalls++ },
+      summary: `execution model: goal assessment ${when}`,
+      prompt: fill(GOAL_ASSESSMENT_TEMPLATE, {
+        goal,
+        completedTodos: views.filter((t) => t.isCompleted).map((t) => `${t.stepNo}. ${t.description}`).join('; '),
+        currentVariables: variableListing(variables),
+      }),
+    });
+    const decision = parseGoalDecision(raw);
+    if (!decision.ok) log.warn('goal assessment could not be read; continuing with the todos', { error: decision.error });
+    state.goalAchieved = decision.ok && decision.value === 'GOAL_ACHIEVED';
+    return state.goalAchieved;
+  }
+
   function syncPlan(): void {
     progress.plan = views.filter((t) => t.currentStatus === 'pending' || t.currentStatus === 'in_progress').map((t) => t.description);
     run.showProgress();
@@ -169,7 +185,13 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
   }
 
   function metadata(): Record<string, unknown> {
-    return { agent_type: 'todo_list', goal, todos: views, variables: variables.map((v) => ({ name: v.name, value: preview(v.value, 500) })) };
+    return {
+      agent_type: 'todo_list',
+      goal,
+      ...(state.goalAchieved !== undefined ? { goal_achieved: state.goalAchieved } : {}),
+      todos: views,
+      variables: variables.map((v) => ({ name: v.name, value: preview(v.value, 500) })),
+    };
   }
 }
 

@@ -145,4 +145,18 @@ export const SCENARIOS: Scenario[] = [
     agent: typedAgent(type, 4),
     params: { continue_as_new_after_events: 25 },
   })),
+  {
+    // The todos run out without GOAL_ACHIEVED: TodoAgent's final goal verification.
+    name: 'todo-list-final-verification',
+    question: 'two todos, the goal never declared achieved',
+    agent: scriptedAgent(
+      {
+        planner: [JSON.stringify([{ stepNo: 1, description: 'first', successCriteria: 'a number' }, { stepNo: 2, description: 'second', successCriteria: 'a number' }])],
+        executor: [[{ content: '1' }], [{ content: '2' }]],
+        completion: ['COMPLETED', 'COMPLETED'],
+        goal: ['CONTINUE_NEEDED', 'CONTINUE_NEEDED', 'Decision: CONTINUE_NEEDED'],
+      } as never,
+      { type: 'todo_list', tools: [{ type: 'CalculatorTool' }] },
+    ),
+  },
 ];

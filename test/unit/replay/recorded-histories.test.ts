@@ -47,6 +47,8 @@ describe('recorded histories', () => {
         'todo-list-continued-as-new.todo-1.binpb',
         'plan-and-execute-continued-as-new.run-1.binpb',
         'plan-and-execute-continued-as-new.run-2.binpb',
+        // todo_list's final goal verification (patched).
+        'todo-list-final-verification.binpb',
         // Recorded before the `perflow-status-search-attribute` patch: must keep replaying.
         'before-status-patch.three-steps-with-tools.binpb',
         // Recorded before the run kernel (activity names by model, CAN and budget for every type).
