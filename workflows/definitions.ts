@@ -91,6 +91,8 @@ export interface StepView {
   status: 'pending' | 'running' | 'completed' | 'failed' | 'skipped';
   /** Inserted by a YES decision (numbered stepNo + 1000 of the step that decided). */
   adaptive: boolean;
+  /** Run again because a step's `next` pointed back to it. */
+  repeated?: boolean;
   /** The decision taken after the step. */
   decision?: 'YES' | 'NO' | 'COMPLETE';
 }

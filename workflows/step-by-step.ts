@@ -4,9 +4,9 @@
  * child with its tool, its result becomes a named variable, and the execution model decides
  * YES (insert adaptive steps, numbered stepNo + 1000), NO (continue) or COMPLETE (goal achieved).
  */
-import { ApplicationFailure, log } from '@temporalio/workflow';
+import { ApplicationFailure, log, patched } from '@temporalio/workflow';
 import { instructionsOf } from '../core/agent';
-import { AiStep, numberAdaptiveSteps, parseAiSteps, parseStepDecision, type StepDecision } from '../core/agent-types';
+import { AiStep, decisionRetrySuffix, numberAdaptiveSteps, parseAiSteps, parseStepDecision, type StepDecision } from '../core/agent-types';
 import {
   AI_STEP_FIELDS,
   dataMappingPrompt,
@@ -35,7 +35,15 @@ interface StepByStepState {
   unit: number;
   /** The last executed step, whose whole result is the response. */
   last?: { unit: number; ok: boolean };
+  /** Decisions asked again after an unreadable answer, so far (the scripted model's position). */
+  decisionRetries?: number;
 }
+
+/** IvyAgent's FINALIZE_STEP: a step whose `next` is -1 is the last. */
+const FINALIZE_STEP = -1;
+/** Runs recorded before followed the list order whatever `next` said, and never re-asked a decision. */
+const NEXT_STEP_PATCH = 'step-by-step-follows-next';
+const DECISION_RETRY_PATCH = 'step-by-step-decision-retry';
 
 export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunOutput> {
   const run = await openRun(input, { maxUnits: input.parameters.max_iterations, planningSystem: agentTypeSystemPrompt(input.parameters) });
@@ -90,6 +98,9 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
         const taken = new Set(views.map((s) => s.stepNo));
         const adaptive = numberAdaptiveSteps(decision.steps, step.stepNo, taken).map((s) => ({ ...view(s), adaptive: true }));
         views.splice(views.indexOf(step) + 1, 0, ...adaptive);
+      } else if (decision.decision === 'NO' && followNext(step)) {
+        syncPlan();
+        break;
       }
       syncPlan();
       state.unit++;
@@ -122,6 +133,39 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
     views.push(...[...steps].sort((a, b) => a.stepNo - b.stepNo).map(view));
   }
 
+  /**
+   * Follows a step's `next` after a NO decision, where it differs from the list order:
+   * FINALIZE_STEP (-1) ends the run (the rest is skipped), a later step is jumped to (the steps
+   * between are skipped), an earlier one runs again (bounded by `max_iterations`).
+   * @returns true when the run ends here
+   */
+  function followNext(step: StepView): boolean {
+    const following = nextStep();
+    // Adaptive steps were renumbered (stepNo + 1000): their own `next` no longer names a step.
+    if (step.adaptive || step.next === undefined || step.next === following?.stepNo) return false;
+    if (step.next === FINALIZE_STEP) {
+      if (!following || !patched(NEXT_STEP_PATCH)) return false;
+      for (const s of views) if (s.status === 'pending') s.status = 'skipped';
+      return true;
+    }
+    const at = views.indexOf(step);
+    const later = views.findIndex((s, i) => i > at && s.status === 'pending' && s.stepNo === step.next);
+    if (later !== -1) {
+      if (!patched(NEXT_STEP_PATCH)) return false;
+      for (let i = at + 1; i < later; i++) if (views[i].status === 'pending') views[i].status = 'skipped';
+      return false;
+    }
+    const earlier = views.find((s, i) => i <= at && s.stepNo === step.next);
+    if (earlier) {
+      if (!patched(NEXT_STEP_PATCH)) return false;
+      const { decision: _d, ...again } = earlier;
+      views.splice(at + 1, 0, { ...again, status: 'pending', repeated: true });
+      return false;
+    }
+    log.warn('a step names a next step that is not in the plan; continuing with the plan', { step: step.stepNo, next: step.next });
+    return false;
+  }
+
   /** The next step to run: steps run in list order, and adaptive steps are inserted after the step that decided them. */
   function nextStep(): StepView | undefined {
     return views.find((s) => s.status === 'pending');
@@ -135,8 +179,20 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
         remainingSteps: remaining.map((s) => `${s.stepNo}. ${s.name} (${s.toolId})`).join('\n') || 'none',
         toolIds: toolIds.join(', ') || 'none',
       });
-    const raw = await ask(run, { model: 'execution', position: { role: 'task', kind: 'decision', call: unit }, summary: `execution model: decision after step ${step.stepNo}`, prompt });
-    const parsed = parseStepDecision(raw);
+    let raw = await ask(run, { model: 'execution', position: { role: 'task', kind: 'decision', call: unit }, summary: `execution model: decision after step ${step.stepNo}`, prompt });
+    let parsed = parseStepDecision(raw);
+    // An unreadable decision is asked again, with the parse error, up to max_parse_retries times.
+    for (let retry = 1; !parsed.ok && retry <= p.max_parse_retries && patched(DECISION_RETRY_PATCH); retry++) {
+      const call = state.decisionRetries ?? 0;
+      state.decisionRetries = call + 1;
+      raw = await ask(run, {
+        model: 'execution',
+        position: { role: 'task', kind: 'decision_retry', call },
+        summary: `execution model: decision after step ${step.stepNo}, retry ${retry} after an unreadable answer`,
+        prompt: prompt + decisionRetrySuffix(parsed.error),
+      });
+      parsed = parseStepDecision(raw);
+    }
     if (!parsed.ok) {
       log.warn('decision could not be read; continuing with the plan', { error: parsed.error });
       return { decision: 'NO', steps: [] };

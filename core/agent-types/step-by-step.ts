@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { extractJson, type Parsed } from '../json-in-text';
-import { clip } from '../text';
+import { clip, oneLine } from '../text';
 import { intFrom, optionalText, parseList } from './common';
 
 /** The planning prompt of a step_by_step agent (IvyAgent `buildPlanningPrompt`), for the planning model. */
@@ -31,6 +31,11 @@ export const AI_STEP_FIELDS: ReadonlyArray<readonly [string, string]> = [
   ['resultName', 'Expected result name'],
   ['resultDescription', 'Expected result description'],
 ];
+
+/** Appended when a decision could not be read, to ask again. */
+export function decisionRetrySuffix(error: string): string {
+  return `\n\nYour previous answer could not be read (${oneLine(error)}). Answer again: give your reasoning, then the decision on its own line as "Decision: YES", "Decision: NO" or "Decision: COMPLETE" (with YES, the JSON array of steps to insert after it).`;
+}
 
 /** IvyAgent's reasoning prompt after each step (verbatim). */
 export const EXECUTION_PROMPT_TEMPLATE = `GOAL: {{goal}}

@@ -159,4 +159,25 @@ export const SCENARIOS: Scenario[] = [
       { type: 'todo_list', tools: [{ type: 'CalculatorTool' }] },
     ),
   },
+  {
+    // step_by_step follows `next` (step 1 jumps to step 3) and asks an unreadable decision again.
+    name: 'step-by-step-next-and-retry',
+    question: 'jump, then decide clearly',
+    agent: scriptedAgent(
+      {
+        planner: ['three steps'],
+        mapping: [
+          JSON.stringify([
+            { stepNo: 1, name: 'one', toolId: 'CalculatorTool', next: 3 },
+            { stepNo: 2, name: 'two', toolId: 'CalculatorTool', next: 3 },
+            { stepNo: 3, name: 'three', toolId: 'CalculatorTool', next: -1 },
+          ]),
+        ],
+        executor: [[{ content: '1' }], [{ content: '3' }]],
+        decision: ['Decision: NO', 'hmm'],
+        decision_retry: ['Decision: COMPLETE'],
+      } as never,
+      { type: 'step_by_step', goal: 'an exact number', tools: [{ type: 'CalculatorTool' }] },
+    ),
+  },
 ];

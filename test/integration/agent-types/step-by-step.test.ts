@@ -192,6 +192,79 @@ describe('the step_by_step agent', () => {
     expect(forQuestion(question).filter((r) => r.position.role === 'executor')).toHaveLength(2);
   });
 
+  describe("follows a step's next after a NO decision", () => {
+    const withNext = (stepNo: number, name: string, next: number) => ({ ...step(stepNo, name, `r${stepNo}`), next });
+    const run = async (plan: unknown[], executor: unknown[][], decision: string[], question: string, parameters: Record<string, unknown> = {}) =>
+      (await startAgentRun(harnessOf(), runInput(
+        scriptedAgent({ planner: ['a plan'], mapping: [JSON.stringify(plan)], executor, decision } as never, {
+          type: 'step_by_step',
+          goal: 'follow the steps',
+          tools: [{ type: 'CalculatorTool' }],
+          parameters,
+        }),
+        question,
+      ))).result();
+
+    it('-1 (FINALIZE_STEP) ends the run there, the rest skipped', async () => {
+      const out = await run([withNext(1, 'one', -1), withNext(2, 'two', 3), withNext(3, 'three', -1)], [calc('1+0', '1')], ['Decision: NO'], 'finalize early');
+      expect(out.response).toBe('1');
+      expect((out.metadata?.steps as StepView[]).map((s) => [s.stepNo, s.status])).toEqual([[1, 'completed'], [2, 'skipped'], [3, 'skipped']]);
+    });
+
+    it('a later step is jumped to, the steps between skipped', async () => {
+      const out = await run([withNext(1, 'one', 3), withNext(2, 'two', 3), withNext(3, 'three', -1)], [calc('1+0', '1'), calc('3+0', '3')], ['Decision: NO', 'Decision: NO'], 'jump ahead');
+      expect(out.response).toBe('3');
+      expect((out.metadata?.steps as StepView[]).map((s) => [s.stepNo, s.status])).toEqual([[1, 'completed'], [2, 'skipped'], [3, 'completed']]);
+    });
+
+    it('an earlier step runs again, bounded by max_iterations', async () => {
+      const out = await run(
+        [withNext(1, 'one', 2), withNext(2, 'two', 1), withNext(3, 'three', -1)],
+        [calc('1+0', '1'), calc('2+0', '2'), calc('1+0', '1 again'), calc('2+0', '2 again')],
+        ['Decision: NO', 'Decision: NO', 'Decision: NO', 'Decision: NO'],
+        'round and round',
+        { max_iterations: 4 },
+      );
+      expect(out.steps_executed).toBe(4);
+      expect(out.response).toMatch(/^Max Iterations \(4\) Reached\./);
+      expect((out.metadata?.steps as StepView[]).map((s) => [s.stepNo, s.status, s.repeated ?? false])).toEqual([
+        [1, 'completed', false],
+        [2, 'completed', false],
+        [1, 'completed', true],
+        [2, 'completed', true],
+        [1, 'skipped', true], // the next repeat, when the limit ended the run
+        [3, 'skipped', false],
+      ]);
+    });
+  });
+
+  it('asks an unreadable decision again (bounded) instead of taking it for NO', async () => {
+    const question = 'decide clearly';
+    const out = await (
+      await startAgentRun(
+        harnessOf(),
+        runInput(
+          scriptedAgent(
+            {
+              planner: ['two steps'],
+              mapping: [JSON.stringify([step(1, 'multiply', 'product'), step(2, 'power', 'power')])],
+              executor: [calc('6*7', '42')],
+              decision: ['I am not sure what to do.'],
+              decision_retry: ['Still thinking.', 'Done.\nDecision: COMPLETE'],
+            } as never,
+            { type: 'step_by_step', goal: 'the product', tools: [{ type: 'CalculatorTool' }] },
+          ),
+          question,
+        ),
+      )
+    ).result();
+    expect(out.response).toBe('42');
+    expect((out.metadata?.steps as StepView[]).map((s) => [s.status, s.decision])).toEqual([['completed', 'COMPLETE'], ['skipped', undefined]]);
+    const retries = forQuestion(question).filter((r) => r.position.role === 'task' && r.position.kind === 'decision_retry');
+    expect(retries).toHaveLength(2);
+    expect(retries[0].messages[0].content).toContain('Your previous answer could not be read');
+  });
+
   it('rejects a plan whose step names an unknown tool, as "Tool not found"', async () => {
     const handle = await startAgentRun(
       harnessOf(),

@@ -47,8 +47,9 @@ describe('recorded histories', () => {
         'todo-list-continued-as-new.todo-1.binpb',
         'plan-and-execute-continued-as-new.run-1.binpb',
         'plan-and-execute-continued-as-new.run-2.binpb',
-        // todo_list's final goal verification (patched).
+        // todo_list's final goal verification, step_by_step following `next` and re-asking a decision (patched).
         'todo-list-final-verification.binpb',
+        'step-by-step-next-and-retry.binpb',
         // Recorded before the `perflow-status-search-attribute` patch: must keep replaying.
         'before-status-patch.three-steps-with-tools.binpb',
         // Recorded before the run kernel (activity names by model, CAN and budget for every type).
