@@ -11,7 +11,9 @@ import {
   findReplanKeyword,
   OBSERVATION_METADATA_CHARS,
   parsePlanSteps,
+  parseVerification,
   parseViability,
+  PLANNING_TEMPERATURE,
   planStatistics,
   renumberAdapted,
   type PlanStep,
@@ -24,9 +26,10 @@ import {
   FINAL_ANSWER_TEMPLATE,
   instructionBlock,
   STEP_ACTION_TEMPLATE,
+  STEP_VERIFICATION_TEMPLATE,
   VIABILITY_TEMPLATE,
 } from '../core/agent-types';
-import { log } from '@temporalio/workflow';
+import { log, patched } from '@temporalio/workflow';
 import { preview } from '../core/text';
 import type { PlanStepView, Replan, RunInput, RunOutput } from './definitions';
 import { agentTypeSystemPrompt, toolListing, toolsNamed } from './agent-type-helpers';
@@ -50,7 +53,12 @@ interface PlanAndExecuteState {
   unit: number;
   plannerCalls: number;
   viabilityCalls: number;
+  /** StepVerifier calls so far (absent in runs recorded before it). */
+  verificationCalls?: number;
 }
+
+/** Runs recorded before the StepVerifier took an attempt without errors as a success. */
+const STEP_VERIFIER_PATCH = 'plan-and-execute-step-verifier';
 
 export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Promise<RunOutput> {
   const run = await openRun(input, { maxUnits: input.parameters.max_steps, planningSystem: agentTypeSystemPrompt(input.parameters) });
@@ -115,6 +123,8 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
           });
           observation = outcome.result;
           error = attemptError(outcome);
+          // The StepVerifier: an attempt succeeds when its observation meets the step's criteria.
+          if (error === undefined && step.success_criteria.trim() !== '' && patched(STEP_VERIFIER_PATCH)) error = await verify(step, observation);
           if (error === undefined) break;
         }
       }
@@ -180,11 +190,29 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
     const first = plannerCalls.next === 0;
     return askParsed(
       run,
-      { model: 'planning', position: { role: 'planner', call: plannerCalls.next }, summary, prompt, withHistory: first },
+      { model: 'planning', position: { role: 'planner', call: plannerCalls.next }, summary, prompt, withHistory: first, parameterDefaults: { temperature: PLANNING_TEMPERATURE } },
       (raw) => parsePlanSteps(raw, firstNum),
       'the plan',
       plannerCalls,
     );
+  }
+
+  /** Whether the observation meets the step's success criteria: undefined when it does, else why not. */
+  async function verify(step: PlanStepView, observation: string): Promise<string | undefined> {
+    const call = state.verificationCalls ?? 0;
+    state.verificationCalls = call + 1;
+    const raw = await ask(run, {
+      model: 'planning',
+      position: { role: 'task', kind: 'verification', call },
+      summary: `planning model: verify step ${step.step_num}, attempt ${step.attempts}`,
+      prompt: fill(STEP_VERIFICATION_TEMPLATE, { goal: step.goal, successCriteria: step.success_criteria, observation: preview(observation, 4_000) }),
+    });
+    const verdict = parseVerification(raw);
+    if (!verdict.ok) {
+      log.warn('step verification could not be read; taking the step as done', { error: verdict.error });
+      return undefined;
+    }
+    return verdict.value.met ? undefined : `the success criteria are not met: ${verdict.value.reason || 'no reason given'}`;
   }
 
   async function replanTrigger(step: PlanStepView, success: boolean, observation: string, cursor: number): Promise<Replan | undefined> {

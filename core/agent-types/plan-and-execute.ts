@@ -55,6 +55,19 @@ REMAINING PLAN:
 Given the results so far, will the remaining plan still achieve the goal?
 Respond with a JSON object only: {"replan": true|false, "confidence": a number from 0 to 1 that re-planning is needed, "reason": "why"}`;
 
+/** The StepVerifier's check of a step's success criteria against its observation. */
+export const STEP_VERIFICATION_TEMPLATE = `STEP GOAL: {{goal}}
+SUCCESS CRITERIA: {{successCriteria}}
+
+OBSERVATION:
+{{observation}}
+
+Does the observation meet the success criteria?
+Respond with a JSON object only: {"met": true|false, "reason": "why, and what is missing when not met"}`;
+
+/** plan_and_execute plans at this temperature unless the agent's `llm.parameters` set one (seed 003). */
+export const PLANNING_TEMPERATURE = 0.3;
+
 /** The re-planning prompt (`PlanAdapter.adapt_plan`). */
 export const ADAPT_PLAN_TEMPLATE = `The plan for a user query has to change.
 
@@ -138,6 +151,20 @@ export function parseViability(raw: string): Parsed<{ replan: boolean; confidenc
     })
     .safeParse(extracted.value);
   if (!parsed.success) return { ok: false, error: zodProblem(parsed.error, 'viability') };
+  return { ok: true, value: parsed.data };
+}
+
+/** Parses the StepVerifier's verdict. */
+export function parseVerification(raw: string): Parsed<{ met: boolean; reason: string }> {
+  const extracted = extractJson(raw, 'object');
+  if (!extracted.ok) return extracted;
+  const parsed = z
+    .object({
+      met: z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() === 'true' : v), z.boolean()),
+      reason: z.string().default(''),
+    })
+    .safeParse(extracted.value);
+  if (!parsed.success) return { ok: false, error: zodProblem(parsed.error, 'verification') };
   return { ok: true, value: parsed.data };
 }
 

@@ -126,6 +126,7 @@ export const SCENARIOS: Scenario[] = [
           [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '3/4' } }] }, { content: '0.75' }],
           [{ content: '75' }],
         ],
+        verification: Array.from({ length: 4 }, () => JSON.stringify({ met: true })),
         viability: [JSON.stringify({ replan: false, confidence: 0.2, reason: 'fine' })],
         final: ['75'],
       } as never,
@@ -178,6 +179,20 @@ export const SCENARIOS: Scenario[] = [
         decision_retry: ['Decision: COMPLETE'],
       } as never,
       { type: 'step_by_step', goal: 'an exact number', tools: [{ type: 'CalculatorTool' }] },
+    ),
+  },
+  {
+    // plan_and_execute's StepVerifier: step 1's first attempt does not meet its criteria.
+    name: 'plan-and-execute-verified',
+    question: 'verified steps',
+    agent: scriptedAgent(
+      {
+        planner: [JSON.stringify([{ goal: 'multiply', primary_tools: ['CalculatorTool'], success_criteria: 'the exact product' }])],
+        executor: [[{ content: 'about 40' }], [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }]],
+        verification: [JSON.stringify({ met: false, reason: 'an estimate' }), JSON.stringify({ met: true })],
+        final: ['42'],
+      } as never,
+      { type: 'plan_and_execute', tools: [{ type: 'CalculatorTool' }] },
     ),
   },
 ];

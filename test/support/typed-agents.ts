@@ -67,6 +67,7 @@ export function typedAgent(type: AgentType, steps: number, o: TypedAgentOptions 
       script = {
         planner: [...bad, JSON.stringify(ks.map((k) => ({ goal: `add ${k}`, primary_tools: [tool], success_criteria: 'a total' })))],
         executor,
+        verification: ks.map(() => JSON.stringify({ met: true, reason: 'a total' })),
         viability: ks.map(() => JSON.stringify({ replan: false, confidence: 0.1, reason: 'on track' })),
         final: [expectedResponse(type, steps)],
       };

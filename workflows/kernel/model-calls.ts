@@ -32,6 +32,13 @@ export interface ModelCall {
   withHistory?: boolean;
   /** The system prompt; the run's planning system prompt when absent. */
   system?: string;
+  /** Model parameters used unless the agent file sets them (plan_and_execute's planning temperature). */
+  parameterDefaults?: Record<string, unknown>;
+}
+
+/** The model settings with `defaults` under the agent file's own parameters. */
+export function withParameterDefaults<M extends { parameters?: Record<string, unknown> }>(model: M, defaults: Record<string, unknown> | undefined): M {
+  return defaults ? { ...model, parameters: { ...defaults, ...model.parameters } } : model;
 }
 
 /** One model call as an activity; returns its answer text. */
@@ -43,7 +50,7 @@ export async function ask(run: RunContext, call: ModelCall): Promise<string> {
   const filter = responseFilter(run, call.model);
   if (call.model === 'planning') {
     const answer = await run.models.planning().executeWithOptions({ summary: call.summary }, [
-      { model: modelForCall(agent.llm, call.position), system, position: call.position, ...(render ? { render } : text), ...filter },
+      { model: modelForCall(withParameterDefaults(agent.llm, call.parameterDefaults), call.position), system, position: call.position, ...(render ? { render } : text), ...filter },
     ]);
     progress.usage = addUsage(progress.usage, answer.usage);
     return answer.text;

@@ -15,8 +15,11 @@ const planStep = (goal: string, extra: Record<string, unknown> = {}) => ({ goal,
 const calc = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
 const noReplan = (confidence = 0.1) => JSON.stringify({ replan: false, confidence, reason: 'the plan still works' });
 
+/** The StepVerifier's verdicts: every successful attempt meets its criteria unless a script says otherwise. */
+const allMet = Array.from({ length: 10 }, () => JSON.stringify({ met: true, reason: 'met' }));
+
 const agent = (script: Record<string, unknown>, question: string) =>
-  runInput(scriptedAgent(script as never, { type: 'plan_and_execute', tools: [{ type: 'CalculatorTool' }] }), question);
+  runInput(scriptedAgent({ verification: allMet, ...script } as never, { type: 'plan_and_execute', tools: [{ type: 'CalculatorTool' }] }), question);
 
 async function run(script: Record<string, unknown>, question: string) {
   const handle = await startAgentRun(harnessOf(), agent(script, question), 'pae');
@@ -157,5 +160,54 @@ describe('the plan_and_execute agent', () => {
     );
     expect(meta.planning.replans).toEqual([]);
     expect(meta.summary).toEqual({ total_steps: 2, successful_steps: 2, failed_steps: 0, success_rate: 100, total_attempts: 2, unique_tools: ['CalculatorTool'] });
+  });
+
+  it("verifies each step's success criteria (StepVerifier): an unmet criterion is a failed attempt, retried, and feeds re-planning", async () => {
+    const question = 'verified steps';
+    const { handle, out, meta } = await run(
+      {
+        planner: [JSON.stringify([planStep('the verified product'), planStep('the verified sum')])],
+        executor: [calc('6*7', '41?'), calc('6*7', '42'), calc('42+1', '43')],
+        verification: [JSON.stringify({ met: false, reason: 'not the exact product' }), JSON.stringify({ met: true }), JSON.stringify({ met: true })],
+        viability: [noReplan()],
+        final: ['43'],
+      },
+      question,
+    );
+    expect(out.response).toBe('43');
+    expect(meta.execution.steps.map((st) => [st.step_num, st.success, st.attempts])).toEqual([
+      [1, true, 2],
+      [2, true, 1],
+    ]);
+    const checks = harnessOf().recorder.filter((r) => r.position.role === 'task' && r.position.kind === 'verification' && r.messages[0].content.includes('the verified'));
+    expect(checks).toHaveLength(3);
+    expect(checks[0].messages[0].content).toContain('SUCCESS CRITERIA: the verified product is known');
+    expect(checks[0].messages[0].content).toContain('41?');
+    // The second attempt was told why the first did not succeed.
+    const second = harnessOf().recorder.find((r) => r.position.role === 'executor' && 'step' in r.position && r.position.step === 1 && r.messages.at(-1)?.content.includes(question));
+    expect(second?.messages.at(-1)?.content).toContain('Attempt 2');
+
+    // Planning calls run at the seed's planning temperature (the agent file sets none).
+    const events = (await handle.fetchHistory()).events ?? [];
+    const planning = events.map((e) => e.activityTaskScheduledEventAttributes).find((a) => a?.activityType?.name === 'planningModel')!;
+    const input = JSON.parse(Buffer.from(planning.input!.payloads![0].data!).toString()) as { model: { parameters?: { temperature?: number } }; position: { role: string } };
+    expect(input.position.role).toBe('planner');
+    expect(input.model.parameters?.temperature).toBe(0.3);
+  });
+
+  it('a step whose criteria stay unmet fails after its attempts, and that re-plans', async () => {
+    const question = 'never good enough';
+    const notMet = JSON.stringify({ met: false, reason: 'wrong' });
+    const { meta } = await run(
+      {
+        planner: [JSON.stringify([planStep('the product'), planStep('the sum')]), JSON.stringify([planStep('the product, again')])],
+        executor: [calc('6*7', 'a'), calc('6*7', 'b'), calc('6*7', 'c'), calc('6*7', '42')],
+        verification: [notMet, notMet, notMet, JSON.stringify({ met: true })],
+        final: ['42'],
+      },
+      question,
+    );
+    expect(meta.execution.steps[0]).toMatchObject({ step_num: 1, success: false, attempts: 3, error: expect.stringContaining('the success criteria are not met: wrong') });
+    expect(meta.planning.replans).toEqual([expect.objectContaining({ after_step: 1, trigger: 'step_failed' })]);
   });
 });

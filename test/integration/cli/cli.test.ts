@@ -293,7 +293,7 @@ const TYPED_AGENTS: Record<string, { agent: Record<string, unknown>; list: strin
     list: 'plan_steps',
     agent: {
       tools: [{ type: 'CalculatorTool' }],
-      llm: { interface: 'scripted', script: { planner: [JSON.stringify([{ goal: 'multiply', primary_tools: ['CalculatorTool'], success_criteria: 'a number' }])], executor: [calc], final: ['42'] } },
+      llm: { interface: 'scripted', script: { planner: [JSON.stringify([{ goal: 'multiply', primary_tools: ['CalculatorTool'], success_criteria: 'a number' }])], executor: [calc], verification: ['{"met": true}'], final: ['42'] } },
     },
   },
 };

@@ -50,6 +50,7 @@ describe('recorded histories', () => {
         // todo_list's final goal verification, step_by_step following `next` and re-asking a decision (patched).
         'todo-list-final-verification.binpb',
         'step-by-step-next-and-retry.binpb',
+        'plan-and-execute-verified.binpb',
         // Recorded before the `perflow-status-search-attribute` patch: must keep replaying.
         'before-status-patch.three-steps-with-tools.binpb',
         // Recorded before the run kernel (activity names by model, CAN and budget for every type).
