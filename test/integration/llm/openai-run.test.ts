@@ -93,3 +93,26 @@ it('plans, calls a tool and answers through the OpenAI interface, and keeps the 
   }
   expect(documents).toBeGreaterThanOrEqual(5);
 });
+
+it('applies the custom llm_response_filter to the max-steps summary too', async () => {
+  server.reply(
+    completion({ content: 'ignored by the filter' }, 'stop', { perflow_answer: plan('count', 'then more') }),
+    completion({ content: 'ignored by the filter' }, 'stop', { perflow_answer: 'counted 3' }),
+    completion({ content: 'the unfiltered summary' }, 'stop', { perflow_answer: 'The filtered summary: 3 counted.' }),
+  );
+  const agent = {
+    name: 'openai-summary',
+    type: 'plan_execute_and_reflect',
+    llm: { interface: 'openai/v1/chat/completions', model: 'gpt-local', base_url: server.url },
+    parameters: { llm_response_filter: '$.perflow_answer', max_steps: 1 },
+  };
+  const handle = await harness.client.workflow.start(planExecuteReflect, {
+    taskQueue: harness.taskQueue,
+    workflowId: workflowId('openai-summary'),
+    args: [runInput(agent, 'Count, then more?')],
+  });
+  const out = await handle.result();
+  expect(out.response).toMatch(/^Max Steps Limit \(1\) Reached\./);
+  expect(out.response).toContain('The filtered summary: 3 counted.');
+  expect(out.response).not.toContain('the unfiltered summary');
+});
