@@ -4,7 +4,9 @@
 'use strict';
 const { spawn } = require('node:child_process');
 const [cmd, ...args] = process.argv.slice(2);
-const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+// PERFLOW_GUARD_UID/GID: run the server as that user (PostgreSQL refuses to run as root).
+const user = process.env.PERFLOW_GUARD_UID ? { uid: Number(process.env.PERFLOW_GUARD_UID), gid: Number(process.env.PERFLOW_GUARD_GID) } : {};
+const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], ...user });
 const stop = (sig) => { if (child.exitCode === null) child.kill(sig); };
 process.stdin.on('end', () => stop('SIGTERM'));
 process.stdin.on('error', () => stop('SIGTERM'));

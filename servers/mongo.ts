@@ -1,10 +1,11 @@
-/** A MongoDB-wire server: MONGODB_URI, else mongod, else FerretDB (SQLite), else mongodb-memory-server. */
+/** A MongoDB-wire server: MONGODB_URI, else mongod, else FerretDB (SQLite, or PostgreSQL with PERFLOW_MONGO_BACKEND), else mongodb-memory-server. */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { findMongoServer, log } from './binaries';
 import { freePort, startProcess, waitUntilHealthy, type ServerProcess } from './process';
+import { startPostgres } from './postgres';
 import { firstLine } from './temporal';
 
 export interface MongoServer {
@@ -41,14 +42,16 @@ export async function startMongo(): Promise<MongoServer> {
   }
   const found = findMongoServer({ install: true });
   if (!found) return startMemoryServer();
+  const backend = mongoBackend();
+  if (backend === 'postgresql' && found.kind !== 'ferretdb') throw new Error('PERFLOW_MONGO_BACKEND=postgresql needs FerretDB (found mongod); unset it or remove mongod from PATH');
+  const postgres = backend === 'postgresql' ? await startPostgres() : undefined;
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `perflow-${found.kind}-`));
   const args =
     found.kind === 'mongod'
       ? ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dataDir, '--quiet']
       : [
-          '--handler=sqlite',
-          `--sqlite-url=file:${join(dataDir, 'data')}/`,
+          ...(postgres ? ['--handler=postgresql', `--postgresql-url=${postgres.url}`] : ['--handler=sqlite', `--sqlite-url=file:${join(dataDir, 'data')}/`]),
           `--state-dir=${dataDir}`,
           `--listen-addr=127.0.0.1:${port}`,
           '--telemetry=disable',
@@ -62,18 +65,32 @@ export async function startMongo(): Promise<MongoServer> {
     proc = startProcess(found.path, args, dataDir);
     await waitUntilHealthy(found.kind, proc, () => pingMongo(uri, 1_000));
   };
-  await launch();
-  log(`${found.kind} ${found.path} on ${uri} (data in ${dataDir})`);
+  try {
+    await launch();
+  } catch (err) {
+    await postgres?.stop();
+    throw err;
+  }
+  log(`${found.kind} ${found.path} on ${uri} (${postgres ? `PostgreSQL backend ${postgres.url}` : `data in ${dataDir}`})`);
   return {
     uri,
-    kind: found.kind,
+    kind: postgres ? `${found.kind}-postgresql` : found.kind,
     async stop() {
       await proc?.stop();
+      await postgres?.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
     pause: async () => proc?.stop(),
     resume: launch,
   };
+}
+
+/** PERFLOW_MONGO_BACKEND: `sqlite` (default) or `postgresql` (FerretDB on a private PostgreSQL cluster). */
+export function mongoBackend(env: NodeJS.ProcessEnv = process.env): 'sqlite' | 'postgresql' {
+  const value = (env.PERFLOW_MONGO_BACKEND ?? 'sqlite').trim().toLowerCase();
+  if (value === 'sqlite' || value === '') return 'sqlite';
+  if (value === 'postgresql' || value === 'postgres') return 'postgresql';
+  throw new Error(`PERFLOW_MONGO_BACKEND="${env.PERFLOW_MONGO_BACKEND}" must be sqlite or postgresql`);
 }
 
 async function startMemoryServer(): Promise<MongoServer> {

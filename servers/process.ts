@@ -26,11 +26,13 @@ export function freePort(): Promise<number> {
   });
 }
 
-export function startProcess(binary: string, args: string[], cwd?: string): ServerProcess {
+/** Starts a server under the guard; `user` runs it as that uid/gid (PostgreSQL will not run as root). */
+export function startProcess(binary: string, args: string[], cwd?: string, user?: { uid: number; gid: number }): ServerProcess {
   // The guard stops the server if this process dies without cleaning up.
   const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'guard.js'), binary, ...args], {
     cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
+    ...(user ? { env: { ...process.env, PERFLOW_GUARD_UID: String(user.uid), PERFLOW_GUARD_GID: String(user.gid) } } : {}),
   });
   const log: string[] = [];
   const keep = (chunk: Buffer) => {
