@@ -6,6 +6,7 @@ import { applyResponseFilter } from './response-filter';
 import { bedrockClaudeChat, BEDROCK_CLAUDE_INTERFACE } from './bedrock-claude';
 import { deepSeekR1Chat, DEEPSEEK_R1_INTERFACE } from './deepseek-r1';
 import { OPENAI_INTERFACE, openAiChat } from './openai-chat';
+import { activitySignal, numberParam } from './call-options';
 import type { LlmClients } from './clients';
 import { scriptedChat, type ChatRequest, type RecordedRequest } from './scripted';
 
@@ -36,7 +37,7 @@ export async function chat(model: ModelSettings, request: ChatRequest, deps: Cha
 function send(model: ModelSettings, request: ChatRequest, deps: ChatDeps): Promise<RawChatResponse> | RawChatResponse {
   switch (model.interface) {
     case 'scripted':
-      return scriptedChat(model.script ?? {}, request, deps.recorder);
+      return withLatency(numberParam(model.parameters, 'latency_ms'), () => scriptedChat(model.script ?? {}, request, deps.recorder));
     case OPENAI_INTERFACE:
       return openAiChat(model, request, clientsOf(deps));
     case BEDROCK_CLAUDE_INTERFACE:
@@ -54,4 +55,20 @@ function send(model: ModelSettings, request: ChatRequest, deps: ChatDeps): Promi
 function clientsOf(deps: ChatDeps): LlmClients {
   if (!deps.llm) throw ApplicationFailure.nonRetryable('this worker was built without model clients (createActivities({ llm }))', 'Llm.Configuration');
   return deps.llm;
+}
+
+/**
+ * The scripted model answers after `llm.parameters.latency_ms` (for measuring what perflow adds
+ * to real model latency); the wait ends early when the activity is cancelled.
+ */
+async function withLatency<T>(ms: number | undefined, answer: () => T): Promise<T> {
+  if (ms !== undefined && ms > 0) {
+    const signal = activitySignal();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
+    signal?.throwIfAborted();
+  }
+  return answer();
 }

@@ -1,3 +1,4 @@
+import { chat } from '../../../activities/llm/chat';
 import { fillPlaceholders, scriptedChat, type ChatRequest } from '../../../activities/llm/scripted';
 import { formatCompletedSteps } from '../../../core/template';
 
@@ -45,5 +46,23 @@ describe('scripted answers quoting what the model was given', () => {
 
   it('text without placeholders is returned as written', () => {
     expect(fillPlaceholders('{"steps": ["a {b}"], "result": ""}', plannerRequest())).toBe('{"steps": ["a {b}"], "result": ""}');
+  });
+});
+
+describe('scripted model latency', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('answers after llm.parameters.latency_ms, not before', async () => {
+    jest.useFakeTimers();
+    const request = { system: '', messages: [{ role: 'user' as const, content: 'q' }], position: { role: 'planner' as const, call: 0 } };
+    let answered = false;
+    const pending = chat({ interface: 'scripted', parameters: { latency_ms: 1_000 }, script: { planner: ['late'] } }, request, {}).then((r) => {
+      answered = true;
+      return r;
+    });
+    await jest.advanceTimersByTimeAsync(999);
+    expect(answered).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect((await pending).content).toBe('late');
   });
 });
