@@ -1,6 +1,7 @@
 /** A connection to Temporal that fails fast with a clear message, and links into the Web UI. */
 import { Client, Connection } from '@temporalio/client';
 import type { ClientConfig } from '../config/env';
+import { firstLine } from '../core/text';
 import { CliError } from './errors';
 
 export interface PerflowClient {
@@ -15,7 +16,7 @@ export async function connectClient(config: ClientConfig, connectTimeoutMs = 5_0
   try {
     connection = await Connection.connect({ address: config.temporalAddress, connectTimeout: connectTimeoutMs });
   } catch (err) {
-    const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    const why = firstLine(err);
     throw new CliError(
       `cannot reach the Temporal server at ${config.temporalAddress} (${why}): start it or set TEMPORAL_ADDRESS`,
       1,

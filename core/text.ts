@@ -31,3 +31,8 @@ export function causeChain(err: unknown): Array<{ message?: string; code?: unkno
   }
   return chain;
 }
+
+/** The first line of an error's message, for one-line reports. */
+export function firstLine(err: unknown): string {
+  return String((err as Error)?.message ?? err).split('\n')[0];
+}

@@ -2,6 +2,7 @@
 import { Connection } from '@temporalio/client';
 import { findTemporalCli, log } from './binaries';
 import { freePort, startProcess, waitUntilHealthy, type ServerProcess } from './process';
+import { firstLine } from '../core/text';
 
 export interface TemporalServer {
   address: string;
@@ -103,6 +104,4 @@ function versionOf(cli: string): string {
   }
 }
 
-export function firstLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0];
-}
+export { firstLine };

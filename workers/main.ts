@@ -8,9 +8,10 @@ import { createActivities, MODEL_ACTIVITY_NAMES } from '../activities';
 import { DEFAULT_COLLECTIONS, MemoryStore, type MemoryCollections } from '../memory/store';
 import { builtinTools } from '../activities/tools/builtin';
 import { toolRegistry, type Tool } from '../activities/tools/tool';
-import { describeWorkerConfig, providerConfigFromEnv, workerConfigFromEnv, type PerflowWorkerConfig } from '../config/env';
+import { describeWorkerConfig, providerConfigFromEnv, redact, workerConfigFromEnv, type PerflowWorkerConfig } from '../config/env';
 import { createLlmClients } from '../activities/llm/clients';
 import type { RecordedRequest } from '../activities/llm/scripted';
+import { firstLine } from '../core/text';
 import { describeWorkflowSource, workflowSource, type WorkflowSource } from './workflow-source';
 
 export interface PerflowWorker {
@@ -47,10 +48,14 @@ export function defineTool<Input>(tool: Tool<Input>): Tool<never> {
 
 /** Connects and creates (but does not run) a worker. */
 export async function createWorker(config: CreateWorkerOptions): Promise<PerflowWorker> {
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const connection = await NativeConnection.connect({ address: config.temporalAddress }).catch((err: unknown) => {
+    throw new Error(`cannot reach the Temporal server at ${config.temporalAddress} (${firstLine(err)}): start it or set TEMPORAL_ADDRESS`, { cause: err });
+  });
   let mongo: MongoClient | undefined;
   try {
-    mongo = await new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5_000 }).connect();
+    mongo = await new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5_000 }).connect().catch((err: unknown) => {
+      throw new Error(`cannot reach MongoDB at ${redact(config.mongoUri)} (${firstLine(err)}): start it or set MONGODB_URI`, { cause: err });
+    });
     const memory = new MemoryStore(mongo.db(config.database), config.collections ?? DEFAULT_COLLECTIONS);
     await memory.ensureIndexes();
     const tools = [...workerTools(mongo, config.database, memory.collections), ...(config.tools ?? [])];

@@ -398,6 +398,16 @@ describe('perflow errors', () => {
     expect(lines[0]).toContain('no-such-workflow-123');
   });
 
+  it('a worker that cannot reach Temporal or MongoDB: one line naming the address and the variable', async () => {
+    const port = await freePort();
+    const temporal = await perflow(['worker'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` }, 30_000);
+    expect(temporal.code).not.toBe(0);
+    expect(nonEmptyLines(temporal.stderr)).toEqual([expect.stringMatching(new RegExp(`^perflow: cannot reach the Temporal server at 127\\.0\\.0\\.1:${port} \\(.*\\): start it or set TEMPORAL_ADDRESS$`))]);
+    const mongo = await perflow(['worker'], { MONGODB_URI: `mongodb://u:secret@127.0.0.1:${port}/db` }, 30_000);
+    expect(mongo.code).not.toBe(0);
+    expect(nonEmptyLines(mongo.stderr)).toEqual([expect.stringMatching(/^perflow: cannot reach MongoDB at mongodb:\/\/u:\*\*\*@127\.0\.0\.1:\d+\/db \(.*\): start it or set MONGODB_URI$/)]);
+  });
+
   it('an unreachable server: one line, non-zero exit', async () => {
     const port = await freePort();
     const r = await perflow(['status', 'anything'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` }, 30_000);
