@@ -3,7 +3,7 @@
  * worker hands in real ones and tests hand in scripted or real ones.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { AgentTool, AgentToolRef, ExecutorCallInput, PlannerCallInput, PlannerPromptRef, ToolCallInput, ToolObservation } from '../core/contract';
+import type { AgentTool, AgentToolRef, ExecutorCallInput, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, ToolCallInput, ToolObservation } from '../core/contract';
 import type { ChatResponse, Usage } from '../core/llm-types';
 import { toolTimeoutSeconds } from '../core/tool-types';
 import { withHeartbeat } from './heartbeat';
@@ -28,7 +28,8 @@ export type { AgentTool, AgentToolRef, ExecutorCallInput, PlannerCallInput, Plan
  */
 export const TOOL_OUTPUT_MODEL_LIMIT = 8_000;
 
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(activityDeps: ActivityDeps) {
+  const deps = { ...activityDeps, prompts: promptMaterialCache(activityDeps.memory) };
   return {
     ...createMemoryActivities(deps.memory),
 
@@ -72,35 +73,66 @@ export function createActivities(deps: ActivityDeps) {
 
 export type Activities = ReturnType<typeof createActivities>;
 
+type ModelCallDeps = ActivityDeps & { prompts: ReturnType<typeof promptMaterialCache> };
+
 /** The activity names of model calls (a worker serving the LLM task queue registers these). */
 export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'plannerLlm', 'executorLlm'] as const;
 
-async function planningModel(deps: ActivityDeps, input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
-  // Loading completed steps from MongoDB counts as work: heartbeat through it too.
-  const response = await withHeartbeat(async () =>
-    chat(
+async function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
+  // Loading the material and the completed steps from MongoDB counts as work: heartbeat through it too.
+  const response = await withHeartbeat(async () => {
+    const material = input.material_id ? await deps.prompts.get(input.material_id) : undefined;
+    return chat(
       input.model,
       {
-        system: input.system,
-        messages: [{ role: 'user', content: input.render ? await renderPlannerPrompt(deps.memory, input.render) : (input.prompt ?? '') }],
+        system: systemOf(input, material),
+        messages: [{ role: 'user', content: input.render ? await renderPlannerPrompt(deps.memory, input.render, material) : (input.prompt ?? '') }],
         position: input.position,
         response_filter: input.response_filter,
       },
       deps,
-    ),
-  );
+    );
+  });
   return { text: response.content, usage: response.usage };
 }
 
-async function executionModel(deps: ActivityDeps, input: ExecutorCallInput): Promise<ChatResponse> {
-  const { model, ...request } = input;
-  return withHeartbeat(() => chat(model, request, deps));
+async function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Promise<ChatResponse> {
+  return withHeartbeat(async () => {
+    const { model, material_id, system_key: _key, tool_names, ...request } = input;
+    const material = material_id ? await deps.prompts.get(material_id) : undefined;
+    const tools = tool_names && material ? material.tools.filter((t) => tool_names.includes(t.name)) : request.tools;
+    return chat(model, { ...request, system: systemOf(input, material), ...(tools ? { tools } : {}) }, deps);
+  });
 }
 
-async function renderPlannerPrompt(memory: MemoryStore, ref: PlannerPromptRef): Promise<string> {
+/** The call's system prompt: its own, or the material's it names. */
+function systemOf(input: MaterialRef & { system?: string }, material: PromptMaterial | undefined): string {
+  if (input.system !== undefined) return input.system;
+  if (material && input.system_key) return material.systems[input.system_key];
+  return '';
+}
+
+async function renderPlannerPrompt(memory: MemoryStore, ref: PlannerPromptRef, material: PromptMaterial | undefined): Promise<string> {
   const completed = await loadCompletedSteps(memory, ref.completed_step_ids);
-  const prompt = renderTemplate(ref.template, { ...ref.params, steps: formatSteps(ref.steps), completed_steps: formatCompletedSteps(completed) });
+  const params = ref.params ?? material?.params ?? {};
+  const template = ref.template ?? (ref.template_key !== undefined ? params[ref.template_key] : undefined) ?? '';
+  const prompt = renderTemplate(template, { ...params, steps: formatSteps(ref.steps), completed_steps: formatCompletedSteps(completed) });
   return prompt + (ref.suffix ?? '');
+}
+
+/** Prompt material by ID, cached in the worker: a run's material never changes. */
+export function promptMaterialCache(memory: MemoryStore, max = 500) {
+  const cache = new Map<string, PromptMaterial>();
+  return {
+    async get(id: string): Promise<PromptMaterial> {
+      const hit = cache.get(id);
+      if (hit) return hit;
+      const material = await memory.promptMaterial(id);
+      if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+      cache.set(id, material);
+      return material;
+    },
+  };
 }
 
 async function runTool(tools: ToolRegistry, ref: AgentToolRef, input: Record<string, unknown>): Promise<ToolObservation> {

@@ -1,5 +1,6 @@
 /** Memory activities: what the workflows write to and read from conversation memory. */
 import { ApplicationFailure } from '@temporalio/activity';
+import type { PromptMaterial } from '../core/contract';
 import type { CompletedStep } from '../core/template';
 import { executorStepId, stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace } from '../core/memory-ids';
 import type { MemoryStore } from '../memory/store';
@@ -145,6 +146,11 @@ export function createMemoryActivities(store: MemoryStore) {
     async stepResult(input: { ids: MemoryIds; stepIndex: number }): Promise<string> {
       const [doc] = await store.interactionsByIds([stepTraceId(input.ids.parent_interaction_id, input.stepIndex)]);
       return doc?.response ?? '';
+    },
+
+    /** Stores the run's static prompt material once, under the ID the workflow chose. */
+    async savePromptMaterial(input: { id: string; material: PromptMaterial }): Promise<void> {
+      await store.savePromptMaterial(input.id, input.material, new Date());
     },
 
     /** Writes the final result (or the failure) onto the root interaction (saveAndReturnFinalResult). */

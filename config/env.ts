@@ -27,7 +27,7 @@ export interface PerflowWorkerConfig {
   database: string;
   /** LLM activities on their own task queue, rate-limited fleet-wide (PERFLOW_LLM_*). */
   llm?: LlmQueueConfig;
-  /** Memory collection names (PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION). @default DEFAULT_COLLECTIONS */
+  /** Memory collection names (PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION). @default DEFAULT_COLLECTIONS */
   collections?: MemoryCollections;
   /** Model providers' settings and secrets. @default from the worker process's environment */
   providers?: ProviderConfig;
@@ -121,9 +121,10 @@ export function memoryCollectionsFromEnv(env: NodeJS.ProcessEnv = process.env): 
   const collections = {
     memories: name('PERFLOW_MEMORIES_COLLECTION', DEFAULT_COLLECTIONS.memories),
     interactions: name('PERFLOW_INTERACTIONS_COLLECTION', DEFAULT_COLLECTIONS.interactions),
+    prompts: name('PERFLOW_PROMPTS_COLLECTION', DEFAULT_COLLECTIONS.prompts),
   };
-  if (collections.memories === collections.interactions) {
-    throw new Error(`PERFLOW_MEMORIES_COLLECTION and PERFLOW_INTERACTIONS_COLLECTION must differ (both are "${collections.memories}")`);
+  if (new Set(Object.values(collections)).size < 3) {
+    throw new Error(`PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION and PERFLOW_PROMPTS_COLLECTION must differ (they are "${collections.memories}", "${collections.interactions}", "${collections.prompts}")`);
   }
   return collections;
 }

@@ -36,12 +36,26 @@ export interface ChatRequest {
 }
 
 /**
- * A planner prompt by reference: the template, its small parameters, and the interaction IDs
- * of the completed steps, whose texts the activity loads from memory (claim check).
+ * A run's static prompt material: its resolved `${parameters.x}` values (templates included),
+ * its system prompts and its tools' specs. Stored once at the run's start and referenced by ID
+ * from every model call, so activity inputs in the history do not repeat it.
+ */
+export interface PromptMaterial {
+  params: Record<string, string>;
+  systems: { planning: string; executor: string };
+  tools: ToolSpec[];
+}
+
+/**
+ * A planner prompt by reference: the template (or its parameter name in the run's prompt
+ * material), its parameters (or the material's), and the interaction IDs of the completed steps,
+ * whose texts the activity loads from memory (claim check).
  */
 export interface PlannerPromptRef {
-  template: string;
-  params: Record<string, string>;
+  template?: string;
+  /** The parameter holding the template, in the prompt material (`reflect_prompt_template`). */
+  template_key?: string;
+  params?: Record<string, string>;
   /** The current plan, for `${parameters.steps}`. */
   steps: string[];
   /** Earlier exchanges and step traces, in order, for `${parameters.completed_steps}`. */
@@ -50,16 +64,27 @@ export interface PlannerPromptRef {
   suffix?: string;
 }
 
+/** The run's prompt material by ID, and which of its system prompts a call uses. */
+export interface MaterialRef {
+  material_id?: string;
+  system_key?: 'planning' | 'executor';
+}
+
 /** A planning-model call with a ready `prompt`, or one rendered in the activity from `render`. */
-export interface PlannerCallInput extends Omit<ChatRequest, 'messages'> {
+export interface PlannerCallInput extends Omit<ChatRequest, 'messages' | 'system'>, MaterialRef {
   model: ModelSettings;
+  /** The system prompt, unless `system_key` names the material's. */
+  system?: string;
   prompt?: string;
   render?: PlannerPromptRef;
 }
 
-/** An execution-model call: a chat turn, with the tools the model may call. */
-export interface ExecutorCallInput extends ChatRequest {
+/** An execution-model call: a chat turn, with the tools the model may call (or their names in the material). */
+export interface ExecutorCallInput extends Omit<ChatRequest, 'system'>, MaterialRef {
   model: ModelSettings;
+  system?: string;
+  /** The tools offered, by name, from the material's specs (instead of `tools`). */
+  tool_names?: string[];
 }
 
 /** A tool as the agent file lists it (or an MCP tool, with its server in `parameters`). */

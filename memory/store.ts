@@ -5,6 +5,7 @@
  * the workflow chose, so retries, crashes and resets never duplicate a record.
  */
 import type { Collection, Db } from 'mongodb';
+import type { PromptMaterial } from '../core/contract';
 
 export type Origin = 'user' | 'planner' | 'executor' | 'tool';
 
@@ -44,16 +45,29 @@ export interface InteractionDoc {
   updated: Date;
 }
 
+/**
+ * A run's static prompt material, stored once at its start — as JSON text: tool schemas have
+ * keys (`$schema`, `$ref`) a document may not.
+ */
+export interface PromptMaterialDoc {
+  _id: string;
+  material: string;
+  created: Date;
+}
+
 export interface MemoryCollections {
   memories: string;
   interactions: string;
+  /** The runs' static prompt material (parameters, system prompts, tool specs), by ID. */
+  prompts: string;
 }
 
-export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memories', interactions: 'perflow_interactions' };
+export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memories', interactions: 'perflow_interactions', prompts: 'perflow_prompts' };
 
 export class MemoryStore {
   readonly memories: Collection<MemoryDoc>;
   readonly interactions: Collection<InteractionDoc>;
+  readonly prompts: Collection<PromptMaterialDoc>;
 
   constructor(
     readonly db: Db,
@@ -61,6 +75,7 @@ export class MemoryStore {
   ) {
     this.memories = db.collection<MemoryDoc>(collections.memories);
     this.interactions = db.collection<InteractionDoc>(collections.interactions);
+    this.prompts = db.collection<PromptMaterialDoc>(collections.prompts);
   }
 
   /** Indexes for "interactions of a memory in order" and "children of an interaction". */
@@ -130,6 +145,23 @@ export class MemoryStore {
     const missing = ids.filter((id) => !byId.has(id));
     if (missing.length > 0) throw new Error(`interactions not found in memory: ${missing.join(', ')}`);
     return ids.map((id) => byId.get(id)!);
+  }
+
+  /** Stores a run's prompt material under its ID (idempotent: the same run writes the same). */
+  async savePromptMaterial(id: string, material: PromptMaterial, now: Date): Promise<void> {
+    // Stored once; a retried attempt finds it there.
+    try {
+      await this.prompts.insertOne({ _id: id, material: JSON.stringify(material), created: now });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err; // already stored by an earlier attempt
+    }
+  }
+
+  /** A run's prompt material; throws naming the ID when it is missing. */
+  async promptMaterial(id: string): Promise<PromptMaterial> {
+    const doc = await this.prompts.findOne({ _id: id });
+    if (!doc) throw new Error(`prompt material ${id} not found in memory`);
+    return JSON.parse(doc.material) as PromptMaterial;
   }
 
   /** A memory's root interactions and their traces, in order. */

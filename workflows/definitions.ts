@@ -61,6 +61,8 @@ export interface CarriedState<S = unknown> {
   tools: AgentTool[];
   /** How many times the run has continued-as-new. */
   continued: number;
+  /** The run's prompt material in memory (absent in runs recorded before it). */
+  material_id?: string;
   /** The agent type's own state (step_by_step, todo_list, plan_and_execute). */
   agent_state?: S;
 }

@@ -13,6 +13,8 @@ import { checkpoint, finish, guard, summarizeSteps } from './kernel/lifecycle';
 import { askParsed } from './kernel/model-calls';
 import { runStep } from './kernel/steps';
 
+type TemplateKey = 'planner_prompt_template' | 'reflect_prompt_template' | 'planner_with_history_template';
+
 /** The input of every agent type's workflow (the name this workflow gave it first). */
 export type PlanExecuteReflectInput = RunInput;
 
@@ -21,7 +23,10 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
   const run = await openRun(input, { maxUnits: p.max_steps, planningSystem: p.system_prompt });
   const { progress } = run;
   // The planner renders its prompt in the activity from the completed steps' IDs (claim check).
-  const promptRef = (template: string): PlannerPromptRef => ({ template, params: run.params, steps: progress.plan, completed_step_ids: run.completedIds });
+  const promptRef = (key: TemplateKey): PlannerPromptRef =>
+    run.materialId !== undefined
+      ? { template_key: key, steps: progress.plan, completed_step_ids: run.completedIds }
+      : { template: p[key], params: run.params, steps: progress.plan, completed_step_ids: run.completedIds };
   const plannerCalls = { next: run.carried?.planner_calls ?? 0 };
 
   return guard(run, async () => {
@@ -33,8 +38,8 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
       if (ended) return ended;
 
       progress.status = 'planning';
-      const template =
-        progress.steps_executed > 0 ? p.reflect_prompt_template : run.completedIds.length > 0 ? p.planner_with_history_template : p.planner_prompt_template;
+      const template: TemplateKey =
+        progress.steps_executed > 0 ? 'reflect_prompt_template' : run.completedIds.length > 0 ? 'planner_with_history_template' : 'planner_prompt_template';
       const what = progress.steps_executed === 0 ? 'initial plan' : `reflect after step ${progress.steps_executed}`;
       const parsed = await askParsed(
         run,

@@ -3,7 +3,7 @@
  * with the agent's tools offered, then one activity per requested tool call; the model's final
  * text is the step result.
  */
-import type { AgentTool } from '../core/contract';
+import type { AgentTool, AgentToolRef } from '../core/contract';
 import type { ModelSettings } from '../core/contract';
 import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../core/llm-types';
 import type { MemoryIds } from '../core/memory-ids';
@@ -11,15 +11,29 @@ import { preview } from '../core/text';
 import { memoryActivities, modelActivities, toolCall } from './kernel/activity-presets';
 import { modelForCall } from './kernel/scripted-calls';
 
+/** A tool as an executor child needs it: the name the model calls, and how the worker runs it. */
+export interface ToolBinding {
+  name: string;
+  ref: AgentToolRef;
+}
+
 export interface ReactExecutorInput {
   /** The step to execute, used as the question. */
   step: string;
   /** 0-based index of the step among the steps executed in this run. */
   stepIndex: number;
-  system_prompt: string;
+  /** The executor system prompt (runs without prompt material). */
+  system_prompt?: string;
   model: ModelSettings;
-  /** The tools the agent may use, as `describeTools` listed them at run start. */
-  tools: AgentTool[];
+  /** The tools the step may use, as `describeTools` listed them at run start (runs without prompt material). */
+  tools?: AgentTool[];
+  /**
+   * The run's prompt material: the executor system prompt and the tools' specs come from it, so
+   * this input (in the parent's history every step) and every model call stay small.
+   */
+  material_id?: string;
+  /** With `material_id`: the tools the step may use, by name, and how the worker runs each. */
+  tool_refs?: ToolBinding[];
   max_iteration: number;
   /** How many earlier steps of the executor memory to show the model. */
   message_history_limit: number;
@@ -70,7 +84,13 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   ]);
   messages.push({ role: 'user', content: input.step });
 
-  const byName = new Map(input.tools.map((t) => [t.spec.name, t.ref]));
+  const bindings: ToolBinding[] = input.tool_refs ?? (input.tools ?? []).map((t) => ({ name: t.spec.name, ref: t.ref }));
+  const byName = new Map(bindings.map((t) => [t.name, t.ref]));
+  // The system prompt and tool specs by reference when the run has prompt material.
+  const offered =
+    input.material_id !== undefined
+      ? { material_id: input.material_id, system_key: 'executor' as const, tool_names: bindings.map((t) => t.name) }
+      : { system: input.system_prompt ?? '', tools: (input.tools ?? []).map((t) => t.spec) };
   const allowed = [...byName.keys()];
   let usage = ZERO_USAGE;
   let toolCalls = 0;
@@ -81,9 +101,8 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
     const response = await models.execution().executeWithOptions({ summary: `executor LLM: step ${input.stepIndex + 1}, iteration ${iteration + 1}` }, [
       {
         model: modelForCall(input.model, { role: 'executor', step: input.stepIndex, iteration }),
-        system: input.system_prompt,
+        ...offered,
         messages,
-        tools: input.tools.map((t) => t.spec),
         position: { role: 'executor', step: input.stepIndex, iteration },
         ...(input.response_filter ? { response_filter: input.response_filter } : {}),
       },

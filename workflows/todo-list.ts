@@ -31,8 +31,8 @@ import { openRun } from './kernel/context';
 import { checkpoint, finish, guard } from './kernel/lifecycle';
 import { ask, askParsed, executionModelPrompt, responseFilter } from './kernel/model-calls';
 import { modelForCall, modelForStep } from './kernel/scripted-calls';
-import { fullResult, recordStep, saveFailedStep } from './kernel/steps';
-import { runReact } from './react-executor';
+import { executorTools, fullResult, recordStep, saveFailedStep } from './kernel/steps';
+import { runReact, type ToolBinding } from './react-executor';
 
 /** What a todo_list run carries across continue-as-new. */
 interface TodoListState {
@@ -93,9 +93,8 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
             first_unit: unit,
             // The run's iteration budget bounds each todo too.
             max_iterations: Math.min(todo.maxIterationsPerTodo, p.max_iterations - unit),
-            tools: todo.availableToolIds.length > 0 ? toolsNamed(run.tools, todo.availableToolIds) : run.tools,
+            ...executorTools(run, todo.availableToolIds.length > 0 ? toolsNamed(run.tools, todo.availableToolIds) : run.tools),
             model: agent.executor_llm,
-            system_prompt: run.executorSystem,
             assessment_system_prompt: run.planningSystem,
             executor_max_iterations: p.executor_max_iterations,
             message_history_limit: p.executor_message_history_limit,
@@ -208,9 +207,13 @@ export interface TodoExecutorInput {
   first_unit: number;
   /** Iterations this todo may use. */
   max_iterations: number;
-  tools: AgentTool[];
+  /** The todo's tools and executor system prompt, inline (runs without prompt material)… */
+  tools?: AgentTool[];
+  system_prompt?: string;
+  /** …or by reference to the run's prompt material. */
+  material_id?: string;
+  tool_refs?: ToolBinding[];
   model: ModelSettings;
-  system_prompt: string;
   /** System prompt of the completion assessment (the executor's when absent, as in runs recorded before it). */
   assessment_system_prompt?: string;
   executor_max_iterations: number;
@@ -270,9 +273,8 @@ export async function todoExecutor(input: TodoExecutorInput): Promise<TodoExecut
       const out = await runReact({
         step: text,
         stepIndex: unit,
-        system_prompt: input.system_prompt,
+        ...(input.material_id !== undefined ? { material_id: input.material_id, tool_refs: input.tool_refs } : { system_prompt: input.system_prompt, tools: input.tools }),
         model: modelForStep(input.model, unit),
-        tools: input.tools,
         max_iteration: input.executor_max_iterations,
         message_history_limit: input.message_history_limit,
         ids: input.ids,
@@ -295,7 +297,7 @@ export async function todoExecutor(input: TodoExecutorInput): Promise<TodoExecut
       const position = { role: 'task', kind: 'completion', call: unit } as const;
       const answer = await executionModelPrompt(models, modelForCall(input.model, position), {
         summary: `execution model: completion of todo ${todo.stepNo}, iteration ${i + 1}`,
-        system: input.assessment_system_prompt ?? input.system_prompt,
+        system: input.assessment_system_prompt ?? input.system_prompt ?? '',
         position,
         prompt: fill(COMPLETION_ASSESSMENT_TEMPLATE, {
           description: todo.description,

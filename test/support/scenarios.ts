@@ -195,4 +195,20 @@ export const SCENARIOS: Scenario[] = [
       { type: 'plan_and_execute', tools: [{ type: 'CalculatorTool' }] },
     ),
   },
+  // Static prompt material by reference (patched): a plan-execute-reflect run and a todo_list run.
+  {
+    name: 'prompt-material-three-steps',
+    question: 'What is (6*7) + 2^10, by reference?',
+    agent: scriptedAgent(
+      {
+        planner: [plan('compute 6*7', 'add 1024'), plan('add 1024'), final('1066')],
+        executor: [
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1024' } }] }, { content: '1066' }],
+        ],
+      },
+      { tools: [{ type: 'CalculatorTool' }] },
+    ),
+  },
+  { name: 'prompt-material-todo-list', question: 'sum 1..2, by reference', agent: typedAgent('todo_list', 2) },
 ];

@@ -3,7 +3,7 @@
  * memory, tools, system prompts and model activities — set up once at the start of each
  * execution (after continue-as-new from the carried state, without touching memory again).
  */
-import { isCancellation, log, setCurrentDetails, setHandler, uuid4 } from '@temporalio/workflow';
+import { isCancellation, log, patched, setCurrentDetails, setHandler, uuid4 } from '@temporalio/workflow';
 import type { AgentTool } from '../../core/contract';
 import type { AgentDefinition, ResolvedParameters } from '../../core/agent';
 import { formatDatetime, injectDatetime } from '../../core/datetime';
@@ -13,6 +13,9 @@ import { causeChain } from '../../core/text';
 import type { MemoryIds } from '../../core/memory-ids';
 import { progressMarkdown, progressQuery, type CarriedState, type Progress, type RunIds, type RunInput } from '../definitions';
 import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activity-presets';
+
+/** Static prompt material travels by reference; runs recorded before carried it in every call. */
+const PROMPT_MATERIAL_PATCH = 'prompt-material-by-reference';
 
 export interface RunSpec {
   /** Shown as `progress.max_steps`: the most steps (iterations) the run may execute. */
@@ -37,6 +40,11 @@ export interface RunContext<S = unknown> {
   historyCount: number;
   /** Every run parameter as a `${parameters.x}` value (their own placeholders filled), plus `tools_prompt` and `user_prompt`. */
   params: Record<string, string>;
+  /**
+   * The ID of the run's prompt material (params, system prompts, tool specs) stored in memory:
+   * model calls reference it instead of carrying it. Absent in runs recorded before.
+   */
+  materialId?: string;
   planningSystem: string;
   executorSystem: string;
   models: ModelActivities;
@@ -71,6 +79,7 @@ export async function openRun<S>(input: RunInput<S>, spec: RunSpec): Promise<Run
   // System prompts may use `${parameters.x}` too (seed 002).
   const systems = withDatetime(p, renderTemplate(spec.planningSystem, params), renderTemplate(p.executor_system_prompt, params));
   const completedIds = [...(carried?.completed_step_ids ?? [])];
+  let materialId = carried?.material_id;
   let historyCount = carried?.history_count ?? 0;
   if (!carried) {
     const { history_ids } = await memoryActivities.startRun({
@@ -84,6 +93,13 @@ export async function openRun<S>(input: RunInput<S>, spec: RunSpec): Promise<Run
     completedIds.push(...history_ids);
     historyCount = history_ids.length;
   }
+  if (materialId === undefined && patched(PROMPT_MATERIAL_PATCH)) {
+    materialId = uuid4();
+    await memoryActivities.savePromptMaterial({
+      id: materialId,
+      material: { params, systems: { planning: systems.planner, executor: systems.executor }, tools: tools.map((t) => t.spec) },
+    });
+  }
   return {
     input,
     agent,
@@ -96,6 +112,7 @@ export async function openRun<S>(input: RunInput<S>, spec: RunSpec): Promise<Run
     completedIds,
     historyCount,
     params,
+    ...(materialId !== undefined ? { materialId } : {}),
     planningSystem: systems.planner,
     executorSystem: systems.executor,
     models,

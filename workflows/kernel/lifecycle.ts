@@ -94,6 +94,7 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
       planner_calls: at.plannerCalls ?? 0,
       tools: run.tools,
       continued: (run.carried?.continued ?? 0) + 1,
+      ...(run.materialId !== undefined ? { material_id: run.materialId } : {}),
       ...(at.state ? { agent_state: at.state() } : {}),
     };
     await continueAsNew({ ...run.input, ids: run.ids, memory_id: undefined, carried });
@@ -116,7 +117,13 @@ export async function summarizeSteps(run: RunContext): Promise<string> {
       {
         model: modelForCall(run.agent.llm, { role: 'summary' }),
         system: MAX_STEPS_SUMMARY_SYSTEM_PROMPT,
-        render: { template: MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, params: run.params, steps: progress.plan, completed_step_ids: run.completedIds },
+        render: {
+          template: MAX_STEPS_SUMMARY_PROMPT_TEMPLATE,
+          ...(run.materialId !== undefined ? {} : { params: run.params }),
+          steps: progress.plan,
+          completed_step_ids: run.completedIds,
+        },
+        ...(run.materialId !== undefined ? { material_id: run.materialId } : {}),
         position: { role: 'summary' },
         ...responseFilter(run, 'planning'),
       },

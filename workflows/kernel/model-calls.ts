@@ -4,9 +4,8 @@
  * loop for answers that must parse.
  */
 import { ApplicationFailure, log, patched } from '@temporalio/workflow';
-import type { PlannerPromptRef } from '../../core/contract';
+import type { MaterialRef, ModelSettings, PlannerPromptRef } from '../../core/contract';
 import { llmResponseFilterFor } from '../../core/agent';
-import type { ModelSettings } from '../../core/contract';
 import { addUsage, type CallPosition, type Usage } from '../../core/llm-types';
 import { parseRetrySuffix } from '../../core/prompts';
 import type { Parsed } from '../../core/json-in-text';
@@ -44,19 +43,20 @@ export function withParameterDefaults<M extends { parameters?: Record<string, un
 /** One model call as an activity; returns its answer text. */
 export async function ask(run: RunContext, call: ModelCall): Promise<string> {
   const { agent, progress } = run;
-  const system = call.system ?? run.planningSystem;
+  // The run's planning system prompt by reference when it has prompt material.
+  const system = call.system !== undefined ? { system: call.system } : run.materialId !== undefined ? { material_id: run.materialId, system_key: 'planning' as const } : { system: run.planningSystem };
   const render = call.render ?? (call.withHistory ? historyRef(run, call.prompt ?? '') : undefined);
   const text = render ? {} : { prompt: call.prompt ?? '' };
   const filter = responseFilter(run, call.model);
   if (call.model === 'planning') {
     const answer = await run.models.planning().executeWithOptions({ summary: call.summary }, [
-      { model: modelForCall(withParameterDefaults(agent.llm, call.parameterDefaults), call.position), system, position: call.position, ...(render ? { render } : text), ...filter },
+      { model: modelForCall(withParameterDefaults(agent.llm, call.parameterDefaults), call.position), ...system, position: call.position, ...(render ? { render } : text), ...filter },
     ]);
     progress.usage = addUsage(progress.usage, answer.usage);
     return answer.text;
   }
   const answer = await executionModelPrompt(run.models, modelForCall(agent.executor_llm, call.position), {
-    system,
+    ...system,
     position: call.position,
     prompt: call.prompt ?? '',
     summary: call.summary,
@@ -83,13 +83,12 @@ export function responseFilter(run: RunContext, model: 'planning' | 'execution')
 export async function executionModelPrompt(
   models: ModelActivities,
   model: ModelSettings,
-  call: { system: string; position: CallPosition; prompt: string; summary: string; response_filter?: string },
+  call: MaterialRef & { system?: string; position: CallPosition; prompt: string; summary: string; response_filter?: string },
 ): Promise<{ text: string; usage: Usage }> {
   const execution = models.executionPrompt();
-  const { system, position, prompt } = call;
-  const filter = call.response_filter ? { response_filter: call.response_filter } : {};
-  if (execution.kind === 'legacy') return execution.call.executeWithOptions({ summary: call.summary }, [{ model, system, position, prompt, ...filter }]);
-  const answer = await execution.call.executeWithOptions({ summary: call.summary }, [{ model, system, position, messages: [{ role: 'user', content: prompt }], ...filter }]);
+  const { summary, prompt, ...rest } = call;
+  if (execution.kind === 'legacy') return execution.call.executeWithOptions({ summary }, [{ model, ...rest, prompt }]);
+  const answer = await execution.call.executeWithOptions({ summary }, [{ model, ...rest, messages: [{ role: 'user', content: prompt }] }]);
   return { text: answer.content, usage: answer.usage };
 }
 

@@ -10,7 +10,7 @@ import { stepTraceId } from '../../core/memory-ids';
 import { addUsage } from '../../core/llm-types';
 import { preview } from '../../core/text';
 import type { MemoryIds } from '../../core/memory-ids';
-import { reactExecutor, type ReactExecutorOutput } from '../react-executor';
+import { reactExecutor, type ReactExecutorInput, type ReactExecutorOutput } from '../react-executor';
 import { memoryActivities } from './activity-presets';
 import { causeMessage, type RunContext } from './context';
 import { responseFilter } from './model-calls';
@@ -57,9 +57,8 @@ export async function runStep(run: RunContext, step: StepRequest): Promise<StepO
         {
           step: step.text,
           stepIndex: step.unit,
-          system_prompt: run.executorSystem,
+          ...executorTools(run, step.tools),
           model: modelForStep(agent.executor_llm, step.unit),
-          tools: step.tools,
           max_iteration: p.executor_max_iterations,
           message_history_limit: p.executor_message_history_limit,
           ids,
@@ -119,4 +118,13 @@ export function recordStep(run: RunContext, unit: number, label: string, outcome
 /** The whole result of an executed step, from memory (for the run's response). */
 export function fullResult(run: RunContext, unit: number): Promise<string> {
   return memoryActivities.stepResult({ ids: run.memoryIds, stepIndex: unit });
+}
+
+/**
+ * How an executor child gets its system prompt and tools: by reference to the run's prompt
+ * material (names and refs only), or inline in runs without it.
+ */
+export function executorTools(run: RunContext, tools: AgentTool[]): Pick<ReactExecutorInput, 'material_id' | 'tool_refs' | 'system_prompt' | 'tools'> {
+  if (run.materialId === undefined) return { system_prompt: run.executorSystem, tools };
+  return { material_id: run.materialId, tool_refs: tools.map((t) => ({ name: t.spec.name, ref: t.ref })) };
 }

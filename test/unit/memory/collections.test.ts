@@ -2,14 +2,15 @@ import { memoryCollectionsFromEnv } from '../../../config/env';
 import { DEFAULT_COLLECTIONS } from '../../../memory/store';
 
 describe('memory collection names from the environment', () => {
-  it('defaults to perflow_memories and perflow_interactions', () => {
+  it('defaults to perflow_memories, perflow_interactions and perflow_prompts', () => {
     expect(memoryCollectionsFromEnv({})).toEqual(DEFAULT_COLLECTIONS);
   });
 
-  it('takes PERFLOW_MEMORIES_COLLECTION and PERFLOW_INTERACTIONS_COLLECTION', () => {
-    expect(memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'agent_memories', PERFLOW_INTERACTIONS_COLLECTION: 'agent.interactions' })).toEqual({
+  it('takes PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION and PERFLOW_PROMPTS_COLLECTION', () => {
+    expect(memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'agent_memories', PERFLOW_INTERACTIONS_COLLECTION: 'agent.interactions', PERFLOW_PROMPTS_COLLECTION: 'agent_prompts' })).toEqual({
       memories: 'agent_memories',
       interactions: 'agent.interactions',
+      prompts: 'agent_prompts',
     });
   });
 

@@ -51,6 +51,10 @@ describe('recorded histories', () => {
         'todo-list-final-verification.binpb',
         'step-by-step-next-and-retry.binpb',
         'plan-and-execute-verified.binpb',
+        // Static prompt material by reference (patched).
+        'prompt-material-three-steps.binpb',
+        'prompt-material-three-steps.step-1.binpb',
+        'prompt-material-todo-list.todo-1.binpb',
         // Recorded before the `perflow-status-search-attribute` patch: must keep replaying.
         'before-status-patch.three-steps-with-tools.binpb',
         // Recorded before the run kernel (activity names by model, CAN and budget for every type).

@@ -1,0 +1,55 @@
+/**
+ * Regression guards on history size (not timings): what one more step adds to a run's parent
+ * history, and an executor child with one tool call, stay within their event and byte budgets.
+ * Static prompt material travels by reference, so neither grows with the prompts.
+ */
+import { temporal } from '@temporalio/proto';
+import { useHarness, runInput, scriptedAgent, startAgentRun, plan, final } from '../support/harness';
+
+jest.setTimeout(120_000);
+
+const harness = useHarness();
+
+/** A plan-execute-reflect run of `steps` steps, each one calculator call. */
+function agent(steps: number) {
+  const planner = Array.from({ length: steps }, (_, i) => plan(...Array.from({ length: steps - i }, (_, j) => `step ${i + j + 1}`)));
+  planner.push(final('done'));
+  const executor = Array.from({ length: steps }, (_, i) => [
+    { tool_calls: [{ name: 'CalculatorTool', input: { expression: `${i}+1` } }] },
+    { content: `result ${i + 1}` },
+  ]);
+  return scriptedAgent({ planner, executor }, { tools: [{ type: 'CalculatorTool' }] });
+}
+
+async function historyOf(id: string) {
+  const history = await harness().client.workflow.getHandle(id).fetchHistory();
+  return { events: history.events?.length ?? 0, bytes: temporal.api.history.v1.History.encode(history).finish().length };
+}
+
+// Measured with prompt material by reference: 15 events and ~4.3 KB per step in the parent,
+// 37 events and ~8.7 KB for the child. The budgets guard that; the child's goal (25 events,
+// 8 KB) needs fewer round trips per step.
+it('one more step adds at most 15 events and 4.5 KB to the parent; an executor child with one tool call stays within 40 events and 9 KB', async () => {
+  const runOf = async (steps: number) => {
+    const handle = await startAgentRun(harness(), runInput(agent(steps), `budget ${steps}`), 'budget');
+    await handle.result();
+    return { id: handle.workflowId, parent: await historyOf(handle.workflowId), child: await historyOf(`${handle.workflowId}/step-2`) };
+  };
+  const three = await runOf(3);
+  const six = await runOf(6);
+  const perStep = { events: (six.parent.events - three.parent.events) / 3, bytes: (six.parent.bytes - three.parent.bytes) / 3 };
+  expect(perStep.events).toBeLessThanOrEqual(15);
+  expect(perStep.bytes).toBeLessThanOrEqual(4_608);
+  expect(three.child.events).toBeLessThanOrEqual(40);
+  expect(three.child.bytes).toBeLessThanOrEqual(9_216);
+  // The planner's calls carry no prompt text: system prompt, templates and parameters travel by
+  // reference (only the run's start event holds the resolved parameters).
+  const parent = await harness().client.workflow.getHandle(six.id).fetchHistory();
+  const planning = (parent.events ?? []).map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a?.activityType?.name === 'planningModel');
+  expect(planning).toHaveLength(7);
+  for (const a of planning) {
+    const input = Buffer.from(temporal.api.common.v1.Payloads.encode(a!.input!).finish());
+    expect(input.includes(Buffer.from('thoughtful and analytical planner'))).toBe(false);
+    expect(input.length).toBeLessThan(1_500);
+  }
+});
