@@ -6,7 +6,7 @@ import { MongoClient } from 'mongodb';
 import { findMongoServer, log } from './binaries';
 import { freePort, startProcess, waitUntilHealthy, type ServerProcess } from './process';
 import { startPostgres } from './postgres';
-import { firstLine } from './temporal';
+import { firstLine } from '../core/text';
 
 export interface MongoServer {
   uri: string;

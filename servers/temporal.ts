@@ -104,4 +104,3 @@ function versionOf(cli: string): string {
   }
 }
 
-export { firstLine };

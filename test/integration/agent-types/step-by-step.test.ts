@@ -22,7 +22,7 @@ const step = (stepNo: number, name: string, resultName: string, toolId = 'Calcul
 });
 const calc = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
 
-const agent = (script: Record<string, unknown>, question: string) =>
+const agent = (script: Record<string, unknown>, question: string, parameters: Record<string, unknown> = {}) =>
   runInput(
     scriptedAgent(script as never, {
       type: 'step_by_step',
@@ -32,6 +32,7 @@ const agent = (script: Record<string, unknown>, question: string) =>
         { type: 'planning', content: 'Plan one calculation per step.' },
         { type: 'execution', content: 'Double-check every number.' },
       ],
+      parameters,
     }),
     question,
   );
@@ -195,15 +196,7 @@ describe('the step_by_step agent', () => {
   describe("follows a step's next after a NO decision", () => {
     const withNext = (stepNo: number, name: string, next: number) => ({ ...step(stepNo, name, `r${stepNo}`), next });
     const run = async (plan: unknown[], executor: unknown[][], decision: string[], question: string, parameters: Record<string, unknown> = {}) =>
-      (await startAgentRun(harnessOf(), runInput(
-        scriptedAgent({ planner: ['a plan'], mapping: [JSON.stringify(plan)], executor, decision } as never, {
-          type: 'step_by_step',
-          goal: 'follow the steps',
-          tools: [{ type: 'CalculatorTool' }],
-          parameters,
-        }),
-        question,
-      ))).result();
+      (await startAgentRun(harnessOf(), agent({ planner: ['a plan'], mapping: [JSON.stringify(plan)], executor, decision }, question, parameters))).result();
 
     it('-1 (FINALIZE_STEP) ends the run there, the rest skipped', async () => {
       const out = await run([withNext(1, 'one', -1), withNext(2, 'two', 3), withNext(3, 'three', -1)], [calc('1+0', '1')], ['Decision: NO'], 'finalize early');
@@ -240,24 +233,14 @@ describe('the step_by_step agent', () => {
 
   it('asks an unreadable decision again (bounded) instead of taking it for NO', async () => {
     const question = 'decide clearly';
-    const out = await (
-      await startAgentRun(
-        harnessOf(),
-        runInput(
-          scriptedAgent(
-            {
-              planner: ['two steps'],
-              mapping: [JSON.stringify([step(1, 'multiply', 'product'), step(2, 'power', 'power')])],
-              executor: [calc('6*7', '42')],
-              decision: ['I am not sure what to do.'],
-              decision_retry: ['Still thinking.', 'Done.\nDecision: COMPLETE'],
-            } as never,
-            { type: 'step_by_step', goal: 'the product', tools: [{ type: 'CalculatorTool' }] },
-          ),
-          question,
-        ),
-      )
-    ).result();
+    const script = {
+      planner: ['two steps'],
+      mapping: [JSON.stringify([step(1, 'multiply', 'product'), step(2, 'power', 'power')])],
+      executor: [calc('6*7', '42')],
+      decision: ['I am not sure what to do.'],
+      decision_retry: ['Still thinking.', 'Done.\nDecision: COMPLETE'],
+    };
+    const out = await (await startAgentRun(harnessOf(), agent(script, question))).result();
     expect(out.response).toBe('42');
     expect((out.metadata?.steps as StepView[]).map((s) => [s.status, s.decision])).toEqual([['completed', 'COMPLETE'], ['skipped', undefined]]);
     const retries = forQuestion(question).filter((r) => r.position.role === 'task' && r.position.kind === 'decision_retry');
