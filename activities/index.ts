@@ -3,13 +3,14 @@
  * worker hands in real ones and tests hand in scripted or real ones.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { AgentTool, AgentToolRef, ExecutorCallInput, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, ToolCallInput, ToolObservation } from '../core/contract';
-import type { ChatResponse, Usage } from '../core/llm-types';
+import type { AgentTool, AgentToolRef, ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, ToolCallInput, ToolObservation } from '../core/contract';
+import type { ChatMessage, ChatResponse, Usage } from '../core/llm-types';
 import { toolTimeoutSeconds } from '../core/tool-types';
 import { withHeartbeat } from './heartbeat';
 import { chat, type ChatDeps } from './llm/chat';
-import { formatCompletedSteps, formatSteps, renderTemplate } from '../core/template';
-import { createMemoryActivities, loadCompletedSteps, saveToolCall, toolCallId } from './memory';
+import { executorOpening, formatCompletedSteps, formatSteps, renderTemplate } from '../core/template';
+import { completedStepIds } from '../core/memory-ids';
+import { createMemoryActivities, loadCompletedSteps, loadExecutorHistory, saveStep, saveToolCall, toolCallId } from './memory';
 import type { MemoryStore } from '../memory/store';
 import { toolSpec, type ToolRegistry } from './tools/tool';
 import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, type McpToolParameters } from './tools/mcp';
@@ -29,7 +30,7 @@ export type { AgentTool, AgentToolRef, ExecutorCallInput, PlannerCallInput, Plan
 export const TOOL_OUTPUT_MODEL_LIMIT = 8_000;
 
 export function createActivities(activityDeps: ActivityDeps) {
-  const deps = { ...activityDeps, prompts: promptMaterialCache(activityDeps.memory) };
+  const deps = { ...activityDeps, prompts: promptMaterialCache(activityDeps.memory), executorHistory: executorHistoryCache(activityDeps.memory) };
   return {
     ...createMemoryActivities(deps.memory),
 
@@ -73,7 +74,7 @@ export function createActivities(activityDeps: ActivityDeps) {
 
 export type Activities = ReturnType<typeof createActivities>;
 
-type ModelCallDeps = ActivityDeps & { prompts: ReturnType<typeof promptMaterialCache> };
+type ModelCallDeps = ActivityDeps & { prompts: ReturnType<typeof promptMaterialCache>; executorHistory: ReturnType<typeof executorHistoryCache> };
 
 /** The activity names of model calls (a worker serving the LLM task queue registers these). */
 export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'plannerLlm', 'executorLlm'] as const;
@@ -98,10 +99,16 @@ async function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Prom
 
 async function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Promise<ChatResponse> {
   return withHeartbeat(async () => {
-    const { model, material_id, system_key: _key, tool_names, ...request } = input;
+    const { model, material_id, system_key: _key, tool_names, step_memory, ...request } = input;
     const material = material_id ? await deps.prompts.get(material_id) : undefined;
     const tools = tool_names && material ? material.tools.filter((t) => tool_names.includes(t.name)) : request.tools;
-    return chat(model, { ...request, system: systemOf(input, material), ...(tools ? { tools } : {}) }, deps);
+    const messages = step_memory ? [...(await deps.executorHistory.get(step_memory)), ...request.messages] : request.messages;
+    const response = await chat(model, { ...request, messages, system: systemOf(input, material), ...(tools ? { tools } : {}) }, deps);
+    // A final answer is the step's result; saving it is idempotent, so a retried turn saves what it answers.
+    if (step_memory && response.tool_calls.length === 0) {
+      await saveStep(deps.memory, { ids: step_memory.ids, stepIndex: step_memory.step_index, step: step_memory.step, result: response.content });
+    }
+    return response;
   });
 }
 
@@ -113,26 +120,53 @@ function systemOf(input: MaterialRef & { system?: string }, material: PromptMate
 }
 
 async function renderPlannerPrompt(memory: MemoryStore, ref: PlannerPromptRef, material: PromptMaterial | undefined): Promise<string> {
-  const completed = await loadCompletedSteps(memory, ref.completed_step_ids);
+  const completed = await loadCompletedSteps(memory, completedStepIds(ref));
   const params = ref.params ?? material?.params ?? {};
   const template = ref.template ?? (ref.template_key !== undefined ? params[ref.template_key] : undefined) ?? '';
   const prompt = renderTemplate(template, { ...params, steps: formatSteps(ref.steps), completed_steps: formatCompletedSteps(completed) });
   return prompt + (ref.suffix ?? '');
 }
 
-/** Prompt material by ID, cached in the worker: a run's material never changes. */
-export function promptMaterialCache(memory: MemoryStore, max = 500) {
-  const cache = new Map<string, PromptMaterial>();
+/** A bounded map that forgets its oldest entry first: the worker's caches of what never changes. */
+function boundedCache<K, V>(load: (key: K) => Promise<V>, keyOf: (key: K) => string, max: number) {
+  const cache = new Map<string, V>();
   return {
-    async get(id: string): Promise<PromptMaterial> {
+    async get(key: K): Promise<V> {
+      const id = keyOf(key);
       const hit = cache.get(id);
-      if (hit) return hit;
-      const material = await memory.promptMaterial(id);
+      if (hit !== undefined) return hit;
+      const value = await load(key);
       if (cache.size >= max) cache.delete(cache.keys().next().value as string);
-      cache.set(id, material);
-      return material;
+      cache.set(id, value);
+      return value;
     },
   };
+}
+
+/** Prompt material by ID, cached in the worker: a run's material never changes. */
+export function promptMaterialCache(memory: MemoryStore, max = 500) {
+  return boundedCache((id: string) => memory.promptMaterial(id), (id) => id, max);
+}
+
+/**
+ * The opening messages of an executor step's turns: its earlier steps (question → answer) and
+ * the step. Cached per step, so every turn of a step sees the same earlier steps and only the
+ * first reads memory.
+ */
+export function executorHistoryCache(memory: MemoryStore, max = 1_000) {
+  return boundedCache(
+    async (m: ExecutorStepMemory): Promise<ChatMessage[]> => {
+      const earlier = await loadExecutorHistory(memory, {
+        executor_agent_memory_id: m.ids.executor_agent_memory_id,
+        limit: m.history_limit,
+        before_step: m.step_index,
+        ids: m.ids,
+      });
+      return executorOpening(earlier, m.step);
+    },
+    (m) => `${m.ids.executor_agent_memory_id}/${m.step_index}/${m.history_limit}/${m.step}`,
+    max,
+  );
 }
 
 async function runTool(tools: ToolRegistry, ref: AgentToolRef, input: Record<string, unknown>): Promise<ToolObservation> {

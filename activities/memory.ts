@@ -53,6 +53,72 @@ export async function loadCompletedSteps(store: MemoryStore, ids: readonly strin
   return docs.map((doc) => ({ step: doc.input, result: doc.response }));
 }
 
+/** Which of the executor's earlier steps a step shows its model. */
+export interface ExecutorHistoryQuery {
+  executor_agent_memory_id: string;
+  limit: number;
+  before_step: number;
+  ids: MemoryIds;
+}
+
+/** The executor's earlier steps in this conversation, oldest first (at most `limit`). */
+export async function loadExecutorHistory(store: MemoryStore, input: ExecutorHistoryQuery): Promise<CompletedStep[]> {
+  if (input.limit <= 0) return [];
+  const docs = await store.interactions
+    .find({ memory_id: input.executor_agent_memory_id, origin: 'executor', step_index: { $exists: true } })
+    .sort({ created: -1 })
+    .limit(input.limit + 1)
+    .toArray();
+  // A retried load must not see the current step's own record.
+  const current = executorStepId(input.ids, input.before_step);
+  return docs
+    .filter((d) => d._id !== current)
+    .slice(0, input.limit)
+    .reverse()
+    .map((d) => ({ step: d.input, result: d.response }));
+}
+
+/** An executed step as memory keeps it. */
+export interface StepRecord {
+  ids: MemoryIds;
+  stepIndex: number;
+  step: string;
+  result: string;
+}
+
+/** Saves an executed step: the trace under the run's root interaction, and the executor's own record (both idempotent). */
+export async function saveStep(store: MemoryStore, { ids, stepIndex, step, result }: StepRecord): Promise<void> {
+  const now = new Date();
+  await store.upsertInteraction(
+    {
+      interaction_id: stepTraceId(ids.parent_interaction_id, stepIndex),
+      memory_id: ids.memory_id,
+      ...tenantOf(ids),
+      parent_interaction_id: ids.parent_interaction_id,
+      input: step,
+      response: result,
+      origin: 'planner',
+      trace_number: stepIndex + 1,
+      step_index: stepIndex,
+    },
+    now,
+  );
+  await store.upsertInteraction(
+    {
+      interaction_id: executorStepId(ids, stepIndex),
+      memory_id: ids.executor_agent_memory_id,
+      ...tenantOf(ids),
+      parent_interaction_id: ids.executor_agent_parent_interaction_id,
+      input: step,
+      response: result,
+      origin: 'executor',
+      trace_number: stepIndex + 1,
+      step_index: stepIndex,
+    },
+    now,
+  );
+}
+
 export function createMemoryActivities(store: MemoryStore) {
   return {
     /**
@@ -92,55 +158,10 @@ export function createMemoryActivities(store: MemoryStore) {
     },
 
     /** The executor's earlier steps in this conversation, oldest first. */
-    async loadExecutorHistory(input: { executor_agent_memory_id: string; limit: number; before_step: number; ids: MemoryIds }) {
-      if (input.limit <= 0) return [];
-      const docs = await store.interactions
-        .find({ memory_id: input.executor_agent_memory_id, origin: 'executor', step_index: { $exists: true } })
-        .sort({ created: -1 })
-        .limit(input.limit + 1)
-        .toArray();
-      // A retried load must not see the current step's own record.
-      const current = executorStepId(input.ids, input.before_step);
-      return docs
-        .filter((d) => d._id !== current)
-        .slice(0, input.limit)
-        .reverse()
-        .map((d) => ({ step: d.input, result: d.response }));
-    },
+    loadExecutorHistory: (input: ExecutorHistoryQuery) => loadExecutorHistory(store, input),
 
     /** Saves an executed step: the trace under the root interaction, and the executor's own record. */
-    async saveStep(input: { ids: MemoryIds; stepIndex: number; step: string; result: string }) {
-      const { ids, stepIndex, step, result } = input;
-      const now = new Date();
-      await store.upsertInteraction(
-        {
-          interaction_id: stepTraceId(ids.parent_interaction_id, stepIndex),
-          memory_id: ids.memory_id,
-          ...tenantOf(ids),
-          parent_interaction_id: ids.parent_interaction_id,
-          input: step,
-          response: result,
-          origin: 'planner',
-          trace_number: stepIndex + 1,
-          step_index: stepIndex,
-        },
-        now,
-      );
-      await store.upsertInteraction(
-        {
-          interaction_id: executorStepId(ids, stepIndex),
-          memory_id: ids.executor_agent_memory_id,
-          ...tenantOf(ids),
-          parent_interaction_id: ids.executor_agent_parent_interaction_id,
-          input: step,
-          response: result,
-          origin: 'executor',
-          trace_number: stepIndex + 1,
-          step_index: stepIndex,
-        },
-        now,
-      );
-    },
+    saveStep: (input: StepRecord) => saveStep(store, input),
 
     /** The whole result of an executed step, as saved by {@link saveStep} ('' when there is none). */
     async stepResult(input: { ids: MemoryIds; stepIndex: number }): Promise<string> {

@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition } from '../core/agent';
+import { AgentDefinitionError, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
 import { preview, progressQuery, SearchAttributes, workflowTypeFor, type Progress, type RunIds, type RunOutput } from '../workflows/definitions';
 import type { planExecuteReflect, PlanExecuteReflectInput } from '../workflows';
 import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
@@ -19,7 +19,7 @@ export async function loadAgentFile(
   file: string,
   runParams: Record<string, unknown> = {},
   options: LoadAgentFileOptions = {},
-): Promise<{ agent: AgentDefinition; parameters: PlanExecuteReflectInput['parameters'] }> {
+): Promise<{ agent: AgentDefinition; parameters: ResolvedParameters }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -79,7 +79,8 @@ export function truncateBytes(text: string, maxBytes: number): string {
 
 export interface StartRunOptions {
   agent: AgentDefinition;
-  parameters: PlanExecuteReflectInput['parameters'];
+  /** As `resolveParameters` returns them. */
+  parameters: ResolvedParameters;
   question: string;
   taskQueue: string;
   /** Continue this conversation. */
@@ -106,7 +107,8 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
     executor_agent_parent_interaction_id: randomUUID(),
   };
   const workflowId = `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
-  const input: PlanExecuteReflectInput = { agent: o.agent, question: o.question, parameters: o.parameters, ids };
+  // Default prompts travel as the name of their set, not as text (see sparseParameters).
+  const input: PlanExecuteReflectInput = { agent: o.agent, question: o.question, ...sparseParameters(o.parameters), ids };
   if (memoryId !== undefined) input.memory_id = memoryId;
   if (o.llmTaskQueue) input.llm_task_queue = o.llmTaskQueue;
   const details = [

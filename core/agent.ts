@@ -9,5 +9,6 @@
  */
 export * from './agent-file/model';
 export * from './agent-file/parameters';
+export * from './agent-file/parameter-defaults';
 export * from './agent-file/definition';
 export * from './agent-file/errors';

@@ -9,7 +9,7 @@
  */
 import type { ExecutorTurn, ModelConfig, ModelScript, ScriptedToolCall, ToolEntry } from './agent';
 import type { CallPosition, ChatMessage, ToolSpec } from './llm-types';
-import type { ToolCallPlace } from './memory-ids';
+import type { MemoryIds, ToolCallPlace } from './memory-ids';
 
 export type { ScriptedToolCall, ToolCallPlace };
 
@@ -60,6 +60,11 @@ export interface PlannerPromptRef {
   steps: string[];
   /** Earlier exchanges and step traces, in order, for `${parameters.completed_steps}`. */
   completed_step_ids: string[];
+  /**
+   * This run's first `count` step traces (`<trace_root>:step-1` …), after `completed_step_ids`:
+   * the same IDs in a few bytes, so a long run's planner inputs do not grow with its steps.
+   */
+  run_steps?: { trace_root: string; count: number };
   /** Appended after rendering (the parse-retry instruction). */
   suffix?: string;
 }
@@ -85,6 +90,22 @@ export interface ExecutorCallInput extends Omit<ChatRequest, 'system'>, Material
   system?: string;
   /** The tools offered, by name, from the material's specs (instead of `tools`). */
   tool_names?: string[];
+  /**
+   * A ReAct turn of an executor step: the activity puts the executor's earlier steps and the
+   * step itself before `messages` (this step's turns so far), and saves a final answer as the
+   * step's result, so the step needs no memory round trips of its own.
+   */
+  step_memory?: ExecutorStepMemory;
+}
+
+/** The step an executor turn belongs to, as its model call reads and writes memory. */
+export interface ExecutorStepMemory {
+  ids: MemoryIds;
+  step_index: number;
+  /** The step as the executor is asked to do it (its first user message). */
+  step: string;
+  /** How many earlier steps of the executor memory to show the model. */
+  history_limit: number;
 }
 
 /** A tool as the agent file lists it (or an MCP tool, with its server in `parameters`). */

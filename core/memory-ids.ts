@@ -31,3 +31,27 @@ export const stepTraceId = (parentInteractionId: string, stepIndex: number) => `
 /** The executor memory's record of a step. */
 export const executorStepId = (ids: MemoryIds, stepIndex: number) => `${ids.executor_agent_parent_interaction_id}:step-${stepIndex + 1}`;
 export const toolCallId = (place: ToolCallPlace) => `${executorStepId(place.ids, place.stepIndex)}:tool-${place.callIndex + 1}`;
+
+/** Completed-step IDs as a planner prompt reference carries them (see `PlannerPromptRef.run_steps`). */
+export interface CompletedStepRefs {
+  completed_step_ids: string[];
+  run_steps?: { trace_root: string; count: number };
+}
+
+/**
+ * The completed-step IDs of a prompt reference: the earlier exchanges as IDs, and this run's
+ * step traces — when they are its steps 1…N in order — as a count.
+ */
+export function compactStepIds(ids: readonly string[], historyCount: number, traceRoot: string): CompletedStepRefs {
+  const history = ids.slice(0, historyCount);
+  const steps = ids.slice(historyCount);
+  const inOrder = steps.length > 0 && steps.every((id, unit) => id === stepTraceId(traceRoot, unit));
+  return inOrder ? { completed_step_ids: history, run_steps: { trace_root: traceRoot, count: steps.length } } : { completed_step_ids: [...ids] };
+}
+
+/** Every completed-step ID a prompt reference names, in order. */
+export function completedStepIds(ref: CompletedStepRefs): string[] {
+  const { run_steps } = ref;
+  const steps = run_steps ? Array.from({ length: run_steps.count }, (_, unit) => stepTraceId(run_steps.trace_root, unit)) : [];
+  return [...ref.completed_step_ids, ...steps];
+}

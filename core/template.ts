@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ChatMessage } from './llm-types';
 
 const SEED_PLACEHOLDER = /\$\{parameters\.([A-Za-z0-9_.-]+)\}/g;
 const IVY_PLACEHOLDER = /\{\{(\w+)\}\}/g;
@@ -72,6 +73,11 @@ export interface CompletedStep {
   step: string;
   /** The executor's result for the step. */
   result: string;
+}
+
+/** How an executor step opens its chat: its earlier steps as question → answer turns, then the step. */
+export function executorOpening(earlier: readonly CompletedStep[], step: string): ChatMessage[] {
+  return [...earlier.flatMap(({ step: s, result }): ChatMessage[] => [{ role: 'user', content: s }, { role: 'assistant', content: result }]), { role: 'user', content: step }];
 }
 
 /**

@@ -12,7 +12,7 @@ import { describeWorkerConfig, providerConfigFromEnv, redact, workerConfigFromEn
 import { createLlmClients } from '../activities/llm/clients';
 import type { RecordedRequest } from '../activities/llm/scripted';
 import { firstLine } from '../core/text';
-import { describeWorkflowSource, workflowSource, type WorkflowSource } from './workflow-source';
+import { describeWorkflowSource, workflowCode, type WorkflowSource } from './workflow-source';
 
 export interface PerflowWorker {
   worker: Worker;
@@ -65,7 +65,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
       connection,
       namespace: config.namespace,
       taskQueue: config.taskQueue,
-      ...(config.workflows ?? workflowSource()),
+      ...(await workflowCode(config.workflows)),
       activities: { ...activities, ...config.extraActivities },
       shutdownGraceTime: '10 seconds',
       ...config.tuning,

@@ -3,9 +3,11 @@
  * `npm run build` (dist/workflow-bundle.js), so its workers start without bundling; a checkout
  * bundles the sources at worker start.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { WorkerOptions } from '@temporalio/worker';
+import { Runtime, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 
 /** Written by scripts/bundle-workflows.js beside the compiled modules. */
 export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
@@ -22,4 +24,22 @@ export function describeWorkflowSource(source: WorkflowSource = workflowSource()
   return source.workflowBundle && 'codePath' in source.workflowBundle
     ? `workflows from the prebuilt bundle ${source.workflowBundle.codePath}`
     : 'workflows bundled from the sources at start';
+}
+
+/**
+ * The workflow code as the worker runs it, bundled once, and the build ID naming it:
+ * `perflow+` and 20 hex digits of the bundle's SHA-256. Every workflow task and activity start
+ * in a history records the build ID, so a short one keeps each step's history smaller than the
+ * SDK's default (its package name, version and the whole 64-digit checksum). Options the
+ * bundle needs (workflow interceptor modules, payload converters) are passed here, not to the worker.
+ */
+export async function workflowCode(source: WorkflowSource = workflowSource()): Promise<{ workflowBundle: { code: string }; buildId: string }> {
+  const bundle = source.workflowBundle;
+  const code =
+    bundle && 'code' in bundle
+      ? bundle.code
+      : bundle && 'codePath' in bundle
+        ? await readFile(bundle.codePath, 'utf8')
+        : (await bundleWorkflowCode({ workflowsPath: source.workflowsPath!, logger: Runtime.instance().logger })).code;
+  return { workflowBundle: { code }, buildId: `perflow+${createHash('sha256').update(code).digest('hex').slice(0, 20)}` };
 }

@@ -30,8 +30,14 @@ export interface RunOutput extends RunIds {
 export interface RunInput<S = unknown> {
   agent: AgentDefinition;
   question: string;
-  /** Agent parameters merged with run parameters (see `resolveParameters`). */
-  parameters: ResolvedParameters;
+  /**
+   * Agent parameters merged with run parameters (see `resolveParameters`). With
+   * `parameter_defaults`, the values equal to that set of defaults are left out (see
+   * `sparseParameters`); read them through `denseParameters`.
+   */
+  parameters: ResolvedParameters | Partial<ResolvedParameters>;
+  /** The set of default texts the left-out parameters take (absent: `parameters` are complete). */
+  parameter_defaults?: string;
   /** IDs chosen by the client, so it can show them before the run starts; missing ones are generated. */
   ids?: Partial<RunIds>;
   /** Continue this existing conversation: its recent exchanges become completed steps. */
@@ -49,8 +55,10 @@ export interface RunInput<S = unknown> {
 export interface CarriedState<S = unknown> {
   /** The plan still to do (plan_execute_and_reflect: the planner's latest steps). */
   plan: string[];
-  /** Interaction IDs of the earlier exchanges, then of this run's step traces, in order. */
+  /** Interaction IDs of the earlier exchanges, then of this run's step traces, in order (those in `run_steps` left out). */
   completed_step_ids: string[];
+  /** This run's steps 1…N by count, after `completed_step_ids` (absent in runs recorded before). */
+  run_steps?: { trace_root: string; count: number };
   /** How many of `completed_step_ids` are earlier exchanges (absent in runs recorded before: 0). */
   history_count?: number;
   completed_steps: CompletedStepView[];

@@ -61,7 +61,7 @@ interface PlanAndExecuteState {
 const STEP_VERIFIER_PATCH = 'plan-and-execute-step-verifier';
 
 export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Promise<RunOutput> {
-  const run = await openRun(input, { maxUnits: input.parameters.max_steps, planningSystem: agentTypeSystemPrompt(input.parameters) });
+  const run = await openRun(input, (p) => ({ maxUnits: p.max_steps, planningSystem: agentTypeSystemPrompt(p) }));
   const { agent, question, p, progress } = run;
   const toolIds = run.tools.map((t) => t.spec.name);
   const planning = instructionBlock(instructionsOf(agent, 'planning'));

@@ -8,7 +8,7 @@ import { parsePlannerOutput } from '../core/planner-output';
 import { maxStepsReachedMessage } from '../core/prompts';
 import { preview } from '../core/text';
 import type { RunInput, RunOutput } from './definitions';
-import { openRun } from './kernel/context';
+import { completedStepRefs, openRun } from './kernel/context';
 import { checkpoint, finish, guard, summarizeSteps } from './kernel/lifecycle';
 import { askParsed } from './kernel/model-calls';
 import { runStep } from './kernel/steps';
@@ -19,14 +19,13 @@ type TemplateKey = 'planner_prompt_template' | 'reflect_prompt_template' | 'plan
 export type PlanExecuteReflectInput = RunInput;
 
 export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
-  const p = input.parameters;
-  const run = await openRun(input, { maxUnits: p.max_steps, planningSystem: p.system_prompt });
-  const { progress } = run;
+  const run = await openRun(input, (p) => ({ maxUnits: p.max_steps, planningSystem: p.system_prompt }));
+  const { progress, p } = run;
   // The planner renders its prompt in the activity from the completed steps' IDs (claim check).
   const promptRef = (key: TemplateKey): PlannerPromptRef =>
     run.materialId !== undefined
-      ? { template_key: key, steps: progress.plan, completed_step_ids: run.completedIds }
-      : { template: p[key], params: run.params, steps: progress.plan, completed_step_ids: run.completedIds };
+      ? { template_key: key, steps: progress.plan, ...completedStepRefs(run) }
+      : { template: p[key], params: run.params, steps: progress.plan, ...completedStepRefs(run) };
   const plannerCalls = { next: run.carried?.planner_calls ?? 0 };
 
   return guard(run, async () => {

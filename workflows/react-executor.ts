@@ -7,6 +7,8 @@ import type { AgentTool, AgentToolRef } from '../core/contract';
 import type { ModelSettings } from '../core/contract';
 import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../core/llm-types';
 import type { MemoryIds } from '../core/memory-ids';
+import { patched } from '@temporalio/workflow';
+import { executorOpening } from '../core/template';
 import { preview } from '../core/text';
 import { memoryActivities, modelActivities, toolCall } from './kernel/activity-presets';
 import { modelForCall } from './kernel/scripted-calls';
@@ -60,29 +62,29 @@ export interface ReactExecutorOutput {
   usage: Usage;
 }
 
+/** Executor turns carry their step's memory (`step_memory`) instead of separate load and save activities. */
+export const STEP_MEMORY_IN_MODEL_CALLS_PATCH = 'executor-step-memory-in-model-calls';
+
 export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExecutorOutput> {
   return runReact(input);
 }
 
 /** The ReAct loop of one step, for the executor child workflow and for other workflows' iterations. */
 export async function runReact(input: ReactExecutorInput): Promise<ReactExecutorOutput> {
-  const models = modelActivities(input.llm_task_queue);
-  const finish = async (result: string, iterations: number): Promise<ReactExecutorOutput> => {
-    await memoryActivities.saveStep({ ids: input.ids, stepIndex: input.stepIndex, step: input.step, result });
+  // The model calls read the executor's earlier steps and save the final answer themselves:
+  // a step is its model and tool calls, with no memory round trips of its own.
+  const stepMemory = patched(STEP_MEMORY_IN_MODEL_CALLS_PATCH)
+    ? { ids: input.ids, step_index: input.stepIndex, step: input.step, history_limit: input.message_history_limit }
+    : undefined;
+  // Histories with step memory are newer than the model activities' rename.
+  const models = modelActivities(input.llm_task_queue, stepMemory !== undefined);
+  const finish = async (result: string, iterations: number, saved: boolean): Promise<ReactExecutorOutput> => {
+    if (!saved) await memoryActivities.saveStep({ ids: input.ids, stepIndex: input.stepIndex, step: input.step, result });
     const limit_reached = iterations >= input.max_iteration && !answered;
     return { result_preview: preview(result), result_chars: result.length, iterations, tool_calls: toolCalls, tool_errors: toolErrors, limit_reached, usage };
   };
-  const earlier = await memoryActivities.loadExecutorHistory({
-    executor_agent_memory_id: input.ids.executor_agent_memory_id,
-    limit: input.message_history_limit,
-    before_step: input.stepIndex,
-    ids: input.ids,
-  });
-  const messages: ChatMessage[] = earlier.flatMap(({ step, result }): ChatMessage[] => [
-    { role: 'user', content: step },
-    { role: 'assistant', content: result },
-  ]);
-  messages.push({ role: 'user', content: input.step });
+  // With step memory, `messages` holds only this step's turns after the question.
+  const messages: ChatMessage[] = stepMemory ? [] : await openingMessages(input);
 
   const bindings: ToolBinding[] = input.tool_refs ?? (input.tools ?? []).map((t) => ({ name: t.spec.name, ref: t.ref }));
   const byName = new Map(bindings.map((t) => [t.name, t.ref]));
@@ -103,6 +105,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
         model: modelForCall(input.model, { role: 'executor', step: input.stepIndex, iteration }),
         ...offered,
         messages,
+        ...(stepMemory ? { step_memory: stepMemory } : {}),
         position: { role: 'executor', step: input.stepIndex, iteration },
         ...(input.response_filter ? { response_filter: input.response_filter } : {}),
       },
@@ -111,7 +114,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
     messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls });
     if (response.tool_calls.length === 0) {
       answered = true;
-      return finish(response.content, iteration + 1);
+      return finish(response.content, iteration + 1, stepMemory !== undefined);
     }
     for (const call of response.tool_calls) {
       const ref = byName.get(call.name);
@@ -131,5 +134,16 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
     }
   }
   const gathered = observations.length > 0 ? observations.join('\n') : 'no tool output was gathered';
-  return finish(`Executor iteration limit (${input.max_iteration}) reached before the step was finished. Gathered so far:\n${gathered}`, input.max_iteration);
+  return finish(`Executor iteration limit (${input.max_iteration}) reached before the step was finished. Gathered so far:\n${gathered}`, input.max_iteration, false);
+}
+
+/** The executor's earlier steps and the step, loaded by the workflow (runs recorded before step memory moved into the model calls). */
+async function openingMessages(input: ReactExecutorInput): Promise<ChatMessage[]> {
+  const earlier = await memoryActivities.loadExecutorHistory({
+    executor_agent_memory_id: input.ids.executor_agent_memory_id,
+    limit: input.message_history_limit,
+    before_step: input.stepIndex,
+    ids: input.ids,
+  });
+  return executorOpening(earlier, input.step);
 }

@@ -46,7 +46,7 @@ const NEXT_STEP_PATCH = 'step-by-step-follows-next';
 const DECISION_RETRY_PATCH = 'step-by-step-decision-retry';
 
 export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunOutput> {
-  const run = await openRun(input, { maxUnits: input.parameters.max_iterations, planningSystem: agentTypeSystemPrompt(input.parameters) });
+  const run = await openRun(input, (p) => ({ maxUnits: p.max_iterations, planningSystem: agentTypeSystemPrompt(p) }));
   const { agent, question, p, progress } = run;
   const goal = agent.goal ?? question;
   const toolIds = run.tools.map((t) => t.spec.name);

@@ -53,7 +53,7 @@ interface TodoListState {
 const FINAL_GOAL_VERIFICATION_PATCH = 'todo-list-final-goal-verification';
 
 export async function todoList(input: RunInput<TodoListState>): Promise<RunOutput> {
-  const run = await openRun(input, { maxUnits: input.parameters.max_iterations, planningSystem: agentTypeSystemPrompt(input.parameters) });
+  const run = await openRun(input, (p) => ({ maxUnits: p.max_iterations, planningSystem: agentTypeSystemPrompt(p) }));
   const { agent, question, p, progress } = run;
   const goal = agent.goal ?? todoListGoal(question);
   const toolIds = run.tools.map((t) => t.spec.name);

@@ -1,18 +1,8 @@
 /** Agent parameters: the seed's, with its names and defaults, perflow's own, and their resolution for one run. */
 import { z } from 'zod';
-import { DEFAULT_DATETIME_FORMAT } from '../datetime';
 import { fallbackError, toIssues } from '../issues';
 import { DEFAULT_REPLAN_KEYWORDS } from '../agent-types';
-import {
-  DEFAULT_EXECUTOR_SYSTEM_PROMPT,
-  DEFAULT_PLANNER_PROMPT,
-  DEFAULT_PLANNER_PROMPT_TEMPLATE,
-  DEFAULT_PLANNER_SYSTEM_PROMPT,
-  DEFAULT_PLANNER_WITH_HISTORY_PROMPT_TEMPLATE,
-  DEFAULT_REFLECT_PROMPT,
-  DEFAULT_REFLECT_PROMPT_TEMPLATE,
-  PLAN_EXECUTE_REFLECT_RESPONSE_FORMAT,
-} from '../prompts';
+import { parameterDefaults, type DefaultedTexts } from './parameter-defaults';
 import { booleanParam, integerParam, stringParam, toNumber } from './coerce';
 import { LlmInterface, llmResponseFilterFor } from './model';
 import type { AgentDefinition } from './definition';
@@ -205,30 +195,13 @@ export type AgentParameters = z.infer<typeof AgentParameters>;
  * Parameters of one run, fully defaulted: agent parameters overridden by run parameters,
  * prompts, interface and response filter filled in. Unknown parameters are carried through.
  */
-export type ResolvedParameters = AgentParameters & {
-  /** @default "%Y-%m-%d %H:%M:%S %Z" */
-  datetime_format: string;
-  /** @default DEFAULT_PLANNER_SYSTEM_PROMPT */
-  system_prompt: string;
-  /** @default DEFAULT_EXECUTOR_SYSTEM_PROMPT */
-  executor_system_prompt: string;
-  /** @default DEFAULT_PLANNER_PROMPT */
-  planner_prompt: string;
-  /** @default DEFAULT_REFLECT_PROMPT */
-  reflect_prompt: string;
-  /** @default DEFAULT_PLANNER_PROMPT_TEMPLATE */
-  planner_prompt_template: string;
-  /** @default DEFAULT_REFLECT_PROMPT_TEMPLATE */
-  reflect_prompt_template: string;
-  /** @default DEFAULT_PLANNER_WITH_HISTORY_PROMPT_TEMPLATE */
-  planner_with_history_template: string;
-  /** The planner's interface. @default llm.interface */
-  llm_interface: LlmInterface;
-  /** JSONPath for the planner's interface. @default llmResponseFilterFor(llm_interface) */
-  llm_response_filter: string;
-  /** Always PLAN_EXECUTE_REFLECT_RESPONSE_FORMAT, for custom prompts (as the seed sets it). */
-  plan_execute_reflect_response_format: string;
-};
+export type ResolvedParameters = AgentParameters &
+  DefaultedTexts & {
+    /** The planner's interface. @default llm.interface */
+    llm_interface: LlmInterface;
+    /** JSONPath for the planner's interface. @default llmResponseFilterFor(llm_interface) */
+    llm_response_filter: string;
+  };
 
 
 /**
@@ -262,19 +235,20 @@ export function resolveParameters(agent: AgentDefinition, runParams: Record<stri
     }
   }
   const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
+  const d = parameterDefaults();
   return {
     ...p,
-    datetime_format: p.datetime_format ?? DEFAULT_DATETIME_FORMAT,
-    system_prompt: p.system_prompt ?? DEFAULT_PLANNER_SYSTEM_PROMPT,
-    executor_system_prompt: p.executor_system_prompt ?? DEFAULT_EXECUTOR_SYSTEM_PROMPT,
-    planner_prompt: p.planner_prompt ?? DEFAULT_PLANNER_PROMPT,
-    reflect_prompt: p.reflect_prompt ?? DEFAULT_REFLECT_PROMPT,
-    planner_prompt_template: p.planner_prompt_template ?? DEFAULT_PLANNER_PROMPT_TEMPLATE,
-    reflect_prompt_template: p.reflect_prompt_template ?? DEFAULT_REFLECT_PROMPT_TEMPLATE,
-    planner_with_history_template: p.planner_with_history_template ?? DEFAULT_PLANNER_WITH_HISTORY_PROMPT_TEMPLATE,
+    datetime_format: p.datetime_format ?? d.datetime_format,
+    system_prompt: p.system_prompt ?? d.system_prompt,
+    executor_system_prompt: p.executor_system_prompt ?? d.executor_system_prompt,
+    planner_prompt: p.planner_prompt ?? d.planner_prompt,
+    reflect_prompt: p.reflect_prompt ?? d.reflect_prompt,
+    planner_prompt_template: p.planner_prompt_template ?? d.planner_prompt_template,
+    reflect_prompt_template: p.reflect_prompt_template ?? d.reflect_prompt_template,
+    planner_with_history_template: p.planner_with_history_template ?? d.planner_with_history_template,
     llm_interface: llmInterface,
     llm_response_filter: nonEmpty(p.llm_response_filter) ?? llmResponseFilterFor(llmInterface),
-    plan_execute_reflect_response_format: PLAN_EXECUTE_REFLECT_RESPONSE_FORMAT,
+    plan_execute_reflect_response_format: d.plan_execute_reflect_response_format,
   };
 }
 

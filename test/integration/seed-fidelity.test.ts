@@ -5,6 +5,7 @@
 import { final, plan, runInput, scriptedAgent, useHarness, workflowId } from '../support/harness';
 import { planExecuteReflect, type RunOutput } from '../../workflows';
 import { startRun } from '../../client/run';
+import { denseParameters } from '../../core/agent';
 import { readMemory } from '../../client/memory';
 import { serverEnv } from '../support/env';
 
@@ -68,8 +69,8 @@ it('tenant_id stamps every memory document and interaction, executor_agent_id is
   const agentFile = (step: string) =>
     scriptedAgent({ planner: [plan(step), final(`${step} done`)], executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2+2' } }] }, { content: `${step}: 4` }]] }, { tools: [{ type: 'CalculatorTool' }] });
   const start = async (step: string, params: Record<string, unknown>) => {
-    const { agent, parameters } = runInput(agentFile(step), `${step}?`, params);
-    const started = await startRun(harness().client, { agent, parameters, question: `${step}?`, taskQueue: harness().taskQueue });
+    const input = runInput(agentFile(step), `${step}?`, params);
+    const started = await startRun(harness().client, { agent: input.agent, parameters: denseParameters(input), question: `${step}?`, taskQueue: harness().taskQueue });
     return (await started.handle.result()) as RunOutput;
   };
   const first = await start('first step', { tenant_id: 'acme', executor_agent_id: 'exec-7' });

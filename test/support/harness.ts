@@ -10,7 +10,7 @@ import type { RecordedRequest } from '../../activities/llm/scripted';
 import type { Tool } from '../../activities/tools/tool';
 import { providerConfigFromEnv } from '../../config/env';
 import { createWorker } from '../../workers/main';
-import { parseAgentDefinition, resolveParameters } from '../../core/agent';
+import { parseAgentDefinition, resolveParameters, sparseParameters } from '../../core/agent';
 import { progressQuery, workflowTypeFor, type PlanExecuteReflectInput, type RunOutput } from '../../workflows';
 import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
 
@@ -81,7 +81,7 @@ export function useHarness(options: Parameters<typeof createHarness>[0] = {}): (
 export function runInput(agentFile: unknown, question: string, runParams: Record<string, unknown> = {}): PlanExecuteReflectInput {
   // Test workers register test-only tools; the worker checks the types at run start.
   const agent = parseAgentDefinition(agentFile, { toolTypes: 'any' });
-  return { agent, question, parameters: resolveParameters(agent, runParams) };
+  return { agent, question, ...sparseParameters(resolveParameters(agent, runParams)) };
 }
 
 /** A scripted agent file. */

@@ -211,4 +211,23 @@ export const SCENARIOS: Scenario[] = [
     ),
   },
   { name: 'prompt-material-todo-list', question: 'sum 1..2, by reference', agent: typedAgent('todo_list', 2) },
+  // Executor steps read their earlier steps and save their results inside the model calls (patched):
+  // the second step sees the first; the third reaches the iteration limit and is saved by the workflow.
+  {
+    name: 'step-memory-three-steps',
+    question: 'What is (6*7) + 2^10, with step memory?',
+    params: { executor_max_iterations: 2 },
+    agent: scriptedAgent(
+      {
+        planner: [plan('compute 6*7', 'add 1024', 'check'), plan('add 1024', 'check'), plan('check'), final('1066')],
+        executor: [
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1024' } }] }, { content: '1066' }],
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+1' } }] }, { tool_calls: [{ name: 'CalculatorTool', input: { expression: '2+2' } }] }],
+        ],
+      },
+      { tools: [{ type: 'CalculatorTool' }] },
+    ),
+  },
+  { name: 'step-memory-todo-list', question: 'sum 1..2, with step memory', agent: typedAgent('todo_list', 2) },
 ];

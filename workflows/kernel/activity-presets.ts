@@ -28,23 +28,25 @@ const SUMMARY_CALL = { startToCloseTimeout: '2 minutes', retry: { initialInterva
 
 /**
  * The model activities, on the LLM task queue when the run has one (`llm_task_queue`, served by
- * workers with a fleet-wide rate limit on model calls).
+ * workers with a fleet-wide rate limit on model calls). `renamed`: the caller knows the history
+ * is newer than the rename (it passed a later patch), so no marker is recorded for it.
  */
-export function modelActivities(taskQueue?: string) {
+export function modelActivities(taskQueue?: string, renamed = false) {
   const queue = taskQueue ? { taskQueue } : {};
   const calls = proxyActivities<Activities>({ ...queue, ...MODEL_CALL });
   const summary = proxyActivities<Activities>({ ...queue, ...SUMMARY_CALL });
+  const byModel = () => renamed || patched(ACTIVITY_NAMES_PATCH);
   return {
     /** A planning-model call: prompt (or prompt reference) in, text out. */
-    planning: () => (patched(ACTIVITY_NAMES_PATCH) ? calls.planningModel : calls.plannerLlm),
+    planning: () => (byModel() ? calls.planningModel : calls.plannerLlm),
     /** An execution-model call: a chat turn (with tools) in, a chat response out. */
-    execution: () => (patched(ACTIVITY_NAMES_PATCH) ? calls.executionModel : calls.executorLlm),
+    execution: () => (byModel() ? calls.executionModel : calls.executorLlm),
     /**
      * An execution model's one-prompt call (decision, assessment). Before the rename these went
      * through `plannerLlm`, so without the patch they still do.
      */
-    executionPrompt: () => (patched(ACTIVITY_NAMES_PATCH) ? { kind: 'execution' as const, call: calls.executionModel } : { kind: 'legacy' as const, call: calls.plannerLlm }),
-    summary: () => (patched(ACTIVITY_NAMES_PATCH) ? summary.planningModel : summary.plannerLlm),
+    executionPrompt: () => (byModel() ? { kind: 'execution' as const, call: calls.executionModel } : { kind: 'legacy' as const, call: calls.plannerLlm }),
+    summary: () => (byModel() ? summary.planningModel : summary.plannerLlm),
   };
 }
 

@@ -6,11 +6,12 @@
 import { isCancellation, log, patched, setCurrentDetails, setHandler, uuid4 } from '@temporalio/workflow';
 import type { AgentTool } from '../../core/contract';
 import type { AgentDefinition, ResolvedParameters } from '../../core/agent';
+import { denseParameters } from '../../core/agent-file/parameter-defaults';
 import { formatDatetime, injectDatetime } from '../../core/datetime';
 import { ZERO_USAGE } from '../../core/llm-types';
 import { buildToolsPrompt, renderTemplate, resolveParameterValues } from '../../core/template';
 import { causeChain } from '../../core/text';
-import type { MemoryIds } from '../../core/memory-ids';
+import { compactStepIds, completedStepIds, type CompletedStepRefs, type MemoryIds } from '../../core/memory-ids';
 import { progressMarkdown, progressQuery, type CarriedState, type Progress, type RunIds, type RunInput } from '../definitions';
 import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activity-presets';
 
@@ -54,9 +55,10 @@ export interface RunContext<S = unknown> {
 }
 
 /** Opens a run: IDs, progress query, tools (listed once per run), memory (on the first execution only). */
-export async function openRun<S>(input: RunInput<S>, spec: RunSpec): Promise<RunContext<S>> {
+export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParameters) => RunSpec): Promise<RunContext<S>> {
   const { agent, question, carried } = input;
-  const p = input.parameters;
+  const p = denseParameters<ResolvedParameters>(input);
+  const spec = specOf(p);
   const ids = runIdsFor(input);
   const memoryIds: MemoryIds = p.tenant_id !== undefined ? { ...ids, tenant_id: p.tenant_id } : ids;
   const progress: Progress = {
@@ -78,7 +80,7 @@ export async function openRun<S>(input: RunInput<S>, spec: RunSpec): Promise<Run
   const params = templateParams(p, question, tools);
   // System prompts may use `${parameters.x}` too (seed 002).
   const systems = withDatetime(p, renderTemplate(spec.planningSystem, params), renderTemplate(p.executor_system_prompt, params));
-  const completedIds = [...(carried?.completed_step_ids ?? [])];
+  const completedIds = carried ? completedStepIds(carried) : [];
   let materialId = carried?.material_id;
   let historyCount = carried?.history_count ?? 0;
   if (!carried) {
@@ -119,6 +121,11 @@ export async function openRun<S>(input: RunInput<S>, spec: RunSpec): Promise<Run
     carried,
     showProgress: () => setCurrentDetails(progressMarkdown(progress)),
   };
+}
+
+/** The run's completed steps as a prompt reference or the carried state names them: this run's steps by count. */
+export function completedStepRefs(run: RunContext): CompletedStepRefs {
+  return compactStepIds(run.completedIds, run.historyCount, run.ids.parent_interaction_id);
 }
 
 /** Every run parameter as a `${parameters.x}` value, with their own placeholders filled, plus the tools and the question. */

@@ -9,7 +9,7 @@ import { MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tok
 import { preview } from '../../core/text';
 import { SearchAttributes, type CarriedState, type RunOutput } from '../definitions';
 import { memoryActivities } from './activity-presets';
-import { causeMessage, type RunContext } from './context';
+import { causeMessage, completedStepRefs, type RunContext } from './context';
 import { responseFilter } from './model-calls';
 import { modelForCall } from './scripted-calls';
 
@@ -86,7 +86,7 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
   if (historyIsLong(run) && (isPlanExecuteReflect(run) || patched(CONTINUE_AS_NEW_PATCH))) {
     const carried: CarriedState<S> = {
       plan: progress.plan,
-      completed_step_ids: run.completedIds,
+      ...completedStepRefs(run),
       history_count: run.historyCount,
       completed_steps: progress.completed_steps,
       steps_executed: progress.steps_executed,
@@ -121,7 +121,7 @@ export async function summarizeSteps(run: RunContext): Promise<string> {
           template: MAX_STEPS_SUMMARY_PROMPT_TEMPLATE,
           ...(run.materialId !== undefined ? {} : { params: run.params }),
           steps: progress.plan,
-          completed_step_ids: run.completedIds,
+          ...completedStepRefs(run),
         },
         ...(run.materialId !== undefined ? { material_id: run.materialId } : {}),
         position: { role: 'summary' },
