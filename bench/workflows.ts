@@ -1,7 +1,10 @@
 /**
- * The benchmark's workflows: perflow's own, plus a floor that performs, per step, the same
- * Temporal round trips as a plan-execute-reflect step with a zero-latency model and no tools
- * (one planner activity, one child workflow with three activities), doing nothing in them.
+ * The benchmark's workflows: perflow's own, plus a floor that performs the same Temporal round
+ * trips as a plan-execute-reflect run with a zero-latency model and no tools, doing nothing in
+ * them. The executor child loads its earlier steps and saves its result inside its model call,
+ * so a step is one planningModel activity and one child workflow with one executionModel
+ * activity; a run also opens with startRun and savePromptMaterial and ends with the final
+ * planner call and finishRun.
  */
 import { executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { BenchActivities } from './activities';
@@ -11,13 +14,12 @@ export * from '../workflows';
 const { noop } = proxyActivities<BenchActivities>({ startToCloseTimeout: '1 minute' });
 
 export async function floorStep(): Promise<void> {
-  await noop(); // loadExecutorHistory
   await noop(); // executionModel
-  await noop(); // saveStep
 }
 
 export async function floorRun(steps: number): Promise<number> {
   await noop(); // startRun
+  await noop(); // savePromptMaterial
   for (let i = 0; i < steps; i++) {
     await noop(); // planningModel
     await executeChild(floorStep, { workflowId: `${workflowInfo().workflowId}/step-${i + 1}` });

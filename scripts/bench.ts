@@ -1,12 +1,15 @@
 /**
- * `npm run bench`: what Temporal orchestration costs perflow, on servers started for the run.
+ * `npm run bench`: what Temporal orchestration and durability cost perflow, on servers started
+ * for the run, with the worker in its own process (bench/worker-process.ts).
  *
  *   npm run bench -- [--concurrency 50,200] [--steps 10] [--runs 5]
+ *                    [--backends sqlite,postgresql] [--latency-ms 1000] [--long]
  *
- * With the scripted zero-latency model it measures: per-step orchestration time of
- * plan-execute-reflect next to a floor workflow doing the same round trips with no-op
- * activities; K concurrent 5-step runs on one worker; history events and bytes per step with
- * 1 KB and 1 MB tool outputs; the worker's peak RSS. Writes bench/results/latest.{json,md}.
+ * On the first memory backend: per-step orchestration time next to a floor workflow doing the
+ * same Temporal round trips with no-op activities; history, Temporal tasks and MongoDB commands
+ * per step; the run's start event; perflow next to an in-process loop with model latency; with
+ * `--long`, a 1,000-step run through continue-as-new. On every backend: K concurrent 5-step
+ * runs next to the floor, and the worker's peak RSS. Writes bench/results/latest.{json,md}.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -14,46 +17,50 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
-import { Runtime, DefaultLogger } from '@temporalio/worker';
 import { MongoClient } from 'mongodb';
-import { z } from 'zod';
-import { createWorker, defineTool } from '../workers/main';
-import { parseAgentDefinition, resolveParameters } from '../core/agent';
-import { startServers, stopServersOnSignals } from '../servers';
-import { benchActivities } from '../bench/activities';
+import { firstLine } from '../core/text';
+import { startServers, stopServersOnSignals, type Servers } from '../servers';
+import { benchInput } from '../bench/agents';
+import { activityTrouble, allHistories, eventCount, fetchManyRunHistories, fetchRunHistories, historyBytes, startEventBytes, temporalTasks, type RunHistories } from '../bench/histories';
+import { runInProcess } from '../bench/in-process-loop';
+import { blobTool } from '../bench/tools';
+import { startBenchWorker, type BenchWorker } from '../bench/worker-handle';
 import type { PlanExecuteReflectInput } from '../workflows';
 
 const { values: args } = parseArgs({
-  options: { concurrency: { type: 'string', default: '50,200' }, steps: { type: 'string', default: '10' }, runs: { type: 'string', default: '5' } },
+  options: {
+    concurrency: { type: 'string', default: '50,200' },
+    steps: { type: 'string', default: '10' },
+    runs: { type: 'string', default: '5' },
+    backends: { type: 'string', default: 'sqlite,postgresql' },
+    'latency-ms': { type: 'string', default: '1000' },
+    long: { type: 'boolean', default: false },
+  },
 });
 const CONCURRENCY = args.concurrency.split(',').map(Number);
 const STEPS = Number(args.steps);
 const RUNS = Number(args.runs);
+const BACKENDS = args.backends.split(',').map((b) => b.trim());
+const LATENCY_MS = Number(args['latency-ms']);
+const LONG_RUN_STEPS = 1_000;
 
-const blobTool = defineTool({
-  type: 'BlobTool',
-  description: 'Returns that many bytes.',
-  input: z.object({ bytes: z.number() }),
-  run: async ({ bytes }) => 'x'.repeat(bytes),
-});
+/** One table row: the measure, perflow's figure, the baseline's (floor or loop), their ratio. */
+type Row = [measure: string, perflow: string, baseline: string, ratio: string];
 
-const plan = (...steps: string[]) => JSON.stringify({ steps, result: '' });
-const final = (result: string) => JSON.stringify({ steps: [], result });
+/** A memory backend's servers, the worker process on them, and a client. */
+interface Bench {
+  /** As --backends names it. */
+  backend: string;
+  label: string;
+  client: Client;
+  worker: BenchWorker;
+  taskQueue: string;
+}
 
-/** A scripted run of `steps` steps; with `toolBytes`, each step calls BlobTool once. */
-function input(steps: number, toolBytes?: number): PlanExecuteReflectInput {
-  const turn = toolBytes === undefined ? [{ content: 'done' }] : [{ tool_calls: [{ name: 'BlobTool', input: { bytes: toolBytes } }] }, { content: 'done' }];
-  const agent = parseAgentDefinition(
-    {
-      name: 'bench',
-      type: 'plan_execute_and_reflect',
-      llm: { interface: 'scripted', script: { planner: [...Array.from({ length: steps }, (_, i) => plan(`step ${i + 1}`)), final('ok')], executor: Array.from({ length: steps }, () => turn) } },
-      tools: toolBytes === undefined ? [] : [{ type: 'BlobTool' }],
-    },
-    { toolTypes: 'any' },
-  );
-  return { agent, question: 'bench', parameters: resolveParameters(agent, { max_steps: steps + 1 }) };
+interface Finished {
+  ms: number;
+  workflowId: string;
+  firstExecutionRunId: string;
 }
 
 const percentile = (xs: number[], p: number) => {
@@ -61,115 +68,259 @@ const percentile = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 };
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+const size = (bytes: number) => (bytes < 2 ** 20 ? `${round(bytes / 1024)} KB` : `${round(bytes / 2 ** 20, 2)} MB`);
+const seconds = (ms: number) => `${round(ms / 1000, 2)} s`;
 
-async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  stopServersOnSignals();
-  const servers = await startServers();
-  let peakRss = 0;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
-  const mongo = await new MongoClient(servers.mongo.uri).connect();
-  const db = mongo.db(`perflow_bench_${Date.now()}`);
-  const taskQueue = `perflow-bench-${randomUUID().slice(0, 8)}`;
-  // The worker as perflow builds it, with the floor workflow and its no-op activities added.
-  const worker = await createWorker({
-    temporalAddress: servers.temporal.address,
-    namespace: servers.temporal.namespace,
-    taskQueue,
-    mongoUri: servers.mongo.uri,
-    database: db.databaseName,
-    tools: [blobTool],
-    workflows: { workflowsPath: require.resolve('../bench/workflows') },
-    extraActivities: benchActivities,
-    tuning: { maxConcurrentWorkflowTaskExecutions: 100, maxConcurrentActivityTaskExecutions: 200 },
-  });
-  const running = worker.run();
-  const connection = await Connection.connect({ address: servers.temporal.address });
-  const client = new Client({ connection, namespace: servers.temporal.namespace });
-  const start = (type: 'planExecuteReflect' | 'floorRun', steps: number, toolBytes?: number) =>
-    client.workflow.start(type, {
-      taskQueue,
-      workflowId: `bench-${type}-${randomUUID().slice(0, 8)}`,
-      args: type === 'floorRun' ? [steps] : [input(steps, toolBytes)],
-    });
-  const timed = async (type: 'planExecuteReflect' | 'floorRun', steps: number) => {
-    const t0 = performance.now();
-    const h = await start(type, steps);
-    await h.result();
-    return performance.now() - t0;
-  };
-  const results: Record<string, unknown> = {};
-  const md: string[] = [];
+/** The memory backend as people name it, from what startMongo started. */
+function backendLabel(kind: string): string {
+  const labels: Record<string, string> = { ferretdb: 'FerretDB on SQLite', 'ferretdb-postgresql': 'FerretDB on PostgreSQL', external: 'MongoDB at MONGODB_URI' };
+  return labels[kind] ?? kind;
+}
+
+/** `uri` naming `database` (the worker reads its database from MONGODB_URI). */
+function withDatabase(uri: string, database: string): string {
+  const url = new URL(uri);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** Starts the servers with this memory backend and the worker process on them; `body` measures. */
+async function withBench<T>(backend: string, body: (bench: Bench) => Promise<T>): Promise<T> {
+  const previous = process.env.PERFLOW_MONGO_BACKEND;
+  process.env.PERFLOW_MONGO_BACKEND = backend;
+  let servers: Servers;
   try {
-    // 1. Per-step orchestration time, one run at a time.
-    await timed('planExecuteReflect', 2); // warm-up: bundle caches, connections
-    await timed('floorRun', 2);
-    const perStep = { per: [] as number[], floor: [] as number[] };
-    for (let i = 0; i < RUNS; i++) {
-      perStep.per.push((await timed('planExecuteReflect', STEPS)) / STEPS);
-      perStep.floor.push((await timed('floorRun', STEPS)) / STEPS);
-    }
-    const p50 = { per: percentile(perStep.per, 50), floor: percentile(perStep.floor, 50) };
-    const p95 = { per: percentile(perStep.per, 95), floor: percentile(perStep.floor, 95) };
-    results.per_step_ms = { steps: STEPS, runs: RUNS, p50, p95, ratio_p50: p50.per / p50.floor };
-    md.push(`| per-step orchestration (${RUNS} runs × ${STEPS} steps, one at a time) | p50 ${round(p50.per)} ms, p95 ${round(p95.per)} ms | p50 ${round(p50.floor)} ms, p95 ${round(p95.floor)} ms | ${round(p50.per / p50.floor, 2)}× |`);
-
-    // 2. K concurrent 5-step runs.
-    const concurrent: Record<string, unknown> = {};
-    for (const k of CONCURRENCY) {
-      for (const type of ['planExecuteReflect', 'floorRun'] as const) {
-        const t0 = performance.now();
-        const latencies = await Promise.all(Array.from({ length: k }, () => timed(type, 5)));
-        const seconds = (performance.now() - t0) / 1000;
-        concurrent[`${type}_${k}`] = { runs_per_second: k / seconds, p50_ms: percentile(latencies, 50), p95_ms: percentile(latencies, 95) };
-      }
-      const a = concurrent[`planExecuteReflect_${k}`] as { runs_per_second: number; p50_ms: number; p95_ms: number };
-      const b = concurrent[`floorRun_${k}`] as typeof a;
-      md.push(
-        `| ${k} concurrent 5-step runs, one worker | ${round(a.runs_per_second)} runs/s, p50 ${round(a.p50_ms / 1000, 2)} s, p95 ${round(a.p95_ms / 1000, 2)} s | ${round(b.runs_per_second)} runs/s, p50 ${round(b.p50_ms / 1000, 2)} s, p95 ${round(b.p95_ms / 1000, 2)} s | ${round(b.runs_per_second / a.runs_per_second, 2)}× the time |`,
-      );
-    }
-    results.concurrent = concurrent;
-
-    // 3. History growth per step with small and huge tool outputs (claim check).
-    const growth: Record<string, unknown> = {};
-    for (const [label, bytes] of [['1 KB', 1024], ['1 MB', 1024 * 1024]] as const) {
-      const h = await start('planExecuteReflect', 3, bytes);
-      await h.result();
-      let events = 0;
-      let size = 0;
-      for (const id of [h.workflowId, ...[1, 2, 3].map((n) => `${h.workflowId}/step-${n}`)]) {
-        const history = await client.workflow.getHandle(id).fetchHistory();
-        events += history.events?.length ?? 0;
-        size += temporal.api.history.v1.History.encode(history).finish().length;
-      }
-      growth[label] = { events_per_step: events / 3, bytes_per_step: size / 3 };
-      md.push(`| history per step, tool output ${label} (run + executor child) | ${round(events / 3)} events, ${round(size / 3 / 1024)} KB | | |`);
-    }
-    results.history_growth = growth;
-    results.worker_peak_rss_mb = peakRss / 2 ** 20;
-    md.push(`| worker peak RSS (worker, client and bench in one process) | ${round(peakRss / 2 ** 20)} MB | | |`);
+    servers = await startServers();
   } finally {
-    clearInterval(sampler);
-    worker.shutdown();
-    await running.catch(() => undefined);
-    await connection.close();
-    await db.dropDatabase().catch(() => undefined);
-    await mongo.close();
+    if (previous === undefined) delete process.env.PERFLOW_MONGO_BACKEND;
+    else process.env.PERFLOW_MONGO_BACKEND = previous;
+  }
+  const database = `perflow_bench_${Date.now()}`;
+  const taskQueue = `perflow-bench-${randomUUID().slice(0, 8)}`;
+  let worker: BenchWorker | undefined;
+  let connection: Connection | undefined;
+  try {
+    worker = await startBenchWorker({
+      TEMPORAL_ADDRESS: servers.temporal.address,
+      TEMPORAL_NAMESPACE: servers.temporal.namespace,
+      MONGODB_URI: withDatabase(servers.mongo.uri, database),
+      PERFLOW_TASK_QUEUE: taskQueue,
+    });
+    connection = await Connection.connect({ address: servers.temporal.address });
+    const client = new Client({ connection, namespace: servers.temporal.namespace });
+    return await body({ backend, label: backendLabel(servers.mongo.kind), client, worker, taskQueue });
+  } finally {
+    await worker?.stop();
+    await connection?.close();
+    await dropDatabase(servers.mongo.uri, database);
     await servers.stop();
   }
+}
+
+/** Leaves no benchmark data behind on a MongoDB we did not start. */
+async function dropDatabase(uri: string, database: string): Promise<void> {
+  const mongo = new MongoClient(uri, { serverSelectionTimeoutMS: 2_000 });
+  await mongo
+    .db(database)
+    .dropDatabase()
+    .catch(() => undefined);
+  await mongo.close();
+}
+
+async function execute(bench: Bench, type: 'planExecuteReflect' | 'floorRun', arg: PlanExecuteReflectInput | number): Promise<Finished> {
+  const t0 = performance.now();
+  const handle = await bench.client.workflow.start(type, { taskQueue: bench.taskQueue, workflowId: `bench-${type}-${randomUUID().slice(0, 8)}`, args: [arg] });
+  await handle.result();
+  return { ms: performance.now() - t0, workflowId: handle.workflowId, firstExecutionRunId: handle.firstExecutionRunId };
+}
+const perflowRun = (bench: Bench, input: PlanExecuteReflectInput) => execute(bench, 'planExecuteReflect', input);
+const floorRun = (bench: Bench, steps: number) => execute(bench, 'floorRun', steps);
+const historiesOf = (bench: Bench, run: Finished) => fetchRunHistories(bench.client, run.workflowId, run.firstExecutionRunId);
+
+/** Per-step orchestration time, one run at a time, zero-latency model, no tools. */
+async function measurePerStep(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
+  await perflowRun(bench, benchInput({ steps: 2 })); // warm-up: workflow bundle, connections
+  await floorRun(bench, 2);
+  const per: number[] = [];
+  const floor: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    per.push((await perflowRun(bench, benchInput({ steps: STEPS }))).ms / STEPS);
+    floor.push((await floorRun(bench, STEPS)).ms / STEPS);
+  }
+  const p50 = { per: percentile(per, 50), floor: percentile(floor, 50) };
+  const p95 = { per: percentile(per, 95), floor: percentile(floor, 95) };
+  results.per_step_ms = { steps: STEPS, runs: RUNS, p50, p95, ratio_p50: p50.per / p50.floor };
+  return [[`per-step orchestration (${RUNS} run${RUNS === 1 ? '' : 's'} × ${STEPS} steps, one at a time)`, `p50 ${round(p50.per)} ms, p95 ${round(p95.per)} ms`, `floor: p50 ${round(p50.floor)} ms, p95 ${round(p95.floor)} ms`, `${round(p50.per / p50.floor, 2)}×`]];
+}
+
+/** What MongoDB commands the worker sent while `body` ran, by name. */
+async function mongoCommandsDuring(bench: Bench, body: () => Promise<Finished>): Promise<{ run: Finished; commands: Record<string, number> }> {
+  const before = await bench.worker.mongoCommands();
+  const run = await body();
+  const after = await bench.worker.mongoCommands();
+  return { run, commands: Object.fromEntries(Object.entries(after).map(([name, n]) => [name, n - (before[name] ?? 0)]).filter(([, n]) => n !== 0)) };
+}
+
+/** A three-step and a six-step run with one BlobTool call per step: their histories and MongoDB commands. */
+async function threeAndSix(bench: Bench, toolBytes: number) {
+  const measured = async (steps: number) => {
+    const { run, commands } = await mongoCommandsDuring(bench, () => perflowRun(bench, benchInput({ steps, toolBytes })));
+    return { histories: await historiesOf(bench, run), commands };
+  };
+  return { three: await measured(3), six: await measured(6) };
+}
+
+/** Parent growth per added step, (six − three) ÷ 3, and the mean executor child. */
+function historyPerStep(three: RunHistories, six: RunHistories) {
+  return {
+    parent: { events: (eventCount(six.executions) - eventCount(three.executions)) / 3, bytes: (historyBytes(six.executions) - historyBytes(three.executions)) / 3 },
+    child: { events: eventCount(six.children) / six.children.length, bytes: historyBytes(six.children) / six.children.length },
+  };
+}
+
+const perAddedStep = (six: number, three: number) => (six - three) / 3;
+
+/** History, Temporal tasks and MongoDB commands per step (one tool call per step), and the start event. */
+async function measureHistory(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
+  const rows: Row[] = [];
+  const history: Record<string, unknown> = {};
+  let small: Awaited<ReturnType<typeof threeAndSix>> | undefined;
+  for (const [label, bytes] of [['1 KB', 1024], ['1 MB', 1024 * 1024]] as const) {
+    const runs = await threeAndSix(bench, bytes);
+    small ??= runs;
+    const { parent, child } = historyPerStep(runs.three.histories, runs.six.histories);
+    history[label] = { parent_per_added_step: parent, executor_child: child };
+    rows.push([`history per added step, parent run, tool output ${label} ((6-step − 3-step) ÷ 3)`, `${round(parent.events)} events, ${size(parent.bytes)}`, '', '']);
+    rows.push([`history of one executor child with one tool call, output ${label}`, `${round(child.events)} events, ${size(child.bytes)}`, '', '']);
+  }
+  results.history = history;
+
+  const { three, six } = small!;
+  const start = startEventBytes(six.histories.executions[0]);
+  results.start_event_bytes = start;
+  rows.push(['run start event (WorkflowExecutionStarted, default prompts)', size(start), '', '']);
+
+  const tasks = { six: temporalTasks(allHistories([six.histories])), three: temporalTasks(allHistories([three.histories])) };
+  const tasksPerStep = { per_added_step: perAddedStep(tasks.six, tasks.three), whole_run_per_step: tasks.six / 6 };
+  results.temporal_tasks_per_step = tasksPerStep;
+  rows.push(['Temporal tasks per step (workflow + activity tasks, parent and child)', `${round(tasksPerStep.per_added_step)} per added step; ${round(tasksPerStep.whole_run_per_step)} per step over a whole 6-step run`, '', '']);
+
+  const names = [...new Set([...Object.keys(six.commands), ...Object.keys(three.commands)])].sort();
+  const byName = Object.fromEntries(names.map((n) => [n, perAddedStep(six.commands[n] ?? 0, three.commands[n] ?? 0)]));
+  const total = { six: Object.values(six.commands).reduce((a, b) => a + b, 0), three: Object.values(three.commands).reduce((a, b) => a + b, 0) };
+  const mongo = { per_added_step: perAddedStep(total.six, total.three), per_added_step_by_command: byName, whole_run_per_step: total.six / 6 };
+  results.mongo_commands_per_step = mongo;
+  const detail = names.filter((n) => byName[n] !== 0).map((n) => `${n} ${round(byName[n])}`).join(', ');
+  rows.push(['MongoDB commands per step, sent by the worker (step with one tool call)', `${round(mongo.per_added_step)} per added step (${detail}); ${round(mongo.whole_run_per_step)} per step over a whole 6-step run`, '', '']);
+  return rows;
+}
+
+/** The same 5-step agent with model latency through perflow and as a plain in-process loop. */
+async function measureDurabilityCost(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
+  const input = benchInput({ steps: 5, toolBytes: 1024, latencyMs: LATENCY_MS });
+  const perflow = (await perflowRun(bench, input)).ms;
+  const t0 = performance.now();
+  await runInProcess(input, [blobTool]);
+  const loop = performance.now() - t0;
+  results.durability_cost = { latency_ms: LATENCY_MS, perflow_ms: perflow, loop_ms: loop, ratio: perflow / loop };
+  return [[`what durability costs: 5 steps, one 1 KB tool call each, model latency ${LATENCY_MS} ms`, seconds(perflow), `in-process loop: ${seconds(loop)}`, `${round(perflow / loop, 2)}×`]];
+}
+
+/** K runs at once: throughput, latencies, the worker's peak RSS, activity timeouts and retries. */
+async function concurrently(bench: Bench, k: number, start: () => Promise<Finished>) {
+  bench.worker.resetPeakRss();
+  const t0 = performance.now();
+  const runs = await Promise.all(Array.from({ length: k }, start));
+  const elapsed = performance.now() - t0;
+  const peakRssMb = bench.worker.peakRssMb();
+  const trouble = activityTrouble(allHistories(await fetchManyRunHistories(bench.client, runs)));
+  const latencies = runs.map((r) => r.ms);
+  return { runs_per_second: k / (elapsed / 1000), p50_ms: percentile(latencies, 50), p95_ms: percentile(latencies, 95), worker_peak_rss_mb: peakRssMb, activity_timeouts: trouble.timeouts, activity_retries: trouble.retries };
+}
+
+async function measureConcurrency(bench: Bench, k: number): Promise<{ row: Row; json: unknown }> {
+  const per = await concurrently(bench, k, () => perflowRun(bench, benchInput({ steps: 5 })));
+  const floor = await concurrently(bench, k, () => floorRun(bench, 5));
+  const cell = (c: typeof per) =>
+    `${round(c.runs_per_second, 2)} runs/s, p50 ${seconds(c.p50_ms)}, p95 ${seconds(c.p95_ms)}; worker peak RSS ${round(c.worker_peak_rss_mb)} MB; ${c.activity_timeouts} activity timeouts, ${c.activity_retries} retries`;
+  const ratio = per.runs_per_second / floor.runs_per_second;
+  return {
+    row: [`${k} concurrent 5-step runs, ${bench.label}`, cell(per), `floor: ${cell(floor)}`, `${round(ratio, 2)}× the floor's runs/s`],
+    json: { perflow: per, floor, throughput_ratio: ratio },
+  };
+}
+
+/** A 1,000-step run: it must finish through continue-as-new with every execution's history bounded. */
+async function measureLongRun(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
+  const run = await perflowRun(bench, benchInput({ steps: LONG_RUN_STEPS }));
+  const { executions } = await fetchRunHistories(bench.client, run.workflowId, run.firstExecutionRunId, { children: false });
+  const maxEvents = Math.max(...executions.map((h) => h.events?.length ?? 0));
+  const long = { steps: LONG_RUN_STEPS, executions: executions.length, max_events_per_execution: maxEvents, max_bytes_per_execution: Math.max(...executions.map((h) => historyBytes([h]))), start_event_bytes: startEventBytes(executions[0]), wall_ms: run.ms };
+  results.long_run = long;
+  return [[`${LONG_RUN_STEPS.toLocaleString('en')}-step run (max_steps ${LONG_RUN_STEPS + 1})`, `${long.executions} executions (continue-as-new), at most ${maxEvents.toLocaleString('en')} events and ${size(long.max_bytes_per_execution)} in one; start event ${size(long.start_event_bytes)}; ${round(run.ms / 60_000, 1)} min`, '', '']];
+}
+
+/** Everything measured on one backend: the single-run rows on the first backend only. */
+async function measureBackend(bench: Bench, first: boolean, results: Record<string, unknown>): Promise<Row[]> {
+  const rows: Row[] = [];
+  if (first) {
+    rows.push(...(await measurePerStep(bench, results)));
+    rows.push(...(await measureHistory(bench, results)));
+    rows.push(...(await measureDurabilityCost(bench, results)));
+    if (args.long) rows.push(...(await measureLongRun(bench, results)));
+  } else {
+    await perflowRun(bench, benchInput({ steps: 2 })); // warm-up
+    await floorRun(bench, 2);
+  }
+  const concurrency: Record<string, unknown> = {};
+  for (const k of CONCURRENCY) {
+    const { row, json } = await measureConcurrency(bench, k);
+    concurrency[k] = json;
+    rows.push(row);
+  }
+  const peak = bench.worker.highWaterMarkMb();
+  const backends = (results.backends ??= {}) as Record<string, unknown>;
+  backends[bench.backend] = { label: bench.label, worker_peak_rss_mb: peak, concurrency };
+  rows.push([`worker peak RSS over the whole bench on ${bench.label} (worker in its own process)`, `${round(peak)} MB`, '', '']);
+  return rows;
+}
+
+async function main(): Promise<void> {
+  stopServersOnSignals();
+  const results: Record<string, unknown> = {};
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  let measuredOnce: string | undefined;
+  for (const backend of BACKENDS) {
+    try {
+      await withBench(backend, async (bench) => {
+        rows.push(...(await measureBackend(bench, measuredOnce === undefined, results)));
+        measuredOnce ??= bench.label;
+      });
+    } catch (err) {
+      // A backend that cannot start (no PostgreSQL binaries) is skipped; the others still count.
+      notes.push(`${backend}: not measured (${firstLine(err)})`);
+      console.error(`perflow bench: ${backend}: ${firstLine(err)}`);
+    }
+  }
+  if (measuredOnce === undefined) throw new Error(notes.join('; '));
+  write(results, rows, notes, measuredOnce);
+}
+
+function write(results: Record<string, unknown>, rows: Row[], notes: string[], singleRunBackend: string): void {
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  const command = `npm run bench -- --concurrency ${CONCURRENCY.join(',')} --steps ${STEPS} --runs ${RUNS}`;
+  const command = `npm run bench -- --concurrency ${CONCURRENCY.join(',')} --steps ${STEPS} --runs ${RUNS} --backends ${BACKENDS.join(',')} --latency-ms ${LATENCY_MS}${args.long ? ' --long' : ''}`;
   const table = [
-    `Machine: ${machine}. Command: \`${command}\`. Scripted zero-latency model; Temporal dev server (SQLite) and FerretDB on the same machine.`,
+    `Machine: ${machine}. Command: \`${command}\`. Scripted model; Temporal dev server and the memory backend on the same machine; the worker in its own process. Rows without a backend ran on ${singleRunBackend}.`,
     '',
-    '| measure | plan-execute-reflect | floor (same round trips, no-op activities) | ratio |',
+    '| measure | perflow | baseline | ratio |',
     '|---|---|---|---|',
-    ...md,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+    ...(notes.length > 0 ? ['', ...notes.map((n) => `Note: ${n}.`)] : []),
   ].join('\n');
   const dir = join(__dirname, '..', 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'latest.json'), JSON.stringify({ machine, command, date: new Date().toISOString(), ...results }, null, 2));
+  writeFileSync(join(dir, 'latest.json'), `${JSON.stringify({ machine, command, date: new Date().toISOString(), notes, ...results }, null, 2)}\n`);
   writeFileSync(join(dir, 'latest.md'), `${table}\n`);
   console.log(table);
 }

@@ -1,0 +1,33 @@
+/** The benchmark's scripted plan-execute-reflect runs (default prompts, scripted model). */
+import { parseAgentDefinition, resolveParameters, sparseParameters } from '../core/agent';
+import type { PlanExecuteReflectInput } from '../workflows';
+
+export interface BenchRun {
+  steps: number;
+  /** Each step calls BlobTool once for this many bytes; without it, steps call no tool. */
+  toolBytes?: number;
+  /** The scripted model's answer latency (`llm.parameters.latency_ms`). */
+  latencyMs?: number;
+}
+
+const plan = (...steps: string[]) => JSON.stringify({ steps, result: '' });
+const final = (result: string) => JSON.stringify({ steps: [], result });
+
+/** A run whose planner plans one step at a time, `steps` times, then answers; its input as the client builds it. */
+export function benchInput({ steps, toolBytes, latencyMs }: BenchRun): PlanExecuteReflectInput {
+  const turn = toolBytes === undefined ? [{ content: 'done' }] : [{ tool_calls: [{ name: 'BlobTool', input: { bytes: toolBytes } }] }, { content: 'done' }];
+  const agent = parseAgentDefinition(
+    {
+      name: 'bench',
+      type: 'plan_execute_and_reflect',
+      llm: {
+        interface: 'scripted',
+        ...(latencyMs ? { parameters: { latency_ms: latencyMs } } : {}),
+        script: { planner: [...Array.from({ length: steps }, (_, i) => plan(`step ${i + 1}`)), final('ok')], executor: Array.from({ length: steps }, () => turn) },
+      },
+      tools: toolBytes === undefined ? [] : [{ type: 'BlobTool' }],
+    },
+    { toolTypes: 'any' },
+  );
+  return { agent, question: 'bench', ...sparseParameters(resolveParameters(agent, { max_steps: steps + 1 })) };
+}
