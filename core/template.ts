@@ -143,3 +143,18 @@ export function buildToolsPrompt(tools: readonly ToolSummary[]): string {
     ...lines,
   ].join('\n');
 }
+
+/**
+ * Every run parameter as a `${parameters.x}` value (non-strings as JSON), with their own
+ * placeholders filled, plus `tools_prompt` and `user_prompt` (the question).
+ */
+export function templateParams(p: Readonly<Record<string, unknown>>, question: string, tools: readonly ToolSummary[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [key, value] of Object.entries(p)) {
+    if (value !== undefined && value !== null) params[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  params.tools_prompt = buildToolsPrompt(tools);
+  params.user_prompt = question;
+  // The question is user text, and the templates are rendered as they are when a call is made.
+  return resolveParameterValues(params, ['user_prompt', 'planner_prompt_template', 'reflect_prompt_template', 'planner_with_history_template']);
+}

@@ -9,7 +9,7 @@ import type { AgentDefinition, ResolvedParameters } from '../../core/agent';
 import { denseParameters } from '../../core/agent-file/parameter-defaults';
 import { formatDatetime, injectDatetime } from '../../core/datetime';
 import { ZERO_USAGE } from '../../core/llm-types';
-import { buildToolsPrompt, renderTemplate, resolveParameterValues } from '../../core/template';
+import { renderTemplate, templateParams } from '../../core/template';
 import { causeChain } from '../../core/text';
 import { compactStepIds, completedStepIds, type CompletedStepRefs, type MemoryIds } from '../../core/memory-ids';
 import { progressMarkdown, progressQuery, type CarriedState, type Progress, type RunIds, type RunInput } from '../definitions';
@@ -77,7 +77,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
   setHandler(progressQuery, () => progress);
   const models = modelActivities(input.llm_task_queue);
   const tools: AgentTool[] = carried?.tools ?? (await listTools(agent));
-  const params = templateParams(p, question, tools);
+  const params = templateParams(p, question, tools.map((t) => t.spec));
   // System prompts may use `${parameters.x}` too (seed 002).
   const systems = withDatetime(p, renderTemplate(spec.planningSystem, params), renderTemplate(p.executor_system_prompt, params));
   const completedIds = carried ? completedStepIds(carried) : [];
@@ -126,18 +126,6 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
 /** The run's completed steps as a prompt reference or the carried state names them: this run's steps by count. */
 export function completedStepRefs(run: RunContext): CompletedStepRefs {
   return compactStepIds(run.completedIds, run.historyCount, run.ids.parent_interaction_id);
-}
-
-/** Every run parameter as a `${parameters.x}` value, with their own placeholders filled, plus the tools and the question. */
-function templateParams(p: ResolvedParameters, question: string, tools: AgentTool[]): Record<string, string> {
-  const params: Record<string, string> = {};
-  for (const [key, value] of Object.entries(p)) {
-    if (value !== undefined && value !== null) params[key] = typeof value === 'string' ? value : JSON.stringify(value);
-  }
-  params.tools_prompt = buildToolsPrompt(tools.map((t) => t.spec));
-  params.user_prompt = question;
-  // The question is user text, and the templates are rendered as they are in the activity.
-  return resolveParameterValues(params, ['user_prompt', 'planner_prompt_template', 'reflect_prompt_template', 'planner_with_history_template']);
 }
 
 /**
