@@ -6,7 +6,6 @@
  * `ready`, answers `commands` with the MongoDB commands it has sent, by name, and stops on `stop`.
  */
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { MongoClient } from 'mongodb';
 import { workerConfigFromEnv } from '../config/env';
 import { createWorker } from '../workers/main';
 import { benchActivities } from './activities';
@@ -17,34 +16,18 @@ export type WorkerReport = { type: 'ready' } | { type: 'commands'; counts: Recor
 
 const report = (message: WorkerReport) => process.send?.(message);
 
-/**
- * Counts the commands every MongoClient of this process sends. createWorker builds its own
- * client from the URI and does not expose it, so monitoring is switched on as clients
- * connect; the worker's is the only client here.
- */
-function countMongoCommands(): Record<string, number> {
-  const counts: Record<string, number> = {};
-  const connect = MongoClient.prototype.connect;
-  MongoClient.prototype.connect = function (this: MongoClient) {
-    if (this.listenerCount('commandStarted') === 0) {
-      this.options.monitorCommands = true;
-      this.on('commandStarted', (e) => (counts[e.commandName] = (counts[e.commandName] ?? 0) + 1));
-    }
-    return connect.call(this);
-  };
-  return counts;
-}
-
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const counts = countMongoCommands();
   const worker = await createWorker({
     ...workerConfigFromEnv(),
+    mongoOptions: { monitorCommands: true },
     tools: [blobTool],
     workflows: { workflowsPath: require.resolve('./workflows') },
     extraActivities: benchActivities,
     tuning: { maxConcurrentWorkflowTaskExecutions: 100, maxConcurrentActivityTaskExecutions: 200 },
   });
+  const counts: Record<string, number> = {};
+  worker.mongo.on('commandStarted', (e) => (counts[e.commandName] = (counts[e.commandName] ?? 0) + 1));
   const running = worker.run();
   process.on('message', (request: WorkerRequest) => {
     if (request.type === 'commands') report({ type: 'commands', counts });

@@ -18,9 +18,11 @@ export type ScriptedTurn = ExecutorTurn;
 
 /**
  * A scripted model's script as a call carries it: only the entries that call needs (see
- * workflows/kernel/scripted-calls.ts), so every list may be absent.
+ * workflows/kernel/scripted-calls.ts), so every list may be absent, and a list may be an
+ * array-like holding only the entry at the call's position (`{ "999": …, "length": 1000 }`).
  */
-export type Script = Partial<ModelScript>;
+export type Script = { [K in keyof ModelScript]?: ScriptList<NonNullable<ModelScript[K]>> };
+type ScriptList<L> = L extends Array<infer E> ? ArrayLike<E extends Array<infer T> ? ArrayLike<T> : E> : never;
 
 /** Which model to call and how, as an activity receives it. */
 export type ModelSettings = Omit<ModelConfig, 'script'> & { script?: Script };

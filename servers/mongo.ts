@@ -29,6 +29,13 @@ export async function pingMongo(uri: string, timeoutMs = 3_000): Promise<void> {
   }
 }
 
+/**
+ * FerretDB's PostgreSQL connections (its default is 50). Under a worker's 100 concurrent
+ * MongoDB requests a pool of 50 stalled every request at 200 concurrent runs (connections
+ * idle in PostgreSQL, requests waiting in FerretDB); the private cluster allows 300.
+ */
+const FERRETDB_PG_POOL = 250;
+
 export async function startMongo(): Promise<MongoServer> {
   const external = process.env.MONGODB_URI;
   if (external) {
@@ -51,7 +58,7 @@ export async function startMongo(): Promise<MongoServer> {
     found.kind === 'mongod'
       ? ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dataDir, '--quiet']
       : [
-          ...(postgres ? ['--handler=postgresql', `--postgresql-url=${postgres.url}`] : ['--handler=sqlite', `--sqlite-url=file:${join(dataDir, 'data')}/`]),
+          ...(postgres ? ['--handler=postgresql', `--postgresql-url=${postgres.url}?pool_max_conns=${FERRETDB_PG_POOL}`] : ['--handler=sqlite', `--sqlite-url=file:${join(dataDir, 'data')}/`]),
           `--state-dir=${dataDir}`,
           `--listen-addr=127.0.0.1:${port}`,
           '--telemetry=disable',

@@ -67,7 +67,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   const init = spawnSync(join(bin, 'initdb'), ['-D', dataDir, '-A', 'trust', '-U', 'perflow', '--no-sync', '-E', 'UTF8'], { ...asUser, encoding: 'utf8', timeout: 120_000 });
   if (init.status !== 0) throw new Error(`initdb failed: ${(init.stderr || init.stdout || '').trim().split('\n').slice(-3).join(' ')}`);
   const port = await freePort();
-  const args = ['-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'];
+  const args = ['-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=300'];
   const proc: ServerProcess = startProcess(join(bin, 'postgres'), args, dir, user);
   await waitUntilHealthy('postgres', proc, () => tcpReady(port));
   const created = spawnSync(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'perflow', 'ferretdb'], { ...asUser, encoding: 'utf8', timeout: 30_000 });

@@ -3,7 +3,7 @@
  * on one task queue until SIGINT/SIGTERM.
  */
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { MongoClient } from 'mongodb';
+import { MongoClient, type MongoClientOptions } from 'mongodb';
 import { createActivities, MODEL_ACTIVITY_NAMES } from '../activities';
 import { DEFAULT_COLLECTIONS, MemoryStore, type MemoryCollections } from '../memory/store';
 import { builtinTools } from '../activities/tools/builtin';
@@ -17,6 +17,8 @@ import { describeWorkflowSource, workflowCode, type WorkflowSource } from './wor
 export interface PerflowWorker {
   worker: Worker;
   config: PerflowWorkerConfig;
+  /** The worker's MongoDB client (memory and the MongoDB tools), e.g. to watch its commands. */
+  mongo: MongoClient;
   /** Runs until shutdown, then closes the connections. */
   run(): Promise<void>;
   /** Asks the worker to stop (in-flight tasks get the grace time). */
@@ -37,6 +39,8 @@ export interface CreateWorkerOptions extends PerflowWorkerConfig {
   workflows?: WorkflowSource;
   /** Activities besides perflow's (a workflows module of your own that calls them). */
   extraActivities?: Record<string, (...args: never[]) => Promise<unknown>>;
+  /** MongoDB client options besides the URI's (e.g. `{ monitorCommands: true }`). */
+  mongoOptions?: MongoClientOptions;
   /** Worker tuning passed to the Temporal SDK (e.g. `maxConcurrentActivityTaskExecutions`). */
   tuning?: Pick<WorkerOptions, 'maxConcurrentWorkflowTaskExecutions' | 'maxConcurrentActivityTaskExecutions' | 'maxCachedWorkflows'>;
 }
@@ -53,7 +57,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
   });
   let mongo: MongoClient | undefined;
   try {
-    mongo = await new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5_000 }).connect().catch((err: unknown) => {
+    mongo = await new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5_000, ...config.mongoOptions }).connect().catch((err: unknown) => {
       throw new Error(`cannot reach MongoDB at ${redact(config.mongoUri)} (${firstLine(err)}): start it or set MONGODB_URI`, { cause: err });
     });
     const memory = new MemoryStore(mongo.db(config.database), config.collections ?? DEFAULT_COLLECTIONS);
@@ -87,6 +91,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
     return {
       worker,
       config,
+      mongo: client,
       async run() {
         try {
           // One worker failing stops the other: the process never serves half of perflow.

@@ -5,12 +5,14 @@
 import type { ModelSettings } from '../../core/contract';
 import type { CallPosition } from '../../core/llm-types';
 
-/** Entries before `index` are left empty: the array keeps its positions but not their contents. */
-function only<T>(entries: readonly T[] | undefined, index: number): T[] | undefined {
+/**
+ * The entry at `index` alone, at its position: an array-like whose JSON is that one entry and
+ * the length, however far into the script the call is (a sparse array would serialize a `null`
+ * for every earlier entry).
+ */
+function only<T>(entries: ArrayLike<T> | undefined, index: number): ArrayLike<T> | undefined {
   if (!entries || index >= entries.length) return entries ? [] : undefined;
-  const out = new Array<T>(index + 1);
-  out[index] = entries[index];
-  return out;
+  return { length: index + 1, [index]: entries[index] };
 }
 
 /**
@@ -27,12 +29,12 @@ export function modelForCall(model: ModelSettings, position: CallPosition): Mode
     case 'executor': {
       const turns = script.executor?.[position.step];
       const step = turns ? only(turns, position.iteration) : undefined;
-      return { ...model, script: { executor: step ? Object.assign(new Array<typeof step>(position.step + 1), { [position.step]: step }) : [] } };
+      return { ...model, script: { executor: step ? { length: position.step + 1, [position.step]: step } : [] } };
     }
     case 'task':
       return { ...model, script: { [position.kind]: only(script[position.kind], position.call) } };
     case 'summary':
-      return { ...model, script: { summary: script.summary?.slice(0, 1) } };
+      return { ...model, script: { summary: script.summary ? only(script.summary, 0) : undefined } };
     default:
       return model;
   }
