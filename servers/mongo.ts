@@ -36,6 +36,15 @@ export async function pingMongo(uri: string, timeoutMs = 3_000): Promise<void> {
  */
 const FERRETDB_PG_POOL = 250;
 
+/**
+ * FerretDB on SQLite writes one transaction at a time. Under many concurrent runs writers
+ * queued past FerretDB's 10 s busy timeout and failed with SQLITE_BUSY (then retried, adding
+ * load), so they wait up to a minute for the lock; commits skip the per-transaction fsync (WAL
+ * with synchronous=NORMAL: safe if the process dies, the last commits may be lost if the
+ * machine does — this is the development backend).
+ */
+const SQLITE_OPTIONS = '_pragma=busy_timeout(60000)&_pragma=synchronous(normal)';
+
 export async function startMongo(): Promise<MongoServer> {
   const external = process.env.MONGODB_URI;
   if (external) {
@@ -58,7 +67,7 @@ export async function startMongo(): Promise<MongoServer> {
     found.kind === 'mongod'
       ? ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dataDir, '--quiet']
       : [
-          ...(postgres ? ['--handler=postgresql', `--postgresql-url=${postgres.url}?pool_max_conns=${FERRETDB_PG_POOL}`] : ['--handler=sqlite', `--sqlite-url=file:${join(dataDir, 'data')}/`]),
+          ...(postgres ? ['--handler=postgresql', `--postgresql-url=${postgres.url}?pool_max_conns=${FERRETDB_PG_POOL}`] : ['--handler=sqlite', `--sqlite-url=file:${join(dataDir, 'data')}/?${SQLITE_OPTIONS}`]),
           `--state-dir=${dataDir}`,
           `--listen-addr=127.0.0.1:${port}`,
           '--telemetry=disable',
