@@ -24,7 +24,12 @@ async function main(): Promise<void> {
     tools: [blobTool],
     workflows: { workflowsPath: require.resolve('./workflows') },
     extraActivities: benchActivities,
-    tuning: { maxConcurrentWorkflowTaskExecutions: 100, maxConcurrentActivityTaskExecutions: 200 },
+    tuning: {
+      maxConcurrentWorkflowTaskExecutions: 100,
+      maxConcurrentActivityTaskExecutions: 200,
+      // --max-cached-workflows: bound the SDK's cache of workflow executions (memory vs replays).
+      ...(process.env.BENCH_MAX_CACHED_WORKFLOWS ? { maxCachedWorkflows: Number(process.env.BENCH_MAX_CACHED_WORKFLOWS) } : {}),
+    },
   });
   const counts: Record<string, number> = {};
   worker.mongo.on('commandStarted', (e) => (counts[e.commandName] = (counts[e.commandName] ?? 0) + 1));

@@ -35,6 +35,7 @@ const { values: args } = parseArgs({
     backends: { type: 'string', default: 'sqlite,postgresql' },
     'latency-ms': { type: 'string', default: '1000' },
     long: { type: 'boolean', default: false },
+    'max-cached-workflows': { type: 'string' },
   },
 });
 const CONCURRENCY = args.concurrency.split(',').map(Number);
@@ -105,6 +106,7 @@ async function withBench<T>(backend: string, body: (bench: Bench) => Promise<T>)
       TEMPORAL_NAMESPACE: servers.temporal.namespace,
       MONGODB_URI: withDatabase(servers.mongo.uri, database),
       PERFLOW_TASK_QUEUE: taskQueue,
+      ...(args['max-cached-workflows'] ? { BENCH_MAX_CACHED_WORKFLOWS: args['max-cached-workflows'] } : {}),
     });
     connection = await Connection.connect({ address: servers.temporal.address });
     const client = new Client({ connection, namespace: servers.temporal.namespace });
@@ -309,7 +311,7 @@ async function main(): Promise<void> {
 
 function write(results: Record<string, unknown>, rows: Row[], notes: string[], singleRunBackend: string): void {
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  const command = `npm run bench -- --concurrency ${CONCURRENCY.join(',')} --steps ${STEPS} --runs ${RUNS} --backends ${BACKENDS.join(',')} --latency-ms ${LATENCY_MS}${args.long ? ' --long' : ''}`;
+  const command = `npm run bench -- --concurrency ${CONCURRENCY.join(',')} --steps ${STEPS} --runs ${RUNS} --backends ${BACKENDS.join(',')} --latency-ms ${LATENCY_MS}${args.long ? ' --long' : ''}${args['max-cached-workflows'] ? ` --max-cached-workflows ${args['max-cached-workflows']}` : ''}`;
   const table = [
     `Machine: ${machine}. Command: \`${command}\`. Scripted model; Temporal dev server and the memory backend on the same machine; the worker in its own process. Rows without a backend ran on ${singleRunBackend}.`,
     '',
