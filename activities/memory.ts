@@ -86,36 +86,21 @@ export interface StepRecord {
   result: string;
 }
 
-/** Saves an executed step: the trace under the run's root interaction, and the executor's own record (both idempotent). */
+/** Saves an executed step in one command: the trace under the run's root interaction, and the executor's own record (both idempotent). */
 export async function saveStep(store: MemoryStore, { ids, stepIndex, step, result }: StepRecord): Promise<void> {
-  const now = new Date();
-  await store.upsertInteraction(
-    {
-      interaction_id: stepTraceId(ids.parent_interaction_id, stepIndex),
-      memory_id: ids.memory_id,
-      ...tenantOf(ids),
-      parent_interaction_id: ids.parent_interaction_id,
-      input: step,
-      response: result,
-      origin: 'planner',
-      trace_number: stepIndex + 1,
-      step_index: stepIndex,
-    },
-    now,
-  );
-  await store.upsertInteraction(
-    {
-      interaction_id: executorStepId(ids, stepIndex),
-      memory_id: ids.executor_agent_memory_id,
-      ...tenantOf(ids),
-      parent_interaction_id: ids.executor_agent_parent_interaction_id,
-      input: step,
-      response: result,
-      origin: 'executor',
-      trace_number: stepIndex + 1,
-      step_index: stepIndex,
-    },
-    now,
+  const record = { input: step, response: result, trace_number: stepIndex + 1, step_index: stepIndex, ...tenantOf(ids) };
+  await store.upsertInteractions(
+    [
+      { ...record, interaction_id: stepTraceId(ids.parent_interaction_id, stepIndex), memory_id: ids.memory_id, parent_interaction_id: ids.parent_interaction_id, origin: 'planner' },
+      {
+        ...record,
+        interaction_id: executorStepId(ids, stepIndex),
+        memory_id: ids.executor_agent_memory_id,
+        parent_interaction_id: ids.executor_agent_parent_interaction_id,
+        origin: 'executor',
+      },
+    ],
+    new Date(),
   );
 }
 
