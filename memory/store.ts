@@ -104,11 +104,6 @@ export class MemoryStore {
 
   /** Upserts several interactions in one command (one round trip for a step's two records). */
   async upsertInteractions(docs: ReadonlyArray<Omit<InteractionDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<void> {
-    if (docs.length === 1) {
-      const [doc] = docs;
-      await this.interactions.updateOne({ _id: doc.interaction_id }, { $set: { ...doc, updated: now }, $setOnInsert: { created: now } }, { upsert: true });
-      return;
-    }
     await this.interactions.bulkWrite(
       docs.map((doc) => ({
         updateOne: { filter: { _id: doc.interaction_id }, update: { $set: { ...doc, updated: now }, $setOnInsert: { created: now } }, upsert: true },
