@@ -13,7 +13,7 @@ import { completedStepIds } from '../core/memory-ids';
 import { createMemoryActivities, loadCompletedSteps, loadExecutorHistory, saveStep, saveToolCall, toolCallId } from './memory';
 import type { MemoryStore } from '../memory/store';
 import { toolSpec, type ToolRegistry } from './tools/tool';
-import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, type McpToolParameters } from './tools/mcp';
+import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters } from './tools/mcp';
 import type { McpServerConfig } from '../core/agent';
 
 export interface ActivityDeps extends ChatDeps {
@@ -47,7 +47,10 @@ export function createActivities(activityDeps: ActivityDeps) {
         return { spec: toolSpec(tool, ref.name ?? tool.type, ref.description ?? tool.description), ref };
       });
       const mcp = (await listMcpTools(mcp_servers)).map(
-        ({ spec, parameters }): AgentTool => ({ spec, ref: { type: MCP_TOOL_TYPE, name: spec.name, parameters: { ...parameters } } }),
+        ({ spec, parameters }): AgentTool => ({
+          spec,
+          ref: { type: MCP_TOOL_TYPE, name: spec.name, parameters: { ...parameters }, ...(mcpNeedsApproval(parameters.server, parameters.tool) ? { requires_approval: true } : {}) },
+        }),
       );
       return [...builtin, ...mcp];
     },

@@ -1,6 +1,7 @@
 /** Memory activities: what the workflows write to and read from conversation memory. */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { PromptMaterial } from '../core/contract';
+import type { DecisionRecord } from '../core/decisions';
 import type { CompletedStep } from '../core/template';
 import { executorStepId, stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace } from '../core/memory-ids';
 import type { MemoryStore } from '../memory/store';
@@ -104,6 +105,28 @@ export async function saveStep(store: MemoryStore, { ids, stepIndex, step, resul
   );
 }
 
+/** The interaction ID of a run's n-th decision (0-based). */
+export const decisionId = (parentInteractionId: string, index: number) => `${parentInteractionId}:decision-${index + 1}`;
+
+/** Records a person's decision under the run's root interaction (idempotent: keyed by its position). */
+export async function recordDecision(store: MemoryStore, { ids, index, decision }: { ids: MemoryIds; index: number; decision: DecisionRecord }): Promise<void> {
+  const { detail, kind, action, by, at, after_steps, decision_id } = decision;
+  await store.upsertInteraction(
+    {
+      interaction_id: decisionId(ids.parent_interaction_id, index),
+      memory_id: ids.memory_id,
+      ...tenantOf(ids),
+      parent_interaction_id: ids.parent_interaction_id,
+      input: `${kind}: ${action}`,
+      response: detail ?? '',
+      origin: 'reviewer',
+      trace_number: null,
+      decision: { kind, action, by, at, after_steps, ...(decision_id !== undefined ? { decision_id } : {}) },
+    },
+    new Date(),
+  );
+}
+
 export function createMemoryActivities(store: MemoryStore) {
   return {
     /**
@@ -153,6 +176,9 @@ export function createMemoryActivities(store: MemoryStore) {
       const [doc] = await store.interactionsByIds([stepTraceId(input.ids.parent_interaction_id, input.stepIndex)]);
       return doc?.response ?? '';
     },
+
+    /** Records a person's decision (who, what, when) under the run's root interaction. */
+    recordDecision: (input: { ids: MemoryIds; index: number; decision: DecisionRecord }) => recordDecision(store, input),
 
     /** Stores the run's static prompt material once, under the ID the workflow chose. */
     async savePromptMaterial(input: { id: string; material: PromptMaterial }): Promise<void> {

@@ -24,7 +24,9 @@ import {
   writeHistoryFile,
   type ListStatus,
 } from './ops';
-import { followRun, loadAgentFile, parseParams, startRun } from './run';
+import { followRun, loadAgentFile, parseParams, pendingLines, startRun } from './run';
+import { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, readStepsFile, rejectPlan, resumeRun } from './decisions';
+import type { DecisionRecord } from '../workflows/definitions';
 
 import { formatConversation } from '../memory/conversation';
 import { assertMemoryExists, readMemory } from './memory';
@@ -40,6 +42,14 @@ const USAGE = `usage: perflow <command> [options]
   history ID --out FILE [--json]           save a run's event history as JSON
   replay ID | --history FILE [--workflow-id ID] [--workflows PATH] [--json]  replay a history against the current workflow code (or the workflows module at PATH)
   reset ID [--to last-workflow-task|first-workflow-task|failed-activity|EVENT_ID] [--reason TEXT] [--json]
+  pending [--json]                         runs waiting for a person's decision (or paused)
+  approve ID [--steps-file F | --step TEXT...]  approve the plan awaiting approval (with steps: an edited plan)
+  reject ID --reason TEXT [--stop]         reject the plan: the planner is asked again with the reason (--stop: end the run)
+  approve-tool ID [--input JSON]           approve the tool call awaiting approval (with --input: run it with that input)
+  deny-tool ID --reason TEXT               deny the tool call: the model gets the reason as its observation
+  guide ID TEXT                            guidance for the next planning call
+  pause ID | resume ID                     hold the run at its next point between steps / let it go on
+  (decision commands take --by NAME, recorded with the decision, and --json)
 Options for all: --json (one JSON document on stdout), --verbose (stack traces), --help`;
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -81,6 +91,11 @@ const OPTIONS = {
   to: { type: 'string' },
   reason: { type: 'string' },
   tenant: { type: 'string' },
+  step: { type: 'string', multiple: true },
+  'steps-file': { type: 'string' },
+  stop: { type: 'boolean' },
+  input: { type: 'string' },
+  by: { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -158,6 +173,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
             p.plan.forEach((s, i) => out(`  plan ${i + 1}. ${s}`));
             if (p.current_step) out(`  running step ${p.current_step.index + 1}: ${p.current_step.step} (executor ${p.current_step.executor_workflow_id})`);
             for (const s of p.completed_steps) out(`  ${s.ok ? 'done' : 'failed'} step ${s.index + 1}: ${s.step} → ${s.result_preview.replace(/\s+/g, ' ').slice(0, 200)}`);
+            for (const d of p.pending ?? []) pendingLines(d).forEach((l) => out(`  ${l}`));
+            if (p.paused) out(`  paused: resume with perflow resume ${id}`);
             if (p.result !== undefined) out(`  result: ${p.result}`);
             if (p.error !== undefined) out(`  error: ${p.error}`);
           }
@@ -242,6 +259,56 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           return 0;
         });
       }
+      case 'pending': {
+        return await withClient(config, async ({ client }) => {
+          const runs = await listPending(client);
+          if (o.json) printJson(runs);
+          else if (runs.length === 0) out('no run is waiting for a decision');
+          else {
+            for (const r of runs) {
+              out(`${r.workflow_id}\t${r.waiting_for}${r.agent ? `\t${r.agent}` : ''}`);
+              for (const d of r.pending) pendingLines(d).forEach((l) => out(`  ${l}`));
+              if (r.waiting_for === 'paused') out(`  answer: perflow resume ${r.workflow_id}`);
+            }
+          }
+          return 0;
+        });
+      }
+      case 'approve':
+      case 'reject':
+      case 'approve-tool':
+      case 'deny-tool':
+      case 'guide':
+      case 'pause':
+      case 'resume': {
+        const id = requireId(positionals, command);
+        const decided = { ...(o.by !== undefined ? { by: o.by } : {}) };
+        let send: (client: PerflowClient['client']) => Promise<DecisionRecord>;
+        if (command === 'approve') {
+          if (o['steps-file'] && o.step) throw new CliError('use either --steps-file or --step, not both', 2);
+          const steps = o['steps-file'] ? await readStepsFile(o['steps-file']) : o.step;
+          send = (c) => approvePlan(c, id, { ...decided, ...(steps ? { steps } : {}) });
+        } else if (command === 'reject' || command === 'deny-tool') {
+          if (!o.reason) throw new CliError(`${command} needs --reason TEXT`, 2);
+          const reason = o.reason;
+          send = command === 'reject' ? (c) => rejectPlan(c, id, { ...decided, reason, stop: o.stop ?? false }) : (c) => denyTool(c, id, { ...decided, reason });
+        } else if (command === 'approve-tool') {
+          const input = o.input !== undefined ? parseJsonObject(o.input, '--input') : undefined;
+          send = (c) => approveTool(c, id, { ...decided, ...(input ? { input } : {}) });
+        } else if (command === 'guide') {
+          const text = positionals.slice(1).join(' ');
+          if (text.trim() === '') throw new CliError('guide needs the guidance: perflow guide ID TEXT', 2);
+          send = (c) => guideRun(c, id, text, decided);
+        } else {
+          send = command === 'pause' ? (c) => pauseRun(c, id, { ...decided, ...(o.reason ? { reason: o.reason } : {}) }) : (c) => resumeRun(c, id, decided);
+        }
+        return await withClient(config, async ({ client }) => {
+          const d = await send(client);
+          if (o.json) printJson({ workflow_id: id, ...d });
+          else out(`${id}: ${d.kind} ${d.action} by ${d.by} at ${d.at}${d.detail ? ` (${d.detail.replace(/\s*\n\s*/g, ' | ')})` : ''}`);
+          return 0;
+        });
+      }
       default:
         throw new CliError(`unknown command "${command}" (perflow --help)`, 2);
     }
@@ -251,6 +318,18 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (verbose && err instanceof Error) process.stderr.write(`${err.stack ?? ''}\n`);
     return exitCode;
   }
+}
+
+/** A JSON object from an option's value, or a one-line error naming the option. */
+function parseJsonObject(text: string, option: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new CliError(`${option} is not valid JSON: ${(err as Error).message}`, 2);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CliError(`${option} must be a JSON object`, 2);
+  return value as Record<string, unknown>;
 }
 
 if (require.main === module) {

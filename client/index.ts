@@ -23,6 +23,7 @@ export {
   type RunSummary,
 } from './ops';
 export { readMemory } from './memory';
+export { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type PendingRun } from './decisions';
 export { formatConversation, type ConversationView } from '../memory/conversation';
 export { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition, type AgentType } from '../core/agent';
 export { BUILTIN_TOOL_TYPES } from '../core/tool-types';
@@ -31,6 +32,8 @@ export {
   progressQuery,
   WORKFLOW_TYPES,
   type CompletedStepView,
+  type DecisionRecord,
+  type PendingDecision,
   type PlanStepView,
   type Progress,
   type Replan,

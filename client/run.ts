@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { AgentDefinitionError, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
-import { preview, progressQuery, SearchAttributes, workflowTypeFor, type Progress, type RunIds, type RunOutput } from '../workflows/definitions';
+import { preview, progressQuery, SearchAttributes, workflowTypeFor, type PendingDecision, type Progress, type RunIds, type RunOutput } from '../workflows/definitions';
 import type { planExecuteReflect, PlanExecuteReflectInput } from '../workflows';
 import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 import { CliError } from './errors';
@@ -134,6 +134,7 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
   const searchable = new TypedSearchAttributes([
     { key: SearchAttributes.agent, value: o.agent.name },
     { key: SearchAttributes.status, value: 'running' },
+    { key: SearchAttributes.pending, value: 'none' },
   ]);
   // Every agent type's workflow takes the same input and returns a RunOutput.
   const workflowType = workflowTypeFor(o.agent.type);
@@ -167,7 +168,19 @@ export function progressChanges(prev: Progress | undefined, next: Progress): str
     if (u.input_tokens + u.output_tokens > 0) lines.push(`tokens: in ${u.input_tokens} / out ${u.output_tokens}`);
   }
   if (next.status !== prev?.status) lines.push(`status: ${next.status}${next.error ? ` (${next.error})` : ''}`);
+  const seen = new Set((prev?.pending ?? []).map((d) => d.id));
+  for (const d of next.pending ?? []) if (!seen.has(d.id)) lines.push(...pendingLines(d));
   return lines;
+}
+
+/** A pending decision for people: what waits, and the commands that answer it. */
+export function pendingLines(d: PendingDecision): string[] {
+  const what =
+    d.kind === 'plan'
+      ? [`awaiting approval of the plan (${d.id}):`, ...(d.plan ?? []).map((s, i) => `  ${i + 1}. ${preview(s, 200)}`)]
+      : [`awaiting approval of a tool call (${d.id}) in step ${(d.step?.index ?? 0) + 1}: ${d.tool} ${preview(JSON.stringify(d.input ?? {}), 300)}`];
+  const timeout = d.timeout ? [`  (${d.timeout.action} at ${d.timeout.at} if nobody answers)`] : [];
+  return [...what, ...timeout, ...d.answer.map((a) => `  answer: ${a}`)];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -218,3 +218,8 @@ export function maxStepsReachedMessage(maxSteps: number, summary: string, memory
 export function tokenBudgetReachedMessage(budget: number, used: number, summary: string, memoryId: string): string {
   return `Token Budget Reached (${used} of ${budget} tokens used). Here is a summary of the steps completed so far:\n\n${summary.trim()}\n\nTo continue, run the agent again with memory_id ${memoryId}.`;
 }
+
+/** The response of a run a reviewer stopped by rejecting its plan (`perflow reject --stop`, or `max_plan_rejections` reached). */
+export function planStoppedMessage(review: { reason: string; by: string }): string {
+  return `Plan rejected by ${review.by}; the run stopped. Reason: ${review.reason}`;
+}

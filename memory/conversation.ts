@@ -11,6 +11,8 @@ export interface ConversationView {
     response: string;
     created: Date;
     steps: { trace_number: number; step: string; result: string; tool_calls: { tool: string; input: string; output: string }[] }[];
+    /** People's decisions in the run, in order (plan and tool approvals, guidance, pause, resume). */
+    decisions: { kind: string; action: string; by: string; at: string; after_steps: number; detail: string }[];
   }[];
 }
 
@@ -36,7 +38,12 @@ export async function readConversation(store: MemoryStore, memoryId: string): Pr
       question: root.input,
       response: root.response,
       created: root.created,
+      decisions: (children.get(root._id) ?? [])
+        .filter((d) => d.origin === 'reviewer' && d.decision)
+        .sort((a, b) => a.decision!.at.localeCompare(b.decision!.at))
+        .map((d) => ({ kind: d.decision!.kind, action: d.decision!.action, by: d.decision!.by, at: d.decision!.at, after_steps: d.decision!.after_steps, detail: d.response })),
       steps: (children.get(root._id) ?? [])
+        .filter((d) => d.origin !== 'reviewer')
         .sort((a, b) => (a.trace_number ?? 0) - (b.trace_number ?? 0))
         .map((trace) => {
           const execStep = executorSteps.find((e) => e.created >= root.created && e.input === trace.input && e.trace_number === trace.trace_number);
@@ -59,11 +66,17 @@ export function formatConversation(view: ConversationView, previewChars = 500): 
   const lines = [`memory ${view.memory_id}: ${view.name}`];
   for (const run of view.runs) {
     lines.push('', `[${run.created.toISOString()}] question: ${run.question}`);
+    const decisionsBefore = (n: number) => run.decisions.filter((d) => d.after_steps === n);
+    const printDecisions = (ds: typeof run.decisions) => {
+      for (const d of ds) lines.push(`  decision [${d.at}] ${d.kind} ${d.action} by ${d.by}${d.detail ? `: ${preview(d.detail.replace(/\s*\n\s*/g, ' | '), previewChars)}` : ''}`);
+    };
     for (const step of run.steps) {
+      printDecisions(decisionsBefore(step.trace_number - 1));
       lines.push(`  step ${step.trace_number}: ${step.step}`);
       for (const call of step.tool_calls) lines.push(`    tool ${call.tool} ${call.input} → ${preview(call.output, previewChars)}`);
       lines.push(`    result: ${preview(step.result, previewChars)}`);
     }
+    printDecisions(run.decisions.filter((d) => d.after_steps >= run.steps.length));
     lines.push(`  response: ${run.response === '' ? '(running)' : preview(run.response, previewChars * 4)}`);
   }
   return lines.join('\n');

@@ -7,7 +7,8 @@
 import type { Collection, Db } from 'mongodb';
 import type { PromptMaterial } from '../core/contract';
 
-export type Origin = 'user' | 'planner' | 'executor' | 'tool';
+/** `reviewer`: a person's decision (plan or tool approval, guidance, pause, resume). */
+export type Origin = 'user' | 'planner' | 'executor' | 'tool' | 'reviewer';
 
 export interface MemoryDoc {
   _id: string;
@@ -41,6 +42,8 @@ export interface InteractionDoc {
   tool_name?: string;
   /** Set on a root interaction when the run failed. */
   error?: string;
+  /** origin `reviewer`: the decision (kind, action, who, when — workflow time) and how many steps had run. */
+  decision?: { kind: string; action: string; by: string; at: string; after_steps: number; decision_id?: string };
   created: Date;
   updated: Date;
 }

@@ -3,12 +3,15 @@
  * attributes, failure types and workflow type names. The only workflow module a client imports.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AgentTool } from '../core/contract';
 import type { RunIds } from '../core/memory-ids';
 import type { AgentDefinition, AgentType, ResolvedParameters } from '../core/agent';
 import type { Usage } from '../core/llm-types';
 import { preview, RESULT_PREVIEW_CHARS } from '../core/text';
+import type { DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanDecision, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
+
+export type { DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanApproval, PlanDecision, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
 
 export { preview, RESULT_PREVIEW_CHARS };
 
@@ -73,6 +76,9 @@ export interface CarriedState<S = unknown> {
   material_id?: string;
   /** The agent type's own state (step_by_step, todo_list, plan_and_execute). */
   agent_state?: S;
+  /** People's decisions so far and what they left for later (absent when there were none). */
+  human?: HumanState;
+  decisions?: DecisionRecord[];
 }
 
 /** The workflow type that runs each agent type. */
@@ -137,7 +143,7 @@ export interface PlanStepView {
 /** Why and when a plan_and_execute run re-planned. */
 export interface Replan {
   after_step: number;
-  trigger: 'step_failed' | 'keyword' | 'viability';
+  trigger: 'step_failed' | 'keyword' | 'viability' | 'guidance';
   reason: string;
 }
 
@@ -152,7 +158,8 @@ export interface CompletedStepView {
 }
 
 export interface Progress extends RunIds {
-  status: 'planning' | 'executing' | 'completed' | 'failed';
+  /** `awaiting_approval`: a person's decision is pending (see `pending`); `paused`: held between steps until resumed. */
+  status: 'planning' | 'executing' | 'awaiting_approval' | 'paused' | 'completed' | 'failed';
   agent: string;
   question: string;
   plan: string[];
@@ -177,9 +184,27 @@ export interface Progress extends RunIds {
   replans?: Replan[];
   /** step_by_step and todo_list: names of the variables so far (the query, then each result). */
   variables?: string[];
+  /** Decisions a person has to take now, oldest first (absent when none). */
+  pending?: PendingDecision[];
+  /** A pause was asked for: the run holds at the next point between steps until resumed. */
+  paused?: boolean;
+  /** Every decision a person took in this run, in order (absent before the first). */
+  decisions?: DecisionRecord[];
 }
 
 export const progressQuery = defineQuery<Progress>('progress');
+
+// ---------------------------------------------------------------------------------------------
+// human in the loop
+
+export const planDecisionUpdate = defineUpdate<DecisionRecord, [PlanDecision]>('decidePlan');
+export const toolDecisionUpdate = defineUpdate<DecisionRecord, [ToolDecision]>('decideTool');
+export const guideUpdate = defineUpdate<DecisionRecord, [GuidanceInput]>('guide');
+export const pauseUpdate = defineUpdate<DecisionRecord, [PauseInput]>('pause');
+export const resumeUpdate = defineUpdate<DecisionRecord, [PauseInput]>('resume');
+
+export const toolApprovalRequestSignal = defineSignal<[ToolApprovalRequest]>('toolApprovalRequest');
+export const toolApprovalAnswerSignal = defineSignal<[ToolApprovalAnswer]>('toolApprovalAnswer');
 
 /**
  * Search attributes that make runs findable in the Temporal UI and `perflow list`, where the
@@ -188,6 +213,8 @@ export const progressQuery = defineQuery<Progress>('progress');
 export const SearchAttributes = {
   agent: defineSearchAttributeKey('PerflowAgent', SearchAttributeType.KEYWORD),
   status: defineSearchAttributeKey('PerflowStatus', SearchAttributeType.KEYWORD),
+  /** What a running run waits for from a person: `plan`, `tool`, `paused`, or `none`. */
+  pending: defineSearchAttributeKey('PerflowPending', SearchAttributeType.KEYWORD),
 } as const;
 
 /** Failure types a client can match on (README "Failure types"). */
@@ -203,7 +230,7 @@ export const FailureTypes = {
 const STATUS_ICON: Record<string, string> = { pending: '⏳', running: '▶️', in_progress: '▶️', completed: '✅', failed: '❌', skipped: '⏭️' };
 
 /** The progress as Markdown, for the workflow's current details in the Temporal UI. */
-export function progressMarkdown(p: Progress): string {
+export function progressMarkdown(p: Progress, workflowId = 'ID'): string {
   const lines = [`**${p.agent}** — ${p.status}`, '', `**Question:** ${preview(p.question, 300)}`, ''];
   lines.push(`memory_id \`${p.memory_id}\` · executor memory \`${p.executor_agent_memory_id}\``, '');
   if (p.steps) {
@@ -213,6 +240,13 @@ export function progressMarkdown(p: Progress): string {
   } else if (p.plan_steps) {
     lines.push('**Plan:**', ...p.plan_steps.map((s) => `- ${STATUS_ICON[s.status]} ${s.step_num}. ${preview(s.goal, 150)} (${s.primary_tools[0] ?? 'no tool'}, ${s.attempts} attempts)`), '');
   } else if (p.plan.length > 0) lines.push('**Plan:**', ...p.plan.map((s, i) => `${i + 1}. ${preview(s, 200)}`), '');
+  for (const d of p.pending ?? []) {
+    lines.push(d.kind === 'plan' ? '**Awaiting approval of the plan:**' : `**Awaiting approval of a tool call** (step ${(d.step?.index ?? 0) + 1}): \`${d.tool}\` with \`${preview(JSON.stringify(d.input), 500)}\``);
+    if (d.plan) lines.push(...d.plan.map((s, i) => `${i + 1}. ${preview(s, 200)}`));
+    if (d.timeout) lines.push(`(${d.timeout.action} at ${d.timeout.at} if nobody answers)`);
+    lines.push('Answer with:', ...d.answer.map((a) => `- \`${a}\``), '');
+  }
+  if (p.paused) lines.push(`**Paused** — resume with \`perflow resume ${workflowId}\``, '');
   if (p.current_step) lines.push(`**Running step ${p.current_step.index + 1}:** ${preview(p.current_step.step, 200)}`, '');
   for (const s of p.completed_steps) lines.push(`- ${s.ok ? '✅' : '❌'} step ${s.index + 1}: ${preview(s.step, 120)} → ${preview(s.result_preview, 200)}`);
   lines.push('', `steps ${p.steps_executed}/${p.max_steps} · tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens}`);

@@ -30,6 +30,7 @@ import {
   VIABILITY_TEMPLATE,
 } from '../core/agent-types';
 import { log, patched } from '@temporalio/workflow';
+import { planStoppedMessage } from '../core/prompts';
 import { preview } from '../core/text';
 import type { PlanStepView, Replan, RunInput, RunOutput } from './definitions';
 import { agentTypeSystemPrompt, toolListing, toolsNamed } from './agent-type-helpers';
@@ -82,11 +83,13 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
 
   return guard(run, async () => {
     if (!run.carried) {
-      state.plan = (await planSteps(fill(EXECUTION_PLAN_TEMPLATE, {
+      const first = await reviewed(() => planSteps(fill(EXECUTION_PLAN_TEMPLATE, {
         planningInstructions: planning,
         query: question,
         availableTools: toolListing(run.tools),
-      }), 'planning model: plan', 1)).map(stepView);
+      }), 'planning model: plan', 1));
+      if (!Array.isArray(first)) return finish(run, planStoppedMessage(first), metadata());
+      state.plan = first.map(stepView);
     }
     syncPlan();
 
@@ -146,14 +149,15 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
         const trigger = await replanTrigger(step, success, observation, cursor);
         if (trigger) {
           replans.push(trigger);
-          const adapted = await planSteps(fill(ADAPT_PLAN_TEMPLATE, {
+          const adapted = await reviewed(() => planSteps(fill(ADAPT_PLAN_TEMPLATE, {
             planningInstructions: planning,
             query: question,
             completedSteps: completedListing(),
             issue: trigger.reason,
             remainingSteps: stepListing(state.plan.slice(cursor + 1)),
             availableTools: toolListing(run.tools),
-          }), `planning model: re-plan after step ${step.step_num} (${trigger.trigger})`, 1);
+          }), `planning model: re-plan after step ${step.step_num} (${trigger.trigger})`, 1));
+          if (!Array.isArray(adapted)) return finish(run, planStoppedMessage(adapted), metadata());
           const kept = state.plan.slice(0, cursor + 1);
           state.plan = renumberAdapted(kept, adapted).map((s, i) => (i < kept.length ? kept[i] : stepView(s)));
           syncPlan();
@@ -165,6 +169,7 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
       model: 'planning',
       position: { role: 'task', kind: 'final', call: 0 },
       summary: 'planning model: final answer',
+      takesFeedback: true,
       prompt: fill(FINAL_ANSWER_TEMPLATE, {
         query: question,
         stepSummaries: results.map((r) => `${r.success ? '✅' : '❌'} Step ${r.step_num}: ${r.goal} [tool: ${r.tool_used || 'none'}] → ${preview(r.observation, 300)}`).join('\n'),
@@ -197,6 +202,25 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
     );
   }
 
+  /**
+   * A proposed plan, put to review when `plan_approval` asks for it: asked again after a
+   * rejection (the reason reaches the planner as feedback); an edited step keeps the tool and
+   * criteria of the proposed step at its position when its text changed.
+   */
+  async function reviewed(propose: () => Promise<PlanStep[]>): Promise<PlanStep[] | { reason: string; by: string }> {
+    for (;;) {
+      const steps = await propose();
+      const review = await run.human.reviewPlan(steps.map((s) => s.goal));
+      if (review.action === 'stop') return review;
+      if (review.action === 'run') {
+        return review.steps.map((goal, i) => {
+          const proposed = steps[i] ?? { step_num: i + 1, goal, primary_tools: [], success_criteria: '' };
+          return proposed.goal === goal ? { ...proposed, step_num: i + 1 } : { ...proposed, step_num: i + 1, goal, context: undefined };
+        });
+      }
+    }
+  }
+
   /** Whether the observation meets the step's success criteria: undefined when it does, else why not. */
   async function verify(step: PlanStepView, observation: string): Promise<string | undefined> {
     const call = state.verificationCalls ?? 0;
@@ -216,6 +240,8 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
   }
 
   async function replanTrigger(step: PlanStepView, success: boolean, observation: string, cursor: number): Promise<Replan | undefined> {
+    // A person's guidance re-plans the rest, so the planner sees it (in the re-plan prompt).
+    if (run.human.hasFeedback()) return { after_step: step.step_num, trigger: 'guidance', reason: `a person gave guidance after step ${step.step_num} (see the user feedback below)` };
     if (!success && step.attempts >= p.replan_after_failed_attempts) {
       return { after_step: step.step_num, trigger: 'step_failed', reason: `step ${step.step_num} failed after ${step.attempts} attempts: ${preview(observation, 300)}` };
     }

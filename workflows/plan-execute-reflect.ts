@@ -5,7 +5,7 @@
  */
 import type { PlannerPromptRef } from '../core/contract';
 import { parsePlannerOutput } from '../core/planner-output';
-import { maxStepsReachedMessage } from '../core/prompts';
+import { maxStepsReachedMessage, planStoppedMessage } from '../core/prompts';
 import { preview } from '../core/text';
 import type { RunInput, RunOutput } from './definitions';
 import { completedStepRefs, openRun } from './kernel/context';
@@ -52,8 +52,12 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
       );
       if (parsed.result !== '') return finish(run, parsed.result);
 
-      progress.plan = parsed.steps;
-      const step = parsed.steps[0];
+      // A person may approve, edit or reject the plan first (plan_approval).
+      const review = await run.human.reviewPlan(parsed.steps);
+      if (review.action === 'stop') return finish(run, planStoppedMessage(review));
+      if (review.action === 'replan') continue;
+      progress.plan = review.steps;
+      const step = review.steps[0];
       const unit = progress.steps_executed;
       await runStep(run, { unit, label: step, text: step, tools: run.tools, summary: `step ${unit + 1}: ${preview(step, 150)}` });
     }

@@ -12,6 +12,7 @@ import { executorOpening } from '../core/template';
 import { preview } from '../core/text';
 import { memoryActivities, modelActivities, toolCall } from './kernel/activity-presets';
 import { modelForCall } from './kernel/scripted-calls';
+import { askToolApproval, toolApprovalAnswers } from './kernel/human';
 
 /** A tool as an executor child needs it: the name the model calls, and how the worker runs it. */
 export interface ToolBinding {
@@ -98,6 +99,9 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   let toolCalls = 0;
   let toolErrors = 0;
   let answered = false;
+  // People's answers to tool calls that require approval (a handler set on the first such call).
+  let answers: ReturnType<typeof toolApprovalAnswers> | undefined;
+  let approvals = 0;
   const observations: string[] = [];
   for (let iteration = 0; iteration < input.max_iteration; iteration++) {
     const response = await models.execution().executeWithOptions({ summary: `executor LLM: step ${input.stepIndex + 1}, iteration ${iteration + 1}` }, [
@@ -118,16 +122,29 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
     }
     for (const call of response.tool_calls) {
       const ref = byName.get(call.name);
+      // A tool that requires approval waits for a person's decision, asked from the run.
+      const approval = ref?.requires_approval ? await askToolApproval((answers ??= toolApprovalAnswers()), {
+        decision_id: `tool-${input.stepIndex + 1}-${++approvals}`,
+        step_index: input.stepIndex,
+        step: input.step,
+        tool: call.name,
+        input: call.input,
+      }) : undefined;
+      const runs = ref !== undefined && approval?.action !== 'deny';
+      const toolInput = approval?.input ?? call.input;
       // A tool outside the agent's list is never executed.
-      const observation = ref
+      const observation = runs
         ? await toolCall(ref).executeWithOptions({ summary: `tool: ${call.name}` }, [
-            { tool: ref, input: call.input, place: { ids: input.ids, stepIndex: input.stepIndex, callIndex: toolCalls } },
+            { tool: ref, input: toolInput, place: { ids: input.ids, stepIndex: input.stepIndex, callIndex: toolCalls } },
           ])
-        : {
-            content: `Error: tool "${call.name}" is not available to this agent; allowed tools: ${allowed.join(', ') || 'none'}`,
-            is_error: true,
-          };
-      if (ref) toolCalls++;
+        : approval
+          ? { content: `The call was denied by ${approval.by}, who reviews this tool's calls: ${approval.reason ?? 'no reason given'}`, is_error: true }
+          : {
+              content: `Error: tool "${call.name}" is not available to this agent; allowed tools: ${allowed.join(', ') || 'none'}`,
+              is_error: true,
+            };
+      if (runs && approval?.input) observation.content = `(The reviewer ran this call with the input ${JSON.stringify(toolInput)}.)\n${observation.content}`;
+      if (runs) toolCalls++;
       if (observation.is_error) toolErrors++;
       observations.push(`${call.name}: ${observation.content}`);
       messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: observation.content, is_error: observation.is_error });

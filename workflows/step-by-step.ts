@@ -179,7 +179,7 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
         remainingSteps: remaining.map((s) => `${s.stepNo}. ${s.name} (${s.toolId})`).join('\n') || 'none',
         toolIds: toolIds.join(', ') || 'none',
       });
-    let raw = await ask(run, { model: 'execution', position: { role: 'task', kind: 'decision', call: unit }, summary: `execution model: decision after step ${step.stepNo}`, prompt });
+    let raw = await ask(run, { model: 'execution', position: { role: 'task', kind: 'decision', call: unit }, summary: `execution model: decision after step ${step.stepNo}`, prompt, takesFeedback: true });
     let parsed = parseStepDecision(raw);
     // An unreadable decision is asked again, with the parse error, up to max_parse_retries times.
     for (let retry = 1; !parsed.ok && retry <= p.max_parse_retries && patched(DECISION_RETRY_PATCH); retry++) {

@@ -159,6 +159,7 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
       model: 'execution',
       position: { role: 'task', kind: 'goal', call: state.goalCalls++ },
       summary: `execution model: goal assessment ${when}`,
+      takesFeedback: true,
       prompt: fill(GOAL_ASSESSMENT_TEMPLATE, {
         goal,
         completedTodos: views.filter((t) => t.isCompleted).map((t) => `${t.stepNo}. ${t.description}`).join('; '),

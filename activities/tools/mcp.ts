@@ -66,6 +66,12 @@ export async function listMcpTools(servers: readonly McpServerConfig[]): Promise
   return out;
 }
 
+/** Whether a person approves each call of a server's tool (the server's `requires_approval`). */
+export function mcpNeedsApproval(server: McpServerConfig, tool: string): boolean {
+  const r = server.requires_approval;
+  return r === true || (Array.isArray(r) && r.includes(tool));
+}
+
 /** Calls one MCP tool; its text content is the observation, `isError` marks a tool error. */
 export async function callMcpTool(p: McpToolParameters, input: Record<string, unknown>): Promise<{ content: string; is_error: boolean }> {
   const result = await withMcpClient(p.server, (client) => client.callTool({ name: p.tool, arguments: input }));

@@ -38,3 +38,16 @@ export const booleanParam = (defaultValue: boolean) =>
   z.preprocess(toBoolean, z.boolean({ error: 'expected true or false' })).default(defaultValue);
 
 export const stringParam = () => z.string({ error: 'expected a string' }).optional();
+
+const DURATION_UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3_600, d: 86_400 };
+const DURATION_MESSAGE = 'expected a duration such as "90s", "15m", "2h" or "1d" (a number is seconds)';
+
+/** A duration in seconds from seconds (`90`, `"90"`) or `<number><ms|s|m|h|d>` (`"15m"`); undefined stays undefined. */
+export const durationParam = () =>
+  z
+    .preprocess((v) => {
+      if (typeof v !== 'string') return v;
+      const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(v);
+      return m ? Number(m[1]) * DURATION_UNITS[m[2] ?? 's'] : v;
+    }, z.number({ error: DURATION_MESSAGE }).positive({ error: DURATION_MESSAGE }))
+    .optional();

@@ -44,9 +44,17 @@ export const ToolEntry = z.object({
    * @default {}
    */
   parameters: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
+  /**
+   * A person approves each call before it runs (`perflow approve-tool` / `deny-tool`).
+   * @default false
+   */
+  requires_approval: z.boolean({ error: 'expected true or false' }).optional(),
 });
 /** A tool the agent may use, as the agent file lists it. */
 export type ToolEntry = z.infer<typeof ToolEntry>;
+
+/** MCP tools a person approves before each call: all of the server's (`true`) or those named. */
+const mcpApproval = z.union([z.boolean(), z.array(z.string().min(1))], { error: 'expected true, false or an array of tool names' }).optional();
 
 const serverName = z
   .string({ error: requiredOr('expected a string') })
@@ -63,15 +71,17 @@ export const McpServerConfig = z.union(
       /** Extra environment of the server process (on top of a minimal default). */
       env: z.record(z.string(), z.string(), { error: 'expected an object of strings' }).optional(),
       cwd: z.string().optional(),
+      requires_approval: mcpApproval,
     }),
     z.strictObject({
       name: serverName,
       /** Streamable HTTP endpoint. */
       url: z.url({ error: 'expected a URL' }),
       headers: z.record(z.string(), z.string(), { error: 'expected an object of strings' }).optional(),
+      requires_approval: mcpApproval,
     }),
   ],
-  { error: 'expected {"name", "command", "args"?, "env"?, "cwd"?} or {"name", "url", "headers"?}' },
+  { error: 'expected {"name", "command", "args"?, "env"?, "cwd"?, "requires_approval"?} or {"name", "url", "headers"?, "requires_approval"?}' },
 );
 /** An MCP server whose tools the agent may use. */
 export type McpServerConfig = z.infer<typeof McpServerConfig>;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { fallbackError, toIssues } from '../issues';
 import { DEFAULT_REPLAN_KEYWORDS } from '../agent-types';
 import { parameterDefaults, type DefaultedTexts } from './parameter-defaults';
-import { booleanParam, integerParam, stringParam, toNumber } from './coerce';
+import { booleanParam, durationParam, integerParam, stringParam, toNumber } from './coerce';
 import { LlmInterface, llmResponseFilterFor } from './model';
 import type { AgentDefinition } from './definition';
 import { AgentDefinitionError } from './errors';
@@ -187,6 +187,32 @@ export const AgentParameters = z.looseObject({
   replan_confidence_threshold: z
     .preprocess(toNumber, z.number({ error: 'expected a number from 0 to 1' }).min(0, { error: 'expected a number from 0 to 1' }).max(1, { error: 'expected a number from 0 to 1' }))
     .default(0.7),
+  /**
+   * Which plans a person reviews before they run: `none` (the seed's behaviour), `first` (the
+   * first plan) or `every` (each new plan). The run waits with status `awaiting_approval`
+   * until `perflow approve` or `perflow reject` answers. plan_execute_and_reflect and
+   * plan_and_execute. perflow's own parameter.
+   * @default "none"
+   */
+  plan_approval: z.enum(['none', 'first', 'every'], { error: 'expected none, first or every' }).default('none'),
+  /**
+   * How long a plan or a tool call waits for a person's decision before
+   * `approval_timeout_action` is taken, in seconds or as `"15m"`, `"2h"`, `"1d"`. perflow's own.
+   * @default none (waits until answered)
+   */
+  approval_timeout: durationParam(),
+  /**
+   * What happens when nobody answers within `approval_timeout`: `approve` the plan or tool
+   * call, or `reject` it (a plan is re-planned, a tool call is denied). perflow's own.
+   * @default "reject"
+   */
+  approval_timeout_action: z.enum(['approve', 'reject'], { error: 'expected approve or reject' }).default('reject'),
+  /**
+   * How many times in a row a proposed plan may be rejected and re-planned; the next rejection
+   * ends the run with its reason. perflow's own parameter.
+   * @default 3
+   */
+  max_plan_rejections: integerParam(0, 3),
 });
 /** Agent parameters as parsed (prompts not yet filled in; see {@link ResolvedParameters}). */
 export type AgentParameters = z.infer<typeof AgentParameters>;
@@ -233,6 +259,12 @@ export function resolveParameters(agent: AgentDefinition, runParams: Record<stri
         'invalid agent parameters',
       );
     }
+  }
+  if (p.plan_approval !== 'none' && (agent.type === 'step_by_step' || agent.type === 'todo_list')) {
+    throw new AgentDefinitionError(
+      [{ path: 'parameters.plan_approval', message: `${agent.type} agents take no plan approval (their plans are Axon Ivy's step and todo lists); use none — tool approval, guidance and pause work for them` }],
+      'invalid agent parameters',
+    );
   }
   const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
   const d = parameterDefaults();

@@ -4,17 +4,14 @@
  * its expected result, no tool call of a completed step may complete twice, and memory must
  * hold every interaction exactly once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import type { Client, Connection } from '@temporalio/client';
 import type { MongoClient } from 'mongodb';
 import { MemoryStore } from '../../memory/store';
 import { planExecuteReflect } from '../../workflows';
-import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from '../support/env';
+import { connectMongo, connectTemporal, uniqueTaskQueue } from '../support/env';
+import { bundleWorkflows, spawnWorker } from '../support/spawn-worker';
 import { final, plan, runInput, scriptedAgent } from '../support/harness';
 
 jest.setTimeout(600_000);
@@ -31,33 +28,12 @@ const taskQueue = uniqueTaskQueue('crash');
 const dbName = `perflow_crash_${randomUUID().slice(0, 8)}`;
 let worker: ChildProcess | undefined;
 
-function startWorker(): Promise<ChildProcess> {
-  // tsx as a require hook (not its CLI, which would run the worker in a grandchild that SIGKILL misses)
-  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), join(__dirname, '..', 'support', 'worker-process.ts')], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: serverEnv().temporalAddress,
-      MONGODB_URI: serverEnv().mongoUri,
-      PERFLOW_TEST_DB: dbName,
-      PERFLOW_TASK_QUEUE: taskQueue,
-      PERFLOW_WORKFLOW_BUNDLE: bundlePath,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('worker ready')) resolve(child);
-    });
-    child.on('exit', (code) => reject(new Error(`worker exited before it was ready (${code})`)));
-  });
-}
+const startWorker = () => spawnWorker({ taskQueue, db: dbName, bundlePath });
 
 beforeAll(async () => {
   ({ connection, client } = await connectTemporal());
   mongo = await connectMongo();
-  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
-  bundlePath = join(mkdtempSync(join(tmpdir(), 'perflow-bundle-')), 'workflows.js');
-  writeFileSync(bundlePath, bundle.code);
+  bundlePath = await bundleWorkflows();
 });
 afterAll(async () => {
   worker?.kill('SIGKILL');

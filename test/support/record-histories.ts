@@ -33,6 +33,7 @@ async function main(): Promise<void> {
         typedSearchAttributes: new TypedSearchAttributes([
           { key: SearchAttributes.agent, value: 'history' },
           { key: SearchAttributes.status, value: 'running' },
+    { key: SearchAttributes.pending, value: 'none' },
         ]),
       });
       const outcome = await handle.result().then(

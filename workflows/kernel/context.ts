@@ -3,7 +3,7 @@
  * memory, tools, system prompts and model activities — set up once at the start of each
  * execution (after continue-as-new from the carried state, without touching memory again).
  */
-import { isCancellation, log, patched, setCurrentDetails, setHandler, uuid4 } from '@temporalio/workflow';
+import { isCancellation, log, patched, setCurrentDetails, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { AgentTool } from '../../core/contract';
 import type { AgentDefinition, ResolvedParameters } from '../../core/agent';
 import { denseParameters } from '../../core/agent-file/parameter-defaults';
@@ -14,6 +14,7 @@ import { causeChain } from '../../core/text';
 import { compactStepIds, completedStepIds, type CompletedStepRefs, type MemoryIds } from '../../core/memory-ids';
 import { progressMarkdown, progressQuery, type CarriedState, type Progress, type RunIds, type RunInput } from '../definitions';
 import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activity-presets';
+import { openHumanLoop, type HumanLoop } from './human';
 
 /** Static prompt material travels by reference; runs recorded before carried it in every call. */
 const PROMPT_MATERIAL_PATCH = 'prompt-material-by-reference';
@@ -51,6 +52,8 @@ export interface RunContext<S = unknown> {
   models: ModelActivities;
   /** The agent type's own state carried from the previous execution, if any. */
   carried?: CarriedState<S>;
+  /** People's decisions: plan and tool approval, guidance, pause (see kernel/human.ts). */
+  human: HumanLoop;
   showProgress(): void;
 }
 
@@ -73,6 +76,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     max_steps: spec.maxUnits,
     usage: carried?.usage ?? ZERO_USAGE,
     ...(carried ? { continued_as_new: carried.continued } : {}),
+    ...(carried?.decisions ? { decisions: carried.decisions } : {}),
   };
   setHandler(progressQuery, () => progress);
   const models = modelActivities(input.llm_task_queue);
@@ -102,7 +106,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
       material: { params, systems: { planning: systems.planner, executor: systems.executor }, tools: tools.map((t) => t.spec) },
     });
   }
-  return {
+  const run: Omit<RunContext<S>, 'human'> & { human?: HumanLoop } = {
     input,
     agent,
     question,
@@ -119,8 +123,10 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     executorSystem: systems.executor,
     models,
     carried,
-    showProgress: () => setCurrentDetails(progressMarkdown(progress)),
+    showProgress: () => setCurrentDetails(progressMarkdown(progress, workflowInfo().workflowId)),
   };
+  run.human = openHumanLoop(run as RunContext, carried?.human);
+  return run as RunContext<S>;
 }
 
 /** The run's completed steps as a prompt reference or the carried state names them: this run's steps by count. */

@@ -27,6 +27,7 @@ const isPlanExecuteReflect = (run: RunContext) => run.agent.type === 'plan_execu
 /** Ends the run with its response: written to memory, shown in progress, returned. */
 export async function finish(run: RunContext, response: string, metadata?: Record<string, unknown>): Promise<RunOutput> {
   const { ids, progress } = run;
+  await run.human.settle();
   await memoryActivities.finishRun({ ids: run.memoryIds, response });
   progress.status = 'completed';
   progress.result = response;
@@ -78,6 +79,7 @@ export interface Checkpoint<S> {
  */
 export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Promise<RunOutput | undefined> {
   const { p, progress } = run;
+  await run.human.holdWhilePaused();
   if (progress.steps_executed === 0) return undefined;
   const used = progress.usage.input_tokens + progress.usage.output_tokens;
   if (p.token_budget > 0 && used >= p.token_budget && (isPlanExecuteReflect(run) || patched(TOKEN_BUDGET_PATCH))) {
@@ -96,10 +98,18 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
       continued: (run.carried?.continued ?? 0) + 1,
       ...(run.materialId !== undefined ? { material_id: run.materialId } : {}),
       ...(at.state ? { agent_state: at.state() } : {}),
+      ...humanCarried(run),
     };
     await continueAsNew({ ...run.input, ids: run.ids, memory_id: undefined, carried });
   }
   return undefined;
+}
+
+/** The human loop's state, when a person took part (runs without decisions carry nothing new). */
+function humanCarried(run: RunContext): Pick<CarriedState, 'human' | 'decisions'> {
+  const { state } = run.human;
+  const took = state.plans_reviewed > 0 || state.feedback.length > 0 || (run.progress.decisions ?? []).length > 0;
+  return took ? { human: state, ...(run.progress.decisions ? { decisions: run.progress.decisions } : {}) } : {};
 }
 
 /** Whether to continue-as-new before the next step, keeping each execution's history bounded. */

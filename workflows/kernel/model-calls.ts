@@ -33,6 +33,20 @@ export interface ModelCall {
   system?: string;
   /** Model parameters used unless the agent file sets them (plan_and_execute's planning temperature). */
   parameterDefaults?: Record<string, unknown>;
+  /**
+   * The call gets people's guidance and rejection reasons not yet seen (always for the planner
+   * role; agent types opt in other calls that steer the run, such as step_by_step's decision).
+   */
+  takesFeedback?: boolean;
+}
+
+/** Whether a call gets the feedback people left for the next planning call. */
+const takesFeedback = (call: ModelCall) => call.takesFeedback ?? call.position.role === 'planner';
+
+/** The call with people's feedback appended to its prompt (after the template is rendered). */
+function withFeedback(run: RunContext, call: ModelCall): ModelCall {
+  const feedback = takesFeedback(call) ? run.human.takeFeedback() : '';
+  return feedback === '' ? call : { ...call, ...withSuffix(call, feedback) };
 }
 
 /** The model settings with `defaults` under the agent file's own parameters. */
@@ -41,8 +55,9 @@ export function withParameterDefaults<M extends { parameters?: Record<string, un
 }
 
 /** One model call as an activity; returns its answer text. */
-export async function ask(run: RunContext, call: ModelCall): Promise<string> {
+export async function ask(run: RunContext, original: ModelCall): Promise<string> {
   const { agent, progress } = run;
+  const call = withFeedback(run, original);
   // The run's planning system prompt by reference when it has prompt material.
   const system = call.system !== undefined ? { system: call.system } : run.materialId !== undefined ? { material_id: run.materialId, system_key: 'planning' as const } : { system: run.planningSystem };
   const render = call.render ?? (call.withHistory ? historyRef(run, call.prompt ?? '') : undefined);
@@ -103,6 +118,8 @@ export async function askParsed<T>(run: RunContext, call: ModelCall, parse: (raw
   let lastError = '';
   let lastRaw = '';
   let attempt = 0;
+  // Taken once, so a retry after an unparseable answer still shows it.
+  call = withFeedback(run, call);
   for (;;) {
     const position = 'call' in call.position ? { ...call.position, call: counter.next++ } : call.position;
     const retry = attempt === 0 ? {} : withSuffix(call, parseRetrySuffix(lastError));
@@ -131,7 +148,7 @@ function mayRetry(calls: number, retries: number): boolean {
 }
 
 function withSuffix(call: ModelCall, suffix: string): Partial<ModelCall> {
-  return call.render ? { render: { ...call.render, suffix } } : { prompt: (call.prompt ?? '') + suffix };
+  return call.render ? { render: { ...call.render, suffix: (call.render.suffix ?? '') + suffix } } : { prompt: (call.prompt ?? '') + suffix };
 }
 
 /** The prompt followed by the conversation's earlier exchanges, which the activity loads from memory. */

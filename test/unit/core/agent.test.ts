@@ -42,8 +42,22 @@ describe('parseAgentDefinition', () => {
         replan_after_failed_attempts: 3,
         replan_keywords: [...DEFAULT_REPLAN_KEYWORDS],
         replan_confidence_threshold: 0.7,
+        plan_approval: 'none',
+        approval_timeout_action: 'reject',
+        max_plan_rejections: 3,
       },
     });
+  });
+
+  it('reads approval parameters: durations in seconds or with a unit, and rejects plan approval where plans are Ivy lists', () => {
+    const at = (parameters: Record<string, unknown>, type = 'plan_execute_and_reflect') => resolveParameters(parseAgentDefinition({ ...minimal, type }), parameters);
+    expect(at({ plan_approval: 'first', approval_timeout: '15m' })).toMatchObject({ plan_approval: 'first', approval_timeout: 900 });
+    expect(at({ approval_timeout: 90 }).approval_timeout).toBe(90);
+    expect(at({ approval_timeout: '2h' }).approval_timeout).toBe(7200);
+    expect(() => at({ approval_timeout: 'soon' })).toThrow(/parameters\.approval_timeout: expected a duration such as "90s"/);
+    expect(() => at({ plan_approval: 'sometimes' })).toThrow(/parameters\.plan_approval: expected none, first or every/);
+    expect(() => at({ plan_approval: 'every' }, 'todo_list')).toThrow(/parameters\.plan_approval: todo_list agents take no plan approval/);
+    expect(at({ plan_approval: 'every' }, 'plan_and_execute').plan_approval).toBe('every');
   });
 
   it('takes the interface from the seed parameter _llm_interface and model_id as the model', () => {

@@ -1,0 +1,132 @@
+/**
+ * People's decisions on running agents: approve, edit or reject a plan, approve or deny a tool
+ * call, guide, pause and resume — each a workflow Update the run validates before accepting —
+ * and the runs waiting for one (`PerflowPending`).
+ */
+import { readFile } from 'node:fs/promises';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import {
+  guideUpdate,
+  pauseUpdate,
+  planDecisionUpdate,
+  progressQuery,
+  resumeUpdate,
+  SearchAttributes,
+  toolDecisionUpdate,
+  type DecisionRecord,
+  type PendingDecision,
+  type PlanDecision,
+  type ToolDecision,
+} from '../workflows/definitions';
+import { CliError } from './errors';
+import { listQuery } from './ops';
+
+/** Who decides (free text, recorded with the decision). */
+export interface DecidedBy {
+  by?: string;
+}
+
+/** Sends a decision; a rejected one (the run's validator said no) becomes a one-line error. */
+async function decide<A>(client: Client, workflowId: string, update: { name: string }, arg: A): Promise<DecisionRecord> {
+  try {
+    return await client.workflow.getHandle(workflowId).executeUpdate(update as never, { args: [arg] as never });
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) {
+      throw new CliError(`${workflowId} did not accept the ${update.name} decision: ${(err.cause as Error | undefined)?.message ?? err.message}`, 1, { cause: err });
+    }
+    throw err;
+  }
+}
+
+/** Approves the plan awaiting approval, or runs `steps` instead of it (an edit). */
+export function approvePlan(client: Client, workflowId: string, o: DecidedBy & { steps?: string[]; decisionId?: string } = {}): Promise<DecisionRecord> {
+  const d: PlanDecision = { action: 'approve', ...(o.steps ? { steps: o.steps } : {}), ...by(o), ...(o.decisionId ? { decision_id: o.decisionId } : {}) };
+  return decide(client, workflowId, planDecisionUpdate, d);
+}
+
+/** Rejects the plan awaiting approval: the planner is asked again with the reason, or (`stop`) the run ends with it. */
+export function rejectPlan(client: Client, workflowId: string, o: DecidedBy & { reason: string; stop?: boolean; decisionId?: string }): Promise<DecisionRecord> {
+  const d: PlanDecision = { action: 'reject', reason: o.reason, ...(o.stop ? { stop: true } : {}), ...by(o), ...(o.decisionId ? { decision_id: o.decisionId } : {}) };
+  return decide(client, workflowId, planDecisionUpdate, d);
+}
+
+/** Approves the oldest tool call awaiting approval, optionally with another input (checked against the tool's schema). */
+export function approveTool(client: Client, workflowId: string, o: DecidedBy & { input?: Record<string, unknown>; decisionId?: string } = {}): Promise<DecisionRecord> {
+  const d: ToolDecision = { action: 'approve', ...(o.input ? { input: o.input } : {}), ...by(o), ...(o.decisionId ? { decision_id: o.decisionId } : {}) };
+  return decide(client, workflowId, toolDecisionUpdate, d);
+}
+
+/** Denies the oldest tool call awaiting approval; the model gets the reason as the call's observation. */
+export function denyTool(client: Client, workflowId: string, o: DecidedBy & { reason: string; decisionId?: string }): Promise<DecisionRecord> {
+  const d: ToolDecision = { action: 'deny', reason: o.reason, ...by(o), ...(o.decisionId ? { decision_id: o.decisionId } : {}) };
+  return decide(client, workflowId, toolDecisionUpdate, d);
+}
+
+/** Guidance for a running agent: its next planning call sees it as user feedback. */
+export function guideRun(client: Client, workflowId: string, text: string, o: DecidedBy = {}): Promise<DecisionRecord> {
+  return decide(client, workflowId, guideUpdate, { text, ...by(o) });
+}
+
+/** Pauses a run at its next point between steps. */
+export function pauseRun(client: Client, workflowId: string, o: DecidedBy & { reason?: string } = {}): Promise<DecisionRecord> {
+  return decide(client, workflowId, pauseUpdate, { ...by(o), ...(o.reason ? { reason: o.reason } : {}) });
+}
+
+/** Resumes a paused run. */
+export function resumeRun(client: Client, workflowId: string, o: DecidedBy = {}): Promise<DecisionRecord> {
+  return decide(client, workflowId, resumeUpdate, by(o));
+}
+
+const by = (o: DecidedBy) => (o.by !== undefined ? { by: o.by } : {});
+
+/** A run waiting for a person, as `perflow pending` lists it. */
+export interface PendingRun {
+  workflow_id: string;
+  agent?: string;
+  /** `plan`, `tool` or `paused`. */
+  waiting_for: string;
+  pending: PendingDecision[];
+}
+
+/** Runs waiting for a decision or paused (via the `PerflowPending` search attribute), with what each waits for. */
+export async function listPending(client: Client, limit = 100): Promise<PendingRun[]> {
+  const out: PendingRun[] = [];
+  const query = `${listQuery('running')} AND PerflowPending IN ('plan', 'tool', 'paused')`;
+  for await (const wf of client.workflow.list({ query })) {
+    const waitingFor = wf.typedSearchAttributes.get(SearchAttributes.pending) ?? 'unknown';
+    const progress = await client.workflow
+      .getHandle(wf.workflowId)
+      .query(progressQuery)
+      .catch(() => undefined);
+    const agent = wf.memo?.agent;
+    out.push({
+      workflow_id: wf.workflowId,
+      ...(typeof agent === 'string' ? { agent } : {}),
+      waiting_for: waitingFor,
+      pending: progress?.pending ?? [],
+    });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/** The steps of an edited plan from a file: a JSON array of strings, or one step per non-empty line. */
+export async function readStepsFile(file: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`cannot read steps file ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (err as Error).message}`, 2, { cause: err });
+  }
+  if (text.trim().startsWith('[')) {
+    let steps: unknown;
+    try {
+      steps = JSON.parse(text);
+    } catch (err) {
+      throw new CliError(`steps file ${file} is not valid JSON: ${(err as Error).message}`, 2, { cause: err });
+    }
+    if (!Array.isArray(steps) || steps.some((s) => typeof s !== 'string')) throw new CliError(`steps file ${file} must hold a JSON array of strings`, 2);
+    return steps as string[];
+  }
+  return text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+}

@@ -1,0 +1,110 @@
+/**
+ * People's decisions in a run, as workflows, activities and clients exchange them: what a run
+ * waits for, how a person answers, and how a decision is recorded. Pure types.
+ *
+ * @module
+ */
+
+/** Which plans a person reviews before they run (parameter `plan_approval`). */
+export type PlanApproval = 'none' | 'first' | 'every';
+
+/** A decision a run waits for. */
+export interface PendingDecision {
+  /** `plan-<n>` (the n-th plan reviewed) or `tool-<step>-<call>`; updates may name it. */
+  id: string;
+  kind: 'plan' | 'tool';
+  /** Workflow time the wait began (ISO 8601). */
+  since: string;
+  /** kind plan: the proposed steps. */
+  plan?: string[];
+  /** kind tool: the step, the tool and the input the model asked for. */
+  step?: { index: number; text: string; executor_workflow_id: string };
+  tool?: string;
+  input?: Record<string, unknown>;
+  /** With `approval_timeout`: when the timeout action is taken (ISO 8601), and which. */
+  timeout?: { at: string; action: 'approve' | 'reject' };
+  /** The commands that answer it. */
+  answer: string[];
+}
+
+/** What a run's human loop carries across continue-as-new. */
+export interface HumanState {
+  /** Plans put to review so far (the `plan-<n>` IDs). */
+  plans_reviewed: number;
+  plans_approved: number;
+  /** Rejections of the plan under review since the last approval. */
+  rejections: number;
+  /** Guidance and rejection reasons the next planning call has not seen yet. */
+  feedback: string[];
+  paused: boolean;
+}
+
+/** A decision a person (or a timeout) took, as progress and memory record it. */
+export interface DecisionRecord {
+  /** The pending decision it answered (absent for guidance, pause and resume). */
+  decision_id?: string;
+  kind: 'plan' | 'tool' | 'guidance' | 'pause' | 'resume';
+  action: 'approve' | 'edit' | 'reject' | 'stop' | 'deny' | 'guide' | 'pause' | 'resume';
+  /** Who decided (free text; `approval_timeout` when the timeout decided). */
+  by: string;
+  /** Workflow time of the decision (ISO 8601). */
+  at: string;
+  /** The reason, the edited steps or input, or the guidance. */
+  detail?: string;
+  /** How many steps the run had executed when the decision was taken. */
+  after_steps: number;
+}
+
+/** How a person answers a proposed plan. */
+export interface PlanDecision {
+  action: 'approve' | 'reject';
+  /** approve: the steps to run instead of the proposed ones (an edit). */
+  steps?: string[];
+  /** reject: why; the planner is asked again with it. */
+  reason?: string;
+  /** reject: end the run with the reason instead of asking the planner again. */
+  stop?: boolean;
+  by?: string;
+  /** The pending decision answered (default: the run's pending plan). */
+  decision_id?: string;
+}
+
+/** How a person answers a tool call that requires approval. */
+export interface ToolDecision {
+  action: 'approve' | 'deny';
+  /** approve: the input to run the tool with instead of the model's (validated against the tool's input schema). */
+  input?: Record<string, unknown>;
+  /** deny: why; the model gets it as the call's observation. */
+  reason?: string;
+  by?: string;
+  /** The pending decision answered (default: the oldest pending tool call). */
+  decision_id?: string;
+}
+
+export interface GuidanceInput {
+  text: string;
+  by?: string;
+}
+
+export interface PauseInput {
+  by?: string;
+  reason?: string;
+}
+
+/** An executor child asks its run for a tool call's approval (child → run). */
+export interface ToolApprovalRequest {
+  decision_id: string;
+  step_index: number;
+  step: string;
+  tool: string;
+  input: Record<string, unknown>;
+  executor_workflow_id: string;
+}
+/** The run's answer to an executor child (run → child). */
+export interface ToolApprovalAnswer {
+  decision_id: string;
+  action: 'approve' | 'deny';
+  input?: Record<string, unknown>;
+  reason?: string;
+  by: string;
+}

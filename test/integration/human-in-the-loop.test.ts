@@ -1,0 +1,253 @@
+/**
+ * People in the loop, for plan_execute_and_reflect and plan_and_execute on real servers with
+ * the scripted model: plan approval (approve, edit, reject with a reason, reject and stop, an
+ * invalid edit, the timeout with each action), tool approval (approve, deny, edited input),
+ * guidance reaching the next planning call, pause and resume, and every decision recorded in
+ * progress and memory.
+ */
+import { TypedSearchAttributes } from '@temporalio/common';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { AgentType } from '../../core/agent';
+import { approvePlan, approveTool, denyTool, guideRun, pauseRun, rejectPlan, resumeRun } from '../../client/decisions';
+import { SearchAttributes, workflowTypeFor, type PendingDecision, type Progress, type RunOutput } from '../../workflows/definitions';
+import { readConversation } from '../../memory/conversation';
+import { FEEDBACK_HEADING } from '../../workflows/kernel/human';
+import { gateTool } from '../support/gate-tool';
+import { progressOf, runInput, useHarness, workflowId } from '../support/harness';
+import { expectedResponse, typedAgent } from '../support/typed-agents';
+
+jest.setTimeout(180_000);
+
+const gate = gateTool('GateTool');
+const harness = useHarness({ tools: [gate.tool] });
+
+type Run = WorkflowHandle<(i: ReturnType<typeof runInput>) => Promise<RunOutput>>;
+
+/** Starts a run with perflow's search attributes, as `perflow run` does. */
+function start(agent: Record<string, unknown>, question: string, params: Record<string, unknown> = {}): Promise<Run> {
+  const input = runInput(agent, question, params);
+  return harness().client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(input.agent.type), {
+    taskQueue: harness().taskQueue,
+    workflowId: workflowId('hitl'),
+    args: [input],
+    typedSearchAttributes: new TypedSearchAttributes([
+      { key: SearchAttributes.agent, value: input.agent.name },
+      { key: SearchAttributes.status, value: 'running' },
+      { key: SearchAttributes.pending, value: 'none' },
+    ]),
+  });
+}
+
+/** Polls progress until `ok` holds (bounded). */
+async function until(id: string, ok: (p: Progress) => boolean, what: string): Promise<Progress> {
+  let last: Progress | undefined;
+  for (let i = 0; i < 300; i++) {
+    last = await progressOf(harness(), id).catch(() => undefined);
+    if (last && ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}; last progress: ${JSON.stringify(last)}`);
+}
+
+const pendingOf = (id: string, kind: PendingDecision['kind']) =>
+  until(id, (p) => (p.pending ?? []).some((d) => d.kind === kind), `a pending ${kind} decision`).then((p) => p.pending!.find((d) => d.kind === kind)!);
+
+/** The planning prompts of a question's runs, in order. */
+const plannerPrompts = (question: string) =>
+  harness()
+    .recorder.filter((r) => r.position.role === 'planner' && r.messages[0].content.includes(question))
+    .map((r) => r.messages[0].content);
+
+/** A typed agent whose planner has one more answer at the front: the plan proposed again after a rejection. */
+function withRepeatedPlan(agent: Record<string, unknown>): Record<string, unknown> {
+  const llm = agent.llm as { script: { planner: string[] } };
+  const planner = llm.script.planner;
+  return { ...agent, llm: { ...llm, script: { ...llm.script, planner: [planner[0], ...planner] } } };
+}
+
+/** A typed agent whose tools need approval. */
+function withApproval(agent: Record<string, unknown>): Record<string, unknown> {
+  return { ...agent, tools: (agent.tools as object[]).map((t) => ({ ...t, requires_approval: true })) };
+}
+
+const searchAttribute = async (run: Run) => (await run.describe()).typedSearchAttributes.get(SearchAttributes.pending);
+
+const TYPES: AgentType[] = ['plan_execute_and_reflect', 'plan_and_execute'];
+
+describe.each(TYPES)('%s with people in the loop', (type) => {
+  it('waits for plan approval (status, plan, search attribute), and runs the plan once approved', async () => {
+    const run = await start(typedAgent(type, 2), `approve me ${type}`, { plan_approval: 'first' });
+    const pending = await pendingOf(run.workflowId, 'plan');
+    const progress = await progressOf(harness(), run.workflowId);
+    expect(progress.status).toBe('awaiting_approval');
+    expect(pending.plan).toEqual(['add 1', 'add 2']);
+    expect(pending.answer).toContain(`perflow approve ${run.workflowId}`);
+    expect(progress.steps_executed).toBe(0);
+    for (let i = 0; i < 50 && (await searchAttribute(run)) !== 'plan'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await searchAttribute(run)).toBe('plan');
+
+    const decision = await approvePlan(harness().client, run.workflowId, { by: 'alice' });
+    expect(decision).toMatchObject({ kind: 'plan', action: 'approve', by: 'alice', decision_id: 'plan-1' });
+    expect((await run.result()).response).toBe(expectedResponse(type, 2));
+    // `first`: the later plans of plan_execute_and_reflect ran without a review.
+    const done = await progressOf(harness(), run.workflowId);
+    expect(done.decisions).toHaveLength(1);
+    expect(done.pending).toBeUndefined();
+    expect(await searchAttribute(run)).toBe('none');
+  });
+
+  it('runs an edited plan: the executor gets the edited step', async () => {
+    const run = await start(typedAgent(type, 2), `edit me ${type}`, { plan_approval: 'first' });
+    await pendingOf(run.workflowId, 'plan');
+    await approvePlan(harness().client, run.workflowId, { steps: ['add 1 as the reviewer wrote it', 'add 2'], by: 'bob' });
+    expect((await run.result()).response).toBe(expectedResponse(type, 2));
+    const executed = harness().recorder.filter((r) => r.position.role === 'executor' && JSON.stringify(r.messages).includes('add 1 as the reviewer wrote it'));
+    expect(executed.length).toBeGreaterThan(0);
+    const p = await progressOf(harness(), run.workflowId);
+    expect(p.decisions?.[0]).toMatchObject({ action: 'edit', by: 'bob', detail: '1. add 1 as the reviewer wrote it\n2. add 2' });
+  });
+
+  it('rejects an invalid edit in the validator and keeps waiting', async () => {
+    const run = await start(typedAgent(type, 1), `invalid edit ${type}`, { plan_approval: 'first' });
+    await pendingOf(run.workflowId, 'plan');
+    await expect(approvePlan(harness().client, run.workflowId, { steps: [] })).rejects.toThrow(/did not accept the decidePlan decision: an edited plan needs at least one step/);
+    await expect(rejectPlan(harness().client, run.workflowId, { reason: ' ' })).rejects.toThrow(/a rejection needs a reason/);
+    await expect(approveTool(harness().client, run.workflowId)).rejects.toThrow(/no tool call is awaiting approval/);
+    const p = await progressOf(harness(), run.workflowId);
+    expect(p.status).toBe('awaiting_approval');
+    expect(p.decisions).toBeUndefined();
+    await approvePlan(harness().client, run.workflowId);
+    expect((await run.result()).response).toBe(expectedResponse(type, 1));
+    await expect(approvePlan(harness().client, run.workflowId)).rejects.toThrow(/./);
+  });
+
+  it('asks the planner again with the reason after a rejection', async () => {
+    const question = `reject me ${type}`;
+    const run = await start(withRepeatedPlan(typedAgent(type, 1)), question, { plan_approval: 'first' });
+    await pendingOf(run.workflowId, 'plan');
+    await rejectPlan(harness().client, run.workflowId, { reason: 'use the calculator for every sum', by: 'carol' });
+    const second = await until(run.workflowId, (p) => p.pending?.[0]?.id === 'plan-2', 'the second plan');
+    expect(second.status).toBe('awaiting_approval');
+    const prompts = plannerPrompts(question);
+    expect(prompts).toHaveLength(2);
+    expect(prompts[0]).not.toContain('use the calculator for every sum');
+    expect(prompts[1]).toContain(FEEDBACK_HEADING);
+    expect(prompts[1]).toContain('rejected by carol');
+    expect(prompts[1]).toContain('Reason: use the calculator for every sum');
+    await approvePlan(harness().client, run.workflowId, { by: 'carol' });
+    expect((await run.result()).response).toBe(expectedResponse(type, 1));
+  });
+
+  it('ends cleanly with the reason when the reviewer stops it, and memory records the decision', async () => {
+    const run = await start(typedAgent(type, 2), `stop me ${type}`, { plan_approval: 'first' });
+    await pendingOf(run.workflowId, 'plan');
+    await rejectPlan(harness().client, run.workflowId, { reason: 'not worth the tokens', stop: true, by: 'dave' });
+    const out = await run.result();
+    expect(out.response).toBe('Plan rejected by dave; the run stopped. Reason: not worth the tokens');
+    expect(out.steps_executed).toBe(0);
+    const view = await readConversation(harness().memory, out.memory_id);
+    expect(view?.runs[0].response).toBe(out.response);
+    expect(view?.runs[0].decisions).toEqual([expect.objectContaining({ kind: 'plan', action: 'stop', by: 'dave', detail: 'not worth the tokens', after_steps: 0 })]);
+    expect(view?.runs[0].steps).toEqual([]);
+  });
+
+  it('approves when nobody answers within approval_timeout with approve', async () => {
+    const run = await start(typedAgent(type, 1), `timeout approve ${type}`, { plan_approval: 'every', approval_timeout: 1, approval_timeout_action: 'approve' });
+    const out = await run.result();
+    expect(out.response).toBe(expectedResponse(type, 1));
+    const p = await progressOf(harness(), run.workflowId);
+    expect(p.decisions?.[0]).toMatchObject({ kind: 'plan', action: 'approve', by: 'approval_timeout' });
+  });
+
+  it('rejects when nobody answers within approval_timeout with reject, re-planning up to max_plan_rejections', async () => {
+    const question = `timeout reject ${type}`;
+    const run = await start(withRepeatedPlan(typedAgent(type, 1)), question, { plan_approval: 'first', approval_timeout: '1s', max_plan_rejections: 1 });
+    const out = await run.result();
+    expect(out.response).toMatch(/^Plan rejected by approval_timeout; the run stopped\. Reason: nobody answered within 1 s/);
+    const prompts = plannerPrompts(question);
+    expect(prompts).toHaveLength(2);
+    expect(prompts[1]).toContain('nobody answered within 1 s');
+    const p = await progressOf(harness(), run.workflowId);
+    expect(p.decisions?.map((d) => d.action)).toEqual(['reject', 'reject']);
+  });
+
+  it('shows guidance to the next planning call and records it', async () => {
+    const question = `guide me ${type}`;
+    gate.close();
+    // plan_and_execute re-plans the rest after guidance: its planner answers the remaining step.
+    const agent = typedAgent(type, 2, { toolType: 'GateTool' });
+    if (type === 'plan_and_execute') {
+      const llm = agent.llm as { script: { planner: string[] } };
+      llm.script.planner.push(JSON.stringify([{ goal: 'add 2', primary_tools: ['GateTool'], success_criteria: 'a total' }]));
+    }
+    const run = await start(agent, question);
+    await until(run.workflowId, (p) => p.status === 'executing', 'the first step');
+    await guideRun(harness().client, run.workflowId, 'prefer exact arithmetic', { by: 'erin' });
+    gate.release();
+    expect((await run.result()).response).toBe(expectedResponse(type, 2));
+    const prompts = plannerPrompts(question);
+    expect(prompts[0]).not.toContain('prefer exact arithmetic');
+    expect(prompts[1]).toContain(`${FEEDBACK_HEADING}\n- Guidance from erin: prefer exact arithmetic`);
+    // Seen once: the planning calls after it do not repeat it.
+    expect(prompts.slice(2).some((p) => p.includes('prefer exact arithmetic'))).toBe(false);
+    const out = await run.result();
+    const view = await readConversation(harness().memory, out.memory_id);
+    expect(view?.runs[0].decisions).toEqual([expect.objectContaining({ kind: 'guidance', action: 'guide', by: 'erin', detail: 'prefer exact arithmetic' })]);
+  });
+
+  it('pauses between steps until resumed', async () => {
+    gate.close();
+    const run = await start(typedAgent(type, 2, { toolType: 'GateTool' }), `pause me ${type}`);
+    await until(run.workflowId, (p) => p.status === 'executing', 'the first step');
+    await pauseRun(harness().client, run.workflowId, { by: 'frank' });
+    await expect(pauseRun(harness().client, run.workflowId)).rejects.toThrow(/already paused/);
+    gate.release();
+    const paused = await until(run.workflowId, (p) => p.status === 'paused', 'the pause');
+    expect(paused.steps_executed).toBe(1);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const still = await progressOf(harness(), run.workflowId);
+    expect(still.status).toBe('paused');
+    expect(still.steps_executed).toBe(1);
+    expect(await searchAttribute(run)).toBe('paused');
+    await resumeRun(harness().client, run.workflowId, { by: 'frank' });
+    expect((await run.result()).response).toBe(expectedResponse(type, 2));
+    const done = await progressOf(harness(), run.workflowId);
+    expect(done.decisions?.map((d) => `${d.kind}:${d.by}:${d.after_steps}`)).toEqual(['pause:frank:0', 'resume:frank:1']);
+  });
+
+  it('holds a tool call that requires approval, and runs it once approved', async () => {
+    const run = await start(withApproval(typedAgent(type, 1)), `tool approve ${type}`);
+    const pending = await pendingOf(run.workflowId, 'tool');
+    expect(pending).toMatchObject({ tool: 'CalculatorTool', input: { expression: '0+1' }, step: { index: 0 } });
+    expect((await progressOf(harness(), run.workflowId)).status).toBe('awaiting_approval');
+    await approveTool(harness().client, run.workflowId, { by: 'gina' });
+    const out = await run.result();
+    expect(out.response).toBe(expectedResponse(type, 1));
+    const calls = await harness().memory.interactions.find({ memory_id: out.executor_agent_memory_id, origin: 'tool' }).toArray();
+    expect(calls.map((c) => [c.input, c.response])).toEqual([['{"expression":"0+1"}', '1']]);
+  });
+
+  it('gives the model the denial as the observation of a denied tool call', async () => {
+    const question = `tool deny ${type}`;
+    // A denied call is a tool error: plan_and_execute's step fails (one attempt) and the run goes on.
+    const run = await start(withApproval(typedAgent(type, 1)), question, { max_step_attempts: 1 });
+    await pendingOf(run.workflowId, 'tool');
+    await denyTool(harness().client, run.workflowId, { reason: 'no arithmetic today', by: 'hank' });
+    const out = await run.result();
+    const next = harness().recorder.find((r) => r.position.role === 'executor' && r.position.iteration === 1 && JSON.stringify(r.messages).includes('no arithmetic today'));
+    expect(next?.messages.at(-1)).toMatchObject({ role: 'tool', content: 'The call was denied by hank, who reviews this tool\'s calls: no arithmetic today', is_error: true });
+    expect(await harness().memory.interactions.countDocuments({ memory_id: out.executor_agent_memory_id, origin: 'tool' })).toBe(0);
+  });
+
+  it('runs a tool call with the input a reviewer edited, after rejecting one that does not fit the schema', async () => {
+    const run = await start(withApproval(typedAgent(type, 1)), `tool edit ${type}`);
+    await pendingOf(run.workflowId, 'tool');
+    await expect(approveTool(harness().client, run.workflowId, { input: { expression: 5 } })).rejects.toThrow(/does not fit CalculatorTool's input schema: input\.expression: expected string, got number/);
+    await approveTool(harness().client, run.workflowId, { input: { expression: '100+1' }, by: 'ivy' });
+    const out = await run.result();
+    const calls = await harness().memory.interactions.find({ memory_id: out.executor_agent_memory_id, origin: 'tool' }).toArray();
+    expect(calls.map((c) => [c.input, c.response])).toEqual([['{"expression":"100+1"}', '101']]);
+    const p = await progressOf(harness(), run.workflowId);
+    expect(p.decisions).toEqual([expect.objectContaining({ kind: 'tool', action: 'edit', by: 'ivy', detail: 'CalculatorTool: {"expression":"100+1"}' })]);
+  });
+});
