@@ -4,7 +4,7 @@
  * and the runs waiting for one (`PerflowPending`).
  */
 import { readFile } from 'node:fs/promises';
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import {
   guideUpdate,
   pauseUpdate,
@@ -34,6 +34,9 @@ async function decide<A>(client: Client, workflowId: string, update: { name: str
     if (err instanceof WorkflowUpdateFailedError) {
       throw new CliError(`${workflowId} did not accept the ${update.name} decision: ${(err.cause as Error | undefined)?.message ?? err.message}`, 1, { cause: err });
     }
+    // The server answers "not found" for a run that has ended; say which it is.
+    const status = err instanceof WorkflowNotFoundError ? await client.workflow.getHandle(workflowId).describe().then((d) => d.status.name, () => undefined) : undefined;
+    if (status !== undefined) throw new CliError(`${workflowId} did not accept the ${update.name} decision: the run has ended (${status.toLowerCase()})`, 1, { cause: err });
     throw err;
   }
 }
