@@ -33,9 +33,10 @@ async function main(): Promise<void> {
         typedSearchAttributes: new TypedSearchAttributes([
           { key: SearchAttributes.agent, value: 'history' },
           { key: SearchAttributes.status, value: 'running' },
-    { key: SearchAttributes.pending, value: 'none' },
+          { key: SearchAttributes.pending, value: 'none' },
         ]),
       });
+      await scenario.interact?.(handle.workflowId, harness.client);
       const outcome = await handle.result().then(
         (out) => `completed: ${out.response.slice(0, 60)}`,
         (err: Error) => `failed: ${err.message}`,

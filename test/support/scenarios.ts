@@ -5,6 +5,9 @@
  * and behind `patched()` otherwise — see README "Contributing").
  */
 import { resolve } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { approvePlan, approveTool, denyTool, guideRun, pauseRun, rejectPlan, resumeRun } from '../../client/decisions';
+import { progressQuery, type Progress } from '../../workflows/definitions';
 import { final, plan, scriptedAgent } from './harness';
 import { typedAgent } from './typed-agents';
 
@@ -15,7 +18,20 @@ export interface Scenario {
   params?: Record<string, unknown>;
   /** The run is expected to fail. */
   fails?: boolean;
+  /** What people do while it runs (decisions), given the run's workflow ID and a client. */
+  interact?: (workflowId: string, client: Client) => Promise<void>;
 }
+
+/** Waits until the run's progress satisfies `ok` (bounded). */
+async function until(client: Client, workflowId: string, ok: (p: Progress) => boolean): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const p = await client.workflow.getHandle(workflowId).query(progressQuery).catch(() => undefined);
+    if (p && ok(p)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${workflowId}: timed out waiting in a scenario`);
+}
+const awaiting = (id: string) => (p: Progress) => (p.pending ?? []).some((d) => d.id === id);
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -230,4 +246,43 @@ export const SCENARIOS: Scenario[] = [
     ),
   },
   { name: 'step-memory-todo-list', question: 'sum 1..2, with step memory', agent: typedAgent('todo_list', 2) },
+  // People in the loop: every kind of decision by a person (plan_execute_and_reflect) …
+  {
+    name: 'decisions-plan-execute-reflect',
+    question: 'What is 6*7 + 1, with a reviewer?',
+    params: { plan_approval: 'every' },
+    agent: scriptedAgent(
+      {
+        planner: [plan('compute 6*7'), plan('compute 6*7', 'add 1'), plan('add 1'), final('43')],
+        executor: [
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*6' } }] }, { content: '42' }],
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1' } }] }, { content: '43' }],
+        ],
+      },
+      { tools: [{ type: 'CalculatorTool', requires_approval: true }] },
+    ),
+    async interact(id, client) {
+      await until(client, id, awaiting('plan-1'));
+      await rejectPlan(client, id, { reason: 'add one at the end', by: 'reviewer' });
+      await until(client, id, awaiting('plan-2'));
+      await approvePlan(client, id, { steps: ['compute 6*7 exactly', 'add 1'], by: 'reviewer' });
+      await until(client, id, awaiting('tool-1-1'));
+      await pauseRun(client, id, { by: 'reviewer' });
+      await approveTool(client, id, { input: { expression: '6*7' }, by: 'reviewer' });
+      await until(client, id, (p) => p.status === 'paused');
+      await guideRun(client, id, 'answer with the number only', { by: 'reviewer' });
+      await resumeRun(client, id, { by: 'reviewer' });
+      await until(client, id, awaiting('plan-3'));
+      await approvePlan(client, id, { by: 'reviewer' });
+      await until(client, id, awaiting('tool-2-1'));
+      await denyTool(client, id, { reason: 'add it yourself', by: 'reviewer' });
+    },
+  },
+  // … and decisions taken by approval_timeout, for a plan and a tool call (plan_and_execute).
+  {
+    name: 'decisions-plan-and-execute-timeout',
+    question: 'sum 1..1, approved by the timeout',
+    params: { plan_approval: 'first', approval_timeout: 1, approval_timeout_action: 'approve' },
+    agent: { ...typedAgent('plan_and_execute', 1), tools: [{ type: 'CalculatorTool', requires_approval: true }] },
+  },
 ];

@@ -62,8 +62,24 @@ describe('recorded histories', () => {
         'before-one-engine.step-by-step-adaptive.binpb',
         'before-one-engine.todo-list-goal-achieved.todo-1.binpb',
         'before-one-engine.plan-and-execute-replanned.binpb',
+        // People in the loop: every kind of decision, and decisions by approval_timeout.
+        'decisions-plan-execute-reflect.binpb',
+        'decisions-plan-execute-reflect.step-1.binpb',
+        'decisions-plan-execute-reflect.step-2.binpb',
+        'decisions-plan-and-execute-timeout.binpb',
+        'decisions-plan-and-execute-timeout.step-1.binpb',
       ]),
     );
+  });
+
+  it('hold every kind of decision a person takes', () => {
+    const events = temporal.api.history.v1.History.decode(readFileSync(join(dir, 'decisions-plan-execute-reflect.binpb'))).events ?? [];
+    const updates = events.flatMap((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? []);
+    expect(updates).toEqual(['decidePlan', 'decidePlan', 'pause', 'decideTool', 'guide', 'resume', 'decidePlan', 'decideTool']);
+    const signals = events.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);
+    expect(signals).toEqual(['toolApprovalRequest', 'toolApprovalRequest']);
+    const timers = temporal.api.history.v1.History.decode(readFileSync(join(dir, 'decisions-plan-and-execute-timeout.binpb'))).events ?? [];
+    expect(timers.filter((e) => e.timerFiredEventAttributes)).toHaveLength(2); // the plan's and the tool call's timeout
   });
 
   it.each(files)('replay deterministically: %s', async (file) => {
