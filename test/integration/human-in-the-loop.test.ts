@@ -251,3 +251,28 @@ describe.each(TYPES)('%s with people in the loop', (type) => {
     expect(p.decisions).toEqual([expect.objectContaining({ kind: 'tool', action: 'edit', by: 'ivy', detail: 'CalculatorTool: {"expression":"100+1"}' })]);
   });
 });
+
+describe.each<AgentType>(['step_by_step', 'todo_list'])('%s with people in the loop (tool approval, guidance, pause)', (type) => {
+  // Their plans are Axon Ivy's step and todo lists: plan_approval is refused for them (unit tested).
+  it('holds a tool call for approval, shows guidance to the call that steers the run, and pauses between steps', async () => {
+    const question = `steer ${type}`;
+    const run = await start(withApproval(typedAgent(type, 2)), question);
+    await pendingOf(run.workflowId, 'tool');
+    await pauseRun(harness().client, run.workflowId, { by: 'jo' });
+    await guideRun(harness().client, run.workflowId, 'mind the totals', { by: 'jo' });
+    await approveTool(harness().client, run.workflowId, { by: 'jo' });
+    const paused = await until(run.workflowId, (p) => p.status === 'paused', 'the pause');
+    expect(paused.steps_executed).toBe(1);
+    await resumeRun(harness().client, run.workflowId, { by: 'jo' });
+    await pendingOf(run.workflowId, 'tool');
+    await approveTool(harness().client, run.workflowId, { by: 'jo' });
+    expect((await run.result()).response).toBe(expectedResponse(type, 2));
+    // step_by_step's decision after a step, todo_list's goal assessment: the calls that steer these runs.
+    const kind = type === 'step_by_step' ? 'decision' : 'goal';
+    const steering = harness().recorder.filter((r) => r.position.role === 'task' && r.position.kind === kind && JSON.stringify(r.messages).includes('mind the totals'));
+    expect(steering).toHaveLength(1);
+    expect(steering[0].messages[0].content).toContain(`${FEEDBACK_HEADING}\n- Guidance from jo: mind the totals`);
+    const done = await progressOf(harness(), run.workflowId);
+    expect(done.decisions?.map((d) => `${d.kind}:${d.action}`)).toEqual(['pause:pause', 'guidance:guide', 'tool:approve', 'resume:resume', 'tool:approve']);
+  });
+});
