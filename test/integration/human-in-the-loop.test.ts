@@ -85,6 +85,10 @@ describe.each(TYPES)('%s with people in the loop', (type) => {
     expect(progress.steps_executed).toBe(0);
     for (let i = 0; i < 50 && (await searchAttribute(run)) !== 'plan'; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await searchAttribute(run)).toBe('plan');
+    // The Temporal UI's current details show the plan and how to answer.
+    const metadata = (await run.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(metadata.currentDetails).toContain('**Awaiting approval of the plan:**\n1. add 1\n2. add 2');
+    expect(metadata.currentDetails).toContain(`- \`perflow approve ${run.workflowId}\``);
 
     const decision = await approvePlan(harness().client, run.workflowId, { by: 'alice' });
     expect(decision).toMatchObject({ kind: 'plan', action: 'approve', by: 'alice', decision_id: 'plan-1' });
@@ -237,6 +241,18 @@ describe.each(TYPES)('%s with people in the loop', (type) => {
     const next = harness().recorder.find((r) => r.position.role === 'executor' && r.position.iteration === 1 && JSON.stringify(r.messages).includes('no arithmetic today'));
     expect(next?.messages.at(-1)).toMatchObject({ role: 'tool', content: 'The call was denied by hank, who reviews this tool\'s calls: no arithmetic today', is_error: true });
     expect(await harness().memory.interactions.countDocuments({ memory_id: out.executor_agent_memory_id, origin: 'tool' })).toBe(0);
+  });
+
+  it('is cancelled cleanly while a tool call awaits approval', async () => {
+    const run = await start(withApproval(typedAgent(type, 1)), `cancel waiting ${type}`);
+    await pendingOf(run.workflowId, 'tool');
+    await run.cancel();
+    await expect(run.result()).rejects.toThrow();
+    expect((await run.describe()).status.name).toBe('CANCELLED');
+    const p = await progressOf(harness(), run.workflowId);
+    expect(p.error).toBe('the run was cancelled');
+    const root = await harness().memory.interactions.findOne({ _id: p.parent_interaction_id });
+    expect(root?.response).toBe('Agent execution failed: the run was cancelled');
   });
 
   it('runs a tool call with the input a reviewer edited, after rejecting one that does not fit the schema', async () => {

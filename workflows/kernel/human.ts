@@ -8,7 +8,7 @@
  * Nothing here adds a command unless a person (or `plan_approval`, or a tool's
  * `requires_approval`) asks for it, so runs recorded before replay unchanged.
  */
-import { condition, getExternalWorkflowHandle, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, isCancellation, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { schemaProblem } from '../../core/schema-check';
 import { preview } from '../../core/text';
 import {
@@ -179,6 +179,15 @@ export function openHumanLoop(run: RunContext, carried?: HumanState): HumanLoop 
   setHandler(toolApprovalRequestSignal, async (req) => {
     if (toolRequests.has(req.decision_id)) return; // asked again (a replayed child): already pending or answered
     toolRequests.set(req.decision_id, req);
+    try {
+      await answerToolRequest(req);
+    } catch (err) {
+      // The run is being cancelled (its children with it): nobody is waiting for the answer.
+      if (!isCancellation(err)) throw err;
+    }
+  });
+
+  async function answerToolRequest(req: ToolApprovalRequest): Promise<void> {
     addPending({
       id: req.decision_id,
       kind: 'tool',
@@ -198,7 +207,7 @@ export function openHumanLoop(run: RunContext, carried?: HumanState): HumanLoop 
     }
     removePending(req.decision_id);
     await getExternalWorkflowHandle(req.executor_workflow_id).signal(toolApprovalAnswerSignal, toolAnswers.get(req.decision_id)!);
-  });
+  }
 
   setHandler(
     toolDecisionUpdate,
