@@ -31,3 +31,23 @@ export function benchInput({ steps, toolBytes, latencyMs }: BenchRun): PlanExecu
   );
   return { agent, question: 'bench', ...sparseParameters(resolveParameters(agent, { max_steps: steps + 1 })) };
 }
+
+/**
+ * A run of `steps` independent steps whose tool call takes `toolMs`: with `parallel` > 1 the
+ * planner groups them all (they run at most `parallel` at once), else it plans one at a time.
+ */
+export function independentStepsInput({ steps, toolMs, parallel }: { steps: number; toolMs: number; parallel: number }): PlanExecuteReflectInput {
+  const names = Array.from({ length: steps }, (_, i) => `look up item ${i + 1}`);
+  const planner =
+    parallel > 1 ? [JSON.stringify({ steps: [names], result: '' }), final('ok')] : [...names.map((_, i) => plan(...names.slice(i))), final('ok')];
+  const agent = parseAgentDefinition(
+    {
+      name: 'bench-parallel',
+      type: 'plan_execute_and_reflect',
+      llm: { interface: 'scripted', script: { planner, executor: names.map(() => [{ tool_calls: [{ name: 'BlobTool', input: { bytes: 100, ms: toolMs } }] }, { content: 'done' }]) } },
+      tools: [{ type: 'BlobTool' }],
+    },
+    { toolTypes: 'any' },
+  );
+  return { agent, question: 'bench parallel', ...sparseParameters(resolveParameters(agent, { max_steps: steps + 1, max_parallel_steps: parallel })) };
+}

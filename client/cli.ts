@@ -171,7 +171,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           else {
             out(`${id}: ${p.status} (agent ${p.agent}, steps ${p.steps_executed}/${p.max_steps}, tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens})`);
             p.plan.forEach((s, i) => out(`  plan ${i + 1}. ${s}`));
-            if (p.current_step) out(`  running step ${p.current_step.index + 1}: ${p.current_step.step} (executor ${p.current_step.executor_workflow_id})`);
+            for (const c of p.current_steps ?? (p.current_step ? [p.current_step] : [])) out(`  running step ${c.index + 1}: ${c.step} (executor ${c.executor_workflow_id})`);
             for (const s of p.completed_steps) out(`  ${s.ok ? 'done' : 'failed'} step ${s.index + 1}: ${s.step} → ${s.result_preview.replace(/\s+/g, ' ').slice(0, 200)}`);
             for (const d of p.pending ?? []) pendingLines(d).forEach((l) => out(`  ${l}`));
             if (p.paused) out(`  paused: resume with perflow resume ${id}`);

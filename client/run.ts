@@ -159,9 +159,10 @@ export function progressChanges(prev: Progress | undefined, next: Progress): str
   for (const s of next.completed_steps.slice(done)) {
     lines.push(`step ${s.index + 1} ${s.ok ? 'done' : 'failed'}: ${preview(s.step, 120)} → ${preview(s.result_preview.replace(/\s+/g, ' '), 200)}`);
   }
-  const cur = next.current_step;
-  if (cur && (cur.index !== prev?.current_step?.index || cur.executor_workflow_id !== prev.current_step.executor_workflow_id)) {
-    lines.push(`step ${cur.index + 1} running: ${preview(cur.step, 120)} (executor ${cur.executor_workflow_id})`);
+  const runningOf = (p: Progress | undefined) => p?.current_steps ?? (p?.current_step ? [p.current_step] : []);
+  const wasRunning = new Set(runningOf(prev).map((c) => c.executor_workflow_id));
+  for (const cur of runningOf(next)) {
+    if (!wasRunning.has(cur.executor_workflow_id)) lines.push(`step ${cur.index + 1} running: ${preview(cur.step, 120)} (executor ${cur.executor_workflow_id})`);
   }
   const u = next.usage;
   if (!prev || u.input_tokens !== prev.usage.input_tokens || u.output_tokens !== prev.usage.output_tokens) {

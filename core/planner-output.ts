@@ -17,6 +17,11 @@ export type PlannerOutput =
       steps: string[];
       /** The final result; empty while there are steps to execute. */
       result: string;
+      /**
+       * With `groups`: how many of the first steps form the next batch — the planner's first
+       * group of independent steps, or 1 when the plan starts with a single step.
+       */
+      batch?: number;
     }
   | {
       ok: false;
@@ -37,7 +42,7 @@ export type PlannerOutput =
  *
  * @param raw - the planner's answer text
  */
-export function parsePlannerOutput(raw: string): PlannerOutput {
+export function parsePlannerOutput(raw: string, options: { groups?: boolean } = {}): PlannerOutput {
   if (raw.trim() === '') return { ok: false, error: 'planner output is empty' };
   const extracted = extractJson(raw, 'object', 'planner output');
   if (!extracted.ok) return extracted;
@@ -50,7 +55,20 @@ export function parsePlannerOutput(raw: string): PlannerOutput {
     return { ok: false, error: 'planner output has neither a "steps" nor a "result" field' };
   }
 
-  const rawSteps = obj.steps ?? [];
+  let rawSteps = obj.steps ?? [];
+  // With groups, an entry may be an array of independent steps; the first one is the next batch.
+  let batch: number | undefined;
+  if (options.groups && Array.isArray(rawSteps)) {
+    const entries = rawSteps as unknown[];
+    const isGroup = (e: unknown): e is unknown[] => Array.isArray(e);
+    if (entries.every((e) => typeof e === 'string' || (isGroup(e) && e.every((s) => typeof s === 'string')))) {
+      const first = entries.find((e) => (isGroup(e) ? e.some((s) => (s as string).trim() !== '') : (e as string).trim() !== ''));
+      batch = isGroup(first) ? first.filter((s) => (s as string).trim() !== '').length : 1;
+      rawSteps = entries.flat();
+    } else {
+      return { ok: false, error: '"steps" must be an array of strings and arrays of strings' };
+    }
+  }
   if (!Array.isArray(rawSteps) || !rawSteps.every((s): s is string => typeof s === 'string')) {
     return { ok: false, error: '"steps" must be an array of strings' };
   }
@@ -62,5 +80,5 @@ export function parsePlannerOutput(raw: string): PlannerOutput {
   if (rawResult.trim() !== '') return { ok: true, steps: [], result: rawResult };
   const steps = rawSteps.filter((s) => s.trim() !== '');
   if (steps.length === 0) return { ok: false, error: 'planner returned neither steps nor a result' };
-  return { ok: true, steps, result: '' };
+  return { ok: true, steps, result: '', ...(batch !== undefined ? { batch } : {}) };
 }

@@ -223,3 +223,13 @@ export function tokenBudgetReachedMessage(budget: number, used: number, summary:
 export function planStoppedMessage(review: { reason: string; by: string }): string {
   return `Plan rejected by ${review.by}; the run stopped. Reason: ${review.reason}`;
 }
+
+/**
+ * perflow's own addition to the planner's response instructions when `max_parallel_steps` > 1
+ * (appended to the system prompt; the seed's texts stay as they are).
+ */
+export function parallelStepsInstructions(maxParallel: number): string {
+  return `
+
+Parallel steps: when some of the next steps do not depend on each other, you may group them in an inner array so that they run at the same time, e.g. {"steps": [["find A's revenue", "find B's revenue"], "compare them"], "result": ""}. Only the first entry of "steps" runs next: a group runs all of its steps (at most ${maxParallel} at once), a single string runs one step; then you see every result. Group only steps that need none of each other's results.`;
+}

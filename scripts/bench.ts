@@ -20,7 +20,7 @@ import { Client, Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import { firstLine } from '../core/text';
 import { startServers, stopServersOnSignals, type Servers } from '../servers';
-import { benchInput } from '../bench/agents';
+import { benchInput, independentStepsInput } from '../bench/agents';
 import { activityTrouble, allHistories, eventCount, fetchManyRunHistories, fetchRunHistories, historyBytes, startEventBytes, temporalTasks, type RunHistories } from '../bench/histories';
 import { runInProcess } from '../bench/in-process-loop';
 import { blobTool } from '../bench/tools';
@@ -228,6 +228,14 @@ async function measureDurabilityCost(bench: Bench, results: Record<string, unkno
   return [[`what durability costs: 5 steps, one 1 KB tool call each, model latency ${LATENCY_MS} ms`, seconds(perflow), `in-process loop: ${seconds(loop)}`, `${round(perflow / loop, 2)}×`]];
 }
 
+/** Four independent steps with a 1 s tool call each: grouped and run at once vs one at a time. */
+async function measureParallelSteps(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
+  const sequential = (await perflowRun(bench, independentStepsInput({ steps: 4, toolMs: 1_000, parallel: 1 }))).ms;
+  const parallel = (await perflowRun(bench, independentStepsInput({ steps: 4, toolMs: 1_000, parallel: 4 }))).ms;
+  results.parallel_steps = { steps: 4, tool_ms: 1_000, parallel_ms: parallel, sequential_ms: sequential, ratio: parallel / sequential };
+  return [['4 independent steps, a 1 s tool call each: max_parallel_steps 4 (one group)', seconds(parallel), `max_parallel_steps 1, one step per plan: ${seconds(sequential)}`, `${round(parallel / sequential, 2)}× the sequential time`]];
+}
+
 /** K runs at once: throughput, latencies, the worker's peak RSS, activity timeouts and retries. */
 async function concurrently(bench: Bench, k: number, start: () => Promise<Finished>) {
   bench.worker.resetPeakRss();
@@ -269,6 +277,7 @@ async function measureBackend(bench: Bench, first: boolean, results: Record<stri
     rows.push(...(await measurePerStep(bench, results)));
     rows.push(...(await measureHistory(bench, results)));
     rows.push(...(await measureDurabilityCost(bench, results)));
+    rows.push(...(await measureParallelSteps(bench, results)));
     if (args.long) rows.push(...(await measureLongRun(bench, results)));
   } else {
     await perflowRun(bench, benchInput({ steps: 2 })); // warm-up

@@ -164,6 +164,8 @@ export interface Progress extends RunIds {
   question: string;
   plan: string[];
   current_step?: { index: number; step: string; executor_workflow_id: string };
+  /** Steps running at once (plan_execute_and_reflect with `max_parallel_steps` > 1), in plan order; absent when one runs. */
+  current_steps?: { index: number; step: string; executor_workflow_id: string }[];
   completed_steps: CompletedStepView[];
   steps_executed: number;
   max_steps: number;
@@ -247,7 +249,7 @@ export function progressMarkdown(p: Progress, workflowId = 'ID'): string {
     lines.push('Answer with:', ...d.answer.map((a) => `- \`${a}\``), '');
   }
   if (p.paused) lines.push(`**Paused** — resume with \`perflow resume ${workflowId}\``, '');
-  if (p.current_step) lines.push(`**Running step ${p.current_step.index + 1}:** ${preview(p.current_step.step, 200)}`, '');
+  for (const c of p.current_steps ?? (p.current_step ? [p.current_step] : [])) lines.push(`**Running step ${c.index + 1}:** ${preview(c.step, 200)}`, '');
   for (const s of p.completed_steps) lines.push(`- ${s.ok ? '✅' : '❌'} step ${s.index + 1}: ${preview(s.step, 120)} → ${preview(s.result_preview, 200)}`);
   lines.push('', `steps ${p.steps_executed}/${p.max_steps} · tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens}`);
   if (p.result !== undefined) lines.push('', `**Result:** ${preview(p.result, 2_000)}`);

@@ -5,13 +5,13 @@
  */
 import type { PlannerPromptRef } from '../core/contract';
 import { parsePlannerOutput } from '../core/planner-output';
-import { maxStepsReachedMessage, planStoppedMessage } from '../core/prompts';
+import { maxStepsReachedMessage, parallelStepsInstructions, planStoppedMessage } from '../core/prompts';
 import { preview } from '../core/text';
 import type { RunInput, RunOutput } from './definitions';
 import { completedStepRefs, openRun } from './kernel/context';
 import { checkpoint, finish, guard, summarizeSteps } from './kernel/lifecycle';
 import { askParsed } from './kernel/model-calls';
-import { runStep } from './kernel/steps';
+import { runSteps } from './kernel/steps';
 
 type TemplateKey = 'planner_prompt_template' | 'reflect_prompt_template' | 'planner_with_history_template';
 
@@ -19,7 +19,11 @@ type TemplateKey = 'planner_prompt_template' | 'reflect_prompt_template' | 'plan
 export type PlanExecuteReflectInput = RunInput;
 
 export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
-  const run = await openRun(input, (p) => ({ maxUnits: p.max_steps, planningSystem: p.system_prompt }));
+  // With max_parallel_steps > 1 the planner is told it may group independent steps.
+  const run = await openRun(input, (p) => ({
+    maxUnits: p.max_steps,
+    planningSystem: p.max_parallel_steps > 1 ? p.system_prompt + parallelStepsInstructions(p.max_parallel_steps) : p.system_prompt,
+  }));
   const { progress, p } = run;
   // The planner renders its prompt in the activity from the completed steps' IDs (claim check).
   const promptRef = (key: TemplateKey): PlannerPromptRef =>
@@ -44,7 +48,8 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
         run,
         { model: 'planning', position: { role: 'planner', call: plannerCalls.next }, summary: `planner: ${what}`, render: promptRef(template) },
         (raw) => {
-          const out = parsePlannerOutput(raw);
+          // Runs started before max_parallel_steps existed parse as they did (no groups).
+          const out = parsePlannerOutput(raw, { groups: p.max_parallel_steps !== undefined });
           return out.ok ? { ok: true, value: out } : out;
         },
         'planner answer',
@@ -57,9 +62,15 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
       if (review.action === 'stop') return finish(run, planStoppedMessage(review));
       if (review.action === 'replan') continue;
       progress.plan = review.steps;
-      const step = review.steps[0];
-      const unit = progress.steps_executed;
-      await runStep(run, { unit, label: step, text: step, tools: run.tools, summary: `step ${unit + 1}: ${preview(step, 150)}` });
+      // The planner's first group of independent steps (an edited plan runs step by step).
+      const grouped = review.steps === parsed.steps && p.max_parallel_steps > 1 ? (parsed.batch ?? 1) : 1;
+      const batch = review.steps.slice(0, Math.min(grouped, p.max_steps - progress.steps_executed));
+      const first = progress.steps_executed;
+      await runSteps(
+        run,
+        batch.map((step, i) => ({ unit: first + i, label: step, text: step, tools: run.tools, summary: `step ${first + i + 1}: ${preview(step, 150)}` })),
+        p.max_parallel_steps,
+      );
     }
   });
 }

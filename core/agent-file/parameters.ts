@@ -188,6 +188,15 @@ export const AgentParameters = z.looseObject({
     .preprocess(toNumber, z.number({ error: 'expected a number from 0 to 1' }).min(0, { error: 'expected a number from 0 to 1' }).max(1, { error: 'expected a number from 0 to 1' }))
     .default(0.7),
   /**
+   * plan_execute_and_reflect: how many steps may run at once. Above 1, the planner is told it
+   * may group independent steps (`[["find A", "find B"], "compare"]`); the first group runs as
+   * concurrent executor children, at most this many at once, and the planner reflects once over
+   * all of them. 1: the seed's behaviour (a group the planner writes anyway runs one step at a
+   * time: its first step, then the planner reflects). perflow's own parameter.
+   * @default 1
+   */
+  max_parallel_steps: integerParam(1, 1),
+  /**
    * Which plans a person reviews before they run: `none` (the seed's behaviour), `first` (the
    * first plan) or `every` (each new plan). The run waits with status `awaiting_approval`
    * until `perflow approve` or `perflow reject` answers. plan_execute_and_reflect and
@@ -263,6 +272,12 @@ export function resolveParameters(agent: AgentDefinition, runParams: Record<stri
   if (p.plan_approval !== 'none' && (agent.type === 'step_by_step' || agent.type === 'todo_list')) {
     throw new AgentDefinitionError(
       [{ path: 'parameters.plan_approval', message: `${agent.type} agents take no plan approval (their plans are Axon Ivy's step and todo lists); use none — tool approval, guidance and pause work for them` }],
+      'invalid agent parameters',
+    );
+  }
+  if (p.max_parallel_steps > 1 && agent.type !== 'plan_execute_and_reflect') {
+    throw new AgentDefinitionError(
+      [{ path: 'parameters.max_parallel_steps', message: `${agent.type} agents run their steps in order; parallel steps are for plan_execute_and_reflect (use 1)` }],
       'invalid agent parameters',
     );
   }

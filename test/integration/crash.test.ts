@@ -1,6 +1,6 @@
 /**
  * The worker process is SIGKILLed at random points several times while 12 multi-step runs with
- * tool calls are in flight; a fresh worker is started each time. Every run must complete with
+ * tool calls are in flight (half of them running two steps in parallel); a fresh worker is started each time. Every run must complete with
  * its expected result, no tool call of a completed step may complete twice, and memory must
  * hold every interaction exactly once.
  */
@@ -42,13 +42,19 @@ afterAll(async () => {
   await connection.close();
 });
 
+/** Odd runs run their first two steps in parallel (`max_parallel_steps` 2, a grouped first plan). */
+const parallel = (run: number) => run % 2 === 1;
+const stepName = (run: number, n: number) => `run ${run} step ${n}`;
+
 const agent = (run: number) =>
   scriptedAgent(
     {
-      planner: [
-        ...Array.from({ length: STEPS }, (_, i) => plan(...Array.from({ length: STEPS - i }, (_, j) => `run ${run} step ${i + j + 1}`))),
-        final(`run ${run} finished`),
-      ],
+      planner: parallel(run)
+        ? [JSON.stringify({ steps: [[stepName(run, 1), stepName(run, 2)], stepName(run, 3)], result: '' }), plan(stepName(run, 3)), final(`run ${run} finished`)]
+        : [
+            ...Array.from({ length: STEPS }, (_, i) => plan(...Array.from({ length: STEPS - i }, (_, j) => stepName(run, i + j + 1)))),
+            final(`run ${run} finished`),
+          ],
       executor: Array.from({ length: STEPS }, (_, i) => [
         { tool_calls: [{ name: 'SlowTool', input: { label: `${run}.${i + 1}`, ms: 150 + ((run * 37 + i * 53) % 300) } }] },
         { content: `run ${run} step ${i + 1} done` },
@@ -62,7 +68,7 @@ describe('worker crashes', () => {
     worker = await startWorker();
     const handles = await Promise.all(
       Array.from({ length: RUNS }, (_, run) =>
-        client.workflow.start(planExecuteReflect, { taskQueue, workflowId: `crash-${taskQueue}-${run}`, args: [runInput(agent(run), `crash question ${run}`)] }),
+        client.workflow.start(planExecuteReflect, { taskQueue, workflowId: `crash-${taskQueue}-${run}`, args: [runInput(agent(run), `crash question ${run}`, parallel(run) ? { max_parallel_steps: 2 } : {})] }),
       ),
     );
     const results = Promise.all(handles.map((h) => h.result()));

@@ -285,4 +285,21 @@ export const SCENARIOS: Scenario[] = [
     params: { plan_approval: 'first', approval_timeout: 1, approval_timeout_action: 'approve' },
     agent: { ...typedAgent('plan_and_execute', 1), tools: [{ type: 'CalculatorTool', requires_approval: true }] },
   },
+  // Two independent steps as concurrent executor children, then one reflection (max_parallel_steps).
+  {
+    name: 'parallel-steps',
+    question: 'Which is larger, 6*7 or 2^5, in parallel?',
+    params: { max_parallel_steps: 2 },
+    agent: scriptedAgent(
+      {
+        planner: [JSON.stringify({ steps: [['compute 6*7', 'compute 2^5'], 'compare'], result: '' }), plan('compare'), final('6*7 is larger')],
+        executor: [
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2^5' } }] }, { content: '32' }],
+          [{ content: '42 > 32' }],
+        ],
+      },
+      { tools: [{ type: 'CalculatorTool' }] },
+    ),
+  },
 ];

@@ -42,11 +42,40 @@ export interface StepRequest {
 
 /** Executes one step in a ReAct executor child workflow and records it in the progress. */
 export async function runStep(run: RunContext, step: StepRequest): Promise<StepOutcome> {
+  const outcome = await executeStep(run, step);
+  recordStep(run, step.unit, step.label, outcome);
+  return outcome;
+}
+
+/**
+ * Executes independent steps as concurrent executor children, at most `cap` at once, and
+ * records them in the order given (their units are consecutive), whatever order they end in.
+ * A failed step is a failed step result; the others go on.
+ */
+export async function runSteps(run: RunContext, steps: StepRequest[], cap: number): Promise<StepOutcome[]> {
+  if (steps.length === 1) return [await runStep(run, steps[0])];
+  const outcomes: StepOutcome[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < steps.length) {
+      const i = next++;
+      outcomes[i] = await executeStep(run, steps[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(cap, steps.length) }, lane));
+  steps.forEach((step, i) => recordStep(run, step.unit, step.label, outcomes[i]));
+  return outcomes;
+}
+
+/** Runs one step's executor child; shows it among the running steps meanwhile. */
+async function executeStep(run: RunContext, step: StepRequest): Promise<StepOutcome> {
   const { agent, p, progress } = run;
   const ids = run.memoryIds;
   const executorWorkflowId = `${workflowInfo().workflowId}/step-${step.unit + 1}`;
+  const running = { index: step.unit, step: step.label, executor_workflow_id: executorWorkflowId };
   progress.status = 'executing';
-  progress.current_step = { index: step.unit, step: step.label, executor_workflow_id: executorWorkflowId };
+  progress.current_step = progress.current_step ?? running;
+  if (progress.current_step !== running) progress.current_steps = [...(progress.current_steps ?? [progress.current_step]), running];
   run.showProgress();
   let outcome: StepOutcome;
   try {
@@ -82,7 +111,12 @@ export async function runStep(run: RunContext, step: StepRequest): Promise<StepO
     const result = await saveFailedStep(ids, step.unit, step.text, err, 'Step failed');
     outcome = { ok: false, result, result_chars: result.length, tool_calls: 0, tool_errors: 0, limit_reached: false, executor_workflow_id: executorWorkflowId };
   }
-  recordStep(run, step.unit, step.label, outcome);
+  if (progress.current_steps) {
+    const rest = progress.current_steps.filter((c) => c.index !== step.unit);
+    progress.current_steps = rest.length > 1 ? rest : undefined;
+    progress.current_step = rest[0];
+    run.showProgress();
+  }
   return outcome;
 }
 
@@ -110,8 +144,8 @@ export function recordStep(run: RunContext, unit: number, label: string, outcome
     executor_workflow_id: outcome.executor_workflow_id,
   });
   progress.steps_executed++;
-  progress.current_step = undefined;
-  progress.status = 'planning';
+  if (!progress.current_steps) progress.current_step = undefined;
+  if (!progress.current_step) progress.status = 'planning';
   run.showProgress();
 }
 

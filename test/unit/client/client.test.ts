@@ -47,6 +47,32 @@ describe('client helpers', () => {
       usage: { input_tokens: 3, output_tokens: 4 },
     };
     expect(progressChanges(planned, done)).toEqual(['step 1 done: s1 → r1', 'tokens: in 3 / out 4']);
+    // Steps running at once are each reported when they start.
+    const step = (n: number) => ({ index: n - 1, step: `s${n}`, executor_workflow_id: `w/step-${n}` });
+    const both = { ...planned, current_steps: [step(1), step(2)] };
+    expect(progressChanges(planned, both)).toEqual(['step 2 running: s2 (executor w/step-2)']);
+  });
+
+  it('shows a pending decision once, with the commands that answer it', () => {
+    const pending = {
+      id: 'plan-1',
+      kind: 'plan' as const,
+      since: '2026-01-01T00:00:00.000Z',
+      plan: ['a', 'b'],
+      timeout: { at: '2026-01-01T00:10:00.000Z', action: 'reject' as const },
+      answer: ['perflow approve w', 'perflow reject w --reason TEXT [--stop]'],
+    };
+    const waiting = { ...base, status: 'awaiting_approval' as const, pending: [pending] };
+    expect(progressChanges(base, waiting)).toEqual([
+      'status: awaiting_approval',
+      'awaiting approval of the plan (plan-1):',
+      '  1. a',
+      '  2. b',
+      '  (reject at 2026-01-01T00:10:00.000Z if nobody answers)',
+      '  answer: perflow approve w',
+      '  answer: perflow reject w --reason TEXT [--stop]',
+    ]);
+    expect(progressChanges(waiting, waiting)).toEqual([]);
   });
 
   it('builds list queries, UI links and configs', () => {

@@ -42,6 +42,7 @@ describe('parseAgentDefinition', () => {
         replan_after_failed_attempts: 3,
         replan_keywords: [...DEFAULT_REPLAN_KEYWORDS],
         replan_confidence_threshold: 0.7,
+        max_parallel_steps: 1,
         plan_approval: 'none',
         approval_timeout_action: 'reject',
         max_plan_rejections: 3,
@@ -58,6 +59,8 @@ describe('parseAgentDefinition', () => {
     expect(() => at({ plan_approval: 'sometimes' })).toThrow(/parameters\.plan_approval: expected none, first or every/);
     expect(() => at({ plan_approval: 'every' }, 'todo_list')).toThrow(/parameters\.plan_approval: todo_list agents take no plan approval/);
     expect(at({ plan_approval: 'every' }, 'plan_and_execute').plan_approval).toBe('every');
+    expect(at({ max_parallel_steps: '4' }).max_parallel_steps).toBe(4);
+    expect(() => at({ max_parallel_steps: 2 }, 'plan_and_execute')).toThrow(/parameters\.max_parallel_steps: plan_and_execute agents run their steps in order/);
   });
 
   it('takes the interface from the seed parameter _llm_interface and model_id as the model', () => {

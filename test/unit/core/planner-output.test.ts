@@ -72,3 +72,18 @@ describe('parsePlannerOutput', () => {
     });
   });
 });
+
+describe('parsePlannerOutput with groups (max_parallel_steps > 1)', () => {
+  const groups = { groups: true };
+  it('reads the first group as the next batch and flattens the plan in order', () => {
+    expect(parsePlannerOutput('{"steps": [["find A", "find B"], "compare"], "result": ""}', groups)).toEqual({ ok: true, steps: ['find A', 'find B', 'compare'], result: '', batch: 2 });
+    expect(parsePlannerOutput('{"steps": ["one", ["two", "three"]], "result": ""}', groups)).toEqual({ ok: true, steps: ['one', 'two', 'three'], result: '', batch: 1 });
+    expect(parsePlannerOutput('{"steps": [["", " "], ["x", " ", "y"]], "result": ""}', groups)).toEqual({ ok: true, steps: ['x', 'y'], result: '', batch: 2 });
+  });
+
+  it('keeps the seed parsing without groups, and names what is wrong with them', () => {
+    expect(parsePlannerOutput('{"steps": [["a", "b"]]}')).toEqual({ ok: false, error: '"steps" must be an array of strings' });
+    expect(parsePlannerOutput('{"steps": [["a", 1]]}', groups)).toEqual({ ok: false, error: '"steps" must be an array of strings and arrays of strings' });
+    expect(parsePlannerOutput('{"steps": [], "result": "done"}', groups)).toEqual({ ok: true, steps: [], result: 'done' });
+  });
+});

@@ -68,6 +68,10 @@ describe('recorded histories', () => {
         'decisions-plan-execute-reflect.step-2.binpb',
         'decisions-plan-and-execute-timeout.binpb',
         'decisions-plan-and-execute-timeout.step-1.binpb',
+        // Two steps as concurrent children.
+        'parallel-steps.binpb',
+        'parallel-steps.step-1.binpb',
+        'parallel-steps.step-2.binpb',
       ]),
     );
   });
