@@ -136,6 +136,8 @@ export interface PlanStepView {
   primary_tools: string[];
   success_criteria: string;
   context?: string;
+  /** The steps this one waits for (max_parallel_steps > 1); absent: every step before it. */
+  depends_on?: number[];
   status: 'pending' | 'running' | 'completed' | 'failed';
   attempts: number;
 }

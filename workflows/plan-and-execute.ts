@@ -25,6 +25,7 @@ import {
   fill,
   FINAL_ANSWER_TEMPLATE,
   instructionBlock,
+  parallelPlanInstructions,
   STEP_ACTION_TEMPLATE,
   STEP_VERIFICATION_TEMPLATE,
   VIABILITY_TEMPLATE,
@@ -37,7 +38,7 @@ import { agentTypeSystemPrompt, toolListing, toolsNamed } from './agent-type-hel
 import { openRun } from './kernel/context';
 import { checkpoint, finish, guard } from './kernel/lifecycle';
 import { ask, askParsed } from './kernel/model-calls';
-import { runStep, type StepOutcome } from './kernel/steps';
+import { runStep, runSteps, type StepOutcome } from './kernel/steps';
 
 /** How many earlier observations a step sees (seed 003 keeps the last 5). */
 const OBSERVATION_WINDOW = 5;
@@ -87,7 +88,7 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
         planningInstructions: planning,
         query: question,
         availableTools: toolListing(run.tools),
-      }), 'planning model: plan', 1));
+      }) + (p.max_parallel_steps > 1 ? parallelPlanInstructions(p.max_parallel_steps) : ''), 'planning model: plan', 1));
       if (!Array.isArray(first)) return finish(run, planStoppedMessage(first), metadata());
       state.plan = first.map(stepView);
     }
@@ -103,6 +104,19 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
       state.plannerCalls = plannerCalls.next;
       const ended = await checkpoint(run, { state: () => state, metadata });
       if (ended) return ended;
+      // Steps whose dependencies are done run together (max_parallel_steps, `depends_on`).
+      const batch = readyBatch(cursor);
+      if (batch.length > 1) {
+        const outcome = await runBatch(batch);
+        state.cursor += batch.length - 1;
+        const last = state.cursor;
+        if (last < state.plan.length - 1) {
+          const trigger = await batchTrigger(batch, outcome, last);
+          const stopped = trigger ? await adapt(trigger, last) : undefined;
+          if (stopped) return finish(run, planStoppedMessage(stopped), metadata());
+        }
+        continue;
+      }
       const step = state.plan[cursor];
       step.status = 'running';
       syncPlan();
@@ -132,36 +146,13 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
         }
       }
       const success = error === undefined;
-      step.status = success ? 'completed' : 'failed';
-      results.push({
-        step_num: step.step_num,
-        goal: step.goal,
-        success,
-        tool_used: tool,
-        attempts: step.attempts,
-        observation: preview(observation, OBSERVATION_METADATA_CHARS),
-        ...(error !== undefined ? { error: preview(error, OBSERVATION_METADATA_CHARS) } : {}),
-      });
-      observations.push(`Step ${step.step_num} (${tool || 'no tool'}): ${preview(observation, 300)}`);
+      recordResult(step, observation, error);
       syncPlan();
 
       if (cursor < state.plan.length - 1) {
         const trigger = await replanTrigger(step, success, observation, cursor);
-        if (trigger) {
-          replans.push(trigger);
-          const adapted = await reviewed(() => planSteps(fill(ADAPT_PLAN_TEMPLATE, {
-            planningInstructions: planning,
-            query: question,
-            completedSteps: completedListing(),
-            issue: trigger.reason,
-            remainingSteps: stepListing(state.plan.slice(cursor + 1)),
-            availableTools: toolListing(run.tools),
-          }), `planning model: re-plan after step ${step.step_num} (${trigger.trigger})`, 1));
-          if (!Array.isArray(adapted)) return finish(run, planStoppedMessage(adapted), metadata());
-          const kept = state.plan.slice(0, cursor + 1);
-          state.plan = renumberAdapted(kept, adapted).map((s, i) => (i < kept.length ? kept[i] : stepView(s)));
-          syncPlan();
-        }
+        const stopped = trigger ? await adapt(trigger, cursor) : undefined;
+        if (stopped) return finish(run, planStoppedMessage(stopped), metadata());
       }
     }
 
@@ -178,6 +169,112 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
     });
     return finish(run, answer, metadata(stoppedAt));
   });
+
+  /** A step's outcome in the results, observations and plan. */
+  function recordResult(step: PlanStepView, observation: string, error: string | undefined): void {
+    const tool = step.primary_tools[0] ?? '';
+    step.status = error === undefined ? 'completed' : 'failed';
+    results.push({
+      step_num: step.step_num,
+      goal: step.goal,
+      success: error === undefined,
+      tool_used: tool,
+      attempts: step.attempts,
+      observation: preview(observation, OBSERVATION_METADATA_CHARS),
+      ...(error !== undefined ? { error: preview(error, OBSERVATION_METADATA_CHARS) } : {}),
+    });
+    observations.push(`Step ${step.step_num} (${tool || 'no tool'}): ${preview(observation, 300)}`);
+  }
+
+  /** Replaces the plan after `cursor` with an adapted one (reviewed when `plan_approval` says so); the reviewer's stop when they stop the run. */
+  async function adapt(trigger: Replan, cursor: number): Promise<{ reason: string; by: string } | undefined> {
+    replans.push(trigger);
+    const adapted = await reviewed(() => planSteps(fill(ADAPT_PLAN_TEMPLATE, {
+      planningInstructions: planning,
+      query: question,
+      completedSteps: completedListing(),
+      issue: trigger.reason,
+      remainingSteps: stepListing(state.plan.slice(cursor + 1)),
+      availableTools: toolListing(run.tools),
+    }), `planning model: re-plan after step ${state.plan[cursor].step_num} (${trigger.trigger})`, 1));
+    if (!Array.isArray(adapted)) return adapted;
+    const kept = state.plan.slice(0, cursor + 1);
+    // Adapted steps run in order: their `depends_on` would name numbers of another plan.
+    state.plan = renumberAdapted(kept, adapted).map((s, i) => (i < kept.length ? kept[i] : stepView({ ...s, depends_on: undefined })));
+    syncPlan();
+    return undefined;
+  }
+
+  /**
+   * The steps to run next: the step at `cursor`, and — with `max_parallel_steps` > 1 — the
+   * steps after it whose `depends_on` names only steps already done, up to the cap and `max_steps`.
+   */
+  function readyBatch(cursor: number): PlanStepView[] {
+    const first = state.plan[cursor];
+    if (!(p.max_parallel_steps > 1)) return [first];
+    const done = new Set(state.plan.slice(0, cursor).map((s) => s.step_num));
+    const room = Math.min(p.max_parallel_steps, p.max_steps - results.length);
+    const batch = [first];
+    for (let i = cursor + 1; i < state.plan.length && batch.length < room; i++) {
+      const deps = state.plan[i].depends_on;
+      if (deps === undefined || deps.some((d) => !done.has(d))) break;
+      batch.push(state.plan[i]);
+    }
+    return batch;
+  }
+
+  /**
+   * Independent steps at once: each attempt round runs the steps not yet done as concurrent
+   * executor children (recorded in plan order), then verifies each; results go in plan order.
+   */
+  async function runBatch(batch: PlanStepView[]): Promise<{ observation: string; error?: string }[]> {
+    const outcome = batch.map(() => ({ observation: '', error: undefined as string | undefined, done: false }));
+    batch.forEach((step, i) => {
+      step.status = 'running';
+      const tool = step.primary_tools[0] ?? '';
+      if (tool !== '' && !toolIds.includes(tool)) {
+        outcome[i] = { observation: `Tool not found: ${tool}; the agent's tools: ${toolIds.join(', ') || 'none'}`, error: '', done: true };
+        outcome[i].error = outcome[i].observation;
+        step.attempts = 1;
+      }
+    });
+    syncPlan();
+    for (let attempt = 1; attempt <= p.max_step_attempts; attempt++) {
+      const open = batch.map((_, i) => i).filter((i) => !outcome[i].done);
+      if (open.length === 0) break;
+      const requests = open.map((i) => {
+        const step = batch[i];
+        const tool = step.primary_tools[0] ?? '';
+        step.attempts = attempt;
+        return {
+          unit: state.unit++,
+          label: `step ${step.step_num}${attempt > 1 ? `, attempt ${attempt}` : ''}: ${step.goal}`,
+          text: actionInput(step, attempt, outcome[i].observation),
+          tools: toolsNamed(run.tools, tool === '' ? [] : [tool]),
+        };
+      });
+      const outcomes = await runSteps(run, requests, p.max_parallel_steps);
+      for (const [k, i] of open.entries()) {
+        const o = outcome[i];
+        o.observation = outcomes[k].result;
+        o.error = attemptError(outcomes[k]);
+        if (o.error === undefined && batch[i].success_criteria.trim() !== '' && patched(STEP_VERIFIER_PATCH)) o.error = await verify(batch[i], o.observation);
+        o.done = o.error === undefined;
+      }
+    }
+    batch.forEach((step, i) => recordResult(step, outcome[i].observation, outcome[i].error));
+    syncPlan();
+    return outcome;
+  }
+
+  /** Re-planning after a batch: a failed step or a keyword in any of them, in plan order, then one viability check. */
+  async function batchTrigger(batch: PlanStepView[], outcome: { observation: string; error?: string }[], last: number): Promise<Replan | undefined> {
+    for (const [i, step] of batch.entries()) {
+      const trigger = await replanTrigger(step, outcome[i].error === undefined, outcome[i].observation, last, i === batch.length - 1);
+      if (trigger) return trigger;
+    }
+    return undefined;
+  }
 
   function metadata(stoppedAt?: number): Record<string, unknown> {
     return {
@@ -239,7 +336,7 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
     return verdict.value.met ? undefined : `the success criteria are not met: ${verdict.value.reason || 'no reason given'}`;
   }
 
-  async function replanTrigger(step: PlanStepView, success: boolean, observation: string, cursor: number): Promise<Replan | undefined> {
+  async function replanTrigger(step: PlanStepView, success: boolean, observation: string, cursor: number, viability = true): Promise<Replan | undefined> {
     // A person's guidance re-plans the rest, so the planner sees it (in the re-plan prompt).
     if (run.human.hasFeedback()) return { after_step: step.step_num, trigger: 'guidance', reason: `a person gave guidance after step ${step.step_num} (see the user feedback below)` };
     if (!success && step.attempts >= p.replan_after_failed_attempts) {
@@ -249,6 +346,7 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
     if (keyword !== undefined) {
       return { after_step: step.step_num, trigger: 'keyword', reason: `the observation of step ${step.step_num} mentions "${keyword}": ${preview(observation, 300)}` };
     }
+    if (!viability) return undefined;
     const raw = await ask(run, {
       model: 'planning',
       position: { role: 'task', kind: 'viability', call: state.viabilityCalls++ },

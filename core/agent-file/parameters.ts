@@ -188,11 +188,12 @@ export const AgentParameters = z.looseObject({
     .preprocess(toNumber, z.number({ error: 'expected a number from 0 to 1' }).min(0, { error: 'expected a number from 0 to 1' }).max(1, { error: 'expected a number from 0 to 1' }))
     .default(0.7),
   /**
-   * plan_execute_and_reflect: how many steps may run at once. Above 1, the planner is told it
+   * plan_execute_and_reflect and plan_and_execute: how many steps may run at once. Above 1, the planner is told it
    * may group independent steps (`[["find A", "find B"], "compare"]`); the first group runs as
    * concurrent executor children, at most this many at once, and the planner reflects once over
    * all of them. 1: the seed's behaviour (a group the planner writes anyway runs one step at a
-   * time: its first step, then the planner reflects). perflow's own parameter.
+   * time: its first step, then the planner reflects). plan_and_execute: steps with
+   * `depends_on` whose dependencies are done run together. perflow's own parameter.
    * @default 1
    */
   max_parallel_steps: integerParam(1, 1),
@@ -275,9 +276,9 @@ export function resolveParameters(agent: AgentDefinition, runParams: Record<stri
       'invalid agent parameters',
     );
   }
-  if (p.max_parallel_steps > 1 && agent.type !== 'plan_execute_and_reflect') {
+  if (p.max_parallel_steps > 1 && (agent.type === 'step_by_step' || agent.type === 'todo_list')) {
     throw new AgentDefinitionError(
-      [{ path: 'parameters.max_parallel_steps', message: `${agent.type} agents run their steps in order; parallel steps are for plan_execute_and_reflect (use 1)` }],
+      [{ path: 'parameters.max_parallel_steps', message: `${agent.type} agents run their steps in the order their seed defines; parallel steps are for plan_execute_and_reflect and plan_and_execute (use 1)` }],
       'invalid agent parameters',
     );
   }

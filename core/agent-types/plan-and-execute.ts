@@ -36,6 +36,16 @@ Respond with a JSON array only. Each element is one step:
 {"goal": "what the step achieves", "primary_tools": ["the tool to use first", ...], "success_criteria": "how to tell the step is done", "context": "optional hints or constraints"}
 Use only the available tools. Keep the plan short: the last step should yield what the answer needs.`;
 
+/**
+ * perflow's own addition to the plan prompt when `max_parallel_steps` > 1 (the seed's text
+ * stays as it is): steps may name their dependencies.
+ */
+export function parallelPlanInstructions(maxParallel: number): string {
+  return `
+
+Steps may run in parallel: add "depends_on": [numbers of the earlier steps whose results the step needs] to a step (steps are numbered from 1 in plan order; "depends_on": [] needs none). Consecutive steps whose dependencies are done run at the same time (at most ${maxParallel}); a step without "depends_on" waits for every step before it.`;
+}
+
 /** The input of one step's guided ReAct execution (`_build_action_input_from_plan`). */
 export const STEP_ACTION_TEMPLATE = `{{executionInstructions}}Original query: {{query}}
 
@@ -107,6 +117,8 @@ export interface PlanStep {
   primary_tools: string[];
   success_criteria: string;
   context?: string;
+  /** The step numbers whose results this step needs (max_parallel_steps > 1): it may run once they are done. Absent: after every step before it. */
+  depends_on?: number[];
 }
 
 const PlanStepInput = z.object({
@@ -115,6 +127,7 @@ const PlanStepInput = z.object({
   primary_tools: z.preprocess((v) => (typeof v === 'string' ? [v] : v ?? []), z.array(z.string())),
   success_criteria: z.string().default(''),
   context: optionalText,
+  depends_on: z.array(intFrom).optional().catch(undefined),
 });
 
 /** Parses a plan (a JSON array of steps), numbering steps that have no `step_num` by position from `firstNum`. */
@@ -129,6 +142,7 @@ export function parsePlanSteps(raw: string, firstNum = 1): Parsed<PlanStep[]> {
       primary_tools: s.primary_tools,
       success_criteria: s.success_criteria,
       ...(s.context !== undefined && s.context !== '' ? { context: s.context } : {}),
+      ...(s.depends_on !== undefined ? { depends_on: s.depends_on } : {}),
     })),
   };
 }

@@ -143,3 +143,68 @@ describe('parallel steps (plan_execute_and_reflect)', () => {
     gate.release();
   });
 });
+
+describe('parallel steps (plan_and_execute with depends_on)', () => {
+  it('runs steps 1 and 2 concurrently and step 3 after both', async () => {
+    const question = 'two lookups, then a comparison';
+    const step = (goal: string, depends_on?: number[]) => ({ goal, primary_tools: ['CalculatorTool'], success_criteria: 'a number', ...(depends_on ? { depends_on } : {}) });
+    const call = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
+    const agent = {
+      name: 'parallel-pae',
+      type: 'plan_and_execute',
+      llm: {
+        interface: 'scripted',
+        script: {
+          planner: [JSON.stringify([step('compute 6*7', []), step('compute 2^5', []), step('compare them', [1, 2])])],
+          executor: [call('6*7', '42'), call('2^5', '32'), call('42-32', '10')],
+          verification: [1, 2, 3].map(() => JSON.stringify({ met: true, reason: 'a number' })),
+          viability: [JSON.stringify({ replan: false, confidence: 0.1, reason: 'on track' })],
+          final: ['6*7 is larger by 10'],
+        },
+      },
+      tools: [{ type: 'CalculatorTool' }],
+    };
+    const run = await startAgentRun(harness(), runInput(agent, question, { max_parallel_steps: 2 }), 'pae-parallel');
+    const out = await run.result();
+    expect(out.response).toBe('6*7 is larger by 10');
+    const order = await childEvents(run.workflowId);
+    expect(order.slice(0, 2)).toEqual(['start step-1', 'start step-2']);
+    expect(order.indexOf('start step-3')).toBeGreaterThan(Math.max(order.indexOf('end step-1'), order.indexOf('end step-2')));
+    // The plan prompt names depends_on (perflow's own addition), the steps are recorded in plan order.
+    const planPrompt = harness().recorder.find((r) => r.position.role === 'planner' && r.messages[0].content.includes(question));
+    expect(planPrompt?.messages[0].content).toContain('Steps may run in parallel: add "depends_on"');
+    const progress = await progressOf(harness(), run.workflowId);
+    expect(progress.completed_steps.map((s) => s.index)).toEqual([0, 1, 2]);
+    expect(progress.plan_steps?.map((s) => [s.step_num, s.status, s.depends_on])).toEqual([
+      [1, 'completed', []],
+      [2, 'completed', []],
+      [3, 'completed', [1, 2]],
+    ]);
+    const stats = (out.metadata as { execution: { steps: { step_num: number; success: boolean }[] } }).execution.steps;
+    expect(stats.map((r) => [r.step_num, r.success])).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+    ]);
+  });
+
+  it('without max_parallel_steps runs the same plan one step at a time', async () => {
+    const step = (goal: string, depends_on: number[]) => ({ goal, primary_tools: [], success_criteria: '', depends_on });
+    const agent = {
+      name: 'sequential-pae',
+      type: 'plan_and_execute',
+      llm: {
+        interface: 'scripted',
+        script: {
+          planner: [JSON.stringify([step('a', []), step('b', [])])],
+          executor: [[{ content: 'A' }], [{ content: 'B' }]],
+          viability: [JSON.stringify({ replan: false, confidence: 0.1, reason: 'ok' })],
+          final: ['A and B'],
+        },
+      },
+    };
+    const run = await startAgentRun(harness(), runInput(agent, 'depends_on ignored at 1'), 'pae-sequential');
+    expect((await run.result()).response).toBe('A and B');
+    expect(await childEvents(run.workflowId)).toEqual(['start step-1', 'end step-1', 'start step-2', 'end step-2']);
+  });
+});

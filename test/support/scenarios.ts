@@ -302,4 +302,35 @@ export const SCENARIOS: Scenario[] = [
       { tools: [{ type: 'CalculatorTool' }] },
     ),
   },
+  // plan_and_execute: steps 1 and 2 (depends_on []) at once, step 3 after both.
+  {
+    name: 'plan-and-execute-depends-on',
+    question: '6*7 and 2^5 at once, then their difference',
+    params: { max_parallel_steps: 2 },
+    agent: {
+      name: 'history',
+      type: 'plan_and_execute',
+      llm: {
+        interface: 'scripted',
+        script: {
+          planner: [
+            JSON.stringify([
+              { goal: 'compute 6*7', primary_tools: ['CalculatorTool'], success_criteria: 'a number', depends_on: [] },
+              { goal: 'compute 2^5', primary_tools: ['CalculatorTool'], success_criteria: 'a number', depends_on: [] },
+              { goal: 'subtract', primary_tools: ['CalculatorTool'], success_criteria: 'a number', depends_on: [1, 2] },
+            ]),
+          ],
+          executor: [
+            [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
+            [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2^5' } }] }, { content: '32' }],
+            [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42-32' } }] }, { content: '10' }],
+          ],
+          verification: [1, 2, 3].map(() => JSON.stringify({ met: true, reason: 'a number' })),
+          viability: [JSON.stringify({ replan: false, confidence: 0.1, reason: 'on track' })],
+          final: ['42 - 32 = 10'],
+        },
+      },
+      tools: [{ type: 'CalculatorTool' }],
+    },
+  },
 ];

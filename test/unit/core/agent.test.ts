@@ -60,7 +60,8 @@ describe('parseAgentDefinition', () => {
     expect(() => at({ plan_approval: 'every' }, 'todo_list')).toThrow(/parameters\.plan_approval: todo_list agents take no plan approval/);
     expect(at({ plan_approval: 'every' }, 'plan_and_execute').plan_approval).toBe('every');
     expect(at({ max_parallel_steps: '4' }).max_parallel_steps).toBe(4);
-    expect(() => at({ max_parallel_steps: 2 }, 'plan_and_execute')).toThrow(/parameters\.max_parallel_steps: plan_and_execute agents run their steps in order/);
+    expect(at({ max_parallel_steps: 2 }, 'plan_and_execute').max_parallel_steps).toBe(2);
+    expect(() => at({ max_parallel_steps: 2 }, 'todo_list')).toThrow(/parameters\.max_parallel_steps: todo_list agents run their steps in the order their seed defines/);
   });
 
   it('takes the interface from the seed parameter _llm_interface and model_id as the model', () => {

@@ -72,6 +72,9 @@ describe('recorded histories', () => {
         'parallel-steps.binpb',
         'parallel-steps.step-1.binpb',
         'parallel-steps.step-2.binpb',
+        'plan-and-execute-depends-on.binpb',
+        'plan-and-execute-depends-on.step-1.binpb',
+        'plan-and-execute-depends-on.step-2.binpb',
       ]),
     );
   });
