@@ -127,6 +127,45 @@ export async function recordDecision(store: MemoryStore, { ids, index, decision 
   );
 }
 
+/** What a forked run copies: the source run's first `count` steps, and where it was forked from. */
+export interface ForkCopy {
+  from: MemoryIds;
+  to: MemoryIds;
+  count: number;
+  forked_from: { workflow_id: string; step: number };
+}
+
+/**
+ * Copies the source run's first `count` steps into a forked run's memory under the fork's own
+ * IDs — the planner traces, the executor step records and their tool calls — and links the
+ * fork's root interactions to the source (`forked_from`). Idempotent: every copy is an upsert
+ * by the fork's IDs.
+ */
+export async function copyForkedSteps(store: MemoryStore, { from, to, count, forked_from }: ForkCopy): Promise<void> {
+  if (count > 0) {
+    const units = Array.from({ length: count }, (_, i) => i);
+    const sourceIds = units.flatMap((i) => [stepTraceId(from.parent_interaction_id, i), executorStepId(from, i)]);
+    const docs = await store.interactions.find({ _id: { $in: sourceIds } }).toArray();
+    const calls = await store.interactions.find({ parent_interaction_id: { $in: units.map((i) => executorStepId(from, i)) } }).toArray();
+    const missing = sourceIds.filter((id) => !docs.some((d) => d._id === id));
+    if (missing.length > 0) throw ApplicationFailure.nonRetryable(`the source run's steps are not in memory: ${missing.join(', ')}`, 'Memory.NotFound');
+    const copy = (d: (typeof docs)[number], interaction_id: string, memory_id: string, parent_interaction_id: string) => {
+      const { _id, created: _c, updated: _u, ...rest } = d;
+      return { ...rest, ...tenantOf(to), interaction_id, memory_id, parent_interaction_id, forked_from: { ...forked_from, interaction_id: _id } };
+    };
+    const copies = docs.map((d) =>
+      d.origin === 'planner'
+        ? copy(d, stepTraceId(to.parent_interaction_id, d.step_index!), to.memory_id, to.parent_interaction_id)
+        : copy(d, executorStepId(to, d.step_index!), to.executor_agent_memory_id, to.executor_agent_parent_interaction_id),
+    );
+    const toolCopies = calls.map((c) =>
+      copy(c, toolCallId({ ids: to, stepIndex: c.step_index!, callIndex: (c.trace_number ?? 1) - 1 }), to.executor_agent_memory_id, executorStepId(to, c.step_index!)),
+    );
+    await store.upsertInteractions([...copies, ...toolCopies], new Date());
+  }
+  await store.interactions.updateMany({ _id: { $in: [to.parent_interaction_id, to.executor_agent_parent_interaction_id] } }, { $set: { forked_from } });
+}
+
 export function createMemoryActivities(store: MemoryStore) {
   return {
     /**
@@ -176,6 +215,9 @@ export function createMemoryActivities(store: MemoryStore) {
       const [doc] = await store.interactionsByIds([stepTraceId(input.ids.parent_interaction_id, input.stepIndex)]);
       return doc?.response ?? '';
     },
+
+    /** Copies a source run's first steps into a forked run's memory (see {@link copyForkedSteps}). */
+    copyForkedSteps: (input: ForkCopy) => copyForkedSteps(store, input),
 
     /** Records a person's decision (who, what, when) under the run's root interaction. */
     recordDecision: (input: { ids: MemoryIds; index: number; decision: DecisionRecord }) => recordDecision(store, input),

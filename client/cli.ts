@@ -24,7 +24,8 @@ import {
   writeHistoryFile,
   type ListStatus,
 } from './ops';
-import { followRun, loadAgentFile, parseParams, pendingLines, startRun } from './run';
+import { followRun, loadAgentFile, parseParams, pendingLines, startRun, type StartedRun } from './run';
+import { forkRun } from './fork';
 import { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, readStepsFile, rejectPlan, resumeRun } from './decisions';
 import type { DecisionRecord } from '../workflows/definitions';
 
@@ -42,6 +43,8 @@ const USAGE = `usage: perflow <command> [options]
   history ID --out FILE [--json]           save a run's event history as JSON
   replay ID | --history FILE [--workflow-id ID] [--workflows PATH] [--json]  replay a history against the current workflow code (or the workflows module at PATH)
   reset ID [--to last-workflow-task|first-workflow-task|failed-activity|EVENT_ID] [--reason TEXT] [--json]
+  fork ID --from-step N [--agent FILE] [--param key=value]... [--question TEXT] [--follow|--wait] [--json]
+                                           a new run reusing ID's first N-1 steps, then planning at step N with the new settings
   pending [--json]                         runs waiting for a person's decision (or paused)
   approve ID [--steps-file F | --step TEXT...]  approve the plan awaiting approval (with steps: an edited plan)
   reject ID --reason TEXT [--stop]         reject the plan: the planner is asked again with the reason (--stop: end the run)
@@ -96,6 +99,7 @@ const OPTIONS = {
   stop: { type: 'boolean' },
   input: { type: 'string' },
   by: { type: 'string' },
+  'from-step': { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -141,26 +145,27 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         if (memoryId !== undefined) await assertMemoryExists(env, memoryId);
         return await withClient(config, async ({ client }) => {
           const run = await startRun(client, { agent, parameters, question, taskQueue: config.taskQueue, memoryId, llmTaskQueue: config.llmTaskQueue });
-          const started = { workflow_id: run.workflowId, run_id: run.runId, ...run.ids, ui_url: workflowUrl(config, run.workflowId, run.runId) };
-          if (!o.follow && !o.wait) {
-            if (o.json) printJson(started);
-            else for (const [k, v] of Object.entries(started)) out(`${k === 'ui_url' ? 'ui' : k}: ${v}`);
-            return 0;
-          }
-          // With --json the progress of --follow is a log: stderr, so stdout stays one document.
-          const log = o.json ? note : out;
-          if (o.follow) for (const [k, v] of Object.entries(started)) log(`${k === 'ui_url' ? 'ui' : k}: ${v}`);
-          const result = o.follow ? await followRun(run.handle, log) : ((await run.handle.result()) as RunOutput);
-          if (o.json) {
-            // The execution that ended the run: a later one than run_id after continue-as-new.
-            const { runId } = await client.workflow.getHandle(run.workflowId).describe();
-            printJson({ workflow_id: run.workflowId, run_id: runId, ...result });
-          }
-          else {
-            if (o.follow) out('result:');
-            out(result.response);
-          }
-          return 0;
+          return report(client, config, run, o);
+        });
+      }
+      case 'fork': {
+        const id = requireId(positionals, 'fork');
+        if (o['from-step'] === undefined) throw new CliError('fork needs --from-step N', 2);
+        const fromStep = Number(o['from-step']);
+        if (!Number.isInteger(fromStep) || fromStep < 1) throw new CliError(`--from-step expects a step number from 1, got "${o['from-step']}"`, 2);
+        if (o.follow && o.wait) throw new CliError('use either --follow or --wait, not both', 2);
+        const params = parseParams(o.param ?? []);
+        const agent = o.agent ? (await loadAgentFile(o.agent, params, { extraToolTypes: config.extraToolTypes })).agent : undefined;
+        return await withClient(config, async ({ client }) => {
+          const run = await forkRun(client, id, {
+            fromStep,
+            ...(agent ? { agent } : {}),
+            params,
+            ...(o.question !== undefined ? { question: o.question } : {}),
+            taskQueue: config.taskQueue,
+            ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}),
+          });
+          return report(client, config, run, o);
         });
       }
       case 'status': {
@@ -318,6 +323,30 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (verbose && err instanceof Error) process.stderr.write(`${err.stack ?? ''}\n`);
     return exitCode;
   }
+}
+
+/** What `run` and `fork` print: the started run's IDs, and with --follow / --wait its progress and result. */
+async function report(client: PerflowClient['client'], config: ClientConfig, run: StartedRun, o: { json?: boolean; follow?: boolean; wait?: boolean }): Promise<number> {
+  const started = { workflow_id: run.workflowId, run_id: run.runId, ...run.ids, ui_url: workflowUrl(config, run.workflowId, run.runId) };
+  if (!o.follow && !o.wait) {
+    if (o.json) printJson(started);
+    else for (const [k, v] of Object.entries(started)) out(`${k === 'ui_url' ? 'ui' : k}: ${v}`);
+    return 0;
+  }
+  // With --json the progress of --follow is a log: stderr, so stdout stays one document.
+  const log = o.json ? note : out;
+  if (o.follow) for (const [k, v] of Object.entries(started)) log(`${k === 'ui_url' ? 'ui' : k}: ${v}`);
+  const result = o.follow ? await followRun(run.handle, log) : ((await run.handle.result()) as RunOutput);
+  if (o.json) {
+    // The execution that ended the run: a later one than run_id after continue-as-new.
+    const { runId } = await client.workflow.getHandle(run.workflowId).describe();
+    printJson({ workflow_id: run.workflowId, run_id: runId, ...result });
+  }
+  else {
+    if (o.follow) out('result:');
+    out(result.response);
+  }
+  return 0;
 }
 
 /** A JSON object from an option's value, or a one-line error naming the option. */

@@ -23,6 +23,7 @@ export {
   type RunSummary,
 } from './ops';
 export { readMemory } from './memory';
+export { forkRun, runInputOf, type ForkOptions } from './fork';
 export { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type PendingRun } from './decisions';
 export { formatConversation, type ConversationView } from '../memory/conversation';
 export { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition, type AgentType } from '../core/agent';

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { AgentDefinitionError, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
-import { preview, progressQuery, SearchAttributes, workflowTypeFor, type PendingDecision, type Progress, type RunIds, type RunOutput } from '../workflows/definitions';
+import { preview, progressQuery, SearchAttributes, workflowTypeFor, type ForkSource, type PendingDecision, type Progress, type RunIds, type RunOutput } from '../workflows/definitions';
 import type { planExecuteReflect, PlanExecuteReflectInput } from '../workflows';
 import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 import { CliError } from './errors';
@@ -87,6 +87,8 @@ export interface StartRunOptions {
   memoryId?: string;
   /** Run the LLM activities on this task queue (see PERFLOW_LLM_TASK_QUEUE). */
   llmTaskQueue?: string;
+  /** Start as a fork of another run (see `forkRun`). */
+  fork?: ForkSource;
 }
 
 export interface StartedRun {
@@ -111,8 +113,10 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
   const input: PlanExecuteReflectInput = { agent: o.agent, question: o.question, ...sparseParameters(o.parameters), ids };
   if (memoryId !== undefined) input.memory_id = memoryId;
   if (o.llmTaskQueue) input.llm_task_queue = o.llmTaskQueue;
+  if (o.fork) input.fork = o.fork;
   const details = [
     `**Agent:** ${o.agent.name}`,
+    ...(o.fork ? ['', `**Forked from** \`${o.fork.workflow_id}\` at step ${o.fork.step}`] : []),
     '',
     `**Question:** ${preview(o.question, 2_000)}`,
     '',

@@ -11,6 +11,8 @@ export interface ConversationView {
     response: string;
     created: Date;
     steps: { trace_number: number; step: string; result: string; tool_calls: { tool: string; input: string; output: string }[] }[];
+    /** A forked run: the run and step it was forked from (its steps before that are copies). */
+    forked_from?: { workflow_id: string; step: number };
     /** People's decisions in the run, in order (plan and tool approvals, guidance, pause, resume). */
     decisions: { kind: string; action: string; by: string; at: string; after_steps: number; detail: string }[];
   }[];
@@ -38,6 +40,7 @@ export async function readConversation(store: MemoryStore, memoryId: string): Pr
       question: root.input,
       response: root.response,
       created: root.created,
+      ...(root.forked_from ? { forked_from: { workflow_id: root.forked_from.workflow_id, step: root.forked_from.step } } : {}),
       decisions: (children.get(root._id) ?? [])
         .filter((d) => d.origin === 'reviewer' && d.decision)
         .sort((a, b) => a.decision!.at.localeCompare(b.decision!.at))
@@ -66,6 +69,7 @@ export function formatConversation(view: ConversationView, previewChars = 500): 
   const lines = [`memory ${view.memory_id}: ${view.name}`];
   for (const run of view.runs) {
     lines.push('', `[${run.created.toISOString()}] question: ${run.question}`);
+    if (run.forked_from) lines.push(`  forked from ${run.forked_from.workflow_id} at step ${run.forked_from.step} (steps before it reused)`);
     const decisionsBefore = (n: number) => run.decisions.filter((d) => d.after_steps === n);
     const printDecisions = (ds: typeof run.decisions) => {
       for (const d of ds) lines.push(`  decision [${d.at}] ${d.kind} ${d.action} by ${d.by}${d.detail ? `: ${preview(d.detail.replace(/\s*\n\s*/g, ' | '), previewChars)}` : ''}`);

@@ -42,6 +42,8 @@ export interface InteractionDoc {
   tool_name?: string;
   /** Set on a root interaction when the run failed. */
   error?: string;
+  /** A forked run's root interactions and copied steps: the run (and, for a copy, the record) it came from. */
+  forked_from?: { workflow_id: string; step: number; interaction_id?: string };
   /** origin `reviewer`: the decision (kind, action, who, when — workflow time) and how many steps had run. */
   decision?: { kind: string; action: string; by: string; at: string; after_steps: number; decision_id?: string };
   created: Date;

@@ -49,6 +49,19 @@ export interface RunInput<S = unknown> {
   llm_task_queue?: string;
   /** State carried over by continue-as-new; absent on a run's first execution. */
   carried?: CarriedState<S>;
+  /** A fork: the source run's first `step − 1` completed steps become this run's (see `perflow fork`). */
+  fork?: ForkSource;
+}
+
+/** Where a forked run comes from, and the source's steps it keeps. */
+export interface ForkSource {
+  workflow_id: string;
+  /** The step the fork starts at (1-based): the source's steps before it are reused, not re-run. */
+  step: number;
+  /** The source run's IDs (its memory holds the reused steps). */
+  ids: RunIds & { tenant_id?: string };
+  /** The reused steps as the source's progress shows them. */
+  steps: CompletedStepView[];
 }
 
 /**
@@ -194,6 +207,8 @@ export interface Progress extends RunIds {
   paused?: boolean;
   /** Every decision a person took in this run, in order (absent before the first). */
   decisions?: DecisionRecord[];
+  /** A forked run: the run and step it was forked from. */
+  forked_from?: { workflow_id: string; step: number };
 }
 
 export const progressQuery = defineQuery<Progress>('progress');
@@ -237,6 +252,7 @@ const STATUS_ICON: Record<string, string> = { pending: '⏳', running: '▶️',
 export function progressMarkdown(p: Progress, workflowId = 'ID'): string {
   const lines = [`**${p.agent}** — ${p.status}`, '', `**Question:** ${preview(p.question, 300)}`, ''];
   lines.push(`memory_id \`${p.memory_id}\` · executor memory \`${p.executor_agent_memory_id}\``, '');
+  if (p.forked_from) lines.push(`Forked from \`${p.forked_from.workflow_id}\` at step ${p.forked_from.step}: steps 1–${p.forked_from.step - 1} reused`, '');
   if (p.steps) {
     lines.push('**Steps:**', ...p.steps.map((s) => `- ${STATUS_ICON[s.status]} ${s.stepNo}. ${preview(s.name, 150)} (${s.toolId})${s.decision ? ` → ${s.decision}` : ''}`), '');
   } else if (p.todos) {

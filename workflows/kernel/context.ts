@@ -11,8 +11,8 @@ import { formatDatetime, injectDatetime } from '../../core/datetime';
 import { ZERO_USAGE } from '../../core/llm-types';
 import { renderTemplate, templateParams } from '../../core/template';
 import { causeChain } from '../../core/text';
-import { compactStepIds, completedStepIds, type CompletedStepRefs, type MemoryIds } from '../../core/memory-ids';
-import { progressMarkdown, progressQuery, type CarriedState, type Progress, type RunIds, type RunInput } from '../definitions';
+import { compactStepIds, completedStepIds, stepTraceId, type CompletedStepRefs, type MemoryIds } from '../../core/memory-ids';
+import { progressMarkdown, progressQuery, type CarriedState, type ForkSource, type Progress, type RunIds, type RunInput } from '../definitions';
 import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activity-presets';
 import { openHumanLoop, type HumanLoop } from './human';
 
@@ -77,6 +77,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     usage: carried?.usage ?? ZERO_USAGE,
     ...(carried ? { continued_as_new: carried.continued } : {}),
     ...(carried?.decisions ? { decisions: carried.decisions } : {}),
+    ...(input.fork ? { forked_from: { workflow_id: input.fork.workflow_id, step: input.fork.step } } : {}),
   };
   setHandler(progressQuery, () => progress);
   const models = modelActivities(input.llm_task_queue);
@@ -98,6 +99,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     });
     completedIds.push(...history_ids);
     historyCount = history_ids.length;
+    if (input.fork) await reuseForkedSteps(input.fork, memoryIds, progress, completedIds);
   }
   if (materialId === undefined && patched(PROMPT_MATERIAL_PATCH)) {
     materialId = uuid4();
@@ -127,6 +129,18 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
   };
   run.human = openHumanLoop(run as RunContext, carried?.human);
   return run as RunContext<S>;
+}
+
+/**
+ * A fork's first execution: the source's first `step − 1` steps are copied into this run's
+ * memory (under its own IDs) and become its completed steps; no model or tool call redoes them.
+ */
+async function reuseForkedSteps(fork: ForkSource, ids: MemoryIds, progress: Progress, completedIds: string[]): Promise<void> {
+  const count = fork.step - 1;
+  await memoryActivities.copyForkedSteps({ from: fork.ids, to: ids, count, forked_from: { workflow_id: fork.workflow_id, step: fork.step } });
+  for (let unit = 0; unit < count; unit++) completedIds.push(stepTraceId(ids.parent_interaction_id, unit));
+  progress.completed_steps = fork.steps.slice(0, count).map((s, unit) => ({ ...s, index: unit }));
+  progress.steps_executed = count;
 }
 
 /** The run's completed steps as a prompt reference or the carried state names them: this run's steps by count. */

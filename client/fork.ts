@@ -1,0 +1,71 @@
+/**
+ * Forking a run from step N: a new run that reuses the source's first N−1 completed steps
+ * (copied from its memory; no model or tool call redoes them) and goes on with the planner at
+ * step N under a changed agent file, parameters or question.
+ */
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import { resolveParameters, type AgentDefinition } from '../core/agent';
+import { denseParameters } from '../core/agent-file/parameter-defaults';
+import type { ResolvedParameters } from '../core/agent';
+import { progressQuery, type RunInput } from '../workflows/definitions';
+import { CliError } from './errors';
+import { startRun, type StartedRun } from './run';
+
+export interface ForkOptions {
+  /** The step the fork starts at (1-based): 1 re-runs everything with the new settings. */
+  fromStep: number;
+  /** The fork's agent (default: the source's). */
+  agent?: AgentDefinition;
+  /** Run parameters over the agent's (over the source's when no agent is given). */
+  params?: Record<string, unknown>;
+  question?: string;
+  taskQueue: string;
+  llmTaskQueue?: string;
+}
+
+/** The input a run was started with (its latest execution's, which continue-as-new keeps). */
+export async function runInputOf(client: Client, workflowId: string): Promise<RunInput> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  const payload = started?.input?.payloads?.[0];
+  if (!payload) throw new CliError(`${workflowId} has no run input in its history`, 1);
+  return defaultPayloadConverter.fromPayload(payload as never) as RunInput;
+}
+
+/** Starts a fork of run `sourceId` from step `fromStep`; fails in one line when that step is past the source's. */
+export async function forkRun(client: Client, sourceId: string, o: ForkOptions): Promise<StartedRun> {
+  const source = await runInputOf(client, sourceId);
+  if (source.agent.type !== 'plan_execute_and_reflect') {
+    throw new CliError(`fork supports plan_execute_and_reflect runs; ${sourceId} is a ${source.agent.type} run`, 2);
+  }
+  const progress = await client.workflow.getHandle(sourceId).query(progressQuery);
+  const done = progress.completed_steps.length;
+  if (!Number.isInteger(o.fromStep) || o.fromStep < 1 || o.fromStep > done + 1) {
+    throw new CliError(`--from-step ${o.fromStep} is past what ${sourceId} has: it completed ${done} step${done === 1 ? '' : 's'}, so --from-step may be 1 to ${done + 1}`, 2);
+  }
+  const agent = o.agent ?? source.agent;
+  // The fork has a memory of its own: the source's conversation and executor memory are not continued.
+  const inherited: Partial<ResolvedParameters> = o.agent ? {} : denseParameters<ResolvedParameters>(source);
+  const { memory_id: _m, executor_agent_memory_id: _e, ...kept } = inherited;
+  let parameters: ResolvedParameters;
+  try {
+    parameters = resolveParameters(agent, { ...kept, ...o.params });
+  } catch (err) {
+    throw new CliError((err as Error).message, 2, { cause: err });
+  }
+  const { tenant_id } = parameters;
+  return startRun(client, {
+    agent,
+    parameters,
+    question: o.question ?? source.question,
+    taskQueue: o.taskQueue,
+    ...(o.llmTaskQueue ? { llmTaskQueue: o.llmTaskQueue } : {}),
+    fork: {
+      workflow_id: sourceId,
+      step: o.fromStep,
+      ids: { memory_id: progress.memory_id, parent_interaction_id: progress.parent_interaction_id, executor_agent_memory_id: progress.executor_agent_memory_id, executor_agent_parent_interaction_id: progress.executor_agent_parent_interaction_id, ...(tenant_id !== undefined ? { tenant_id } : {}) },
+      steps: progress.completed_steps.slice(0, o.fromStep - 1),
+    },
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * Fork a run from step N: the fork reuses the source's first N−1 steps (copied from memory, no
+ * model or tool call for them) and plans step N under a changed template; `--from-step` past
+ * the source's steps fails in one line.
+ */
+import { resolve } from 'node:path';
+import { forkRun } from '../../client/fork';
+import { progressQuery } from '../../workflows/definitions';
+import { final, plan, runInput, scriptedAgent, startAgentRun, useHarness } from '../support/harness';
+import { runProcess } from '../support/run-process';
+import { parseAgentDefinition } from '../../core/agent';
+import { formatConversation, readConversation } from '../../memory/conversation';
+
+jest.setTimeout(120_000);
+
+const harness = useHarness();
+
+const SOURCE = scriptedAgent(
+  {
+    planner: [plan('compute 6*7', 'compute 2^10', 'add them'), plan('compute 2^10', 'add them'), plan('add them'), final('1066')],
+    executor: [
+      [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: 'six times seven is 42' }],
+      [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2^10' } }] }, { content: 'two to the ten is 1024' }],
+      [{ content: '1066' }],
+    ],
+  },
+  { tools: [{ type: 'CalculatorTool' }] },
+);
+
+describe('perflow fork', () => {
+  it('reuses steps 1–2 of a three-step run and plans step 3 under a changed reflect template', async () => {
+    const source = await startAgentRun(harness(), runInput(SOURCE, 'fork me: (6*7) + 2^10'), 'fork-source');
+    await source.result();
+
+    // The fork's agent: the same, with a planner that answers at once (its first call is step 3's).
+    const forkAgent = parseAgentDefinition(scriptedAgent({ planner: [final('1066, forked')] }, { tools: [{ type: 'CalculatorTool' }] }), { toolTypes: 'any' });
+    const template = 'CUSTOM REFLECT for ${parameters.user_prompt}\nDone so far:\n${parameters.completed_steps}\n${parameters.plan_execute_reflect_response_format}';
+    const fork = await forkRun(harness().client, source.workflowId, { fromStep: 3, agent: forkAgent, params: { reflect_prompt_template: template }, taskQueue: harness().taskQueue });
+    const out = await fork.handle.result();
+    expect(out.response).toBe('1066, forked');
+    expect(out.steps_executed).toBe(2);
+
+    // No executor child and one planner call (step 3's) in the fork's history.
+    const events = (await fork.handle.fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toHaveLength(0);
+    const scheduled = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(scheduled.filter((n) => n === 'planningModel' || n === 'executionModel' || n === 'callTool')).toEqual(['planningModel']);
+
+    // Step 3's planner prompt: the new template with the reused results.
+    const prompt = harness().recorder.find((r) => r.position.role === 'planner' && r.messages[0].content.startsWith('CUSTOM REFLECT for fork me'));
+    expect(prompt?.messages[0].content).toContain('six times seven is 42');
+    expect(prompt?.messages[0].content).toContain('two to the ten is 1024');
+
+    const progress = await fork.handle.query(progressQuery);
+    expect(progress.forked_from).toEqual({ workflow_id: source.workflowId, step: 3 });
+    expect(progress.completed_steps.map((s) => s.result_preview)).toEqual(['six times seven is 42', 'two to the ten is 1024']);
+    // Its own memory, linked to the source; the copies keep the tool calls.
+    expect(out.memory_id).not.toBe((await source.query(progressQuery)).memory_id);
+    const root = await harness().memory.interactions.findOne({ _id: out.parent_interaction_id });
+    expect(root?.forked_from).toEqual({ workflow_id: source.workflowId, step: 3 });
+    const traces = await harness().memory.interactions.find({ parent_interaction_id: out.parent_interaction_id, origin: 'planner' }).sort({ trace_number: 1 }).toArray();
+    expect(traces.map((t) => [t.trace_number, t.input, t.response])).toEqual([
+      [1, 'compute 6*7', 'six times seven is 42'],
+      [2, 'compute 2^10', 'two to the ten is 1024'],
+    ]);
+    const view = await readConversation(harness().memory, out.memory_id);
+    expect(formatConversation(view!)).toContain(`  forked from ${source.workflowId} at step 3 (steps before it reused)\n  step 1: compute 6*7`);
+    const tools = await harness().memory.interactions.find({ memory_id: out.executor_agent_memory_id, origin: 'tool' }).toArray();
+    expect(tools.map((t) => t.input).sort()).toEqual(['{"expression":"2^10"}', '{"expression":"6*7"}']);
+  });
+
+  it('fails in one line with --from-step past the source’s last step', async () => {
+    const source = await startAgentRun(harness(), runInput(SOURCE, 'fork too far'), 'fork-far');
+    await source.result();
+    await expect(forkRun(harness().client, source.workflowId, { fromStep: 5, taskQueue: harness().taskQueue })).rejects.toThrow(
+      `--from-step 5 is past what ${source.workflowId} has: it completed 3 steps, so --from-step may be 1 to 4`,
+    );
+    const env = { ...process.env, PERFLOW_TASK_QUEUE: harness().taskQueue };
+    const r = await runProcess(process.execPath, [resolve(__dirname, '../../bin/perflow.js'), 'fork', source.workflowId, '--from-step', '9'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`perflow: --from-step 9 is past what ${source.workflowId} has: it completed 3 steps, so --from-step may be 1 to 4\n`);
+  });
+});
