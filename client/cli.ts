@@ -26,6 +26,7 @@ import {
 } from './ops';
 import { followRun, loadAgentFile, parseParams, pendingLines, startRun, type StartedRun } from './run';
 import { forkRun } from './fork';
+import { diffRuns, formatDiff } from './diff';
 import { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, readStepsFile, rejectPlan, resumeRun } from './decisions';
 import type { DecisionRecord } from '../workflows/definitions';
 
@@ -45,6 +46,7 @@ const USAGE = `usage: perflow <command> [options]
   reset ID [--to last-workflow-task|first-workflow-task|failed-activity|EVENT_ID] [--reason TEXT] [--json]
   fork ID --from-step N [--agent FILE] [--param key=value]... [--question TEXT] [--follow|--wait] [--json]
                                            a new run reusing ID's first N-1 steps, then planning at step N with the new settings
+  diff A B [--json]                        two runs side by side: settings, plans, steps, tokens, durations, responses
   pending [--json]                         runs waiting for a person's decision (or paused)
   approve ID [--steps-file F | --step TEXT...]  approve the plan awaiting approval (with steps: an edited plan)
   reject ID --reason TEXT [--stop]         reject the plan: the planner is asked again with the reason (--stop: end the run)
@@ -261,6 +263,16 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
             out(`reset ${id} to event ${r.eventId}: new run_id ${r.runId}`);
             out(`ui: ${ui}`);
           }
+          return 0;
+        });
+      }
+      case 'diff': {
+        const [a, b] = positionals;
+        if (!a || !b) throw new CliError('diff needs two workflow IDs: perflow diff A B', 2);
+        currentWorkflowId = a;
+        return await withClient(config, async ({ client }) => {
+          const d = await diffRuns(client, a, b);
+          out(o.json ? JSON.stringify(d, null, 2) : formatDiff(d));
           return 0;
         });
       }

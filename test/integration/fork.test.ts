@@ -10,10 +10,12 @@ import { final, plan, runInput, scriptedAgent, startAgentRun, useHarness } from 
 import { runProcess } from '../support/run-process';
 import { parseAgentDefinition } from '../../core/agent';
 import { formatConversation, readConversation } from '../../memory/conversation';
+import type { RunDiff } from '../../client/diff';
 
 jest.setTimeout(120_000);
 
 const harness = useHarness();
+const BIN = resolve(__dirname, '../../bin/perflow.js');
 
 const SOURCE = scriptedAgent(
   {
@@ -67,6 +69,21 @@ describe('perflow fork', () => {
     expect(formatConversation(view!)).toContain(`  forked from ${source.workflowId} at step 3 (steps before it reused)\n  step 1: compute 6*7`);
     const tools = await harness().memory.interactions.find({ memory_id: out.executor_agent_memory_id, origin: 'tool' }).toArray();
     expect(tools.map((t) => t.input).sort()).toEqual(['{"expression":"2^10"}', '{"expression":"6*7"}']);
+
+    // perflow diff names the changed template, the step 3 only the source ran, and the responses.
+    const env = { ...process.env, PERFLOW_TASK_QUEUE: harness().taskQueue };
+    const text = await runProcess(process.execPath, [BIN, 'diff', source.workflowId, fork.workflowId], { env });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('≠ parameters.reflect_prompt_template:');
+    expect(text.stdout).toContain('    +CUSTOM REFLECT for ${parameters.user_prompt}');
+    expect(text.stdout).toMatch(/^≠ {2}3 A add them → 1066 \(.*\)\n {5}B —$/m);
+    // The reused steps are the same on both sides, tool calls included.
+    expect(text.stdout).toMatch(/^ {3}1 A compute 6\*7 → six times seven is 42 \[CalculatorTool \{"expression":"6\*7"\}\]/m);
+    expect(text.stdout).toContain('≠ response A: 1066\n  response B: 1066, forked');
+    const json = JSON.parse((await runProcess(process.execPath, [BIN, 'diff', source.workflowId, fork.workflowId, '--json'], { env })).stdout) as RunDiff;
+    expect(json.settings.map((s) => s.key)).toEqual(['parameters.reflect_prompt_template']);
+    expect(json.steps.map((s) => s.same)).toEqual([true, true, false]);
+    expect(json.same_response).toBe(false);
   });
 
   it('fails in one line with --from-step past the source’s last step', async () => {
@@ -76,7 +93,7 @@ describe('perflow fork', () => {
       `--from-step 5 is past what ${source.workflowId} has: it completed 3 steps, so --from-step may be 1 to 4`,
     );
     const env = { ...process.env, PERFLOW_TASK_QUEUE: harness().taskQueue };
-    const r = await runProcess(process.execPath, [resolve(__dirname, '../../bin/perflow.js'), 'fork', source.workflowId, '--from-step', '9'], { env });
+    const r = await runProcess(process.execPath, [BIN, 'fork', source.workflowId, '--from-step', '9'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`perflow: --from-step 9 is past what ${source.workflowId} has: it completed 3 steps, so --from-step may be 1 to 4\n`);
   });

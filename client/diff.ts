@@ -1,0 +1,202 @@
+/**
+ * Two runs side by side (`perflow diff A B`): the agent settings that differ (prompt texts as a
+ * unified diff), the plans after each planner call, per step the step, its tool calls with
+ * inputs, result preview, tokens and duration, the totals and the final responses — all read
+ * from the runs' inputs, histories and progress.
+ */
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { denseParameters } from '../core/agent-file/parameter-defaults';
+import { parsePlannerOutput } from '../core/planner-output';
+import { preview } from '../core/text';
+import { progressQuery, type RunInput } from '../workflows/definitions';
+import { runInputOf } from './fork';
+
+type Event = temporal.api.history.v1.IHistoryEvent;
+
+interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** One step of a run as the diff shows it. */
+export interface StepSide {
+  step: string;
+  ok: boolean;
+  result_preview: string;
+  tool_calls: { tool: string; input: unknown }[];
+  usage: Usage;
+  duration_ms: number;
+}
+
+/** One run as the diff reads it. */
+export interface RunSide {
+  workflow_id: string;
+  agent: string;
+  status: string;
+  /** The planner's answer after each call: its steps, or its result. */
+  plans: { steps: string[]; result?: string }[];
+  steps: StepSide[];
+  usage: Usage;
+  duration_ms: number;
+  response?: string;
+}
+
+export interface RunDiff {
+  a: RunSide;
+  b: RunSide;
+  /** Settings (model, executor model, question, parameters) whose values differ; texts with a unified diff. */
+  settings: { key: string; a: unknown; b: unknown; diff?: string }[];
+  steps: { index: number; a?: StepSide; b?: StepSide; same: boolean }[];
+  same_response: boolean;
+}
+
+const decode = (payload: unknown) => defaultPayloadConverter.fromPayload(payload as never) as unknown;
+const millis = (e: Event | undefined) => (e?.eventTime ? Number(e.eventTime.seconds) * 1_000 + Math.round((e.eventTime.nanos ?? 0) / 1e6) : 0);
+const spanMs = (events: Event[]) => (events.length > 0 ? millis(events[events.length - 1]) - millis(events[0]) : 0);
+
+/** Activity results by type, in order, with their scheduled inputs. */
+function activities(events: Event[], type: string): { input: unknown; result: unknown }[] {
+  const byScheduled = new Map<string, Event>();
+  for (const e of events) if (e.activityTaskCompletedEventAttributes) byScheduled.set(String(e.activityTaskCompletedEventAttributes.scheduledEventId), e);
+  return events
+    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)
+    .map((e) => {
+      const done = byScheduled.get(String(e.eventId))?.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
+      return { input: decode(e.activityTaskScheduledEventAttributes!.input!.payloads![0]), result: done ? decode(done) : undefined };
+    });
+}
+
+const usageOf = (results: unknown[]): Usage =>
+  results.reduce<Usage>(
+    (u, r) => {
+      const x = (r as { usage?: Usage } | undefined)?.usage;
+      return x ? { input_tokens: u.input_tokens + x.input_tokens, output_tokens: u.output_tokens + x.output_tokens } : u;
+    },
+    { input_tokens: 0, output_tokens: 0 },
+  );
+
+async function sideOf(client: Client, workflowId: string): Promise<{ side: RunSide; input: RunInput }> {
+  const input = await runInputOf(client, workflowId);
+  const progress = await client.workflow.getHandle(workflowId).query(progressQuery);
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const plans = activities(events, 'planningModel')
+    .filter((a) => (a.input as { position?: { role?: string } }).position?.role === 'planner')
+    .map((a) => {
+      const parsed = parsePlannerOutput((a.result as { text?: string } | undefined)?.text ?? '', { groups: true });
+      return parsed.ok ? { steps: parsed.steps, ...(parsed.result !== '' ? { result: parsed.result } : {}) } : { steps: [] };
+    });
+  const steps: StepSide[] = [];
+  for (const s of progress.completed_steps) {
+    const child = (await client.workflow.getHandle(s.executor_workflow_id).fetchHistory().catch(() => undefined))?.events ?? [];
+    steps.push({
+      step: s.step,
+      ok: s.ok,
+      result_preview: s.result_preview,
+      tool_calls: activities(child, 'callTool').map((c) => {
+        const call = c.input as { tool: { name?: string; type: string }; input: unknown };
+        return { tool: call.tool.name ?? call.tool.type, input: call.input };
+      }),
+      usage: usageOf(activities(child, 'executionModel').map((a) => a.result)),
+      duration_ms: spanMs(child),
+    });
+  }
+  return {
+    input,
+    side: {
+      workflow_id: workflowId,
+      agent: progress.agent,
+      status: progress.status,
+      plans,
+      steps,
+      usage: progress.usage,
+      duration_ms: spanMs(events),
+      ...(progress.result !== undefined ? { response: progress.result } : {}),
+    },
+  };
+}
+
+/** What the diff compares of a run's settings, by key. */
+function settingsOf(input: RunInput): Record<string, unknown> {
+  const p = denseParameters<Record<string, unknown>>(input as never);
+  const out: Record<string, unknown> = {
+    'llm.interface': input.agent.llm.interface,
+    'llm.model': input.agent.llm.model,
+    'executor_llm.model': input.agent.executor_llm.model,
+    question: input.question,
+    tools: input.agent.tools.map((t) => t.name ?? t.type).join(', '),
+  };
+  for (const [k, v] of Object.entries(p)) out[`parameters.${k}`] = v;
+  return out;
+}
+
+/** Compares runs `a` and `b`. */
+export async function diffRuns(client: Client, a: string, b: string): Promise<RunDiff> {
+  const [left, right] = await Promise.all([sideOf(client, a), sideOf(client, b)]);
+  const sa = settingsOf(left.input);
+  const sb = settingsOf(right.input);
+  const keys = [...new Set([...Object.keys(sa), ...Object.keys(sb)])].sort();
+  const settings = keys
+    .filter((k) => JSON.stringify(sa[k]) !== JSON.stringify(sb[k]))
+    .map((key) => {
+      const [va, vb] = [sa[key], sb[key]];
+      const text = typeof va === 'string' && typeof vb === 'string' && (va.includes('\n') || vb.includes('\n'));
+      return { key, a: va, b: vb, ...(text ? { diff: unifiedDiff(va, vb, a, b) } : {}) };
+    });
+  const n = Math.max(left.side.steps.length, right.side.steps.length);
+  const steps = Array.from({ length: n }, (_, index) => {
+    const [x, y] = [left.side.steps[index], right.side.steps[index]];
+    const same = x !== undefined && y !== undefined && x.step === y.step && x.result_preview === y.result_preview && JSON.stringify(x.tool_calls) === JSON.stringify(y.tool_calls);
+    return { index, ...(x ? { a: x } : {}), ...(y ? { b: y } : {}), same };
+  });
+  return { a: left.side, b: right.side, settings, steps, same_response: left.side.response === right.side.response };
+}
+
+/** A line diff of two texts in unified form (whole texts as one hunk; `-` lines of a, `+` lines of b). */
+export function unifiedDiff(a: string, b: string, nameA = 'a', nameB = 'b'): string {
+  const x = a.split('\n');
+  const y = b.split('\n');
+  // Longest common subsequence of lines, then a walk that emits the edits.
+  const lcs = Array.from({ length: x.length + 1 }, () => new Array<number>(y.length + 1).fill(0));
+  for (let i = x.length - 1; i >= 0; i--) for (let j = y.length - 1; j >= 0; j--) lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  const lines = [`--- ${nameA}`, `+++ ${nameB}`, `@@ -1,${x.length} +1,${y.length} @@`];
+  let i = 0;
+  let j = 0;
+  while (i < x.length || j < y.length) {
+    if (i < x.length && j < y.length && x[i] === y[j]) {
+      lines.push(` ${x[i]}`);
+      i++;
+      j++;
+    } else if (j < y.length && (i === x.length || lcs[i][j + 1] >= lcs[i + 1][j])) lines.push(`+${y[j++]}`);
+    else lines.push(`-${x[i++]}`);
+  }
+  return lines.join('\n');
+}
+
+const tokens = (u: Usage) => `${u.input_tokens}/${u.output_tokens} tokens`;
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** The diff for a terminal: aligned columns, `≠` where the runs differ. */
+export function formatDiff(d: RunDiff): string {
+  const out = [`A ${d.a.workflow_id} (${d.a.agent}, ${d.a.status})`, `B ${d.b.workflow_id} (${d.b.agent}, ${d.b.status})`, '', 'settings that differ:'];
+  if (d.settings.length === 0) out.push('  none');
+  for (const s of d.settings) {
+    if (s.diff) out.push(`≠ ${s.key}:`, ...s.diff.split('\n').map((l) => `    ${l}`));
+    else out.push(`≠ ${s.key}: A ${JSON.stringify(s.a)} | B ${JSON.stringify(s.b)}`);
+  }
+  out.push('', 'plans after each planner call:');
+  const calls = Math.max(d.a.plans.length, d.b.plans.length);
+  const planText = (p?: { steps: string[]; result?: string }) => (p ? (p.result !== undefined ? `result: ${preview(p.result, 80)}` : p.steps.map((s, i) => `${i + 1}. ${preview(s, 40)}`).join(' ')) : '—');
+  for (let k = 0; k < calls; k++) {
+    const [pa, pb] = [planText(d.a.plans[k]), planText(d.b.plans[k])];
+    out.push(`${pa === pb ? ' ' : '≠'} ${k + 1}. A ${pa}`, `     B ${pb}`);
+  }
+  out.push('', 'steps:');
+  const side = (s?: StepSide) =>
+    s ? `${preview(s.step, 50)} → ${preview(s.result_preview.replace(/\s+/g, ' '), 60)}${s.tool_calls.length > 0 ? ` [${s.tool_calls.map((c) => `${c.tool} ${JSON.stringify(c.input)}`).join('; ')}]` : ''} (${tokens(s.usage)}, ${secs(s.duration_ms)})` : '—';
+  for (const s of d.steps) out.push(`${s.same ? ' ' : '≠'} ${String(s.index + 1).padStart(2)} A ${side(s.a)}`, `     B ${side(s.b)}`);
+  out.push('', `total: A ${tokens(d.a.usage)}, ${secs(d.a.duration_ms)} | B ${tokens(d.b.usage)}, ${secs(d.b.duration_ms)}`);
+  out.push('', `${d.same_response ? ' ' : '≠'} response A: ${preview(d.a.response ?? '(none)', 300)}`, `  response B: ${preview(d.b.response ?? '(none)', 300)}`);
+  return out.join('\n');
+}
