@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import { resolveParameters, type AgentDefinition } from '../core/agent';
 import { denseParameters } from '../core/agent-file/parameter-defaults';
 import type { ResolvedParameters } from '../core/agent';
-import { progressQuery, type RunInput } from '../workflows/definitions';
+import { progressQuery, type ForkSource, type RunInput } from '../workflows/definitions';
 import { CliError } from './errors';
 import { startRun, type StartedRun } from './run';
 
@@ -22,6 +22,8 @@ export interface ForkOptions {
   question?: string;
   taskQueue: string;
   llmTaskQueue?: string;
+  /** The fork's workflow ID (default: a new one); forking again with it fails and copies nothing twice. */
+  workflowId?: string;
 }
 
 /** The input a run was started with (its latest execution's, which continue-as-new keeps). */
@@ -33,17 +35,36 @@ export async function runInputOf(client: Client, workflowId: string): Promise<Ru
   return defaultPayloadConverter.fromPayload(payload as never) as RunInput;
 }
 
-/** Starts a fork of run `sourceId` from step `fromStep`; fails in one line when that step is past the source's. */
-export async function forkRun(client: Client, sourceId: string, o: ForkOptions): Promise<StartedRun> {
-  const source = await runInputOf(client, sourceId);
-  if (source.agent.type !== 'plan_execute_and_reflect') {
-    throw new CliError(`fork supports plan_execute_and_reflect runs; ${sourceId} is a ${source.agent.type} run`, 2);
+/** What a fork of `sourceId` from step `fromStep` takes over; fails in one line when that step is past the source's. */
+export async function forkSource(client: Client, sourceId: string, fromStep: number, source?: RunInput): Promise<ForkSource> {
+  const input = source ?? (await runInputOf(client, sourceId));
+  if (input.agent.type !== 'plan_execute_and_reflect') {
+    throw new CliError(`fork supports plan_execute_and_reflect runs; ${sourceId} is a ${input.agent.type} run`, 2);
   }
   const progress = await client.workflow.getHandle(sourceId).query(progressQuery);
   const done = progress.completed_steps.length;
-  if (!Number.isInteger(o.fromStep) || o.fromStep < 1 || o.fromStep > done + 1) {
-    throw new CliError(`--from-step ${o.fromStep} is past what ${sourceId} has: it completed ${done} step${done === 1 ? '' : 's'}, so --from-step may be 1 to ${done + 1}`, 2);
+  if (!Number.isInteger(fromStep) || fromStep < 1 || fromStep > done + 1) {
+    throw new CliError(`--from-step ${fromStep} is past what ${sourceId} has: it completed ${done} step${done === 1 ? '' : 's'}, so --from-step may be 1 to ${done + 1}`, 2);
   }
+  const { tenant_id } = denseParameters<ResolvedParameters>(input);
+  return {
+    workflow_id: sourceId,
+    step: fromStep,
+    ids: {
+      memory_id: progress.memory_id,
+      parent_interaction_id: progress.parent_interaction_id,
+      executor_agent_memory_id: progress.executor_agent_memory_id,
+      executor_agent_parent_interaction_id: progress.executor_agent_parent_interaction_id,
+      ...(tenant_id !== undefined ? { tenant_id } : {}),
+    },
+    steps: progress.completed_steps.slice(0, fromStep - 1),
+  };
+}
+
+/** Starts a fork of run `sourceId` from step `fromStep` (see {@link forkSource}). */
+export async function forkRun(client: Client, sourceId: string, o: ForkOptions): Promise<StartedRun> {
+  const source = await runInputOf(client, sourceId);
+  const fork = await forkSource(client, sourceId, o.fromStep, source);
   const agent = o.agent ?? source.agent;
   // The fork has a memory of its own: the source's conversation and executor memory are not continued.
   const inherited: Partial<ResolvedParameters> = o.agent ? {} : denseParameters<ResolvedParameters>(source);
@@ -54,18 +75,13 @@ export async function forkRun(client: Client, sourceId: string, o: ForkOptions):
   } catch (err) {
     throw new CliError((err as Error).message, 2, { cause: err });
   }
-  const { tenant_id } = parameters;
   return startRun(client, {
     agent,
     parameters,
     question: o.question ?? source.question,
     taskQueue: o.taskQueue,
     ...(o.llmTaskQueue ? { llmTaskQueue: o.llmTaskQueue } : {}),
-    fork: {
-      workflow_id: sourceId,
-      step: o.fromStep,
-      ids: { memory_id: progress.memory_id, parent_interaction_id: progress.parent_interaction_id, executor_agent_memory_id: progress.executor_agent_memory_id, executor_agent_parent_interaction_id: progress.executor_agent_parent_interaction_id, ...(tenant_id !== undefined ? { tenant_id } : {}) },
-      steps: progress.completed_steps.slice(0, o.fromStep - 1),
-    },
+    ...(o.workflowId ? { workflowId: o.workflowId } : {}),
+    fork,
   });
 }

@@ -23,7 +23,7 @@ export {
   type RunSummary,
 } from './ops';
 export { readMemory } from './memory';
-export { forkRun, runInputOf, type ForkOptions } from './fork';
+export { forkRun, forkSource, runInputOf, type ForkOptions } from './fork';
 export { diffRuns, formatDiff, unifiedDiff, type RunDiff, type RunSide, type StepSide } from './diff';
 export { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type PendingRun } from './decisions';
 export { formatConversation, type ConversationView } from '../memory/conversation';

@@ -2,7 +2,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { AgentDefinitionError, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
 import { preview, progressQuery, SearchAttributes, workflowTypeFor, type ForkSource, type PendingDecision, type Progress, type RunIds, type RunOutput } from '../workflows/definitions';
 import type { planExecuteReflect, PlanExecuteReflectInput } from '../workflows';
@@ -89,6 +89,8 @@ export interface StartRunOptions {
   llmTaskQueue?: string;
   /** Start as a fork of another run (see `forkRun`). */
   fork?: ForkSource;
+  /** The run's workflow ID (default: `<agent slug>-<8 hex>`); starting a second run with it fails. */
+  workflowId?: string;
 }
 
 export interface StartedRun {
@@ -108,7 +110,7 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
     executor_agent_memory_id: o.parameters.executor_agent_memory_id ?? randomUUID(),
     executor_agent_parent_interaction_id: randomUUID(),
   };
-  const workflowId = `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
+  const workflowId = o.workflowId ?? `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
   // Default prompts travel as the name of their set, not as text (see sparseParameters).
   const input: PlanExecuteReflectInput = { agent: o.agent, question: o.question, ...sparseParameters(o.parameters), ids };
   if (memoryId !== undefined) input.memory_id = memoryId;
@@ -125,6 +127,8 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
   const options = {
     taskQueue: o.taskQueue,
     workflowId,
+    // A fork's memory copies are keyed by its run: a second fork under the same workflow ID is refused.
+    ...(o.fork ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
     args: [input] as [PlanExecuteReflectInput],
     memo: {
       agent: o.agent.name,
@@ -146,6 +150,9 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
   try {
     handle = await client.workflow.start<typeof planExecuteReflect>(workflowType, { ...options, typedSearchAttributes: searchable });
   } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      throw new CliError(`a run with workflow ID ${workflowId} exists already${o.fork ? ': a fork is started once under its ID (nothing was copied again)' : ''}`, 1, { cause: err });
+    }
     // A server without perflow's search attributes registered still runs perflow.
     if (!/search attribute/i.test((err as Error).message)) throw err;
     handle = await client.workflow.start<typeof planExecuteReflect>(workflowType, options);

@@ -70,6 +70,13 @@ describe('perflow fork', () => {
     const tools = await harness().memory.interactions.find({ memory_id: out.executor_agent_memory_id, origin: 'tool' }).toArray();
     expect(tools.map((t) => t.input).sort()).toEqual(['{"expression":"2^10"}', '{"expression":"6*7"}']);
 
+    // Forking again under the fork's workflow ID is refused and copies nothing twice.
+    const copies = () => harness().memory.interactions.countDocuments({ 'forked_from.workflow_id': source.workflowId });
+    const before = await copies();
+    expect(before).toBe(2 + 2 + 2 + 2); // two roots, two traces, two executor records, two tool calls
+    await expect(forkRun(harness().client, source.workflowId, { fromStep: 3, agent: forkAgent, taskQueue: harness().taskQueue, workflowId: fork.workflowId })).rejects.toThrow(`a run with workflow ID ${fork.workflowId} exists already: a fork is started once under its ID (nothing was copied again)`);
+    expect(await copies()).toBe(before);
+
     // perflow diff names the changed template, the step 3 only the source ran, and the responses.
     const env = { ...process.env, PERFLOW_TASK_QUEUE: harness().taskQueue };
     const text = await runProcess(process.execPath, [BIN, 'diff', source.workflowId, fork.workflowId], { env });

@@ -9,6 +9,7 @@ import { temporal } from '@temporalio/proto';
 import { startServers, stopServersOnSignals } from '../../servers';
 import { createHarness, runInput } from './harness';
 import { SCENARIOS } from './scenarios';
+import { forkSource } from '../../client/fork';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { SearchAttributes, workflowTypeFor, type RunOutput } from '../../workflows/definitions';
 
@@ -24,7 +25,17 @@ async function main(): Promise<void> {
     const unknown = only.filter((n) => !SCENARIOS.some((s) => s.name === n));
     if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
     for (const scenario of SCENARIOS.filter((s) => only.length === 0 || only.includes(s.name))) {
-      const input = runInput(scenario.agent, scenario.question, scenario.params);
+      let input = runInput(scenario.agent, scenario.question, scenario.params);
+      if (scenario.forkOf) {
+        // The source runs first (not saved); the fork's input is what `perflow fork` builds.
+        const source = await harness.client.workflow.start(workflowTypeFor(input.agent.type), {
+          taskQueue: harness.taskQueue,
+          workflowId: `history-${scenario.name}-source`,
+          args: [runInput(scenario.forkOf.agent, scenario.forkOf.question)],
+        });
+        await source.result();
+        input = { ...input, fork: await forkSource(harness.client, source.workflowId, scenario.forkOf.step) };
+      }
       const handle = await harness.client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(input.agent.type), {
         taskQueue: harness.taskQueue,
         workflowId: `history-${scenario.name}`,

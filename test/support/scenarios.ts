@@ -18,6 +18,8 @@ export interface Scenario {
   params?: Record<string, unknown>;
   /** The run is expected to fail. */
   fails?: boolean;
+  /** The run is a fork from `step` of a source run of this agent and question (recorded first, not saved). */
+  forkOf?: { agent: unknown; question: string; step: number };
   /** What people do while it runs (decisions), given the run's workflow ID and a client. */
   interact?: (workflowId: string, client: Client) => Promise<void>;
 }
@@ -331,6 +333,28 @@ export const SCENARIOS: Scenario[] = [
         },
       },
       tools: [{ type: 'CalculatorTool' }],
+    },
+  },
+  // A fork from step 3 of a three-step run, with its own reflect template: steps 1–2 reused from memory.
+  {
+    name: 'forked-from-step-3',
+    question: 'What is (6*7) + 2^10, forked?',
+    params: { reflect_prompt_template: 'FORKED ${parameters.user_prompt}\n${parameters.completed_steps}\n${parameters.plan_execute_reflect_response_format}' },
+    agent: scriptedAgent({ planner: [final('1066, forked')] }, { tools: [{ type: 'CalculatorTool' }] }),
+    forkOf: {
+      question: 'What is (6*7) + 2^10, forked?',
+      step: 3,
+      agent: scriptedAgent(
+        {
+          planner: [plan('compute 6*7', 'compute 2^10', 'add them'), plan('compute 2^10', 'add them'), plan('add them'), final('1066')],
+          executor: [
+            [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
+            [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2^10' } }] }, { content: '1024' }],
+            [{ content: '1066' }],
+          ],
+        },
+        { tools: [{ type: 'CalculatorTool' }] },
+      ),
     },
   },
 ];
