@@ -1,17 +1,11 @@
 /**
  * The worker process is SIGKILLed at random points several times while 12 multi-step runs with
- * tool calls are in flight (half of them running two steps in parallel); a fresh worker is started each time. Every run must complete with
- * its expected result, no tool call of a completed step may complete twice, and memory must
- * hold every interaction exactly once.
+ * tool calls are in flight (half of them running two steps in parallel); a fresh worker is
+ * started each time. Every run must complete with its expected result, no tool call of a
+ * completed step may complete twice, and memory must hold every interaction exactly once.
  */
-import type { ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import type { Client, Connection } from '@temporalio/client';
-import type { MongoClient } from 'mongodb';
-import { MemoryStore } from '../../memory/store';
 import { planExecuteReflect } from '../../workflows';
-import { connectMongo, connectTemporal, uniqueTaskQueue } from '../support/env';
-import { bundleWorkflows, spawnWorker } from '../support/spawn-worker';
+import { useWorkerProcess } from '../support/spawn-worker';
 import { final, plan, runInput, scriptedAgent } from '../support/harness';
 
 jest.setTimeout(600_000);
@@ -20,27 +14,7 @@ const RUNS = 12;
 const STEPS = 3;
 const KILLS = 3;
 
-let connection: Connection;
-let client: Client;
-let mongo: MongoClient;
-let bundlePath: string;
-const taskQueue = uniqueTaskQueue('crash');
-const dbName = `perflow_crash_${randomUUID().slice(0, 8)}`;
-let worker: ChildProcess | undefined;
-
-const startWorker = () => spawnWorker({ taskQueue, db: dbName, bundlePath });
-
-beforeAll(async () => {
-  ({ connection, client } = await connectTemporal());
-  mongo = await connectMongo();
-  bundlePath = await bundleWorkflows();
-});
-afterAll(async () => {
-  worker?.kill('SIGKILL');
-  await mongo.db(dbName).dropDatabase().catch(() => undefined);
-  await mongo.close();
-  await connection.close();
-});
+const fixture = useWorkerProcess('crash');
 
 /** Odd runs run their first two steps in parallel (`max_parallel_steps` 2, a grouped first plan). */
 const parallel = (run: number) => run % 2 === 1;
@@ -65,25 +39,23 @@ const agent = (run: number) =>
 
 describe('worker crashes', () => {
   it('never lose a run, repeat a completed tool call or duplicate memory', async () => {
-    worker = await startWorker();
+    await fixture.restart();
     const handles = await Promise.all(
       Array.from({ length: RUNS }, (_, run) =>
-        client.workflow.start(planExecuteReflect, { taskQueue, workflowId: `crash-${taskQueue}-${run}`, args: [runInput(agent(run), `crash question ${run}`, parallel(run) ? { max_parallel_steps: 2 } : {})] }),
+        fixture.client.workflow.start(planExecuteReflect, { taskQueue: fixture.taskQueue, workflowId: `crash-${fixture.taskQueue}-${run}`, args: [runInput(agent(run), `crash question ${run}`, parallel(run) ? { max_parallel_steps: 2 } : {})] }),
       ),
     );
     const results = Promise.all(handles.map((h) => h.result()));
     for (let kill = 0; kill < KILLS; kill++) {
       await new Promise((r) => setTimeout(r, 700 + Math.random() * 1_500));
-      worker.kill('SIGKILL');
-      await new Promise((r) => worker!.once('exit', r));
-      worker = await startWorker();
+      await fixture.restart();
     }
     const outputs = await results;
     outputs.forEach((out, run) => expect(out.response).toBe(`run ${run} finished`));
 
     for (const [run, handle] of handles.entries()) {
       for (let step = 1; step <= STEPS; step++) {
-        const history = await client.workflow.getHandle(`${handle.workflowId}/step-${step}`).fetchHistory();
+        const history = await fixture.client.workflow.getHandle(`${handle.workflowId}/step-${step}`).fetchHistory();
         const completions = (history.events ?? []).filter((e) => e.activityTaskCompletedEventAttributes);
         const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callTool');
         expect([run, step, scheduled.length]).toEqual([run, step, 1]);
@@ -92,7 +64,7 @@ describe('worker crashes', () => {
       }
     }
 
-    const memory = new MemoryStore(mongo.db(dbName));
+    const memory = fixture.memory;
     const ids = outputs.flatMap((o) => [o.memory_id, o.executor_agent_memory_id]);
     const interactions = await memory.interactions.find({ memory_id: { $in: ids } }).toArray();
     // per run: root + 3 traces (planner memory); root + 3 steps + 3 tool calls (executor memory)

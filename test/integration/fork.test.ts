@@ -3,19 +3,19 @@
  * model or tool call for them) and plans step N under a changed template; `--from-step` past
  * the source's steps fails in one line.
  */
-import { resolve } from 'node:path';
 import { forkRun } from '../../client/fork';
 import { progressQuery } from '../../workflows/definitions';
-import { final, plan, runInput, scriptedAgent, startAgentRun, useHarness } from '../support/harness';
-import { runProcess } from '../support/run-process';
+import { useCli } from '../support/cli';
+import { final, plan, runInput, scriptedAgent, startAgentRun } from '../support/harness';
 import { parseAgentDefinition } from '../../core/agent';
 import { formatConversation, readConversation } from '../../memory/conversation';
 import type { RunDiff } from '../../client/diff';
 
 jest.setTimeout(120_000);
 
-const harness = useHarness();
-const BIN = resolve(__dirname, '../../bin/perflow.js');
+// The CLI fixture's worker runs the runs; `perflow fork` and `diff` run as subprocesses.
+const cli = useCli('fork');
+const harness = () => cli.harness;
 
 const SOURCE = scriptedAgent(
   {
@@ -78,8 +78,7 @@ describe('perflow fork', () => {
     expect(await copies()).toBe(before);
 
     // perflow diff names the changed template, the step 3 only the source ran, and the responses.
-    const env = { ...process.env, PERFLOW_TASK_QUEUE: harness().taskQueue };
-    const text = await runProcess(process.execPath, [BIN, 'diff', source.workflowId, fork.workflowId], { env });
+    const text = await cli.perflow(['diff', source.workflowId, fork.workflowId]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('≠ parameters.reflect_prompt_template:');
     expect(text.stdout).toContain('    +CUSTOM REFLECT for ${parameters.user_prompt}');
@@ -87,7 +86,7 @@ describe('perflow fork', () => {
     // The reused steps are the same on both sides, tool calls included.
     expect(text.stdout).toMatch(/^ {3}1 A compute 6\*7 → six times seven is 42 \[CalculatorTool \{"expression":"6\*7"\}\]/m);
     expect(text.stdout).toContain('≠ response A: 1066\n  response B: 1066, forked');
-    const json = JSON.parse((await runProcess(process.execPath, [BIN, 'diff', source.workflowId, fork.workflowId, '--json'], { env })).stdout) as RunDiff;
+    const json = JSON.parse((await cli.perflow(['diff', source.workflowId, fork.workflowId, '--json'])).stdout) as RunDiff;
     expect(json.settings.map((s) => s.key)).toEqual(['parameters.reflect_prompt_template']);
     expect(json.steps.map((s) => s.same)).toEqual([true, true, false]);
     expect(json.same_response).toBe(false);
@@ -99,8 +98,7 @@ describe('perflow fork', () => {
     await expect(forkRun(harness().client, source.workflowId, { fromStep: 5, taskQueue: harness().taskQueue })).rejects.toThrow(
       `--from-step 5 is past what ${source.workflowId} has: it completed 3 steps, so --from-step may be 1 to 4`,
     );
-    const env = { ...process.env, PERFLOW_TASK_QUEUE: harness().taskQueue };
-    const r = await runProcess(process.execPath, [BIN, 'fork', source.workflowId, '--from-step', '9'], { env });
+    const r = await cli.perflow(['fork', source.workflowId, '--from-step', '9']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`perflow: --from-step 9 is past what ${source.workflowId} has: it completed 3 steps, so --from-step may be 1 to 4\n`);
   });

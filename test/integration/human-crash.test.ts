@@ -4,53 +4,21 @@
  * started each time, the decisions still work, and nothing runs twice (planner calls, tool
  * calls, memory records).
  */
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import type { Client, Connection } from '@temporalio/client';
-import type { MongoClient } from 'mongodb';
 import type { AgentType } from '../../core/agent';
 import { approvePlan, approveTool } from '../../client/decisions';
-import { MemoryStore } from '../../memory/store';
 import { progressQuery, workflowTypeFor, type PendingDecision, type RunOutput } from '../../workflows/definitions';
-import { connectMongo, connectTemporal, uniqueTaskQueue } from '../support/env';
 import { runInput } from '../support/harness';
-import { bundleWorkflows, spawnWorker } from '../support/spawn-worker';
+import { useWorkerProcess } from '../support/spawn-worker';
 import { expectedResponse, typedAgent } from '../support/typed-agents';
 
 jest.setTimeout(300_000);
 
-let connection: Connection;
-let client: Client;
-let mongo: MongoClient;
-let bundlePath: string;
-const taskQueue = uniqueTaskQueue('hitl-crash');
-const dbName = `perflow_hitl_crash_${randomUUID().slice(0, 8)}`;
-let worker: ChildProcess | undefined;
-
-beforeAll(async () => {
-  ({ connection, client } = await connectTemporal());
-  mongo = await connectMongo();
-  bundlePath = await bundleWorkflows();
-});
-afterAll(async () => {
-  worker?.kill('SIGKILL');
-  await mongo.db(dbName).dropDatabase().catch(() => undefined);
-  await mongo.close();
-  await connection.close();
-});
-
-async function restartWorker(): Promise<void> {
-  if (worker) {
-    const exited = new Promise((r) => worker!.once('exit', r));
-    worker.kill('SIGKILL');
-    await exited;
-  }
-  worker = await spawnWorker({ taskQueue, db: dbName, bundlePath });
-}
+const fixture = useWorkerProcess('hitl-crash');
 
 async function pending(id: string, kind: PendingDecision['kind']): Promise<PendingDecision> {
   for (let i = 0; i < 600; i++) {
-    const p = await client.workflow
+    const p = await fixture.client.workflow
       .getHandle(id)
       .query(progressQuery)
       .catch(() => undefined);
@@ -62,39 +30,39 @@ async function pending(id: string, kind: PendingDecision['kind']): Promise<Pendi
 }
 
 const scheduledActivities = async (id: string, type: string) =>
-  (await client.workflow.getHandle(id).fetchHistory()).events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type).length ?? 0;
+  (await fixture.client.workflow.getHandle(id).fetchHistory()).events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type).length ?? 0;
 
 describe.each<AgentType>(['plan_execute_and_reflect', 'plan_and_execute'])('%s awaiting a person', (type) => {
   it('keeps waiting through worker kills, takes the decisions after a restart, and runs nothing twice', async () => {
-    await restartWorker();
+    await fixture.restart();
     const agent = typedAgent(type, 1);
     agent.tools = [{ type: 'CalculatorTool', requires_approval: true }];
     const input = runInput(agent, `crash while waiting ${type}`, { plan_approval: 'first' });
-    const handle = await client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(type), {
-      taskQueue,
+    const handle = await fixture.client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(type), {
+      taskQueue: fixture.taskQueue,
       workflowId: `hitl-crash-${type}-${randomUUID().slice(0, 8)}`,
       args: [input],
     });
 
     await pending(handle.workflowId, 'plan');
-    await restartWorker(); // killed while the plan awaits approval
-    await approvePlan(client, handle.workflowId, { by: 'after-crash' });
+    await fixture.restart(); // killed while the plan awaits approval
+    await approvePlan(fixture.client, handle.workflowId, { by: 'after-crash' });
     const tool = await pending(handle.workflowId, 'tool');
     expect(tool.input).toEqual({ expression: '0+1' });
-    await restartWorker(); // killed while the tool call awaits approval
-    await approveTool(client, handle.workflowId, { by: 'after-crash' });
+    await fixture.restart(); // killed while the tool call awaits approval
+    await approveTool(fixture.client, handle.workflowId, { by: 'after-crash' });
 
     const out = await handle.result();
     expect(out.response).toBe(expectedResponse(type, 1));
     // One planning call for the plan, one tool call, one record of each in memory.
     const child = `${handle.workflowId}/step-1`;
     expect(await scheduledActivities(child, 'callTool')).toBe(1);
-    const store = new MemoryStore(mongo.db(dbName));
+    const store = fixture.memory;
     const toolCalls = await store.interactions.find({ memory_id: out.executor_agent_memory_id, origin: 'tool' }).toArray();
     expect(toolCalls.map((c) => c.response)).toEqual(['1']);
     const decisions = await store.interactions.find({ parent_interaction_id: out.parent_interaction_id, origin: 'reviewer' }).toArray();
     expect(decisions.map((d) => `${d.decision?.kind}:${d.decision?.action}:${d.decision?.by}`).sort()).toEqual(['plan:approve:after-crash', 'tool:approve:after-crash']);
-    const planner = (await client.workflow.getHandle(handle.workflowId).fetchHistory()).events?.filter(
+    const planner = (await fixture.client.workflow.getHandle(handle.workflowId).fetchHistory()).events?.filter(
       (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'planningModel',
     );
     // plan_execute_and_reflect: the plan and the final answer; plan_and_execute: the plan, the verification and the final answer.

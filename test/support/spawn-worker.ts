@@ -6,11 +6,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { serverEnv } from './env';
+import type { MongoClient } from 'mongodb';
+import { MemoryStore } from '../../memory/store';
+import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
 
 /** The workflow code bundled once, so each started worker is ready quickly. */
-export async function bundleWorkflows(): Promise<string> {
+async function bundleWorkflows(): Promise<string> {
   const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
   const path = join(mkdtempSync(join(tmpdir(), 'perflow-bundle-')), 'workflows.js');
   writeFileSync(path, bundle.code);
@@ -18,7 +22,7 @@ export async function bundleWorkflows(): Promise<string> {
 }
 
 /** Starts a worker process on `taskQueue` and database `db`; resolves once it polls. */
-export function spawnWorker(o: { taskQueue: string; db: string; bundlePath: string }): Promise<ChildProcess> {
+function spawnWorker(o: { taskQueue: string; db: string; bundlePath: string }): Promise<ChildProcess> {
   // tsx as a require hook (not its CLI, which would run the worker in a grandchild that SIGKILL misses)
   const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), join(__dirname, 'worker-process.ts')], {
     env: {
@@ -37,4 +41,56 @@ export function spawnWorker(o: { taskQueue: string; db: string; bundlePath: stri
     });
     child.on('exit', (code) => reject(new Error(`worker exited before it was ready (${code})`)));
   });
+}
+
+/** A test file's worker process and connections: set up before its tests, torn down after them. */
+export interface WorkerProcessFixture {
+  readonly client: Client;
+  readonly taskQueue: string;
+  /** The worker's memory, in a database of this file's own. */
+  readonly memory: MemoryStore;
+  /** SIGKILLs the running worker (if any), waits for it to exit, and starts a fresh one. */
+  restart(): Promise<void>;
+}
+
+export function useWorkerProcess(name: string): WorkerProcessFixture {
+  const taskQueue = uniqueTaskQueue(name);
+  const db = `perflow_${name.replace(/-/g, '_')}_${randomUUID().slice(0, 8)}`;
+  let connection: Connection | undefined;
+  let client: Client | undefined;
+  let mongo: MongoClient | undefined;
+  let bundlePath = '';
+  let worker: ChildProcess | undefined;
+  beforeAll(async () => {
+    ({ connection, client } = await connectTemporal());
+    mongo = await connectMongo();
+    bundlePath = await bundleWorkflows();
+  });
+  afterAll(async () => {
+    worker?.kill('SIGKILL');
+    await mongo?.db(db).dropDatabase().catch(() => undefined);
+    await mongo?.close();
+    await connection?.close();
+  });
+  const ready = <T>(v: T | undefined): T => {
+    if (v === undefined) throw new Error('the worker fixture is not ready: use it inside a test');
+    return v;
+  };
+  return {
+    get client() {
+      return ready(client);
+    },
+    taskQueue,
+    get memory() {
+      return new MemoryStore(ready(mongo).db(db));
+    },
+    async restart() {
+      if (worker) {
+        const exited = new Promise((r) => worker!.once('exit', r));
+        worker.kill('SIGKILL');
+        await exited;
+      }
+      worker = await spawnWorker({ taskQueue, db, bundlePath });
+    },
+  };
 }

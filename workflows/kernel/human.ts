@@ -257,37 +257,28 @@ export function openHumanLoop(run: RunContext, carried?: HumanState): HumanLoop 
     },
   );
 
-  setHandler(
-    pauseUpdate,
-    async (x) => {
-      state.paused = true;
-      progress.paused = true;
-      return record({ kind: 'pause', action: 'pause', by: byOf(x.by), ...(x.reason ? { detail: x.reason } : {}) });
-    },
-    {
-      validator: (x) => {
-        notEnded();
-        if (state.paused) throw new Error('the run is already paused');
-        checkBy(x?.by);
+  // Pause and resume: the same switch, each way refused when it changes nothing.
+  for (const [update, pause] of [
+    [pauseUpdate, true],
+    [resumeUpdate, false],
+  ] as const) {
+    const kind = pause ? 'pause' : 'resume';
+    setHandler(
+      update,
+      async (x) => {
+        state.paused = pause;
+        progress.paused = pause ? true : undefined;
+        return record({ kind, action: kind, by: byOf(x.by), ...(x.reason ? { detail: x.reason } : {}) });
       },
-    },
-  );
-
-  setHandler(
-    resumeUpdate,
-    async (x) => {
-      state.paused = false;
-      progress.paused = undefined;
-      return record({ kind: 'resume', action: 'resume', by: byOf(x.by), ...(x.reason ? { detail: x.reason } : {}) });
-    },
-    {
-      validator: (x) => {
-        notEnded();
-        if (!state.paused) throw new Error('the run is not paused');
-        checkBy(x?.by);
+      {
+        validator: (x) => {
+          notEnded();
+          if (state.paused === pause) throw new Error(pause ? 'the run is already paused' : 'the run is not paused');
+          checkBy(x?.by);
+        },
       },
-    },
-  );
+    );
+  }
 
   function notEnded(): void {
     if (ended()) throw new Error(`the run has ended (${progress.status})`);

@@ -3,25 +3,17 @@
  * servers, while a worker runs in this process on the task queue the CLI is given.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../../servers';
-import { createHarness, type Harness } from '../../support/harness';
-import { serverEnv } from '../../support/env';
+import { useCli } from '../../support/cli';
 import { progressQuery } from '../../../workflows/definitions';
-import { runProcess, type ProcessResult } from '../../support/run-process';
+import type { ProcessResult } from '../../support/run-process';
 
 jest.setTimeout(120_000);
 
-const BIN = resolve(__dirname, '../../../bin/perflow.js');
-
-type CliResult = ProcessResult;
-
-/** Runs the CLI with a bound on its duration. */
-function perflow(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<CliResult> {
-  return runProcess(process.execPath, [BIN, ...args], { env: { ...process.env, ...baseEnv, ...env }, timeoutMs });
-}
+const cli = useCli('cli');
+const perflow = cli.perflow;
 
 const AGENT = {
   name: 'cli-agent',
@@ -35,30 +27,14 @@ const AGENT = {
   },
 };
 
-let harness: Harness;
-let dir: string;
-let baseEnv: Record<string, string>;
 let agentFile: string;
 let followedId: string;
 
 const nonEmptyLines = (s: string) => s.split('\n').filter((l) => l.trim() !== '');
 
-beforeAll(async () => {
-  harness = await createHarness();
-  dir = mkdtempSync(join(tmpdir(), 'perflow-cli-'));
-  agentFile = join(dir, 'agent.json');
+beforeAll(() => {
+  agentFile = join(cli.dir, 'agent.json');
   writeFileSync(agentFile, JSON.stringify(AGENT));
-  baseEnv = {
-    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '',
-    TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
-    MONGODB_URI: process.env.MONGODB_URI ?? '',
-    PERFLOW_TASK_QUEUE: harness.taskQueue,
-  };
-});
-
-afterAll(async () => {
-  await harness?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('perflow run', () => {
@@ -89,7 +65,7 @@ describe('perflow run', () => {
     }
     expect(output.workflow_id).toMatch(/^cli-agent-[0-9a-f]{8}$/);
     // The IDs let a script go on with the run.
-    const desc = await harness.client.workflow.getHandle(output.workflow_id as string).describe();
+    const desc = await cli.harness.client.workflow.getHandle(output.workflow_id as string).describe();
     expect(desc.runId).toBe(output.run_id);
   });
 
@@ -119,7 +95,7 @@ describe('perflow run', () => {
     const r = await perflow(['run', '--agent', agentFile, '--param', 'question=from the parameter', '--param', 'tenant_id=t-1', '--wait', '--json']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { workflow_id: string };
-    expect((await harness.client.workflow.getHandle(out.workflow_id).query(progressQuery)).question).toBe('from the parameter');
+    expect((await cli.harness.client.workflow.getHandle(out.workflow_id).query(progressQuery)).question).toBe('from the parameter');
     let listed: { workflow_id: string }[] = [];
     for (let i = 0; i < 20 && !listed.some((w) => w.workflow_id === out.workflow_id); i++) {
       listed = JSON.parse((await perflow(['list', '--tenant', 't-1', '--json'])).stdout) as { workflow_id: string }[];
@@ -134,7 +110,7 @@ describe('perflow run', () => {
   });
 
   it('rejects an invalid agent file before starting, naming every bad path on one line', async () => {
-    const bad = join(dir, 'bad.json');
+    const bad = join(cli.dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ name: 'bad', type: 'react', llm: { interface: 'nope' } }));
     const r = await perflow(['run', '--agent', bad, '--question', 'q', '--wait']);
     expect(r.code).toBe(2);
@@ -146,9 +122,9 @@ describe('perflow run', () => {
   });
 
   it('names a missing agent file', async () => {
-    const r = await perflow(['run', '--agent', join(dir, 'missing.json'), '--question', 'q']);
+    const r = await perflow(['run', '--agent', join(cli.dir, 'missing.json'), '--question', 'q']);
     expect(r.code).toBe(2);
-    expect(nonEmptyLines(r.stderr)).toEqual([`perflow: agent file not found: ${join(dir, 'missing.json')}`]);
+    expect(nonEmptyLines(r.stderr)).toEqual([`perflow: agent file not found: ${join(cli.dir, 'missing.json')}`]);
   });
 });
 
@@ -163,7 +139,7 @@ describe('perflow on a finished run', () => {
 
   it('memory prints the conversation from MongoDB', async () => {
     const { memory_id } = JSON.parse((await perflow(['status', followedId, '--json'])).stdout) as { memory_id: string };
-    const uri = `${serverEnv().mongoUri.replace(/\/$/, '')}/${harness.db.databaseName}`;
+    const uri = cli.memoryUri;
     const r = await perflow(['memory', memory_id], { MONGODB_URI: uri });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('question: what is it?');
@@ -181,7 +157,7 @@ describe('perflow on a finished run', () => {
   });
 
   it('run --memory-id rejects an unknown conversation before starting a run', async () => {
-    const uri = `${serverEnv().mongoUri.replace(/\/$/, '')}/${harness.db.databaseName}`;
+    const uri = cli.memoryUri;
     const r = await perflow(['run', '--agent', agentFile, '--question', 'more?', '--memory-id', 'no-such-memory'], { MONGODB_URI: uri });
     expect(r.code).toBe(2);
     expect(nonEmptyLines(r.stderr)).toEqual([
@@ -193,7 +169,7 @@ describe('perflow on a finished run', () => {
   it('result --json gives the RunOutput with workflow_id and run_id', async () => {
     const r = await perflow(['result', followedId, '--json']);
     expect(r.code).toBe(0);
-    const { runId } = await harness.client.workflow.getHandle(followedId).describe();
+    const { runId } = await cli.harness.client.workflow.getHandle(followedId).describe();
     expect(JSON.parse(r.stdout)).toMatchObject({ workflow_id: followedId, run_id: runId, response: 'the answer' });
   });
 
@@ -218,7 +194,7 @@ describe('perflow on a finished run', () => {
 
   it('list --status completed includes the run', async () => {
     // Visibility is eventually consistent.
-    let r: CliResult | undefined;
+    let r: ProcessResult | undefined;
     for (let i = 0; i < 10; i++) {
       r = await perflow(['list', '--status', 'completed']);
       if (r.stdout.includes(followedId)) break;
@@ -229,7 +205,7 @@ describe('perflow on a finished run', () => {
   });
 
   it('history saves a file that replays deterministically', async () => {
-    const file = join(dir, 'history.json');
+    const file = join(cli.dir, 'history.json');
     const h = await perflow(['history', followedId, '--out', file]);
     expect(h.stderr).toBe('');
     expect(h.code).toBe(0);
@@ -253,7 +229,7 @@ describe('perflow on a finished run', () => {
     const json = await perflow(['replay', followedId, '--json'], {}, 90_000);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({ workflow_id: followedId, deterministic: true });
-    const file = join(dir, 'history-json.json');
+    const file = join(cli.dir, 'history-json.json');
     const h = await perflow(['history', followedId, '--out', file, '--json']);
     expect(JSON.parse(h.stdout)).toEqual({ workflow_id: followedId, file, events: expect.any(Number) });
   });
@@ -264,9 +240,9 @@ describe('perflow on a finished run', () => {
     expect(r.code).toBe(0);
     const runId = /new run_id ([0-9a-f-]{36})$/m.exec(r.stdout)?.[1];
     expect(runId).toBeDefined();
-    const desc = await harness.client.workflow.getHandle(followedId).describe();
+    const desc = await cli.harness.client.workflow.getHandle(followedId).describe();
     expect(desc.runId).toBe(runId);
-    const after = await harness.client.workflow.getHandle(followedId, runId).result();
+    const after = await cli.harness.client.workflow.getHandle(followedId, runId).result();
     expect(after).toMatchObject({ response: 'the answer' });
   });
 });
@@ -301,7 +277,7 @@ const TYPED_AGENTS: Record<string, { agent: Record<string, unknown>; list: strin
 describe.each(Object.keys(TYPED_AGENTS))('perflow with a %s agent', (type) => {
   let id: string;
   it('run, then result --json, gives the RunOutput with metadata', async () => {
-    const file = join(dir, `${type}.json`);
+    const file = join(cli.dir, `${type}.json`);
     writeFileSync(file, JSON.stringify({ name: `cli-${type}`, type, ...TYPED_AGENTS[type].agent }));
     const started = await perflow(['run', '--agent', file, '--question', `${type}: what is 6*7?`]);
     expect(started.code).toBe(0);
@@ -341,19 +317,19 @@ describe.each(Object.keys(TYPED_AGENTS))('perflow with a %s agent', (type) => {
     expect(reset).toMatchObject({ workflow_id: id, reset_to_event: expect.any(Number), ui_url: expect.stringContaining(reset.run_id) });
     const runId = reset.run_id;
     // The reset run starts its children again under the same IDs: the earlier ones have closed.
-    expect(await harness.client.workflow.getHandle(id, runId).result()).toMatchObject({ response: '42' });
+    expect(await cli.harness.client.workflow.getHandle(id, runId).result()).toMatchObject({ response: '42' });
   });
 });
 
 describe('perflow cancel', () => {
   it('requests cancellation of a running run', async () => {
     // A task queue no worker polls keeps the run open for as long as the test needs.
-    const env = { PERFLOW_TASK_QUEUE: `${harness.taskQueue}-idle` };
+    const env = { PERFLOW_TASK_QUEUE: `${cli.harness.taskQueue}-idle` };
     const started = await perflow(['run', '--agent', agentFile, '--question', 'idle'], env);
     expect(started.code).toBe(0);
     const id = /^workflow_id: (\S+)$/m.exec(started.stdout)?.[1];
     expect(id).toBeDefined();
-    const handle = harness.client.workflow.getHandle(id!);
+    const handle = cli.harness.client.workflow.getHandle(id!);
     try {
       const r = await perflow(['cancel', id!, '--json'], env);
       expect(r.code).toBe(0);
@@ -368,8 +344,8 @@ describe('perflow cancel', () => {
 
 describe('perflow worker', () => {
   it('runs the workflows on its task queue and stops on SIGINT', async () => {
-    const env = { ...process.env, ...baseEnv, PERFLOW_TASK_QUEUE: `${harness.taskQueue}-cli-worker` };
-    const child = spawn(process.execPath, [BIN, 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...process.env, ...cli.env, PERFLOW_TASK_QUEUE: `${cli.harness.taskQueue}-cli-worker` };
+    const child = spawn(process.execPath, [resolve(__dirname, '../../../bin/perflow.js'), 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -422,7 +398,7 @@ describe('perflow errors', () => {
     const saved = process.env.OPENAI_API_KEY;
     delete process.env.OPENAI_API_KEY; // the worker of this test runs in this process
     try {
-      const file = join(dir, 'openai-agent.json');
+      const file = join(cli.dir, 'openai-agent.json');
       writeFileSync(file, JSON.stringify({ name: 'keyless', type: 'plan_execute_and_reflect', llm: { interface: 'openai/v1/chat/completions', model: 'gpt-4o' } }));
       const r = await perflow(['run', '--agent', file, '--question', 'anyone there?', '--wait']);
       expect(r.code).not.toBe(0);

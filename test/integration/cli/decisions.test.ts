@@ -4,24 +4,17 @@
  * shows them, and `approve`, `reject`, `approve-tool`, `deny-tool`, `guide`, `pause` and `resume`
  * answer (one line, or one JSON document with --json; one-line errors).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createHarness, type Harness } from '../../support/harness';
-import { runProcess } from '../../support/run-process';
-import { serverEnv } from '../../support/env';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useCli } from '../../support/cli';
 
 jest.setTimeout(180_000);
 
-const BIN = resolve(__dirname, '../../../bin/perflow.js');
-let harness: Harness;
-let dir: string;
-let env: NodeJS.ProcessEnv;
-
-const perflow = (args: string[], timeoutMs = 60_000, extra: NodeJS.ProcessEnv = {}) => runProcess(process.execPath, [BIN, ...args], { env: { ...env, ...extra }, timeoutMs });
+const cli = useCli('decisions');
+const perflow = cli.perflow;
 
 function agentFile(name: string, agent: Record<string, unknown>): string {
-  const file = join(dir, `${name}.json`);
+  const file = join(cli.dir, `${name}.json`);
   writeFileSync(file, JSON.stringify({ name, type: 'plan_execute_and_reflect', ...agent }));
   return file;
 }
@@ -43,27 +36,10 @@ async function waitingRun(agent: string, kind: string): Promise<string> {
   throw new Error(`no run of ${agent} waits for ${kind}`);
 }
 
-beforeAll(async () => {
-  harness = await createHarness();
-  dir = mkdtempSync(join(tmpdir(), 'perflow-decisions-'));
-  env = {
-    ...process.env,
-    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '',
-    TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
-    MONGODB_URI: process.env.MONGODB_URI ?? '',
-    PERFLOW_TASK_QUEUE: harness.taskQueue,
-  };
-});
-
-afterAll(async () => {
-  await harness?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
 describe('perflow decisions', () => {
   it('run --follow shows the pending plan and its commands; pending, status, approve with edited steps, and memory show the decision', async () => {
     const file = agentFile('cli-approve', PLANNED);
-    const followed = perflow(['run', '--agent', file, '--question', 'approve from the CLI', '--param', 'plan_approval=first', '--follow'], 120_000);
+    const followed = perflow(['run', '--agent', file, '--question', 'approve from the CLI', '--param', 'plan_approval=first', '--follow'], {}, 120_000);
     const id = await waitingRun('cli-approve', 'plan');
 
     const status = await perflow(['status', id]);
@@ -71,7 +47,7 @@ describe('perflow decisions', () => {
     expect(status.stdout).toContain('awaiting approval of the plan (plan-1):');
     expect(status.stdout).toContain(`answer: perflow approve ${id}`);
 
-    const stepsFile = join(dir, 'steps.txt');
+    const stepsFile = join(cli.dir, 'steps.txt');
     writeFileSync(stepsFile, 'step B from a file\n');
     const approved = await perflow(['approve', id, '--steps-file', stepsFile, '--by', 'cli-user', '--json']);
     expect(approved.code).toBe(0);
@@ -87,7 +63,7 @@ describe('perflow decisions', () => {
 
     const memoryId = /^memory_id: (\S+)$/m.exec(r.stdout)?.[1];
     // The harness's worker keeps memory in a database of its own.
-    const memory = await perflow(['memory', memoryId!], 60_000, { MONGODB_URI: `${serverEnv().mongoUri.replace(/\/$/, '')}/${harness.db.databaseName}` });
+    const memory = await perflow(['memory', memoryId!], { MONGODB_URI: cli.memoryUri });
     expect(memory.stdout).toMatch(/^ {2}decision \[[^\]]+\] plan edit by cli-user: 1\. step B from a file$/m);
     // The run has ended: a decision now is refused in one line.
     const late = await perflow(['approve', id]);
@@ -150,7 +126,7 @@ describe('perflow decisions', () => {
     expect(JSON.parse(denied.stdout)).toMatchObject({ kind: 'tool', action: 'deny', decision_id: 'tool-1-2', detail: 'CalculatorTool: enough' });
 
     expect(JSON.parse((await perflow(['result', id, '--json'])).stdout)).toMatchObject({ response: 'computed' });
-    const calls = await harness.memory.interactions.find({ memory_id: executor_agent_memory_id, origin: 'tool' }).toArray();
+    const calls = await cli.harness.memory.interactions.find({ memory_id: executor_agent_memory_id, origin: 'tool' }).toArray();
     expect(calls.map((c) => [c.input, c.response])).toEqual([['{"expression":"2+2"}', '4']]);
   });
 });
