@@ -44,7 +44,7 @@ const USAGE = `usage: perflow <command> [options]
   history ID --out FILE [--json]           save a run's event history as JSON
   replay ID | --history FILE [--workflow-id ID] [--workflows PATH] [--json]  replay a history against the current workflow code (or the workflows module at PATH)
   reset ID [--to last-workflow-task|first-workflow-task|failed-activity|EVENT_ID] [--reason TEXT] [--json]
-  fork ID --from-step N [--agent FILE] [--param key=value]... [--question TEXT] [--follow|--wait] [--json]
+  fork ID --from-step N [--agent FILE] [--param key=value]... [--question TEXT] [--workflow-id ID] [--follow|--wait] [--json]
                                            a new run reusing ID's first N-1 steps, then planning at step N with the new settings
   diff A B [--json]                        two runs side by side: settings, plans, steps, tokens, durations, responses
   pending [--json]                         runs waiting for a person's decision (or paused)
@@ -164,6 +164,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
             ...(agent ? { agent } : {}),
             params,
             ...(o.question !== undefined ? { question: o.question } : {}),
+            ...(o['workflow-id'] !== undefined ? { workflowId: o['workflow-id'] } : {}),
             taskQueue: config.taskQueue,
             ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}),
           });

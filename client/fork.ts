@@ -7,8 +7,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { resolveParameters, type AgentDefinition } from '../core/agent';
 import { denseParameters } from '../core/agent-file/parameter-defaults';
-import type { ResolvedParameters } from '../core/agent';
-import { progressQuery, type ForkSource, type RunInput } from '../workflows/definitions';
+import type { AgentType, ResolvedParameters } from '../core/agent';
+import { forkPointQuery, progressQuery, type ForkSource, type RunInput } from '../workflows/definitions';
 import { CliError } from './errors';
 import { startRun, type StartedRun } from './run';
 
@@ -38,14 +38,17 @@ export async function runInputOf(client: Client, workflowId: string): Promise<Ru
 /** What a fork of `sourceId` from step `fromStep` takes over; fails in one line when that step is past the source's. */
 export async function forkSource(client: Client, sourceId: string, fromStep: number, source?: RunInput): Promise<ForkSource> {
   const input = source ?? (await runInputOf(client, sourceId));
-  if (input.agent.type !== 'plan_execute_and_reflect') {
-    throw new CliError(`fork supports plan_execute_and_reflect runs; ${sourceId} is a ${input.agent.type} run`, 2);
+  if (!FORKABLE.includes(input.agent.type)) {
+    throw new CliError(`fork supports plan_execute_and_reflect and plan_and_execute runs; ${sourceId} is a ${input.agent.type} run, whose step list and variables a fork does not rebuild`, 2);
   }
-  const progress = await client.workflow.getHandle(sourceId).query(progressQuery);
-  const done = progress.completed_steps.length;
+  const handle = client.workflow.getHandle(sourceId);
+  const progress = await handle.query(progressQuery);
+  const point = await handle.query(forkPointQuery, fromStep);
+  const done = point.completed;
   if (!Number.isInteger(fromStep) || fromStep < 1 || fromStep > done + 1) {
     throw new CliError(`--from-step ${fromStep} is past what ${sourceId} has: it completed ${done} step${done === 1 ? '' : 's'}, so --from-step may be 1 to ${done + 1}`, 2);
   }
+  if (point.refused) throw new CliError(`cannot fork ${sourceId} from step ${fromStep}: ${point.refused}`, 2);
   const { tenant_id } = denseParameters<ResolvedParameters>(input);
   return {
     workflow_id: sourceId,
@@ -57,9 +60,13 @@ export async function forkSource(client: Client, sourceId: string, fromStep: num
       executor_agent_parent_interaction_id: progress.executor_agent_parent_interaction_id,
       ...(tenant_id !== undefined ? { tenant_id } : {}),
     },
-    steps: progress.completed_steps.slice(0, fromStep - 1),
+    steps: point.steps,
+    ...(point.agent_state !== undefined ? { agent_state: point.agent_state } : {}),
   };
 }
+
+/** Agent types whose runs can be forked: a step N has a meaning and a planner call to start again at. */
+const FORKABLE: readonly AgentType[] = ['plan_execute_and_reflect', 'plan_and_execute'];
 
 /** Starts a fork of run `sourceId` from step `fromStep` (see {@link forkSource}). */
 export async function forkRun(client: Client, sourceId: string, o: ForkOptions): Promise<StartedRun> {

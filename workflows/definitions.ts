@@ -60,8 +60,22 @@ export interface ForkSource {
   step: number;
   /** The source run's IDs (its memory holds the reused steps). */
   ids: RunIds & { tenant_id?: string };
-  /** The reused steps as the source's progress shows them. */
+  /** The reused steps (executions: one per step, or per attempt of a plan_and_execute step) as the source's progress shows them. */
   steps: CompletedStepView[];
+  /** The agent type's own state for the fork's first execution (plan_and_execute: its plan and results up to the step). */
+  agent_state?: unknown;
+}
+
+/** What a fork of a run from step N takes over, as the run itself tells it (query `forkPoint`). */
+export interface ForkPoint {
+  /** The steps the run has completed so far, in its agent type's sense of "step". */
+  completed: number;
+  /** The executions a fork from the asked step reuses, in order. */
+  steps: CompletedStepView[];
+  /** The agent type's own state for the fork (see {@link ForkSource.agent_state}). */
+  agent_state?: unknown;
+  /** Why a fork cannot start at the asked step (one line). */
+  refused?: string;
 }
 
 /**
@@ -158,7 +172,8 @@ export interface PlanStepView {
 /** Why and when a plan_and_execute run re-planned. */
 export interface Replan {
   after_step: number;
-  trigger: 'step_failed' | 'keyword' | 'viability' | 'guidance';
+  /** `fork`: a forked run re-plans the steps after the ones it reused, under its own settings. */
+  trigger: 'step_failed' | 'keyword' | 'viability' | 'guidance' | 'fork';
   reason: string;
 }
 
@@ -212,6 +227,8 @@ export interface Progress extends RunIds {
 }
 
 export const progressQuery = defineQuery<Progress>('progress');
+/** What a fork from the given step (1-based) takes over; see {@link ForkPoint}. */
+export const forkPointQuery = defineQuery<ForkPoint, [number]>('forkPoint');
 
 // ---------------------------------------------------------------------------------------------
 // human in the loop

@@ -33,7 +33,7 @@ import {
 import { log, patched } from '@temporalio/workflow';
 import { planStoppedMessage } from '../core/prompts';
 import { preview } from '../core/text';
-import type { PlanStepView, Replan, RunInput, RunOutput } from './definitions';
+import type { ForkPoint, PlanStepView, Replan, RunInput, RunOutput } from './definitions';
 import { agentTypeSystemPrompt, toolListing, toolsNamed } from './agent-type-helpers';
 import { openRun } from './kernel/context';
 import { checkpoint, finish, guard } from './kernel/lifecycle';
@@ -68,7 +68,9 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
   const toolIds = run.tools.map((t) => t.spec.name);
   const planning = instructionBlock(instructionsOf(agent, 'planning'));
   const execution = instructionBlock(instructionsOf(agent, 'execution'));
-  const state: PlanAndExecuteState = run.carried?.agent_state ?? {
+  // A fork's first execution starts from the source's plan and results up to the fork's step.
+  const forked = run.carried ? undefined : (run.input.fork?.agent_state as PlanAndExecuteState | undefined);
+  const state: PlanAndExecuteState = run.carried?.agent_state ?? forked ?? {
     plan: [],
     cursor: 0,
     results: [],
@@ -81,9 +83,16 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
   const { results, observations, replans } = state;
   const plannerCalls = { next: state.plannerCalls };
   progress.replans = replans;
+  run.forkPoint = forkPoint;
 
   return guard(run, async () => {
-    if (!run.carried) {
+    if (forked && state.cursor > 0) {
+      // The fork re-plans the steps after the reused ones under its own settings.
+      const fork = run.input.fork!;
+      syncPlan();
+      const stopped = await adapt({ after_step: state.cursor, trigger: 'fork', reason: `this run is a fork of ${fork.workflow_id} from step ${fork.step}: steps 1–${state.cursor} are reused; plan the steps after them` }, state.cursor - 1);
+      if (stopped) return finish(run, planStoppedMessage(stopped), metadata());
+    } else if (!run.carried) {
       const first = await reviewed(() => planSteps(fill(EXECUTION_PLAN_TEMPLATE, {
         planningInstructions: planning,
         query: question,
@@ -274,6 +283,43 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
       if (trigger) return trigger;
     }
     return undefined;
+  }
+
+  /**
+   * A fork from plan step `step`: the plan steps before it (done, in order), the executions
+   * they took (which must come before any of a later step's), and the plan and results so far.
+   */
+  function forkPoint(step: number): ForkPoint {
+    const done = state.plan.findIndex((s) => s.status !== 'completed' && s.status !== 'failed');
+    const completed = done === -1 ? state.plan.length : done;
+    const kept = Math.max(0, Math.min(step - 1, completed));
+    const position = (label: string) => state.plan.findIndex((s) => s.step_num === Number(/^step (\d+)/.exec(label)?.[1]));
+    const reused = (label: string) => {
+      const at = position(label);
+      return at >= 0 && at < kept;
+    };
+    const units = progress.completed_steps;
+    const ahead = units.findIndex((u) => !reused(u.step));
+    const steps = ahead === -1 ? units : units.slice(0, ahead);
+    const point: ForkPoint = { completed, steps };
+    if (units.slice(steps.length).some((u) => reused(u.step))) {
+      return { ...point, refused: `the steps before step ${step} ran in one batch with later steps (max_parallel_steps): fork from the first step of that batch` };
+    }
+    if (kept === 0) return point;
+    return {
+      ...point,
+      agent_state: {
+        plan: state.plan.map((s, i) => (i < kept ? s : { ...s, status: 'pending', attempts: 0 })),
+        cursor: kept,
+        results: results.slice(0, kept),
+        observations: observations.slice(0, kept),
+        replans: replans.filter((r) => r.after_step < kept),
+        unit: steps.length,
+        plannerCalls: 0,
+        viabilityCalls: 0,
+        verificationCalls: 0,
+      } satisfies PlanAndExecuteState,
+    };
   }
 
   function metadata(stoppedAt?: number): Record<string, unknown> {

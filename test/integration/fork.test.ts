@@ -9,7 +9,8 @@ import { useCli } from '../support/cli';
 import { final, plan, runInput, scriptedAgent, startAgentRun } from '../support/harness';
 import { parseAgentDefinition } from '../../core/agent';
 import { formatConversation, readConversation } from '../../memory/conversation';
-import type { RunDiff } from '../../client/diff';
+import { diffRuns, type RunDiff } from '../../client/diff';
+import { typedAgent } from '../support/typed-agents';
 
 jest.setTimeout(120_000);
 
@@ -76,6 +77,9 @@ describe('perflow fork', () => {
     expect(before).toBe(2 + 2 + 2 + 2); // two roots, two traces, two executor records, two tool calls
     await expect(forkRun(harness().client, source.workflowId, { fromStep: 3, agent: forkAgent, taskQueue: harness().taskQueue, workflowId: fork.workflowId })).rejects.toThrow(`a run with workflow ID ${fork.workflowId} exists already: a fork is started once under its ID (nothing was copied again)`);
     expect(await copies()).toBe(before);
+    const again = await cli.perflow(['fork', source.workflowId, '--from-step', '3', '--workflow-id', fork.workflowId]);
+    expect(again.stderr).toBe(`perflow: a run with workflow ID ${fork.workflowId} exists already: a fork is started once under its ID (nothing was copied again)\n`);
+    expect(await copies()).toBe(before);
 
     // perflow diff names the changed template, the step 3 only the source ran, and the responses.
     const text = await cli.perflow(['diff', source.workflowId, fork.workflowId]);
@@ -101,5 +105,113 @@ describe('perflow fork', () => {
     const r = await cli.perflow(['fork', source.workflowId, '--from-step', '9']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`perflow: --from-step 9 is past what ${source.workflowId} has: it completed 3 steps, so --from-step may be 1 to 4\n`);
+  });
+});
+
+describe('perflow fork (plan_and_execute)', () => {
+  const step = (goal: string) => ({ goal, primary_tools: ['CalculatorTool'], success_criteria: 'a number' });
+  const call = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
+  const met = (ok: boolean) => JSON.stringify({ met: ok, reason: ok ? 'a number' : 'not the right number' });
+  const onTrack = JSON.stringify({ replan: false, confidence: 0.1, reason: 'on track' });
+  const planAgent = (script: Record<string, unknown>) => ({ name: 'pae-fork', type: 'plan_and_execute', llm: { interface: 'scripted', script }, tools: [{ type: 'CalculatorTool' }] });
+  // Step 2 takes two attempts: the fork from step 3 reuses three executions.
+  const SOURCE_PAE = planAgent({
+    planner: [JSON.stringify([step('compute 6*7'), step('compute 2^10'), step('add them')])],
+    executor: [call('6*7', 'six times seven is 42'), call('2^9', 'two to the nine is 512'), call('2^10', 'two to the ten is 1024'), call('42+1024', '1066')],
+    verification: [met(true), met(false), met(true), met(true)],
+    viability: [onTrack, onTrack],
+    final: ['1066'],
+  });
+
+  it('reuses plan steps 1–2 (three executions) and re-plans from step 3 under the fork’s agent', async () => {
+    const question = 'fork a plan: (6*7) + 2^10';
+    const source = await startAgentRun(harness(), runInput(SOURCE_PAE, question), 'pae-fork-source');
+    expect((await source.result()).response).toBe('1066');
+
+    // The fork's planner re-plans the rest; its executor turns are keyed by execution, so 0–2 (reused) stay unused.
+    const forkAgent = parseAgentDefinition(
+      planAgent({
+        planner: [JSON.stringify([{ ...step('add 42 and 1024, checking twice'), primary_tools: ['CalculatorTool'] }])],
+        executor: [[], [], [], call('42+1024', 'checked: 1066')],
+        verification: [met(true)],
+        final: ['1066, forked'],
+      }),
+      { toolTypes: 'any' },
+    );
+    const fork = await forkRun(harness().client, source.workflowId, { fromStep: 3, agent: forkAgent, taskQueue: harness().taskQueue });
+    const out = await fork.handle.result();
+    expect(out.response).toBe('1066, forked');
+
+    // One executor child (the new step 3); the only planner call is the fork's re-plan.
+    const events = (await fork.handle.fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toHaveLength(1);
+    const forkPrompts = harness().recorder.filter((r) => r.position.role === 'planner' && r.messages.some((m) => m.content.includes(`fork of ${source.workflowId} from step 3`)));
+    expect(forkPrompts).toHaveLength(1);
+    const replan = forkPrompts[0].messages.map((m) => m.content).join('\n');
+    expect(replan).toContain('six times seven is 42');
+    expect(replan).toContain('two to the ten is 1024');
+    expect(replan).toContain('add them'); // the source's remaining plan, for the planner to revise
+
+    const progress = await fork.handle.query(progressQuery);
+    expect(progress.forked_from).toEqual({ workflow_id: source.workflowId, step: 3 });
+    expect(progress.completed_steps.map((s) => [s.index, s.step, s.result_preview])).toEqual([
+      [0, 'step 1: compute 6*7', 'six times seven is 42'],
+      [1, 'step 2: compute 2^10', 'two to the nine is 512'],
+      [2, 'step 2, attempt 2: compute 2^10', 'two to the ten is 1024'],
+      [3, 'step 3: add 42 and 1024, checking twice', 'checked: 1066'],
+    ]);
+    expect(progress.plan_steps?.map((s) => [s.step_num, s.goal, s.status, s.attempts])).toEqual([
+      [1, 'compute 6*7', 'completed', 1],
+      [2, 'compute 2^10', 'completed', 2],
+      [3, 'add 42 and 1024, checking twice', 'completed', 1],
+    ]);
+    expect(progress.replans?.map((r) => [r.after_step, r.trigger])).toEqual([[2, 'fork']]);
+    const results = (out.metadata as { execution: { steps: { step_num: number; observation: string }[] } }).execution.steps;
+    expect(results.map((r) => [r.step_num, r.observation])).toEqual([
+      [1, 'six times seven is 42'],
+      [2, 'two to the ten is 1024'],
+      [3, 'checked: 1066'],
+    ]);
+    // Its memory holds copies of the three reused executions, linked to the source.
+    const traces = await harness().memory.interactions.find({ parent_interaction_id: out.parent_interaction_id, origin: 'planner' }).sort({ trace_number: 1 }).toArray();
+    expect(traces.map((t) => [t.trace_number, t.forked_from?.workflow_id])).toEqual([
+      [1, source.workflowId],
+      [2, source.workflowId],
+      [3, source.workflowId],
+      [4, undefined],
+    ]);
+
+    // The diff: the reused executions are the same, step 3 and the response differ.
+    const diff = await diffRuns(harness().client, source.workflowId, fork.workflowId);
+    expect(diff.steps.map((s) => s.same)).toEqual([true, true, true, false]);
+    expect(diff.same_response).toBe(false);
+
+    // Past the source's three plan steps: one line.
+    await expect(forkRun(harness().client, source.workflowId, { fromStep: 5, taskQueue: harness().taskQueue })).rejects.toThrow(
+      `--from-step 5 is past what ${source.workflowId} has: it completed 3 steps, so --from-step may be 1 to 4`,
+    );
+  });
+
+  it('refuses a step whose earlier steps ran in one batch with it, naming the batch', async () => {
+    // Steps 1 ‖ 2; step 1 needs a second attempt, so step 2's execution sits between step 1's two.
+    const parallel = planAgent({
+      planner: [JSON.stringify([{ ...step('compute 6*7'), depends_on: [] }, { ...step('compute 2^10'), depends_on: [] }])],
+      executor: [call('6*7', 'maybe 41'), call('2^10', '1024'), call('6*7', '42')],
+      verification: [met(false), met(true), met(true)],
+      final: ['42 and 1024'],
+    });
+    const source = await startAgentRun(harness(), runInput(parallel, 'fork a batch', { max_parallel_steps: 2 }), 'pae-fork-batch');
+    expect((await source.result()).response).toBe('42 and 1024');
+    await expect(forkRun(harness().client, source.workflowId, { fromStep: 2, taskQueue: harness().taskQueue })).rejects.toThrow(
+      `cannot fork ${source.workflowId} from step 2: the steps before step 2 ran in one batch with later steps (max_parallel_steps): fork from the first step of that batch`,
+    );
+  });
+
+  it.each(['step_by_step', 'todo_list'] as const)('refuses a %s run in one line', async (type) => {
+    const source = await startAgentRun(harness(), runInput(typedAgent(type, 1), `fork a ${type} run`), `fork-${type}`);
+    await source.result();
+    const r = await cli.perflow(['fork', source.workflowId, '--from-step', '1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`perflow: fork supports plan_execute_and_reflect and plan_and_execute runs; ${source.workflowId} is a ${type} run, whose step list and variables a fork does not rebuild\n`);
   });
 });

@@ -58,23 +58,20 @@ async function main(): Promise<void> {
       // A run that continued-as-new has one history per execution: <name>.run-<k>.binpb, oldest first.
       const runIds: string[] = [];
       for await (const w of harness.client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` })) runIds.unshift(w.runId);
-      if (runIds.length <= 1) {
-        writeFileSync(file, temporal.api.history.v1.History.encode(await handle.fetchHistory()).finish());
+      const histories = await Promise.all((runIds.length > 0 ? runIds : [undefined]).map((runId) => harness.client.workflow.getHandle(handle.workflowId, runId).fetchHistory()));
+      if (histories.length === 1) {
+        writeFileSync(file, temporal.api.history.v1.History.encode(histories[0]).finish());
       } else {
-        for (const [k, runId] of runIds.entries()) {
-          const history = await harness.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
-          writeFileSync(file.replace(/\.binpb$/, `.run-${k + 1}.binpb`), temporal.api.history.v1.History.encode(history).finish());
-        }
+        for (const [k, history] of histories.entries()) writeFileSync(file.replace(/\.binpb$/, `.run-${k + 1}.binpb`), temporal.api.history.v1.History.encode(history).finish());
       }
-      console.log(`${scenario.name}: ${outcome} → ${file} (${Math.max(1, runIds.length)} execution(s))`);
-      // The executor (and todo) child workflows too: their code is replayed as well.
-      for (const kind of ['step', 'todo']) {
-        for (let n = 1; ; n++) {
-          const child = harness.client.workflow.getHandle(`history-${scenario.name}/${kind}-${n}`);
-          const history = await child.fetchHistory().catch(() => undefined);
-          if (!history) break;
-          writeFileSync(file.replace(/\.binpb$/, `.${kind}-${n}.binpb`), temporal.api.history.v1.History.encode(history).finish());
-        }
+      console.log(`${scenario.name}: ${outcome} → ${file} (${histories.length} execution(s))`);
+      // The executor (and todo) child workflows too: their code is replayed as well. A fork's
+      // first steps have none (they are reused), so the children are read off the run's history.
+      const children = histories.flatMap((h) => (h.events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []));
+      for (const childId of new Set(children)) {
+        const suffix = childId.slice(`${handle.workflowId}/`.length);
+        const history = await harness.client.workflow.getHandle(childId).fetchHistory();
+        writeFileSync(file.replace(/\.binpb$/, `.${suffix}.binpb`), temporal.api.history.v1.History.encode(history).finish());
       }
     }
   } finally {

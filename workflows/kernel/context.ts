@@ -12,7 +12,7 @@ import { ZERO_USAGE } from '../../core/llm-types';
 import { renderTemplate, templateParams } from '../../core/template';
 import { causeChain } from '../../core/text';
 import { compactStepIds, completedStepIds, stepTraceId, type CompletedStepRefs, type MemoryIds } from '../../core/memory-ids';
-import { progressMarkdown, progressQuery, type CarriedState, type ForkSource, type Progress, type RunIds, type RunInput } from '../definitions';
+import { forkPointQuery, progressMarkdown, progressQuery, type CarriedState, type ForkPoint, type ForkSource, type Progress, type RunIds, type RunInput } from '../definitions';
 import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activity-presets';
 import { openHumanLoop, type HumanLoop } from './human';
 
@@ -54,6 +54,11 @@ export interface RunContext<S = unknown> {
   carried?: CarriedState<S>;
   /** People's decisions: plan and tool approval, guidance, pause (see kernel/human.ts). */
   human: HumanLoop;
+  /**
+   * What a fork from step N takes over (query `forkPoint`): by default the first N−1 executed
+   * steps; an agent type whose steps mean something else sets its own.
+   */
+  forkPoint(step: number): ForkPoint;
   showProgress(): void;
 }
 
@@ -125,21 +130,23 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     executorSystem: systems.executor,
     models,
     carried,
+    forkPoint: (step) => ({ completed: progress.completed_steps.length, steps: progress.completed_steps.slice(0, Math.max(0, step - 1)) }),
     showProgress: () => setCurrentDetails(progressMarkdown(progress, workflowInfo().workflowId)),
   };
+  setHandler(forkPointQuery, (step) => run.forkPoint(step));
   run.human = openHumanLoop(run as RunContext, carried?.human);
   return run as RunContext<S>;
 }
 
 /**
- * A fork's first execution: the source's first `step − 1` steps are copied into this run's
- * memory (under its own IDs) and become its completed steps; no model or tool call redoes them.
+ * A fork's first execution: the source's executions before the fork's step are copied into this
+ * run's memory (under its own IDs) and become its completed steps; no model or tool call redoes them.
  */
 async function reuseForkedSteps(fork: ForkSource, ids: MemoryIds, progress: Progress, completedIds: string[]): Promise<void> {
-  const count = fork.step - 1;
+  const count = fork.steps.length;
   await memoryActivities.copyForkedSteps({ from: fork.ids, to: ids, count, forked_from: { workflow_id: fork.workflow_id, step: fork.step } });
   for (let unit = 0; unit < count; unit++) completedIds.push(stepTraceId(ids.parent_interaction_id, unit));
-  progress.completed_steps = fork.steps.slice(0, count).map((s, unit) => ({ ...s, index: unit }));
+  progress.completed_steps = fork.steps.map((s, unit) => ({ ...s, index: unit }));
   progress.steps_executed = count;
 }
 

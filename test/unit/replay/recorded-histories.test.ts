@@ -77,6 +77,8 @@ describe('recorded histories', () => {
         'plan-and-execute-depends-on.step-2.binpb',
         // A forked run (steps 1–2 reused from its source's memory).
         'forked-from-step-3.binpb',
+        'plan-and-execute-forked-from-step-3.binpb',
+        'plan-and-execute-forked-from-step-3.step-4.binpb',
       ]),
     );
   });
