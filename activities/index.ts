@@ -13,12 +13,14 @@ import { completedStepIds } from '../core/memory-ids';
 import { createMemoryActivities, loadCompletedSteps, loadExecutorHistory, saveStep, saveToolCall, toolCallId } from './memory';
 import type { MemoryStore } from '../memory/store';
 import { toolSpec, type ToolRegistry } from './tools/tool';
-import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters } from './tools/mcp';
+import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters, type SecretReader } from './tools/mcp';
 import type { McpServerConfig } from '../core/agent';
 
 export interface ActivityDeps extends ChatDeps {
   tools: ToolRegistry;
   memory: MemoryStore;
+  /** The worker's environment variables, for `${NAME}` references in MCP servers' env and headers (none without). */
+  secret?: SecretReader;
 }
 
 export type { AgentTool, AgentToolRef, ExecutorCallInput, PlannerCallInput, PlannerPromptRef, ToolCallInput, ToolObservation };
@@ -46,7 +48,7 @@ export function createActivities(activityDeps: ActivityDeps) {
         }
         return { spec: toolSpec(tool, ref.name ?? tool.type, ref.description ?? tool.description), ref };
       });
-      const mcp = (await listMcpTools(mcp_servers)).map(
+      const mcp = (await listMcpTools(mcp_servers, deps.secret ?? noSecrets)).map(
         ({ spec, parameters }): AgentTool => ({
           spec,
           ref: { type: MCP_TOOL_TYPE, name: spec.name, parameters: { ...parameters }, ...(mcpNeedsApproval(parameters.server, parameters.tool) ? { requires_approval: true } : {}) },
@@ -66,7 +68,7 @@ export function createActivities(activityDeps: ActivityDeps) {
 
     /** Runs one tool call; bad input and tool errors become observations the model can act on. */
     async callTool({ tool: ref, input, place }: ToolCallInput): Promise<ToolObservation> {
-      const observation = await withHeartbeat(() => runTool(deps.tools, ref, input));
+      const observation = await withHeartbeat(() => runTool(deps.tools, ref, input, deps.secret ?? noSecrets));
       await saveToolCall(deps.memory, place, { name: ref.name ?? ref.type, input, output: observation.content, is_error: observation.is_error });
       if (observation.content.length <= TOOL_OUTPUT_MODEL_LIMIT) return observation;
       const marker = `\n…[truncated: the tool returned ${observation.content.length} characters; the whole output is stored in memory as interaction ${toolCallId(place)}]`;
@@ -172,10 +174,12 @@ export function executorHistoryCache(memory: MemoryStore, max = 1_000) {
   );
 }
 
-async function runTool(tools: ToolRegistry, ref: AgentToolRef, input: Record<string, unknown>): Promise<ToolObservation> {
+const noSecrets: SecretReader = () => undefined;
+
+async function runTool(tools: ToolRegistry, ref: AgentToolRef, input: Record<string, unknown>, secret: SecretReader): Promise<ToolObservation> {
   if (ref.type === MCP_TOOL_TYPE) {
     try {
-      return await callMcpTool(ref.parameters as unknown as McpToolParameters, input);
+      return await callMcpTool(ref.parameters as unknown as McpToolParameters, input, secret);
     } catch (err) {
       return { content: `Error: ${ref.name ?? 'MCP tool'} failed: ${(err as Error).message}`, is_error: true };
     }

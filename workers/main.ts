@@ -63,8 +63,9 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
     const memory = new MemoryStore(mongo.db(config.database), config.collections ?? DEFAULT_COLLECTIONS);
     await memory.ensureIndexes();
     const tools = [...workerTools(mongo, config.database, memory.collections), ...(config.tools ?? [])];
-    const llm = createLlmClients(config.providers ?? providerConfigFromEnv());
-    const activities = createActivities({ tools: toolRegistry(tools), memory, llm, ...(config.recorder ? { recorder: config.recorder } : {}) });
+    const providers = config.providers ?? providerConfigFromEnv();
+    const llm = createLlmClients(providers);
+    const activities = createActivities({ tools: toolRegistry(tools), memory, llm, secret: providers.secret, ...(config.recorder ? { recorder: config.recorder } : {}) });
     const worker = await Worker.create({
       connection,
       namespace: config.namespace,

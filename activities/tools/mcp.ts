@@ -20,7 +20,35 @@ export const MCP_TOOL_TYPE = 'mcp';
 
 const CONNECT_TIMEOUT_MS = 30_000;
 
-async function withMcpClient<T>(server: McpServerConfig, fn: (client: Client) => Promise<T>): Promise<T> {
+/** Reads a variable of the worker's environment by name (the worker's `ProviderConfig.secret`). */
+export type SecretReader = (name: string) => string | undefined;
+
+const SECRET_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * The server with every `${NAME}` in its `env` and `headers` values replaced by the worker's
+ * variable NAME. Resolved inside the activity, so the agent file and the history keep only the
+ * reference, never the secret.
+ * @throws Error naming the server, field and variable when a referenced variable is not set
+ */
+export function resolveSecrets(server: McpServerConfig, secret: SecretReader): McpServerConfig {
+  const resolve = (field: 'env' | 'headers', values: Record<string, string> | undefined) =>
+    values &&
+    Object.fromEntries(
+      Object.entries(values).map(([key, value]) => [
+        key,
+        value.replace(SECRET_REFERENCE, (_, name: string) => {
+          const found = secret(name);
+          if (found === undefined) throw new Error(`MCP server "${server.name}": ${field}.${key} references \${${name}}, which is not set in the worker's environment`);
+          return found;
+        }),
+      ]),
+    );
+  return 'command' in server ? { ...server, ...(server.env ? { env: resolve('env', server.env) } : {}) } : { ...server, ...(server.headers ? { headers: resolve('headers', server.headers) } : {}) };
+}
+
+async function withMcpClient<T>(config: McpServerConfig, secret: SecretReader, fn: (client: Client) => Promise<T>): Promise<T> {
+  const server = resolveSecrets(config, secret);
   const client = new Client({ name: 'perflow', version: '0.1.0' });
   const transport =
     'command' in server
@@ -45,11 +73,11 @@ async function withMcpClient<T>(server: McpServerConfig, fn: (client: Client) =>
  * then `<server>_<tool>`). A server that fails to start or list is logged and skipped: the run
  * continues with the other tools.
  */
-export async function listMcpTools(servers: readonly McpServerConfig[]): Promise<{ spec: ToolSpec; parameters: McpToolParameters }[]> {
+export async function listMcpTools(servers: readonly McpServerConfig[], secret: SecretReader): Promise<{ spec: ToolSpec; parameters: McpToolParameters }[]> {
   const out: { spec: ToolSpec; parameters: McpToolParameters }[] = [];
   for (const server of servers) {
     try {
-      const { tools } = await withMcpClient(server, (client) => client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS }));
+      const { tools } = await withMcpClient(server, secret, (client) => client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS }));
       for (const tool of tools) {
         out.push({
           spec: { name: tool.name, description: tool.description ?? '', input_schema: tool.inputSchema as Record<string, unknown> },
@@ -73,8 +101,8 @@ export function mcpNeedsApproval(server: McpServerConfig, tool: string): boolean
 }
 
 /** Calls one MCP tool; its text content is the observation, `isError` marks a tool error. */
-export async function callMcpTool(p: McpToolParameters, input: Record<string, unknown>): Promise<{ content: string; is_error: boolean }> {
-  const result = await withMcpClient(p.server, (client) => client.callTool({ name: p.tool, arguments: input }));
+export async function callMcpTool(p: McpToolParameters, input: Record<string, unknown>, secret: SecretReader): Promise<{ content: string; is_error: boolean }> {
+  const result = await withMcpClient(p.server, secret, (client) => client.callTool({ name: p.tool, arguments: input }));
   const parts = Array.isArray(result.content) ? (result.content as { type: string; text?: string }[]) : [];
   const content = parts.map((c) => (c.type === 'text' ? (c.text ?? '') : JSON.stringify(c))).join('\n');
   return { content, is_error: result.isError === true };

@@ -3,7 +3,9 @@
  * is called as an activity; a second server that crashes at start is skipped and the run
  * completes with the tools it has.
  */
+import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
+import { temporal } from '@temporalio/proto';
 import { planExecuteReflect } from '../../../workflows';
 import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../../support/harness';
 
@@ -51,4 +53,31 @@ it('lists and calls the tools of an MCP server, skipping one that fails to start
   expect(activities.filter((a) => a === 'describeTools')).toHaveLength(1);
   const stored = await harness.memory.interactions.findOne({ memory_id: out.executor_agent_memory_id, origin: 'tool' });
   expect(stored).toMatchObject({ tool_name: 'add', response: '42 (computed by the test server)' });
+});
+
+it('resolves ${NAME} in an MCP server’s env from the worker’s environment, inside the activity: the secret is not in the history', async () => {
+  const secret = `s3cret-${Date.now()}-value`;
+  process.env.PERFLOW_TEST_MCP_TOKEN = secret;
+  try {
+    const agent = scriptedAgent(
+      {
+        planner: [plan('add 1 and 1 with the MCP tool'), final('2')],
+        executor: [[{ tool_calls: [{ name: 'add', input: { a: 1, b: 1 } }] }, { content: 'the sum is 2' }]],
+      },
+      { mcp_servers: [{ name: 'calc', command: process.execPath, args: ['--require', 'tsx/cjs', SERVER], env: { MCP_TEST_LABEL: 'calc', MCP_TEST_TOKEN: 'Bearer ${PERFLOW_TEST_MCP_TOKEN}' } }] },
+    );
+    const handle = await harness.client.workflow.start(planExecuteReflect, { taskQueue: harness.taskQueue, workflowId: workflowId('mcp-secret'), args: [runInput(agent, 'What is 1 + 1?')] });
+    const out = await handle.result();
+    expect(out.response).toBe('2');
+    // The server got the resolved value (it answers with its hash) ...
+    const stored = await harness.memory.interactions.findOne({ memory_id: out.executor_agent_memory_id, origin: 'tool' });
+    const hash = createHash('sha256').update(`Bearer ${secret}`).digest('hex').slice(0, 16);
+    expect(stored?.response).toBe(`2 (computed by calc, token sha256 ${hash})`);
+    // ... while the history holds only the reference.
+    const raw = Buffer.from(temporal.api.history.v1.History.encode(await handle.fetchHistory()).finish()).toString('latin1');
+    expect(raw).toContain('Bearer ${PERFLOW_TEST_MCP_TOKEN}');
+    expect(raw).not.toContain(secret);
+  } finally {
+    delete process.env.PERFLOW_TEST_MCP_TOKEN;
+  }
 });
