@@ -40,6 +40,7 @@ export default tseslint.config(
             { group: forbiddenInWorkflows.filter((m) => m.includes('*')), message: 'no I/O modules in workflow code' },
             { group: ['**/activities', '**/activities/**'], message: 'import activity code as types only', allowTypeImports: true },
             { group: ['**/config/**', '**/memory/*', '**/client/**', '**/workers/**', '**/servers/**'], message: 'workflow code imports core/ and workflows/ only' },
+            { group: ['**/core/codec/**'], message: 'payload codecs use node:crypto and run outside the sandbox (worker and client)' },
           ],
         },
       ],

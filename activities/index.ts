@@ -7,6 +7,7 @@ import type { AgentTool, AgentToolRef, ExecutorCallInput, ExecutorStepMemory, Ma
 import type { ChatMessage, ChatResponse, Usage } from '../core/llm-types';
 import { toolTimeoutSeconds } from '../core/tool-types';
 import { withHeartbeat } from './heartbeat';
+import { observeToolCall } from './telemetry';
 import { chat, type ChatDeps } from './llm/chat';
 import { executorOpening, formatCompletedSteps, formatSteps, renderTemplate } from '../core/template';
 import { completedStepIds } from '../core/memory-ids';
@@ -68,7 +69,7 @@ export function createActivities(activityDeps: ActivityDeps) {
 
     /** Runs one tool call; bad input and tool errors become observations the model can act on. */
     async callTool({ tool: ref, input, place }: ToolCallInput): Promise<ToolObservation> {
-      const observation = await withHeartbeat(() => runTool(deps.tools, ref, input, deps.secret ?? noSecrets));
+      const observation = await withHeartbeat(() => observeToolCall(deps, { name: ref.name ?? ref.type, type: ref.type }, () => runTool(deps.tools, ref, input, deps.secret ?? noSecrets)));
       await saveToolCall(deps.memory, place, { name: ref.name ?? ref.type, input, output: observation.content, is_error: observation.is_error });
       if (observation.content.length <= TOOL_OUTPUT_MODEL_LIMIT) return observation;
       const marker = `\n…[truncated: the tool returned ${observation.content.length} characters; the whole output is stored in memory as interaction ${toolCallId(place)}]`;

@@ -7,7 +7,9 @@
 import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunOutput } from '../workflows/definitions';
-import { clientConfigFromEnv, type ClientConfig } from '../config/env';
+import { clientConfigFromEnv, codecTokenFromEnv, type ClientConfig } from '../config/env';
+import { encryptionDataConverter, encryptionKeyIdsIn, missingKeyMessage } from '../core/codec/encryption';
+import { startCodecServer } from './codec-server';
 import { connectClient, workflowUrl, type PerflowClient } from './connect';
 import { CliError, describeError } from './errors';
 import {
@@ -34,7 +36,7 @@ import { formatConversation } from '../memory/conversation';
 import { assertMemoryExists, readMemory } from './memory';
 
 const USAGE = `usage: perflow <command> [options]
-  worker                                   run a worker (env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PERFLOW_TASK_QUEUE, MONGODB_URI)
+  worker                                   run a worker (env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS_*, TEMPORAL_API_KEY, TEMPORAL_PROFILE, PERFLOW_TASK_QUEUE, MONGODB_URI)
   run --agent FILE [--question TEXT] [--memory-id ID] [--param key=value]... [--follow|--wait] [--json]
   status ID [--json]                       progress of a run
   result ID [--json]                       result of a run (waits for it)
@@ -54,6 +56,10 @@ const USAGE = `usage: perflow <command> [options]
   deny-tool ID --reason TEXT               deny the tool call: the model gets the reason as its observation
   guide ID TEXT                            guidance for the next planning call
   pause ID | resume ID                     hold the run at its next point between steps / let it go on
+  codec-server [--port P] [--host H] [--ui-origin URL]... [--token T]
+                                           serve /encode and /decode for the Temporal Web UI with PERFLOW_ENCRYPTION_KEYS
+                                           (default port 8888 on 127.0.0.1; CORS for PERFLOW_TEMPORAL_UI_URL's origin;
+                                           token also from PERFLOW_CODEC_TOKEN); stops on Ctrl-C
   (decision commands take --by NAME, recorded with the decision, and --json)
 Options for all: --json (one JSON document on stdout), --verbose (stack traces), --help`;
 
@@ -102,13 +108,24 @@ const OPTIONS = {
   input: { type: 'string' },
   by: { type: 'string' },
   'from-step': { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'ui-origin': { type: 'string', multiple: true },
+  token: { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const config = clientConfigFromEnv(env);
+  let config: ClientConfig;
+  try {
+    config = clientConfigFromEnv(env);
+  } catch (err) {
+    // A malformed setting (e.g. PERFLOW_ENCRYPTION_KEYS): one line, before anything runs.
+    process.stderr.write(`perflow: ${describeError(err).message}\n`);
+    return 2;
+  }
   let verbose = argv.includes('--verbose');
   try {
     const [command, ...rest] = argv;
@@ -248,7 +265,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           workflowId = requireId(positionals, 'replay');
           history = await withClient(config, ({ client }) => fetchHistory(client, workflowId));
         }
-        const problem = await replayHistory(history, workflowId, o.workflows ? resolvePath(o.workflows) : undefined);
+        // An encrypted history needs its keys: say which, rather than fail the replay's workflow task.
+        const missing = [...encryptionKeyIdsIn(history)].find((id) => !config.encryption?.keys.has(id));
+        if (missing !== undefined) throw new CliError(missingKeyMessage(missing, config.encryption), 1);
+        const problem = await replayHistory(history, workflowId, o.workflows ? resolvePath(o.workflows) : undefined, encryptionDataConverter(config.encryption));
         if (o.json) printJson({ workflow_id: workflowId, deterministic: problem === undefined, ...(problem ? { problem } : {}) });
         else out(problem ? `replay failed: ${problem}` : 'replay ok: the history is deterministic with the current workflow code');
         return problem ? 3 : 0;
@@ -327,6 +347,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           return 0;
         });
       }
+      case 'codec-server':
+        return await codecServer(config, o, env);
       default:
         throw new CliError(`unknown command "${command}" (perflow --help)`, 2);
     }
@@ -359,6 +381,44 @@ async function report(client: PerflowClient['client'], config: ClientConfig, run
     if (o.follow) out('result:');
     out(result.response);
   }
+  return 0;
+}
+
+/** `perflow codec-server`: serves until SIGINT/SIGTERM. */
+async function codecServer(
+  config: ClientConfig,
+  o: { port?: string; host?: string; 'ui-origin'?: string[]; token?: string; json?: boolean },
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  if (!config.encryption) throw new CliError('codec-server needs PERFLOW_ENCRYPTION_KEYS (KEY_ID:BASE64_32_BYTES, comma-separated: the keys the workers encrypt with)', 2);
+  const port = o.port === undefined ? 8888 : Number(o.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new CliError(`--port expects a port number (0 picks a free one), got "${o.port}"`, 2);
+  const host = o.host ?? '127.0.0.1';
+  const uiOrigins = o['ui-origin'] ?? [new URL(config.uiUrl).origin];
+  for (const origin of uiOrigins) {
+    if (!/^https?:\/\/[^/\s]+\/?$/.test(origin)) throw new CliError(`--ui-origin expects the Web UI's origin such as http://localhost:8233, got "${origin}"`, 2);
+  }
+  const token = o.token ?? codecTokenFromEnv(env);
+  const server = await startCodecServer({ keyring: config.encryption, port, host, uiOrigins, ...(token !== undefined ? { token } : {}) }).catch((err: unknown) => {
+    throw new CliError(`cannot listen on ${host}:${port} (${(err as Error).message}): pick another --port`, 1, { cause: err });
+  });
+  const keys = [...config.encryption.keys.keys()].map((k) => `"${k}"`).join(', ');
+  if (o.json) printJson({ url: server.url, ui_origins: uiOrigins, key_ids: [...config.encryption.keys.keys()], token_required: token !== undefined });
+  else {
+    out(`perflow codec server: ${server.url} (keys ${keys}; CORS for ${uiOrigins.join(', ')}${token !== undefined ? '; bearer token required' : ''})`);
+    out(`Web UI: set the codec endpoint to ${server.url} (Settings → Codec Server, or temporal server start-dev --ui-codec-endpoint ${server.url})`);
+  }
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const stop = (sig: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(sig);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await server.close();
+  note(`perflow codec server: ${signal} received, stopped`);
   return 0;
 }
 

@@ -1,32 +1,57 @@
 /** A connection to Temporal that fails fast with a clear message, and links into the Web UI. */
 import { Client, Connection } from '@temporalio/client';
 import type { ClientConfig } from '../config/env';
+import { temporalConnectOptions, type TemporalConnectOptions } from '../config/temporal-connection';
+import { connectFailureMessage } from '../config/temporal-connect-failure';
 import { firstLine } from '../core/text';
+import { encryptionDataConverter } from '../core/codec/encryption';
 import { CliError } from './errors';
+
+/** The OpenTelemetry SDK, loaded only when tracing: it adds ~150 ms to every CLI command's start. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const loadTracing = () => require('../telemetry/tracing') as typeof import('../telemetry/tracing');
 
 export interface PerflowClient {
   client: Client;
   config: ClientConfig;
+  /** Closes the connection and exports the client's last spans (when tracing). */
   close(): Promise<void>;
 }
 
-/** Connects to Temporal (5 s timeout); an unreachable server becomes a one-line {@link CliError}. */
+/**
+ * Connects to Temporal (5 s timeout) with the config's TLS, mTLS, API key and metadata; an
+ * unreadable certificate file, an unreachable server or a failed TLS handshake becomes a
+ * one-line {@link CliError} naming the problem and the setting to check.
+ */
 export async function connectClient(config: ClientConfig, connectTimeoutMs = 5_000): Promise<PerflowClient> {
+  let options: TemporalConnectOptions;
+  try {
+    options = temporalConnectOptions(config.temporal);
+  } catch (err) {
+    throw new CliError(firstLine(err), 1, { cause: err });
+  }
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address: config.temporalAddress, connectTimeout: connectTimeoutMs });
+    connection = await Connection.connect({ address: config.temporalAddress, connectTimeout: connectTimeoutMs, ...options });
   } catch (err) {
-    const why = firstLine(err);
-    throw new CliError(
-      `cannot reach the Temporal server at ${config.temporalAddress} (${why}): start it or set TEMPORAL_ADDRESS`,
-      1,
-      { cause: err },
-    );
+    throw new CliError(await connectFailureMessage(config.temporalAddress, config.temporal, options, err, connectTimeoutMs), 1, { cause: err });
   }
+  // OTEL_EXPORTER_OTLP_*: starting a run opens the client span its workflow's spans hang under.
+  const traces = config.telemetry?.traces;
+  const otel = traces ? loadTracing() : undefined;
+  const tracing = traces ? otel?.startTracing(traces) : undefined;
+  const interceptors = otel && tracing ? { interceptors: { workflow: [otel.workflowClientInterceptor(tracing)] } } : {};
   return {
-    client: new Client({ connection, namespace: config.namespace }),
+    // The encryption codec is always there: without keys it encrypts nothing and names the key an encrypted run needs.
+    client: new Client({ connection, namespace: config.namespace, dataConverter: encryptionDataConverter(config.encryption), ...interceptors }),
     config,
-    close: () => connection.close(),
+    close: async () => {
+      try {
+        await connection.close();
+      } finally {
+        await tracing?.shutdown();
+      }
+    },
   };
 }
 

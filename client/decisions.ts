@@ -19,6 +19,7 @@ import {
   type ToolDecision,
 } from '../workflows/definitions';
 import { CliError } from './errors';
+import { lenientClient } from './payloads';
 import { listQuery } from './ops';
 
 /** Who decides (free text, recorded with the decision). */
@@ -95,7 +96,7 @@ export interface PendingRun {
 export async function listPending(client: Client, limit = 100): Promise<PendingRun[]> {
   const out: PendingRun[] = [];
   const query = `${listQuery('running')} AND PerflowPending IN ('plan', 'tool', 'paused')`;
-  for await (const wf of client.workflow.list({ query })) {
+  for await (const wf of lenientClient(client).workflow.list({ query })) {
     const waitingFor = wf.typedSearchAttributes.get(SearchAttributes.pending) ?? 'unknown';
     const progress = await client.workflow
       .getHandle(wf.workflowId)

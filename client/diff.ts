@@ -4,7 +4,6 @@
  * inputs, result preview, tokens and duration, the totals and the final responses — all read
  * from the runs' inputs, histories and progress.
  */
-import { defaultPayloadConverter } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { denseParameters } from '../core/agent-file/parameter-defaults';
@@ -12,6 +11,7 @@ import { parsePlannerOutput } from '../core/planner-output';
 import { preview } from '../core/text';
 import { progressQuery, type RunInput } from '../workflows/definitions';
 import { runInputOf } from './fork';
+import { decodePayload } from './payloads';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
@@ -52,20 +52,22 @@ export interface RunDiff {
   same_response: boolean;
 }
 
-const decode = (payload: unknown) => defaultPayloadConverter.fromPayload(payload as never) as unknown;
 const millis = (e: Event | undefined) => (e?.eventTime ? Number(e.eventTime.seconds) * 1_000 + Math.round((e.eventTime.nanos ?? 0) / 1e6) : 0);
 const spanMs = (events: Event[]) => (events.length > 0 ? millis(events[events.length - 1]) - millis(events[0]) : 0);
 
-/** Activity results by type, in order, with their scheduled inputs. */
-function activities(events: Event[], type: string): { input: unknown; result: unknown }[] {
+/** Activity results by type, in order, with their scheduled inputs (decoded as the client decodes: decrypted with PERFLOW_ENCRYPTION_KEYS). */
+async function activities(client: Client, events: Event[], type: string): Promise<{ input: unknown; result: unknown }[]> {
+  const decode = (payload: unknown) => decodePayload(client, payload as never);
   const byScheduled = new Map<string, Event>();
   for (const e of events) if (e.activityTaskCompletedEventAttributes) byScheduled.set(String(e.activityTaskCompletedEventAttributes.scheduledEventId), e);
-  return events
-    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)
-    .map((e) => {
-      const done = byScheduled.get(String(e.eventId))?.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
-      return { input: decode(e.activityTaskScheduledEventAttributes!.input!.payloads![0]), result: done ? decode(done) : undefined };
-    });
+  return Promise.all(
+    events
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)
+      .map(async (e) => {
+        const done = byScheduled.get(String(e.eventId))?.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
+        return { input: await decode(e.activityTaskScheduledEventAttributes!.input!.payloads![0]), result: done ? await decode(done) : undefined };
+      }),
+  );
 }
 
 const usageOf = (results: unknown[]): Usage =>
@@ -81,7 +83,7 @@ async function sideOf(client: Client, workflowId: string): Promise<{ side: RunSi
   const input = await runInputOf(client, workflowId);
   const progress = await client.workflow.getHandle(workflowId).query(progressQuery);
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  const plans = activities(events, 'planningModel')
+  const plans = (await activities(client, events, 'planningModel'))
     .filter((a) => (a.input as { position?: { role?: string } }).position?.role === 'planner')
     .map((a) => {
       const parsed = parsePlannerOutput((a.result as { text?: string } | undefined)?.text ?? '', { groups: true });
@@ -94,11 +96,11 @@ async function sideOf(client: Client, workflowId: string): Promise<{ side: RunSi
       step: s.step,
       ok: s.ok,
       result_preview: s.result_preview,
-      tool_calls: activities(child, 'callTool').map((c) => {
+      tool_calls: (await activities(client, child, 'callTool')).map((c) => {
         const call = c.input as { tool: { name?: string; type: string }; input: unknown };
         return { tool: call.tool.name ?? call.tool.type, input: call.input };
       }),
-      usage: usageOf(activities(child, 'executionModel').map((a) => a.result)),
+      usage: usageOf((await activities(client, child, 'executionModel')).map((a) => a.result)),
       duration_ms: spanMs(child),
     });
   }

@@ -3,13 +3,13 @@
  * (copied from its memory; no model or tool call redoes them) and goes on with the planner at
  * step N under a changed agent file, parameters or question.
  */
-import { defaultPayloadConverter } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { resolveParameters, type AgentDefinition } from '../core/agent';
 import { denseParameters } from '../core/agent-file/parameter-defaults';
 import type { AgentType, ResolvedParameters } from '../core/agent';
 import { forkPointQuery, progressQuery, type ForkSource, type RunInput } from '../workflows/definitions';
 import { CliError } from './errors';
+import { decodePayload } from './payloads';
 import { startRun, type StartedRun } from './run';
 
 export interface ForkOptions {
@@ -32,7 +32,7 @@ export async function runInputOf(client: Client, workflowId: string): Promise<Ru
   const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
   const payload = started?.input?.payloads?.[0];
   if (!payload) throw new CliError(`${workflowId} has no run input in its history`, 1);
-  return defaultPayloadConverter.fromPayload(payload as never) as RunInput;
+  return (await decodePayload(client, payload as never)) as RunInput;
 }
 
 /** What a fork of `sourceId` from step `fromStep` takes over; fails in one line when that step is past the source's. */

@@ -2,7 +2,7 @@
  * perflow's client library (`perflow/client`): what the CLI does, as functions. This file is
  * the public API; everything not exported here is internal.
  */
-export { clientConfigFromEnv, type ClientConfig } from '../config/env';
+export { clientConfigFromEnv, temporalFromEnv, type ClientConfig, type TemporalConnectionSettings } from '../config/env';
 export { connectClient, workflowUrl, type PerflowClient } from './connect';
 export { CliError, describeError, failureMessage } from './errors';
 export { followRun, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type StartRunOptions, type StartedRun } from './run';
@@ -25,6 +25,9 @@ export {
 export { readMemory } from './memory';
 export { forkRun, forkSource, runInputOf, type ForkOptions } from './fork';
 export { diffRuns, formatDiff, unifiedDiff, type RunDiff, type RunSide, type StepSide } from './diff';
+export { EncryptionCodec, encryptionDataConverter, PayloadDecryptionError, type EncryptionKeyring } from '../core/codec/encryption';
+export { encryptionKeysFromEnv, parseEncryptionKeys } from '../config/env';
+export { startCodecServer, type CodecServer, type CodecServerOptions } from './codec-server';
 export { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type PendingRun } from './decisions';
 export { formatConversation, type ConversationView } from '../memory/conversation';
 export { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition, type AgentType } from '../core/agent';

@@ -2,10 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { progressQuery, WORKFLOW_TYPES, type Progress, type RunOutput } from '../workflows/definitions';
 import { CliError } from './errors';
+import { lenientClient } from './payloads';
 
 /** The workflow type of plan_execute_and_reflect runs. */
 export const WORKFLOW_TYPE = WORKFLOW_TYPES.plan_execute_and_reflect;
@@ -62,9 +64,10 @@ export function runSummary(wf: WorkflowExecutionInfo): RunSummary {
   };
 }
 
+/** Recent perflow runs; one whose memo this client cannot decrypt shows `(encrypted with key "ID")` as its agent and question. */
 export async function listRuns(client: Client, status?: ListStatus, limit = 100, agent?: string): Promise<WorkflowExecutionInfo[]> {
   const out: WorkflowExecutionInfo[] = [];
-  for await (const wf of client.workflow.list({ query: listQuery(status, agent) })) {
+  for await (const wf of lenientClient(client).workflow.list({ query: listQuery(status, agent) })) {
     out.push(wf);
     if (out.length >= limit) break;
   }
@@ -141,10 +144,11 @@ export async function readHistoryFile(file: string): Promise<{ history: History;
 
 /**
  * Replays a history against perflow's workflow code, or against the workflows module at
- * `workflowsPath` (a candidate version, before deploying it).
+ * `workflowsPath` (a candidate version, before deploying it). An encrypted history needs the
+ * workers' data converter (`encryptionDataConverter(keys)`).
  * @returns undefined when deterministic, else the reason in one line.
  */
-export async function replayHistory(history: unknown, workflowId = 'replay', workflowsPath?: string): Promise<string | undefined> {
+export async function replayHistory(history: unknown, workflowId = 'replay', workflowsPath?: string, dataConverter?: DataConverter): Promise<string | undefined> {
   // The worker package is heavy; only replay needs it on the client side. (`require`, as the
   // checkout's tsx hook is CommonJS only.)
   /* eslint-disable @typescript-eslint/no-require-imports */
@@ -158,7 +162,8 @@ export async function replayHistory(history: unknown, workflowId = 'replay', wor
     // already installed
   }
   try {
-    await Worker.runReplayHistory(workflowsPath ? { workflowsPath } : workflowSource(), history, workflowId);
+    const source = workflowsPath ? { workflowsPath } : workflowSource();
+    await Worker.runReplayHistory({ ...source, ...(dataConverter ? { dataConverter } : {}) }, history, workflowId);
     return undefined;
   } catch (err) {
     const e = err as Error;

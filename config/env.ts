@@ -2,12 +2,20 @@
  * Every environment variable perflow reads (but the server bootstrap's, in servers/), with its
  * default and validation: the worker's and the client's settings, memory collection names,
  * model providers' settings. Nothing else reads `process.env`; activities get what they need
- * from the worker.
+ * from the worker. The Temporal connection (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+ * TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE…) is read the Temporal
+ * way, by `@temporalio/envconfig` (config/temporal-connection.ts), handed this environment.
+ * Traces and metrics (OTEL_*, PERFLOW_METRICS_*) are read by config/telemetry.ts.
  */
 import type { ProviderConfig } from '../activities/llm/clients';
 import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../memory/store';
+import { telemetryConfigFromEnv, type TelemetryConfig } from './telemetry';
+import { describeTemporalConnection, temporalSettingsFromEnv, usesTls, type TemporalConnectionSettings } from './temporal-connection';
 
-export type { ProviderConfig };
+export type { TemporalConnectionSettings };
+import { KEY_BYTES, type EncryptionKeyring } from '../core/codec/encryption';
+
+export type { ProviderConfig, EncryptionKeyring };
 
 export const DEFAULTS = {
   TEMPORAL_ADDRESS: 'localhost:7233',
@@ -21,6 +29,8 @@ export const DEFAULTS = {
 export interface PerflowWorkerConfig {
   temporalAddress: string;
   namespace: string;
+  /** TLS, mTLS, API key and gRPC metadata of the Temporal connection. @default plaintext */
+  temporal?: TemporalConnectionSettings;
   taskQueue: string;
   mongoUri: string;
   /** Database for memory and the MongoDB tools: the URI's path, `perflow` when it has none. */
@@ -31,6 +41,10 @@ export interface PerflowWorkerConfig {
   collections?: MemoryCollections;
   /** Model providers' settings and secrets. @default from the worker process's environment */
   providers?: ProviderConfig;
+  /** Encrypt every payload with these keys (PERFLOW_ENCRYPTION_KEYS). @default off: payloads in plain JSON */
+  encryption?: EncryptionKeyring;
+  /** Traces (OTEL_EXPORTER_OTLP_*) and metrics (PERFLOW_METRICS_*), see config/telemetry.ts. @default off */
+  telemetry?: TelemetryConfig;
 }
 
 export interface LlmQueueConfig {
@@ -77,14 +91,15 @@ export function databaseFromUri(uri: string, fallback = 'perflow'): string {
 export function workerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): PerflowWorkerConfig {
   const mongoUri = mongoUriFromEnv(env);
   return {
-    temporalAddress: env.TEMPORAL_ADDRESS || DEFAULTS.TEMPORAL_ADDRESS,
-    namespace: env.TEMPORAL_NAMESPACE || DEFAULTS.TEMPORAL_NAMESPACE,
+    ...temporalFromEnv(env),
     taskQueue: env.PERFLOW_TASK_QUEUE || DEFAULTS.PERFLOW_TASK_QUEUE,
     mongoUri,
     database: databaseFromUri(mongoUri),
     llm: llmQueueConfigFromEnv(env),
     collections: memoryCollectionsFromEnv(env),
     providers: providerConfigFromEnv(env),
+    ...withEncryption(env),
+    telemetry: telemetryConfigFromEnv(env, 'worker'),
   };
 }
 
@@ -93,7 +108,9 @@ export function describeWorkerConfig(c: PerflowWorkerConfig): string {
   const llm = c.llm
     ? `; LLM calls on task queue ${c.llm.taskQueue}${c.llm.ratePerSecond ? ` at most ${c.llm.ratePerSecond}/s fleet-wide` : ''}${c.llm.concurrency ? `, ${c.llm.concurrency} at once here` : ''}`
     : '';
-  return `Temporal ${c.temporalAddress} namespace ${c.namespace}, task queue ${c.taskQueue}; MongoDB ${redact(c.mongoUri)} database ${c.database}${llm}`;
+  const encryption = c.encryption ? `; payloads encrypted with key "${c.encryption.currentKeyId}"${c.encryption.keys.size > 1 ? ` (${c.encryption.keys.size - 1} older key${c.encryption.keys.size > 2 ? 's' : ''} for decrypting)` : ''}` : '';
+  const connection = usesTls(c.temporal) || c.temporal?.apiKey ? ` (${describeTemporalConnection(c.temporal)})` : '';
+  return `Temporal ${c.temporalAddress}${connection} namespace ${c.namespace}, task queue ${c.taskQueue}; MongoDB ${redact(c.mongoUri)} database ${c.database}${llm}${encryption}`;
 }
 
 /** A MongoDB URI with its password replaced by `***`. */
@@ -132,6 +149,8 @@ export function memoryCollectionsFromEnv(env: NodeJS.ProcessEnv = process.env): 
 export interface ClientConfig {
   temporalAddress: string;
   namespace: string;
+  /** TLS, mTLS, API key and gRPC metadata of the Temporal connection. @default plaintext */
+  temporal?: TemporalConnectionSettings;
   taskQueue: string;
   /** Temporal UI base URL, for links. */
   uiUrl: string;
@@ -139,18 +158,78 @@ export interface ClientConfig {
   llmTaskQueue?: string;
   /** Tool types the workers offer besides the built-in ones (PERFLOW_EXTRA_TOOL_TYPES, comma-separated). */
   extraToolTypes: string[];
+  /** Encrypt the payloads this client writes and decrypt those it reads (PERFLOW_ENCRYPTION_KEYS). @default off */
+  encryption?: EncryptionKeyring;
+  /** The client's spans (OTEL_EXPORTER_OTLP_*), see config/telemetry.ts. @default off */
+  telemetry?: TelemetryConfig;
+}
+
+/**
+ * The Temporal address, namespace and connection settings: the `temporal` CLI's config file
+ * profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE) with the TEMPORAL_* variables over it, and
+ * perflow's defaults (localhost:7233, namespace default). Certificate files are read at connect time.
+ */
+export function temporalFromEnv(env: NodeJS.ProcessEnv = process.env): { temporalAddress: string; namespace: string; temporal: TemporalConnectionSettings } {
+  const { address, namespace, settings } = temporalSettingsFromEnv(env);
+  return { temporalAddress: address ?? DEFAULTS.TEMPORAL_ADDRESS, namespace: namespace ?? DEFAULTS.TEMPORAL_NAMESPACE, temporal: settings };
 }
 
 export function clientConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ClientConfig {
   const llmTaskQueue = env.PERFLOW_LLM_TASK_QUEUE?.trim();
   return {
-    temporalAddress: env.TEMPORAL_ADDRESS || DEFAULTS.TEMPORAL_ADDRESS,
-    namespace: env.TEMPORAL_NAMESPACE || DEFAULTS.TEMPORAL_NAMESPACE,
+    ...temporalFromEnv(env),
     taskQueue: env.PERFLOW_TASK_QUEUE || DEFAULTS.PERFLOW_TASK_QUEUE,
     uiUrl: (env.PERFLOW_TEMPORAL_UI_URL || DEFAULTS.PERFLOW_TEMPORAL_UI_URL).replace(/\/+$/, ''),
     ...(llmTaskQueue ? { llmTaskQueue } : {}),
     extraToolTypes: (env.PERFLOW_EXTRA_TOOL_TYPES ?? '').split(',').map((t) => t.trim()).filter((t) => t !== ''),
+    ...withEncryption(env),
+    telemetry: telemetryConfigFromEnv(env, 'client'),
   };
+}
+
+const KEYS_VAR = 'PERFLOW_ENCRYPTION_KEYS';
+const KEY_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
+
+/**
+ * PERFLOW_ENCRYPTION_KEYS: comma-separated `KEY_ID:BASE64_32_BYTES` (AES-256 keys, e.g. from
+ * `openssl rand -base64 32`); the first is the current key, the others still decrypt. Errors are
+ * one line naming the variable and what is wrong, never the key material.
+ */
+export function parseEncryptionKeys(value: string): EncryptionKeyring {
+  const entries = value.split(',').map((e) => e.trim());
+  const keys = new Map<string, Uint8Array>();
+  entries.forEach((entry, i) => {
+    const where = entries.length > 1 ? `entry ${i + 1} of ${KEYS_VAR}` : KEYS_VAR;
+    if (entry === '') throw new Error(`${where} is empty: use KEY_ID:BASE64_32_BYTES, comma-separated, the current key first`);
+    const colon = entry.indexOf(':');
+    if (colon < 0) throw new Error(`${where} has no "KEY_ID:" before its key: use KEY_ID:BASE64_32_BYTES, comma-separated, the current key first`);
+    const id = entry.slice(0, colon).trim();
+    const encoded = entry.slice(colon + 1).trim();
+    if (!KEY_ID.test(id)) throw new Error(`${where} has a bad key ID "${id.slice(0, 64)}": use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+    if (keys.has(id)) throw new Error(`${KEYS_VAR} lists key ID "${id}" twice: each key needs an ID of its own`);
+    if (encoded === '' || !BASE64.test(encoded)) throw new Error(`${KEYS_VAR}: the key of "${id}" is not base64 (make one with: openssl rand -base64 32)`);
+    const key = Buffer.from(encoded, 'base64');
+    if (key.length !== KEY_BYTES) throw new Error(`${KEYS_VAR}: the key of "${id}" is ${key.length} bytes; AES-256 needs ${KEY_BYTES} (make one with: openssl rand -base64 32)`);
+    keys.set(id, new Uint8Array(key));
+  });
+  return { currentKeyId: keys.keys().next().value as string, keys };
+}
+
+/** The keyring of PERFLOW_ENCRYPTION_KEYS; undefined when it is unset or blank (no encryption). */
+export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): EncryptionKeyring | undefined {
+  const value = env[KEYS_VAR]?.trim();
+  return value ? parseEncryptionKeys(value) : undefined;
+}
+
+function withEncryption(env: NodeJS.ProcessEnv): { encryption?: EncryptionKeyring } {
+  const encryption = encryptionKeysFromEnv(env);
+  return encryption ? { encryption } : {};
+}
+
+/** PERFLOW_CODEC_TOKEN: the bearer token `perflow codec-server` requires (its --token wins). */
+export function codecTokenFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.PERFLOW_CODEC_TOKEN?.trim() || undefined;
 }
 
 /** Provider settings from the environment; secrets are read at call time, so a key set later is seen. */

@@ -23,14 +23,22 @@ export function ensureChromium(): string {
 export interface PageCheck {
   /** Texts found on the page. */
   found: string[];
+  /** Texts of `options.absent` that were visible after all (should be none). */
+  present: string[];
   screenshot: string;
 }
 
 /**
  * Opens `url` (and then the tab named `tab`, such as "User Metadata"), waits (bounded) until
- * every text is visible, and saves a screenshot outside the repo.
+ * every text is visible, then reports which `absent` texts are visible anyway, and saves a
+ * screenshot outside the repo. `localStorage` is set before the UI's scripts run (e.g. the
+ * UI's `endpoint`: a codec server for this browser).
  */
-export async function checkPage(url: string, texts: string[], options: { tab?: string; timeoutMs?: number } = {}): Promise<PageCheck> {
+export async function checkPage(
+  url: string,
+  texts: string[],
+  options: { tab?: string; timeoutMs?: number; localStorage?: Record<string, string>; absent?: string[] } = {},
+): Promise<PageCheck> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const browser = await chromium.launch({
     executablePath: ensureChromium(),
@@ -48,18 +56,28 @@ export async function checkPage(url: string, texts: string[], options: { tab?: s
   const screenshot = join(mkdtempSync(join(tmpdir(), 'perflow-ui-')), 'run.png');
   try {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1200 } });
+    if (options.localStorage) {
+      await page.addInitScript((items: Record<string, string>) => {
+        // Runs in the page (no DOM types in this project).
+        const storage = (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage;
+        for (const [k, v] of Object.entries(items)) storage.setItem(k, v);
+      }, options.localStorage);
+    }
     await page.goto(url, { timeout: timeoutMs });
     const found: string[] = [];
+    const present: string[] = [];
     try {
       if (options.tab) await page.getByText(options.tab, { exact: true }).first().click({ timeout: timeoutMs });
       for (const text of texts) {
         if (!(await visibleSomewhere(page, text, timeoutMs))) throw new Error(`"${text}" did not appear on ${url} within ${timeoutMs} ms`);
         found.push(text);
       }
+      // The page has rendered what it shows; a text that is absent now stays absent.
+      for (const text of options.absent ?? []) if (await visibleSomewhere(page, text, 5_000)) present.push(text);
     } finally {
       await page.screenshot({ path: screenshot, fullPage: true });
     }
-    return { found, screenshot };
+    return { found, present, screenshot };
   } finally {
     await browser.close();
   }

@@ -3,7 +3,12 @@
  * application. This file is the public API; everything not exported here is internal.
  */
 export { createWorker, defineTool, runWorker, workerTools, type CreateWorkerOptions, type PerflowWorker } from './main';
-export { databaseFromUri, describeWorkerConfig, llmQueueConfigFromEnv, workerConfigFromEnv, type LlmQueueConfig, type PerflowWorkerConfig } from '../config/env';
+export { databaseFromUri, describeWorkerConfig, llmQueueConfigFromEnv, temporalFromEnv, workerConfigFromEnv, type LlmQueueConfig, type PerflowWorkerConfig, type TemporalConnectionSettings } from '../config/env';
 export { builtinTools, type BuiltinToolDeps } from '../activities/tools/builtin';
 export type { Tool } from '../activities/tools/tool';
 export { BUILTIN_TOOL_TYPES } from '../core/tool-types';
+export { EncryptionCodec, encryptionDataConverter, type EncryptionKeyring } from '../core/codec/encryption';
+export { encryptionKeysFromEnv, parseEncryptionKeys } from '../config/env';
+export { runtimeMetricsOptions, WORKFLOW_TRACING_MODULES } from './telemetry';
+export { telemetryConfigFromEnv, type MetricsConfig, type TelemetryConfig, type TracingConfig } from '../config/telemetry';
+export { PERFLOW_METRICS } from '../core/metric-names';

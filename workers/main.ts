@@ -12,7 +12,13 @@ import { describeWorkerConfig, providerConfigFromEnv, redact, workerConfigFromEn
 import { createLlmClients } from '../activities/llm/clients';
 import type { RecordedRequest } from '../activities/llm/scripted';
 import { firstLine } from '../core/text';
-import { describeWorkflowSource, workflowCode, type WorkflowSource } from './workflow-source';
+import { temporalConnectOptions } from '../config/temporal-connection';
+import { connectFailureMessage } from '../config/temporal-connect-failure';
+import { encryptionDataConverter } from '../core/codec/encryption';
+import { describeWorkflowSource, workflowCode, workflowSource, type WorkflowSource } from './workflow-source';
+import { describeTelemetry } from '../config/telemetry';
+import { startTracing, type Tracing } from '../telemetry/tracing';
+import { installMetricsRuntime, tracingWorkerOptions, WORKFLOW_TRACING_MODULES } from './telemetry';
 
 export interface PerflowWorker {
   worker: Worker;
@@ -35,7 +41,11 @@ export interface CreateWorkerOptions extends PerflowWorkerConfig {
   tools?: Tool<never>[];
   /** Where the scripted model records the requests it receives (tests read it). */
   recorder?: RecordedRequest[];
-  /** Where the workflow code comes from: default the package's prebuilt bundle, else the sources. */
+  /**
+   * Where the workflow code comes from: default the package's prebuilt bundle, else the sources
+   * (with tracing on, the traced bundle, or the sources bundled with {@link WORKFLOW_TRACING_MODULES};
+   * a bundle given here must include those modules for workflow spans).
+   */
   workflows?: WorkflowSource;
   /** Activities besides perflow's (a workflows module of your own that calls them). */
   extraActivities?: Record<string, (...args: never[]) => Promise<unknown>>;
@@ -52,10 +62,15 @@ export function defineTool<Input>(tool: Tool<Input>): Tool<never> {
 
 /** Connects and creates (but does not run) a worker. */
 export async function createWorker(config: CreateWorkerOptions): Promise<PerflowWorker> {
-  const connection = await NativeConnection.connect({ address: config.temporalAddress }).catch((err: unknown) => {
-    throw new Error(`cannot reach the Temporal server at ${config.temporalAddress} (${firstLine(err)}): start it or set TEMPORAL_ADDRESS`, { cause: err });
+  // PERFLOW_METRICS_*: the runtime's metrics exporter exists before the process's first connection.
+  if (config.telemetry?.metrics) installMetricsRuntime(config.telemetry.metrics);
+  // TLS, mTLS, API key: a bad certificate file or a failed handshake throws one line naming the setting.
+  const options = temporalConnectOptions(config.temporal);
+  const connection = await NativeConnection.connect({ address: config.temporalAddress, ...options }).catch(async (err: unknown) => {
+    throw new Error(await connectFailureMessage(config.temporalAddress, config.temporal, options, err), { cause: err });
   });
   let mongo: MongoClient | undefined;
+  let tracing: Tracing | undefined;
   try {
     mongo = await new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5_000, ...config.mongoOptions }).connect().catch((err: unknown) => {
       throw new Error(`cannot reach MongoDB at ${redact(config.mongoUri)} (${firstLine(err)}): start it or set MONGODB_URI`, { cause: err });
@@ -65,13 +80,27 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
     const tools = [...workerTools(mongo, config.database, memory.collections), ...(config.tools ?? [])];
     const providers = config.providers ?? providerConfigFromEnv();
     const llm = createLlmClients(providers);
-    const activities = createActivities({ tools: toolRegistry(tools), memory, llm, secret: providers.secret, ...(config.recorder ? { recorder: config.recorder } : {}) });
+    // OTEL_EXPORTER_OTLP_*: spans of workflows, activities, model and tool calls.
+    tracing = config.telemetry?.traces ? startTracing(config.telemetry.traces) : undefined;
+    const traced: Pick<WorkerOptions, 'interceptors' | 'sinks'> = tracing ? tracingWorkerOptions(tracing) : {};
+    const activities = createActivities({
+      tools: toolRegistry(tools),
+      memory,
+      llm,
+      secret: providers.secret,
+      ...(config.recorder ? { recorder: config.recorder } : {}),
+      ...(tracing ? { tracer: tracing.tracer } : {}),
+    });
+    // PERFLOW_ENCRYPTION_KEYS: inputs, results, queries, updates, memos and failure details encrypted in history.
+    const dataConverter = config.encryption ? { dataConverter: encryptionDataConverter(config.encryption) } : {};
     const worker = await Worker.create({
       connection,
       namespace: config.namespace,
       taskQueue: config.taskQueue,
-      ...(await workflowCode(config.workflows)),
+      ...(await workflowCode(config.workflows ?? workflowSource({ traced: !!tracing }), tracing ? { interceptorModules: WORKFLOW_TRACING_MODULES } : {})),
       activities: { ...activities, ...config.extraActivities },
+      ...traced,
+      ...dataConverter,
       shutdownGraceTime: '10 seconds',
       ...config.tuning,
     });
@@ -82,13 +111,16 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
           namespace: config.namespace,
           taskQueue: config.llm.taskQueue,
           activities: Object.fromEntries(MODEL_ACTIVITY_NAMES.map((name) => [name, activities[name]])),
+          ...(traced.interceptors ? { interceptors: traced.interceptors } : {}),
           ...(config.llm.ratePerSecond ? { maxTaskQueueActivitiesPerSecond: config.llm.ratePerSecond } : {}),
           ...(config.llm.concurrency ? { maxConcurrentActivityTaskExecutions: config.llm.concurrency } : {}),
+          ...dataConverter,
           shutdownGraceTime: '10 seconds',
         })
       : undefined;
     const workers = [worker, ...(llmWorker ? [llmWorker] : [])];
     const client = mongo;
+    const workerTracing = tracing;
     return {
       worker,
       config,
@@ -102,6 +134,8 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
           llm.close();
           await connection.close();
           await client.close();
+          // The last spans (the runs' ends) are exported before the process exits.
+          await workerTracing?.shutdown();
         }
       },
       shutdown() {
@@ -112,6 +146,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
   } catch (err) {
     await connection.close().catch(() => undefined);
     await mongo?.close().catch(() => undefined);
+    await tracing?.shutdown().catch(() => undefined);
     throw err;
   }
 }
@@ -120,7 +155,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
 export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = workerConfigFromEnv(env);
   const w = await createWorker(config);
-  console.log(`perflow worker connected: ${describeWorkerConfig(config)}; ${describeWorkflowSource()}`);
+  console.log(`perflow worker connected: ${describeWorkerConfig(config)}${describeTelemetry(config.telemetry)}; ${describeWorkflowSource(workflowSource({ traced: !!config.telemetry?.traces }))}`);
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {
       console.log(`perflow worker: ${sig} received, shutting down (grace 10 s)`);

@@ -11,11 +11,14 @@ import { Runtime, bundleWorkflowCode, type WorkerOptions } from '@temporalio/wor
 
 /** Written by scripts/bundle-workflows.js beside the compiled modules. */
 export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
+/** The same workflows with the OpenTelemetry workflow interceptors, for traced workers (scripts/bundle-workflows.js). */
+export const TRACED_WORKFLOW_BUNDLE_FILE = 'workflow-bundle.traced.js';
 
 export type WorkflowSource = Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'>;
 
-export function workflowSource(): WorkflowSource {
-  const codePath = join(__dirname, '..', WORKFLOW_BUNDLE_FILE);
+/** The prebuilt bundle when there is one (the traced one for a traced worker), else the sources. */
+export function workflowSource(options: { traced?: boolean } = {}): WorkflowSource {
+  const codePath = join(__dirname, '..', options.traced ? TRACED_WORKFLOW_BUNDLE_FILE : WORKFLOW_BUNDLE_FILE);
   return existsSync(codePath) ? { workflowBundle: { codePath } } : { workflowsPath: require.resolve('../workflows') };
 }
 
@@ -31,15 +34,26 @@ export function describeWorkflowSource(source: WorkflowSource = workflowSource()
  * `perflow+` and 20 hex digits of the bundle's SHA-256. Every workflow task and activity start
  * in a history records the build ID, so a short one keeps each step's history smaller than the
  * SDK's default (its package name, version and the whole 64-digit checksum). Options the
- * bundle needs (workflow interceptor modules, payload converters) are passed here, not to the worker.
+ * bundle needs (workflow interceptor modules, payload converters) are passed here, not to the
+ * worker: `interceptorModules` go into a bundle made from the sources (a prebuilt bundle has
+ * its own).
  */
-export async function workflowCode(source: WorkflowSource = workflowSource()): Promise<{ workflowBundle: { code: string }; buildId: string }> {
+export async function workflowCode(
+  source: WorkflowSource = workflowSource(),
+  options: { interceptorModules?: readonly string[] } = {},
+): Promise<{ workflowBundle: { code: string }; buildId: string }> {
   const bundle = source.workflowBundle;
   const code =
     bundle && 'code' in bundle
       ? bundle.code
       : bundle && 'codePath' in bundle
         ? await readFile(bundle.codePath, 'utf8')
-        : (await bundleWorkflowCode({ workflowsPath: source.workflowsPath!, logger: Runtime.instance().logger })).code;
+        : (
+            await bundleWorkflowCode({
+              workflowsPath: source.workflowsPath!,
+              ...(options.interceptorModules?.length ? { workflowInterceptorModules: [...options.interceptorModules] } : {}),
+              logger: Runtime.instance().logger,
+            })
+          ).code;
   return { workflowBundle: { code }, buildId: `perflow+${createHash('sha256').update(code).digest('hex').slice(0, 20)}` };
 }

@@ -9,12 +9,13 @@ import { OPENAI_INTERFACE, openAiChat } from './openai-chat';
 import { activitySignal, numberParam } from './call-options';
 import type { LlmClients } from './clients';
 import { scriptedChat, type ChatRequest, type RecordedRequest } from './scripted';
+import { observeModelCall, type TelemetryDeps } from '../telemetry';
 
 const AVAILABLE = [OPENAI_INTERFACE, BEDROCK_CLAUDE_INTERFACE, DEEPSEEK_R1_INTERFACE, 'scripted'];
 
 export type { ModelSettings };
 
-export interface ChatDeps {
+export interface ChatDeps extends TelemetryDeps {
   /** The providers' SDK clients (the worker builds them from its environment); only the scripted model works without. */
   llm?: LlmClients;
   /** Where the scripted model records the requests it receives (tests read it). */
@@ -26,7 +27,8 @@ export interface ChatDeps {
  * `ApplicationFailure`s (see `errors.ts`): Temporal's retry policy decides on another attempt.
  */
 export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps): Promise<ChatResponse> {
-  const { raw, ...response } = await send(model, request, deps);
+  // The span and the token counts cover the provider call only (not loading prompts from memory).
+  const { raw, ...response } = await observeModelCall(deps, model, async () => send(model, request, deps));
   // The filter selects the answer text; a turn that calls tools has no answer to select.
   if (request.response_filter && raw !== undefined && response.tool_calls.length === 0) {
     response.content = applyResponseFilter(raw, request.response_filter, model.interface);

@@ -1,6 +1,7 @@
 /** What integration tests need to reach the servers that global-setup started. */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { MongoClient } from 'mongodb';
 
 export function serverEnv(): { temporalAddress: string; namespace: string; mongoUri: string } {
@@ -15,10 +16,10 @@ export function uniqueTaskQueue(prefix: string): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
 }
 
-export async function connectTemporal(): Promise<{ connection: Connection; client: Client }> {
+export async function connectTemporal(dataConverter?: DataConverter): Promise<{ connection: Connection; client: Client }> {
   const { temporalAddress, namespace } = serverEnv();
   const connection = await Connection.connect({ address: temporalAddress });
-  return { connection, client: new Client({ connection, namespace }) };
+  return { connection, client: new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) }) };
 }
 
 export async function connectMongo(uri = serverEnv().mongoUri): Promise<MongoClient> {

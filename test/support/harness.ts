@@ -9,6 +9,7 @@ import { MemoryStore } from '../../memory/store';
 import type { RecordedRequest } from '../../activities/llm/scripted';
 import type { Tool } from '../../activities/tools/tool';
 import { providerConfigFromEnv } from '../../config/env';
+import { encryptionDataConverter, type EncryptionKeyring } from '../../core/codec/encryption';
 import { createWorker } from '../../workers/main';
 import { parseAgentDefinition, resolveParameters, sparseParameters } from '../../core/agent';
 import { progressQuery, workflowTypeFor, type PlanExecuteReflectInput, type RunOutput } from '../../workflows';
@@ -25,8 +26,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?: string } = {}): Promise<Harness> {
-  const { connection, client } = await connectTemporal();
+export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?: string; encryption?: EncryptionKeyring } = {}): Promise<Harness> {
+  // With `encryption`, the worker and the harness's client encrypt payloads as PERFLOW_ENCRYPTION_KEYS would.
+  const { connection, client } = await connectTemporal(options.encryption ? encryptionDataConverter(options.encryption) : undefined);
   const taskQueue = uniqueTaskQueue('perflow-test');
   const recorder: RecordedRequest[] = [];
   const mongoUri = options.mongoUri ?? serverEnv().mongoUri;
@@ -44,6 +46,7 @@ export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?:
     tools: options.tools ?? [],
     recorder,
     providers: providerConfigFromEnv(),
+    ...(options.encryption ? { encryption: options.encryption } : {}),
   });
   const running = worker.run();
   return {

@@ -3,7 +3,7 @@
  * memory, the `PerflowStatus` search attribute, and — between steps — the token budget and
  * continue-as-new with the carried state.
  */
-import { CancellationScope, ContinueAsNew, continueAsNew, log, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, ContinueAsNew, continueAsNew, isCancellation, log, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { addUsage } from '../../core/llm-types';
 import { MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tokenBudgetReachedMessage } from '../../core/prompts';
 import { preview } from '../../core/text';
@@ -12,6 +12,7 @@ import { memoryActivities } from './activity-presets';
 import { causeMessage, completedStepRefs, type RunContext } from './context';
 import { responseFilter } from './model-calls';
 import { modelForCall } from './scripted-calls';
+import { countRun } from './metrics';
 
 /**
  * Patches of capabilities that came to the other agent types with the kernel: runs recorded
@@ -33,6 +34,7 @@ export async function finish(run: RunContext, response: string, metadata?: Recor
   progress.result = response;
   setStatusAttribute(run, 'completed');
   run.showProgress();
+  countRun(run.agent.type, 'completed');
   return { ...ids, response, usage: progress.usage, steps_executed: progress.steps_executed, ...(metadata ? { metadata } : {}) };
 }
 
@@ -53,6 +55,7 @@ export async function guard(run: RunContext, body: () => Promise<RunOutput>): Pr
     setStatusAttribute(run, 'failed');
     // Recorded even when the run is being cancelled.
     await CancellationScope.nonCancellable(() => memoryActivities.finishRun({ ids: run.memoryIds, response: '', error: progress.error }));
+    countRun(run.agent.type, isCancellation(err) ? 'cancelled' : 'failed');
     throw err;
   }
 }

@@ -15,6 +15,7 @@ import { memoryActivities } from './activity-presets';
 import { causeMessage, type RunContext } from './context';
 import { responseFilter } from './model-calls';
 import { modelForStep } from './scripted-calls';
+import { countStep } from './metrics';
 
 /** One executed step. */
 export interface StepOutcome {
@@ -144,6 +145,7 @@ export function recordStep(run: RunContext, unit: number, label: string, outcome
     executor_workflow_id: outcome.executor_workflow_id,
   });
   progress.steps_executed++;
+  countStep(run.agent.type);
   if (!progress.current_steps) progress.current_step = undefined;
   if (!progress.current_step) progress.status = 'planning';
   run.showProgress();

@@ -1,0 +1,18 @@
+/**
+ * perflow's own counters, emitted through the Temporal runtime's meter beside the SDK's
+ * `temporal_…` metrics: runs and steps counted by the workflows (never during replay), tokens and
+ * tool calls by the activities. The names are exported as they are: with a Prometheus
+ * endpoint, `/metrics` shows exactly these names.
+ */
+export const PERFLOW_METRICS = {
+  /** Runs that ended, by `agent_type` and `status` (`completed`, `failed`, `cancelled`); a continue-as-new is not an end. */
+  runs: 'perflow_runs_total',
+  /** Executed steps (or iterations, or todos), by `agent_type`. */
+  steps: 'perflow_steps_total',
+  /** Model tokens, by `model` and `direction` (`input`, `output`). */
+  tokens: 'perflow_tokens_total',
+  /** Tool calls, by `tool` (the name the model calls it by). */
+  toolCalls: 'perflow_tool_calls_total',
+  /** Tool calls whose observation is an error, by `tool`. */
+  toolErrors: 'perflow_tool_errors_total',
+} as const;

@@ -1,0 +1,254 @@
+/**
+ * Encrypted payloads end to end: a run on a worker and client with PERFLOW_ENCRYPTION_KEYS
+ * leaves neither the question, nor the planner's answer, nor the tool output readable in its
+ * history; the CLI with the keys reads it (status, result, history, replay, diff), also after
+ * the keys rotate; without them it fails in one line naming the key; `perflow codec-server`
+ * decodes the history's payloads for the Web UI.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { Payload } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import type { Tool } from '../../activities/tools/tool';
+import { payloadToJson, type JsonPayload } from '../../client/codec-server';
+import { startRun } from '../../client/run';
+import { parseAgentDefinition, resolveParameters } from '../../core/agent';
+import { EncryptionCodec } from '../../core/codec/encryption';
+import { parseEncryptionKeys } from '../../config/env';
+import { createHarness, final, plan, scriptedAgent, type Harness } from '../support/harness';
+import { runProcess } from '../support/run-process';
+
+jest.setTimeout(240_000);
+
+const BIN = resolve(__dirname, '../../bin/perflow.js');
+const KEY_A = `A:${randomBytes(32).toString('base64')}`;
+const KEY_B = `B:${randomBytes(32).toString('base64')}`;
+const tag = randomUUID().slice(0, 8);
+const QUESTION = `Who keeps the lighthouse on Tern Island ${tag}?`;
+const ANSWER = `The keeper of Tern Island is Ada Zephyrine ${tag}`;
+const TOOL_OUTPUT = `REGISTRY-RECORD keeper=Ada-Zephyrine-${tag} since 1843`;
+
+/** A tool whose output is recognisable in the history bytes. */
+const registryTool: Tool<{ island: string }> = {
+  type: 'KeeperRegistryTool',
+  description: 'Looks up the keeper of a lighthouse by island.',
+  input: z.object({ island: z.string() }),
+  run: async () => TOOL_OUTPUT,
+};
+
+let harness: Harness;
+let dir: string;
+let workflowId: string;
+let env: Record<string, string>;
+let history: temporal.api.history.v1.IHistory;
+
+const perflow = (args: string[], keys: string | undefined, timeoutMs = 90_000) => {
+  const e: NodeJS.ProcessEnv = { ...process.env, ...env };
+  if (keys === undefined) delete e.PERFLOW_ENCRYPTION_KEYS;
+  else e.PERFLOW_ENCRYPTION_KEYS = keys;
+  return runProcess(process.execPath, [BIN, ...args], { env: e, timeoutMs });
+};
+
+/** Every Payload in a history (objects with metadata and data), by walking it. */
+function payloadsIn(value: unknown, out: Payload[] = []): Payload[] {
+  if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return out;
+  if ('metadata' in value && 'data' in value && (value as Payload).data instanceof Uint8Array) out.push(value as Payload);
+  else for (const v of Object.values(value)) payloadsIn(v, out);
+  return out;
+}
+
+beforeAll(async () => {
+  harness = await createHarness({ tools: [registryTool as Tool<never>], encryption: parseEncryptionKeys(KEY_A) });
+  dir = mkdtempSync(join(tmpdir(), 'perflow-encryption-'));
+  env = {
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '',
+    TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    MONGODB_URI: process.env.MONGODB_URI ?? '',
+    PERFLOW_TASK_QUEUE: harness.taskQueue,
+  };
+  const agent = parseAgentDefinition(
+    scriptedAgent(
+      {
+        planner: [plan('look up the keeper in the registry'), final(ANSWER)],
+        executor: [[{ tool_calls: [{ name: 'KeeperRegistryTool', input: { island: 'Tern' } }] }, { content: 'The registry says: {{observation}}' }]],
+      },
+      { name: 'encrypted-agent', tools: [{ type: 'KeeperRegistryTool' }] },
+    ),
+    { toolTypes: 'any' },
+  );
+  const run = await startRun(harness.client, { agent, parameters: resolveParameters(agent), question: QUESTION, taskQueue: harness.taskQueue });
+  workflowId = run.workflowId;
+  const out = await run.handle.result();
+  expect(out.response).toBe(ANSWER);
+  history = await harness.client.workflow.getHandle(workflowId).fetchHistory();
+});
+
+afterAll(async () => {
+  await harness?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a run with PERFLOW_ENCRYPTION_KEYS', () => {
+  it('keeps the question, the planner answer and the tool output out of the history bytes, which still carry them encrypted', async () => {
+    const bytes = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
+    const child = await harness.client.workflow.getHandle(`${workflowId}/step-1`).fetchHistory();
+    const childBytes = Buffer.from(temporal.api.history.v1.History.encode(child).finish());
+    for (const secret of [QUESTION, ANSWER, TOOL_OUTPUT, tag]) {
+      expect(bytes.includes(secret)).toBe(false);
+      expect(childBytes.includes(secret)).toBe(false);
+    }
+    // The same history decrypted with the key has them: the check above looked where they are.
+    const payloads = [...payloadsIn(history), ...payloadsIn(child)];
+    expect(payloads.length).toBeGreaterThan(10);
+    const decoded = await new EncryptionCodec(parseEncryptionKeys(KEY_A)).decode(payloads);
+    const plain = decoded.map((p) => Buffer.from(p.data ?? []).toString('utf8')).join('\n');
+    for (const secret of [QUESTION, ANSWER, TOOL_OUTPUT]) expect(plain).toContain(secret);
+  });
+
+  it('is read by the CLI with the key: result and status', async () => {
+    const result = await perflow(['result', workflowId], KEY_A);
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe(ANSWER);
+    const status = await perflow(['status', workflowId], KEY_A);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`${workflowId}: completed`);
+    expect(status.stdout).toContain('plan 1. look up the keeper in the registry');
+    expect(status.stdout).toContain(`result: ${ANSWER}`);
+    expect(status.stdout).toContain(TOOL_OUTPUT);
+  });
+
+  it('fails in one line naming the key and the variable without the key', async () => {
+    for (const command of ['result', 'status']) {
+      const r = await perflow([command, workflowId], undefined);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe('perflow: a payload is encrypted with key "A": set PERFLOW_ENCRYPTION_KEYS with that key to read it\n');
+    }
+  });
+
+  it('is listed by a client without the key, its agent shown as encrypted, and does not hide other runs', async () => {
+    let listed: { workflow_id: string; agent?: string }[] = [];
+    for (let i = 0; i < 20 && !listed.some((w) => w.workflow_id === workflowId); i++) {
+      const r = await perflow(['list', '--json'], undefined);
+      expect(r.stderr).toBe('');
+      listed = JSON.parse(r.stdout) as typeof listed;
+      if (!listed.some((w) => w.workflow_id === workflowId)) await new Promise((ok) => setTimeout(ok, 500));
+    }
+    expect(listed.find((w) => w.workflow_id === workflowId)?.agent).toBe('(encrypted with key "A")');
+    const withKey = JSON.parse((await perflow(['list', '--json'], KEY_A)).stdout) as typeof listed;
+    expect(withKey.find((w) => w.workflow_id === workflowId)?.agent).toBe('encrypted-agent');
+  });
+
+  it('still decodes after the keys rotate to "B,A"; with B alone it names key A', async () => {
+    const rotated = await perflow(['result', workflowId], `${KEY_B},${KEY_A}`);
+    expect(rotated.stderr).toBe('');
+    expect(rotated.stdout.trim()).toBe(ANSWER);
+    const onlyB = await perflow(['result', workflowId], KEY_B);
+    expect(onlyB.code).toBe(1);
+    expect(onlyB.stderr).toBe('perflow: a payload is encrypted with key "A", which PERFLOW_ENCRYPTION_KEYS does not list (it has "B"): add that key to read it\n');
+  });
+
+  it('saves its history encrypted and replays it (from the file and from the server) with the keys', async () => {
+    const file = join(dir, 'history.json');
+    const saved = await perflow(['history', workflowId, '--out', file], KEY_A);
+    expect(saved.stderr).toBe('');
+    expect(saved.code).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect((JSON.parse(text) as { events: unknown[] }).events.length).toBe(history.events!.length);
+    expect(text).not.toContain(tag);
+    const fromFile = await perflow(['replay', '--history', file], `${KEY_B},${KEY_A}`, 180_000);
+    expect(fromFile.stderr).toBe('');
+    expect(fromFile.stdout).toBe('replay ok: the history is deterministic with the current workflow code\n');
+    const noKey = await perflow(['replay', '--history', file], undefined, 180_000);
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toBe('perflow: a payload is encrypted with key "A": set PERFLOW_ENCRYPTION_KEYS with that key to read it\n');
+    const fromServer = await perflow(['replay', workflowId, '--json'], KEY_A, 180_000);
+    expect(fromServer.code).toBe(0);
+    expect(JSON.parse(fromServer.stdout)).toEqual({ workflow_id: workflowId, deterministic: true });
+  });
+
+  it('is compared by perflow diff, which reads the histories through the keys', async () => {
+    const r = await perflow(['diff', workflowId, workflowId, '--json'], KEY_A);
+    expect(r.stderr).toBe('');
+    const d = JSON.parse(r.stdout) as { a: { plans: { steps: string[]; result?: string }[]; steps: { tool_calls: { tool: string }[] }[] }; settings: unknown[] };
+    expect(d.settings).toEqual([]);
+    expect(d.a.plans).toEqual([{ steps: ['look up the keeper in the registry'] }, { steps: [], result: ANSWER }]);
+    expect(d.a.steps[0].tool_calls.map((c) => c.tool)).toEqual(['KeeperRegistryTool']);
+  });
+});
+
+describe('perflow codec-server', () => {
+  const UI = 'http://127.0.0.1:8233';
+
+  /** Starts the CLI's codec server; resolves with its URL from the first line it prints. */
+  function startServer(extra: string[]): Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string }> {
+    const child = spawn(process.execPath, [BIN, 'codec-server', '--port', '0', ...extra], { env: { ...process.env, ...env, PERFLOW_ENCRYPTION_KEYS: `${KEY_B},${KEY_A}` } });
+    let output = '';
+    return new Promise((done, fail) => {
+      const timer = setTimeout(() => (child.kill('SIGKILL'), fail(new Error(`codec-server printed no URL in 30 s: ${output}`))), 30_000);
+      const onData = (d: Buffer) => {
+        output += d.toString();
+        const url = /perflow codec server: (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+        if (url) {
+          clearTimeout(timer);
+          done({ child, url, output: () => output });
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.on('exit', (code) => (clearTimeout(timer), fail(new Error(`codec-server exited with ${code}: ${output}`))));
+    });
+  }
+
+  const stop = (child: ChildProcessWithoutNullStreams) =>
+    new Promise<number | null>((done) => {
+      if (child.exitCode !== null) return done(child.exitCode);
+      child.removeAllListeners('exit');
+      child.on('exit', (code) => done(code));
+      child.kill('SIGTERM');
+    });
+
+  it('decodes a payload from the encrypted history to the plaintext JSON, answers the UI preflight and enforces its token', async () => {
+    const server = await startServer(['--ui-origin', UI, '--token', 'codec-token']);
+    try {
+      expect(server.output()).toContain(`CORS for ${UI}; bearer token required`);
+      const input = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0] as Payload;
+      const body = JSON.stringify({ payloads: [payloadToJson(input)] });
+      const headers = { 'Content-Type': 'application/json', 'X-Namespace': env.TEMPORAL_NAMESPACE, Origin: UI };
+
+      const preflight = await fetch(`${server.url}/decode`, {
+        method: 'OPTIONS',
+        headers: { Origin: UI, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-namespace,authorization' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe(UI);
+      expect(preflight.headers.get('access-control-allow-headers')).toBe('Content-Type, X-Namespace, Authorization');
+
+      expect((await fetch(`${server.url}/decode`, { method: 'POST', headers, body })).status).toBe(401);
+      expect((await fetch(`${server.url}/decode`, { method: 'POST', headers: { ...headers, Authorization: 'Bearer wrong' }, body })).status).toBe(401);
+
+      const res = await fetch(`${server.url}/decode`, { method: 'POST', headers: { ...headers, Authorization: 'Bearer codec-token' }, body });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('access-control-allow-origin')).toBe(UI);
+      const [decoded] = ((await res.json()) as { payloads: JsonPayload[] }).payloads;
+      expect(Buffer.from(decoded.metadata!.encoding, 'base64').toString()).toBe('json/plain');
+      expect((JSON.parse(Buffer.from(decoded.data!, 'base64').toString()) as { question: string }).question).toBe(QUESTION);
+    } finally {
+      expect(await stop(server.child)).toBe(0);
+    }
+    expect(server.output()).toContain('SIGTERM received, stopped');
+  });
+
+  it('refuses to start without PERFLOW_ENCRYPTION_KEYS, and any command refuses a malformed value, in one line', async () => {
+    const none = await perflow(['codec-server', '--port', '0'], undefined, 30_000);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^perflow: codec-server needs PERFLOW_ENCRYPTION_KEYS [^\n]*\n$/);
+    const bad = await perflow(['status', workflowId], 'A:bm90LTMyLWJ5dGVz', 30_000);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('perflow: PERFLOW_ENCRYPTION_KEYS: the key of "A" is 12 bytes; AES-256 needs 32 (make one with: openssl rand -base64 32)\n');
+  });
+});

@@ -1,0 +1,278 @@
+/**
+ * Traces and metrics end to end: a `perflow worker` process exporting spans over OTLP/HTTP
+ * (protobuf) to an in-process receiver and serving Prometheus metrics, and the `perflow run` CLI
+ * exporting its client span (http/json). One run of a scripted plan_execute_and_reflect agent
+ * with a tool must give one trace — client → workflow → activities and the executor child, with
+ * the model and tool calls' GenAI spans — and perflow's counters on /metrics.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { MongoClient } from 'mongodb';
+import { final, plan, scriptedAgent } from '../support/harness';
+import { connectTemporal, serverEnv, uniqueTaskQueue } from '../support/env';
+import { runProcess, userEnv } from '../support/run-process';
+// The OTLP protobuf definitions the exporters encode with.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const otlp = require('@opentelemetry/otlp-transformer/build/src/generated/root') as OtlpRoot;
+
+jest.setTimeout(180_000);
+
+const BIN = resolve(__dirname, '../../bin/perflow.js');
+
+interface OtlpRoot {
+  opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } } };
+}
+interface ProtoType {
+  decode(body: Uint8Array): unknown;
+  toObject(message: unknown, options: { longs: NumberConstructor; bytes: StringConstructor; enums: StringConstructor }): unknown;
+}
+
+/** A span as the receiver got it: IDs in hex, attributes as plain values. */
+interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  attributes: Record<string, unknown>;
+}
+
+interface OtlpAnyValue {
+  stringValue?: string;
+  intValue?: number | string;
+  doubleValue?: number;
+  boolValue?: boolean;
+  arrayValue?: { values?: OtlpAnyValue[] };
+}
+interface OtlpRequest {
+  resourceSpans?: {
+    resource?: { attributes?: { key: string; value: OtlpAnyValue }[] };
+    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes?: { key: string; value: OtlpAnyValue }[] }[] }[];
+  }[];
+}
+
+const valueOf = (v: OtlpAnyValue): unknown =>
+  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.doubleValue ?? v.boolValue ?? v.arrayValue?.values?.map(valueOf);
+const attributesOf = (list: { key: string; value: OtlpAnyValue }[] = []) => Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]));
+
+/** An OTLP/HTTP trace receiver on a free loopback port: POST /v1/traces, protobuf or JSON. */
+async function startReceiver() {
+  const spans: ReceivedSpan[] = [];
+  const requests: { path: string; contentType: string }[] = [];
+  const body = (req: IncomingMessage) =>
+    new Promise<Buffer>((done, fail) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => done(Buffer.concat(chunks))).on('error', fail);
+    });
+  const server = createServer((req, res) => {
+    void body(req).then((raw) => {
+      const contentType = req.headers['content-type'] ?? '';
+      requests.push({ path: req.url ?? '', contentType });
+      if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
+      let request: OtlpRequest;
+      // Protobuf IDs are bytes (base64 here), JSON ones hex already.
+      let hex = (id: string) => id;
+      if (contentType.startsWith('application/x-protobuf')) {
+        const type = otlp.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+        request = type.toObject(type.decode(raw), { longs: Number, bytes: String, enums: String }) as OtlpRequest;
+        hex = (id) => Buffer.from(id, 'base64').toString('hex');
+      } else {
+        request = JSON.parse(raw.toString('utf8')) as OtlpRequest;
+      }
+      for (const rs of request.resourceSpans ?? []) {
+        const service = String(attributesOf(rs.resource?.attributes)['service.name']);
+        for (const ss of rs.scopeSpans ?? []) {
+          for (const s of ss.spans ?? []) {
+            spans.push({ service, traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: s.parentSpanId ? hex(s.parentSpanId) : '', name: s.name, attributes: attributesOf(s.attributes) });
+          }
+        }
+      }
+      res.writeHead(200, { 'content-type': contentType.startsWith('application/json') ? 'application/json' : 'application/x-protobuf' }).end(contentType.startsWith('application/json') ? '{}' : undefined);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, requests, close: () => new Promise((r) => server.close(r)) };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function eventually<T>(what: string, get: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await get();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('traces and metrics', () => {
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let worker: ChildProcess | undefined;
+  let workerOutput = '';
+  let dir: string;
+  const taskQueue = uniqueTaskQueue('perflow-otel');
+  const db = `perflow_otel_${randomUUID().slice(0, 8)}`;
+  let metricsPort = 0;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    dir = mkdtempSync(join(tmpdir(), 'perflow-otel-'));
+    metricsPort = await freePort();
+    const { temporalAddress, namespace, mongoUri } = serverEnv();
+    worker = spawn(process.execPath, [BIN, 'worker'], {
+      env: userEnv({
+        TEMPORAL_ADDRESS: temporalAddress,
+        TEMPORAL_NAMESPACE: namespace,
+        MONGODB_URI: `${mongoUri.replace(/\/$/, '')}/${db}`,
+        PERFLOW_TASK_QUEUE: taskQueue,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_SERVICE_NAME: 'perflow-test-worker',
+        PERFLOW_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
+      }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    worker.stdout!.on('data', (d: Buffer) => (workerOutput += d.toString()));
+    worker.stderr!.on('data', (d: Buffer) => (workerOutput += d.toString()));
+    const exited = new Promise<never>((_, fail) => worker!.once('exit', (code) => fail(new Error(`the worker exited (${code}):\n${workerOutput}`))));
+    await Promise.race([eventually('the worker to start', () => (workerOutput.includes('perflow worker connected') ? true : undefined), 120_000), exited]);
+  }, 150_000);
+
+  afterAll(async () => {
+    worker?.kill('SIGKILL');
+    await receiver?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    const mongo = await new MongoClient(serverEnv().mongoUri).connect();
+    await mongo.db(db).dropDatabase().catch(() => undefined);
+    await mongo.close();
+  });
+
+  it('export one trace per run, from the CLI’s start through the workflows to the model and tool calls, and count the run', async () => {
+    expect(workerOutput).toContain(`traces to ${receiver.url}/v1/traces (http/protobuf, service perflow-test-worker)`);
+    expect(workerOutput).toContain(`metrics on http://127.0.0.1:${metricsPort}/metrics`);
+    const agentFile = join(dir, 'agent.json');
+    writeFileSync(
+      agentFile,
+      JSON.stringify(
+        scriptedAgent(
+          { planner: [plan('compute 6*7'), final('42')], executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }]] },
+          { tools: [{ type: 'CalculatorTool' }] },
+        ),
+      ),
+    );
+    const { temporalAddress, namespace } = serverEnv();
+    const cli = await runProcess(process.execPath, [BIN, 'run', '--agent', agentFile, '--question', 'What is 6*7?', '--wait', '--json'], {
+      env: userEnv({
+        TEMPORAL_ADDRESS: temporalAddress,
+        TEMPORAL_NAMESPACE: namespace,
+        PERFLOW_TASK_QUEUE: taskQueue,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'perflow-test-cli',
+      }),
+      timeoutMs: 90_000,
+    });
+    expect(cli.stderr).toBe('');
+    expect(cli.code).toBe(0);
+    const out = JSON.parse(cli.stdout) as { workflow_id: string; response: string };
+    expect(out.response).toBe('42');
+
+    // Metrics: the runtime's and perflow's counters, scraped while the worker runs.
+    const metrics = await eventually('perflow_runs_total on /metrics', async () => {
+      const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+      return /^perflow_runs_total\{/m.test(text) ? text : undefined;
+    });
+    // The sum over the series with these labels (the SDK adds namespace, taskQueue and workflowType or activityType).
+    const sample = (name: string, labels: Record<string, string>): number | undefined => {
+      const lines = metrics.split('\n').filter((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+      return lines.length === 0 ? undefined : lines.reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    };
+    expect(sample('perflow_runs_total', { agent_type: 'plan_execute_and_reflect', status: 'completed', taskQueue })).toBe(1);
+    expect(sample('perflow_steps_total', { agent_type: 'plan_execute_and_reflect', taskQueue })).toBe(1);
+    expect(sample('perflow_tokens_total', { model: 'scripted', direction: 'input' })).toBeGreaterThan(0);
+    expect(sample('perflow_tokens_total', { model: 'scripted', direction: 'output' })).toBeGreaterThan(0);
+    expect(sample('perflow_tool_calls_total', { tool: 'CalculatorTool', taskQueue })).toBe(1);
+    expect(sample('perflow_tool_errors_total', { tool: 'CalculatorTool' })).toBeUndefined();
+    expect(metrics).toMatch(/^temporal_workflow_completed\{/m);
+
+    // Traces: the worker exports its last spans as it stops.
+    const exited = new Promise((r) => worker!.once('exit', r));
+    worker!.kill('SIGTERM');
+    await exited;
+    worker = undefined;
+    expect(receiver.requests.every((r) => r.path === '/v1/traces')).toBe(true);
+    expect(receiver.requests.some((r) => r.contentType.startsWith('application/x-protobuf'))).toBe(true);
+    expect(receiver.requests.some((r) => r.contentType.startsWith('application/json'))).toBe(true);
+
+    const id = out.workflow_id;
+    const start = receiver.spans.find((s) => s.name === 'StartWorkflow:planExecuteReflect' && s.attributes.temporalWorkflowId === id);
+    expect(start).toMatchObject({ service: 'perflow-test-cli', parentSpanId: '' });
+    const trace = receiver.spans.filter((s) => s.traceId === start!.traceId);
+    // Every span the worker exported for the run (the workflows' and the activities' name the workflow ID) is in this one trace.
+    // (The CLI's later calls, e.g. DescribeWorkflow after --wait, are client operations of their own.)
+    const ofRun = receiver.spans.filter((s) => s.service === 'perflow-test-worker' && String(s.attributes.temporalWorkflowId ?? s.attributes.workflowId ?? '').startsWith(id));
+    expect(ofRun.length).toBeGreaterThan(5);
+    expect(ofRun.filter((s) => s.traceId !== start!.traceId)).toEqual([]);
+
+    const byId = new Map(trace.map((s) => [s.spanId, s]));
+    const parentOf = (s: ReceivedSpan) => byId.get(s.parentSpanId);
+    const one = (name: string, where: (s: ReceivedSpan) => boolean = () => true) => {
+      const found = trace.filter((s) => s.name === name && where(s));
+      expect(found.map((s) => s.name)).toContain(name);
+      return found[0];
+    };
+    // Properly parented: nothing but the client's span is a root, and every parent is in the trace.
+    expect(trace.filter((s) => !parentOf(s)).map((s) => s.name)).toEqual(['StartWorkflow:planExecuteReflect']);
+
+    const run = one('RunWorkflow:planExecuteReflect');
+    expect(parentOf(run)).toBe(start);
+    expect(run.service).toBe('perflow-test-worker');
+    const planner = trace.filter((s) => s.name === 'RunActivity:planningModel');
+    expect(planner).toHaveLength(2);
+    for (const p of planner) {
+      expect(parentOf(p)?.name).toBe('StartActivity:planningModel');
+      expect(parentOf(parentOf(p)!)).toBe(run);
+    }
+    const child = one('RunWorkflow:reactExecutor');
+    expect(parentOf(child)?.name).toBe('StartChildWorkflow:reactExecutor');
+    expect(parentOf(parentOf(child)!)).toBe(run);
+
+    const chats = trace.filter((s) => s.name === 'chat scripted');
+    expect(chats).toHaveLength(4); // two planner calls, two executor turns
+    for (const chat of chats) {
+      expect(chat.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'scripted', 'gen_ai.request.model': 'scripted' });
+      expect(chat.attributes['gen_ai.usage.input_tokens']).toEqual(expect.any(Number));
+      expect(chat.attributes['gen_ai.usage.output_tokens']).toEqual(expect.any(Number));
+      expect(parentOf(chat)?.name).toMatch(/^RunActivity:(planningModel|executionModel)$/);
+    }
+    expect(chats.filter((c) => parentOf(parentOf(parentOf(c)!)!) === child)).toHaveLength(2);
+
+    const tool = one('execute_tool CalculatorTool');
+    expect(tool.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'CalculatorTool' });
+    expect(parentOf(tool)?.name).toBe('RunActivity:callTool');
+    expect(parentOf(parentOf(parentOf(tool)!)!)).toBe(child);
+
+    // A traced run's history replays on untraced workflow code (the interceptors add headers, no commands).
+    const { connection, client } = await connectTemporal();
+    try {
+      for (const workflowId of [id, `${id}/step-1`]) {
+        const history = await client.workflow.getHandle(workflowId).fetchHistory();
+        await Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows') }, history, workflowId);
+      }
+    } finally {
+      await connection.close();
+    }
+  });
+});

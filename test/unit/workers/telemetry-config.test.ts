@@ -1,0 +1,131 @@
+import { clientConfigFromEnv, workerConfigFromEnv } from '../../../config/env';
+import { describeTelemetry, metricsConfigFromEnv, telemetryConfigFromEnv, tracingConfigFromEnv } from '../../../config/telemetry';
+import { genAiSystem, observeModelCall, observeToolCall } from '../../../activities/telemetry';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+
+describe('traces from the environment', () => {
+  it('are off by default', () => {
+    expect(tracingConfigFromEnv({})).toBeUndefined();
+    expect(telemetryConfigFromEnv({})).toEqual({});
+    expect(workerConfigFromEnv({}).telemetry).toEqual({});
+    expect(clientConfigFromEnv({}).telemetry).toEqual({});
+  });
+
+  it('go to OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces over http/protobuf, as the worker or the client service', () => {
+    expect(tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }, 'perflow-worker')).toEqual({
+      url: 'http://collector:4318/v1/traces',
+      protocol: 'http/protobuf',
+      serviceName: 'perflow-worker',
+    });
+    expect(tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/otlp/' })?.url).toBe('https://otel.example.com/otlp/v1/traces');
+    expect(telemetryConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, 'client').traces?.serviceName).toBe('perflow-client');
+  });
+
+  it('take OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, and OTEL_SERVICE_NAME', () => {
+    const config = tracingConfigFromEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://ignored:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://tempo:4318/custom/traces',
+      OTEL_SERVICE_NAME: 'agents',
+    });
+    expect(config).toEqual({ url: 'http://tempo:4318/custom/traces', protocol: 'http/protobuf', serviceName: 'agents' });
+  });
+
+  it('take http/json from OTEL_EXPORTER_OTLP_PROTOCOL, the traces-specific variable winning', () => {
+    expect(tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })?.protocol).toBe('http/json');
+    expect(
+      tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })?.protocol,
+    ).toBe('http/protobuf');
+  });
+
+  it('refuse grpc in one line that says to use http/protobuf', () => {
+    const error = () => tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    expect(error).toThrow('OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: perflow exports traces over OTLP/HTTP; use http/protobuf');
+    expect(() => tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toThrow(
+      /^OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc is not supported[^\n]*$/,
+    );
+    expect(() => clientConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow('use http/protobuf');
+  });
+
+  it('reject an unknown protocol and an endpoint that is not an http URL', () => {
+    expect(() => tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' })).toThrow(
+      'OTEL_EXPORTER_OTLP_PROTOCOL="thrift" is not an OTLP protocol perflow exports: use http/protobuf (the default) or http/json',
+    );
+    expect(() => tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow('OTEL_EXPORTER_OTLP_ENDPOINT');
+    expect(() => tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'not a url' })).toThrow('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="not a url" is not a URL');
+  });
+
+  it('stay off with OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none', () => {
+    expect(tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' })).toBeUndefined();
+    expect(tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' })).toBeUndefined();
+  });
+});
+
+describe('metrics from the environment', () => {
+  it('are off by default, and never the client’s', () => {
+    expect(metricsConfigFromEnv({})).toBeUndefined();
+    expect(telemetryConfigFromEnv({ PERFLOW_METRICS_ADDRESS: '127.0.0.1:9464' }, 'client')).toEqual({});
+  });
+
+  it('serve Prometheus on PERFLOW_METRICS_ADDRESS', () => {
+    expect(metricsConfigFromEnv({ PERFLOW_METRICS_ADDRESS: '0.0.0.0:9464' })).toEqual({ prometheus: { bindAddress: '0.0.0.0:9464' } });
+    expect(metricsConfigFromEnv({ PERFLOW_METRICS_ADDRESS: '[::1]:9464' })).toEqual({ prometheus: { bindAddress: '[::1]:9464' } });
+    expect(describeTelemetry(workerConfigFromEnv({ PERFLOW_METRICS_ADDRESS: '127.0.0.1:9464' }).telemetry)).toBe('; metrics on http://127.0.0.1:9464/metrics');
+    expect(() => metricsConfigFromEnv({ PERFLOW_METRICS_ADDRESS: '9464' })).toThrow('PERFLOW_METRICS_ADDRESS="9464" must be host:port');
+    expect(() => metricsConfigFromEnv({ PERFLOW_METRICS_ADDRESS: 'host:99999' })).toThrow('must be host:port');
+  });
+
+  it('push OTLP to PERFLOW_METRICS_OTLP_ENDPOINT (HTTP, /v1/metrics by default; grpc:// for gRPC), not both', () => {
+    expect(metricsConfigFromEnv({ PERFLOW_METRICS_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual({ otlp: { url: 'http://collector:4318/v1/metrics', http: true } });
+    expect(metricsConfigFromEnv({ PERFLOW_METRICS_OTLP_ENDPOINT: 'http://collector:4318/otlp/v1/metrics' })).toEqual({
+      otlp: { url: 'http://collector:4318/otlp/v1/metrics', http: true },
+    });
+    expect(metricsConfigFromEnv({ PERFLOW_METRICS_OTLP_ENDPOINT: 'grpc://collector:4317' })).toEqual({ otlp: { url: 'grpc://collector:4317', http: false } });
+    expect(() => metricsConfigFromEnv({ PERFLOW_METRICS_ADDRESS: '127.0.0.1:9464', PERFLOW_METRICS_OTLP_ENDPOINT: 'http://c:4318' })).toThrow('not both');
+  });
+});
+
+describe('the spans of model and tool calls', () => {
+  const exporter = new InMemorySpanExporter();
+  const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('test');
+  beforeEach(() => exporter.reset());
+
+  it('name the GenAI system of each interface', () => {
+    expect(genAiSystem('openai/v1/chat/completions')).toBe('openai');
+    expect(genAiSystem('bedrock/converse/claude')).toBe('aws.bedrock');
+    expect(genAiSystem('bedrock/converse/deepseek_r1')).toBe('aws.bedrock');
+    expect(genAiSystem('scripted')).toBe('scripted');
+  });
+
+  it('carry the GenAI attributes of a chat call with its token usage', async () => {
+    const response = { content: 'hi', tool_calls: [], stop_reason: 'end_turn' as const, usage: { input_tokens: 12, output_tokens: 3 } };
+    await expect(observeModelCall({ tracer }, { interface: 'openai/v1/chat/completions', model: 'gpt-4o-mini' }, async () => response)).resolves.toBe(response);
+    const [span] = exporter.getFinishedSpans();
+    expect(span.name).toBe('chat gpt-4o-mini');
+    expect(span.attributes).toEqual({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.system': 'openai',
+      'gen_ai.request.model': 'gpt-4o-mini',
+      'gen_ai.usage.input_tokens': 12,
+      'gen_ai.usage.output_tokens': 3,
+      'gen_ai.response.finish_reasons': ['end_turn'],
+    });
+  });
+
+  it('mark a failed model call and a tool error observation as errors', async () => {
+    const failure = Object.assign(new Error('rate limited\nmore'), { type: 'ModelInvocationError.RateLimit' });
+    await expect(observeModelCall({ tracer }, { interface: 'scripted' }, () => Promise.reject(failure))).rejects.toBe(failure);
+    await observeToolCall({ tracer }, { name: 'calc', type: 'CalculatorTool' }, async () => ({ content: 'Error: bad expression', is_error: true }));
+    const [chat, tool] = exporter.getFinishedSpans();
+    expect(chat.name).toBe('chat scripted');
+    expect(chat.status).toEqual({ code: 2, message: 'rate limited' });
+    expect(chat.attributes['error.type']).toBe('ModelInvocationError.RateLimit');
+    expect(tool.name).toBe('execute_tool calc');
+    expect(tool.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'calc', 'error.type': 'tool_error' });
+    expect(tool.status.code).toBe(2);
+  });
+
+  it('are not opened without a tracer', async () => {
+    await observeToolCall({}, { name: 'calc', type: 'CalculatorTool' }, async () => ({ content: '42', is_error: false }));
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});
