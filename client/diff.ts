@@ -11,6 +11,7 @@ import { parsePlannerOutput } from '../core/planner-output';
 import { preview } from '../core/text';
 import { progressQuery, type RunInput } from '../workflows/definitions';
 import { runInputOf } from './fork';
+import { runHistories } from './ops';
 import { decodePayload } from './payloads';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
@@ -82,7 +83,8 @@ const usageOf = (results: unknown[]): Usage =>
 async function sideOf(client: Client, workflowId: string): Promise<{ side: RunSide; input: RunInput }> {
   const input = await runInputOf(client, workflowId);
   const progress = await client.workflow.getHandle(workflowId).query(progressQuery);
-  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  // Every execution: a long run's plans and duration span its continue-as-new chain.
+  const events = (await runHistories(client, workflowId)).flatMap((h) => h.events ?? []);
   const plans = (await activities(client, events, 'planningModel'))
     .filter((a) => (a.input as { position?: { role?: string } }).position?.role === 'planner')
     .map((a) => {

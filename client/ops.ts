@@ -82,6 +82,17 @@ export async function fetchHistory(client: Client, workflowId: string, runId?: s
   return client.workflow.getHandle(workflowId, runId).fetchHistory();
 }
 
+/** The histories of every execution of a run, oldest first: each continue-as-new names the execution before it. */
+export async function runHistories(client: Client, workflowId: string): Promise<History[]> {
+  const out: History[] = [];
+  for (let runId: string | undefined; ; ) {
+    const history = await fetchHistory(client, workflowId, runId);
+    out.unshift(history);
+    runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    if (!runId) return out;
+  }
+}
+
 const HistoryMessage = temporal.api.history.v1.History;
 const TO_OBJECT = { longs: String, enums: String, bytes: String } as const;
 

@@ -4,6 +4,7 @@
  * (which follows the chain) shows every completed step.
  */
 import { temporal } from '@temporalio/proto';
+import { diffRuns } from '../../client/diff';
 import { planExecuteReflect, progressQuery } from '../../workflows';
 import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../support/harness';
 
@@ -69,6 +70,12 @@ describe('continue-as-new', () => {
     expect(lastPlanner.messages[0].content).toContain('total 465');
     const docs = await harness.memory.interactions.countDocuments({ memory_id: out.memory_id, origin: 'planner' });
     expect(docs).toBe(STEPS);
+    // perflow diff reads the whole chain: every planner call of every execution, all 30 steps.
+    const diff = await diffRuns(harness.client, handle.workflowId, handle.workflowId);
+    expect(diff.a.plans).toHaveLength(STEPS + 1);
+    expect(diff.steps).toHaveLength(STEPS);
+    expect(diff.steps.every((s) => s.same)).toBe(true);
+
     // Continuing is not failing: the root interaction never received an error.
     const root = await harness.memory.interactions.findOne({ _id: out.parent_interaction_id });
     expect(root?.response).toBe('the total is 465');

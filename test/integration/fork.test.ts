@@ -11,11 +11,13 @@ import { parseAgentDefinition } from '../../core/agent';
 import { formatConversation, readConversation } from '../../memory/conversation';
 import { diffRuns, type RunDiff } from '../../client/diff';
 import { typedAgent } from '../support/typed-agents';
+import { gateTool } from '../support/gate-tool';
 
 jest.setTimeout(120_000);
 
 // The CLI fixture's worker runs the runs; `perflow fork` and `diff` run as subprocesses.
-const cli = useCli('fork');
+const gate = gateTool('GateTool');
+const cli = useCli('fork', { tools: [gate.tool] });
 const harness = () => cli.harness;
 
 const SOURCE = scriptedAgent(
@@ -190,6 +192,36 @@ describe('perflow fork (plan_and_execute)', () => {
     await expect(forkRun(harness().client, source.workflowId, { fromStep: 5, taskQueue: harness().taskQueue })).rejects.toThrow(
       `--from-step 5 is past what ${source.workflowId} has: it completed 3 steps, so --from-step may be 1 to 4`,
     );
+  });
+
+  it('forks a running run with the steps it completed so far', async () => {
+    const gated = planAgent({
+      planner: [JSON.stringify([step('compute 6*7'), { ...step('wait for the gate'), primary_tools: ['GateTool'] }, step('add 1')])],
+      executor: [call('6*7', 'six times seven is 42'), [{ tool_calls: [{ name: 'GateTool', input: { label: 'step 2' } }] }, { content: 'the gate opened' }], call('42+1', '43')],
+      verification: [met(true), met(true), met(true)],
+      viability: [JSON.stringify({ replan: false, confidence: 0.1, reason: 'on track' }), JSON.stringify({ replan: false, confidence: 0.1, reason: 'on track' })],
+      final: ['43'],
+    });
+    gate.close();
+    const source = await startAgentRun(harness(), runInput({ ...gated, tools: [{ type: 'CalculatorTool' }, { type: 'GateTool' }] }, 'fork me while I run'), 'pae-fork-running');
+    try {
+      for (let i = 0; i < 200 && (await source.query(progressQuery)).completed_steps.length < 1; i++) await new Promise((ok) => setTimeout(ok, 100));
+      // Step 2 is running: step 1 is all there is to reuse.
+      await expect(forkRun(harness().client, source.workflowId, { fromStep: 3, taskQueue: harness().taskQueue })).rejects.toThrow(
+        `--from-step 3 is past what ${source.workflowId} has: it completed 1 step, so --from-step may be 1 to 2`,
+      );
+      const forkAgent = parseAgentDefinition(
+        planAgent({ planner: [JSON.stringify([step('add 1 to 42')])], executor: [[], call('42+1', 'forty-three')], verification: [met(true)], final: ['43, forked while running'] }),
+        { toolTypes: 'any' },
+      );
+      const fork = await forkRun(harness().client, source.workflowId, { fromStep: 2, agent: forkAgent, taskQueue: harness().taskQueue });
+      const out = await fork.handle.result();
+      expect(out.response).toBe('43, forked while running');
+      expect((await fork.handle.query(progressQuery)).completed_steps.map((s) => s.result_preview)).toEqual(['six times seven is 42', 'forty-three']);
+    } finally {
+      gate.release();
+    }
+    expect((await source.result()).response).toBe('43');
   });
 
   it('refuses a step whose earlier steps ran in one batch with it, naming the batch', async () => {

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { Tool } from '../../activities/tools/tool';
 import { createHarness, type Harness } from './harness';
 import { serverEnv } from './env';
 import { runProcess, type ProcessResult } from './run-process';
@@ -25,12 +26,12 @@ export interface CliFixture {
   perflow(args: string[], env?: Record<string, string>, timeoutMs?: number): Promise<ProcessResult>;
 }
 
-export function useCli(prefix: string): CliFixture {
+export function useCli(prefix: string, options: { tools?: Tool<never>[] } = {}): CliFixture {
   let harness: Harness | undefined;
   let dir: string | undefined;
   let env: Record<string, string> = {};
   beforeAll(async () => {
-    harness = await createHarness();
+    harness = await createHarness(options);
     dir = mkdtempSync(join(tmpdir(), `perflow-${prefix}-`));
     env = {
       TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '',
