@@ -62,9 +62,23 @@ export interface ExecutorHistoryQuery {
   ids: MemoryIds;
 }
 
-/** The executor's earlier steps in this conversation, oldest first (at most `limit`). */
+/**
+ * The executor's earlier steps in this conversation, oldest first (at most `limit`): this
+ * run's steps before `before_step` by their IDs; earlier runs' too when the executor memory
+ * is older than the run (a continued conversation).
+ */
 export async function loadExecutorHistory(store: MemoryStore, input: ExecutorHistoryQuery): Promise<CompletedStep[]> {
   if (input.limit <= 0) return [];
+  const first = Math.max(0, input.before_step - input.limit);
+  const own = (await store.findInteractions(Array.from({ length: input.before_step - first }, (_, i) => executorStepId(input.ids, first + i)))).filter((d) => d !== null);
+  if (own.length < input.limit && (await store.memory(input.executor_agent_memory_id))?.first_run !== input.ids.executor_agent_parent_interaction_id) {
+    return conversationExecutorHistory(store, input);
+  }
+  return own.slice(-input.limit).map((d) => ({ step: d.input, result: d.response }));
+}
+
+/** The last `limit` executor steps of the whole executor memory, whichever run made them (a query over the memory). */
+async function conversationExecutorHistory(store: MemoryStore, input: ExecutorHistoryQuery): Promise<CompletedStep[]> {
   const docs = await store.interactions
     .find({ memory_id: input.executor_agent_memory_id, origin: 'executor', step_index: { $exists: true } })
     .sort({ created: -1 })
@@ -145,7 +159,7 @@ export async function copyForkedSteps(store: MemoryStore, { from, to, count, for
   if (count > 0) {
     const units = Array.from({ length: count }, (_, i) => i);
     const sourceIds = units.flatMap((i) => [stepTraceId(from.parent_interaction_id, i), executorStepId(from, i)]);
-    const docs = await store.interactions.find({ _id: { $in: sourceIds } }).toArray();
+    const docs = (await store.findInteractions(sourceIds)).filter((d) => d !== null);
     const calls = await store.interactions.find({ parent_interaction_id: { $in: units.map((i) => executorStepId(from, i)) } }).toArray();
     const missing = sourceIds.filter((id) => !docs.some((d) => d._id === id));
     if (missing.length > 0) throw ApplicationFailure.nonRetryable(`the source run's steps are not in memory: ${missing.join(', ')}`, 'Memory.NotFound');
@@ -190,6 +204,8 @@ export function createMemoryActivities(store: MemoryStore) {
           app_type: input.app_type,
           role: 'executor',
           parent_memory_id: ids.memory_id,
+          // Which run created it: that run's executor history needs no query over the memory.
+          first_run: ids.executor_agent_parent_interaction_id,
           ...tenantOf(ids),
           ...(input.executor_agent_id !== undefined ? { agent_id: input.executor_agent_id } : {}),
         },

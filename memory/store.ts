@@ -1,10 +1,15 @@
 /**
  * Conversation memory in MongoDB, with the seed's ConversationIndexMemory semantics: a planner
  * memory per conversation, an executor memory related to it, and interactions (question and
- * response, with traces under a parent interaction). Every write is an upsert keyed by an ID
- * the workflow chose, so retries, crashes and resets never duplicate a record.
+ * response, with traces under a parent interaction). Every write is keyed by an ID the workflow
+ * chose, so retries, crashes and resets never duplicate a record.
+ *
+ * The hot path (every step) touches documents by `_id` only, inserting new ones and reading
+ * one `_id` at a time: FerretDB pushes `_id` equality down to its backend but scans the whole
+ * collection for an `$in`, an `$or` or an update (and, on SQLite, for any other filter), which
+ * grows with every run the database holds.
  */
-import type { Collection, Db } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 'mongodb';
 import type { PromptMaterial } from '../core/contract';
 
 /** `reviewer`: a person's decision (plan or tool approval, guidance, pause, resume). */
@@ -23,6 +28,8 @@ export interface MemoryDoc {
   tenant_id?: string;
   /** The executor memory's `executor_agent_id` parameter (an ID from another system). */
   agent_id?: string;
+  /** An executor memory: the executor root interaction of the run that created it (absent in memories created before). */
+  first_run?: string;
   created: Date;
   updated: Date;
 }
@@ -67,6 +74,10 @@ export interface MemoryCollections {
   prompts: string;
 }
 
+const DUPLICATE_KEY = 11000;
+/** Point reads sent at once (the driver's pool holds 100 connections). */
+const LOOKUPS_AT_ONCE = 32;
+
 export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memories', interactions: 'perflow_interactions', prompts: 'perflow_prompts' };
 
 export class MemoryStore {
@@ -93,37 +104,56 @@ export class MemoryStore {
     return (await this.memories.countDocuments({ _id: memoryId }, { limit: 1 })) > 0;
   }
 
-  /** Creates the memory if it does not exist; keeps its name and creation time if it does. */
+  /** Creates the memory if it does not exist; keeps its name, `first_run` and creation time if it does. */
   async upsertMemory(doc: Omit<MemoryDoc, '_id' | 'created' | 'updated'>, now: Date): Promise<void> {
-    const { name, ...rest } = doc;
+    const { name, first_run, ...rest } = doc;
     await this.memories.updateOne(
       { _id: doc.memory_id },
-      { $set: { ...rest, updated: now }, $setOnInsert: { name, created: now } },
+      { $set: { ...rest, updated: now }, $setOnInsert: { name, created: now, ...(first_run !== undefined ? { first_run } : {}) } },
       { upsert: true },
     );
+  }
+
+  async memory(memoryId: string): Promise<MemoryDoc | null> {
+    return this.memories.findOne({ _id: memoryId });
   }
 
   async upsertInteraction(doc: Omit<InteractionDoc, '_id' | 'created' | 'updated'>, now: Date): Promise<void> {
     await this.upsertInteractions([doc], now);
   }
 
-  /** Upserts several interactions in one command (one round trip for a step's two records). */
+  /**
+   * Writes several interactions (a step's two records) as new documents in one command; those
+   * that exist already (a retried attempt, a reset) are updated instead, so the result is the
+   * same as an upsert of each.
+   */
   async upsertInteractions(docs: ReadonlyArray<Omit<InteractionDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<void> {
+    const existing = await this.insertNew(docs.map((doc) => ({ _id: doc.interaction_id, ...doc, created: now, updated: now }) as InteractionDoc));
+    if (existing.length === 0) return;
     await this.interactions.bulkWrite(
-      docs.map((doc) => ({
-        updateOne: { filter: { _id: doc.interaction_id }, update: { $set: { ...doc, updated: now }, $setOnInsert: { created: now } }, upsert: true },
-      })),
+      existing.map((i) => {
+        const doc = docs[i];
+        return { updateOne: { filter: { _id: doc.interaction_id }, update: { $set: { ...doc, updated: now }, $setOnInsert: { created: now } }, upsert: true } };
+      }),
       { ordered: true },
     );
   }
 
   /** Inserts an interaction once; a repeated call (a retry, a reset) leaves the first one as it is. */
   async insertInteractionOnce(doc: Omit<InteractionDoc, '_id' | 'created' | 'updated'>, now: Date): Promise<void> {
-    await this.interactions.updateOne(
-      { _id: doc.interaction_id },
-      { $setOnInsert: { ...doc, created: now, updated: now } },
-      { upsert: true },
-    );
+    await this.insertNew([{ _id: doc.interaction_id, ...doc, created: now, updated: now } as InteractionDoc]);
+  }
+
+  /** Inserts the documents; returns the positions of those whose `_id` exists already (not written). */
+  private async insertNew(docs: InteractionDoc[]): Promise<number[]> {
+    try {
+      await this.interactions.insertMany(docs, { ordered: false });
+      return [];
+    } catch (err) {
+      const errors = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : err instanceof MongoServerError ? [{ code: err.code, index: 0 }] : [];
+      if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY)) throw err;
+      return errors.map((e) => e.index);
+    }
   }
 
   async setResponse(interactionId: string, response: string, now: Date, error?: string): Promise<void> {
@@ -150,12 +180,19 @@ export class MemoryStore {
 
   /** Interactions by ID, in the order of `ids`; throws naming the IDs that are missing. */
   async interactionsByIds(ids: readonly string[]): Promise<InteractionDoc[]> {
-    if (ids.length === 0) return [];
-    const docs = await this.interactions.find({ _id: { $in: [...ids] } }).toArray();
-    const byId = new Map(docs.map((d) => [d._id, d]));
-    const missing = ids.filter((id) => !byId.has(id));
+    const docs = await this.findInteractions(ids);
+    const missing = ids.filter((_, i) => docs[i] === null);
     if (missing.length > 0) throw new Error(`interactions not found in memory: ${missing.join(', ')}`);
-    return ids.map((id) => byId.get(id)!);
+    return docs as InteractionDoc[];
+  }
+
+  /** Interactions by ID, in the order of `ids` (null where there is none): one `_id` lookup each, at most 32 at once. */
+  async findInteractions(ids: readonly string[]): Promise<(InteractionDoc | null)[]> {
+    const out: (InteractionDoc | null)[] = [];
+    for (let i = 0; i < ids.length; i += LOOKUPS_AT_ONCE) {
+      out.push(...(await Promise.all(ids.slice(i, i + LOOKUPS_AT_ONCE).map((_id) => this.interactions.findOne({ _id })))));
+    }
+    return out;
   }
 
   /** Stores a run's prompt material under its ID (idempotent: the same run writes the same). */

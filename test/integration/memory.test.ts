@@ -120,6 +120,36 @@ describe('conversation memory', () => {
     expect(await harness.memory.interactions.countDocuments({ memory_id: { $in: ['m-retry', 'em-retry'] } })).toBe(5);
     expect((await harness.memory.interactions.findOne({ _id: 'p-retry' }))?.response).toBe('done');
   });
+
+  it('writes new records as inserts and existing ones as updates: a step saved again with another result keeps one document, with the new result', async () => {
+    const memory = createMemoryActivities(harness.memory);
+    const ids = { memory_id: 'm-again', parent_interaction_id: 'p-again', executor_agent_memory_id: 'em-again', executor_agent_parent_interaction_id: 'ep-again' };
+    await memory.startRun({ ids, question: 'again?', app_type: 'test', resume: false, message_history_limit: 10 });
+    await memory.saveStep({ ids, stepIndex: 0, step: 's', result: 'first' });
+    const created = (await harness.memory.interactions.findOne({ _id: 'p-again:step-1' }))?.created;
+    // A reset re-runs the step: same IDs, another result. The root's question stays as first written.
+    await memory.saveStep({ ids, stepIndex: 0, step: 's', result: 'second' });
+    await memory.startRun({ ids, question: 'changed?', app_type: 'test', resume: false, message_history_limit: 10 });
+    const docs = await harness.memory.findInteractions(['p-again:step-1', 'ep-again:step-1', 'p-again', 'missing']);
+    expect(docs.map((d) => d?.response ?? null)).toEqual(['second', 'second', '', null]);
+    expect(docs[0]?.created).toEqual(created);
+    expect(docs[2]?.input).toBe('again?');
+    expect((await harness.memory.memory('em-again'))?.first_run).toBe('ep-again');
+  });
+
+  it('shows a step the executor’s earlier steps of its own run by ID, and a continued conversation’s earlier runs too', async () => {
+    const memory = createMemoryActivities(harness.memory);
+    const run = (n: number) => ({ memory_id: 'm-hist', parent_interaction_id: `p-hist-${n}`, executor_agent_memory_id: 'em-hist', executor_agent_parent_interaction_id: `ep-hist-${n}` });
+    await memory.startRun({ ids: run(1), question: 'one', app_type: 'test', resume: false, message_history_limit: 10 });
+    for (const i of [0, 1, 2]) await memory.saveStep({ ids: run(1), stepIndex: i, step: `one-${i}`, result: `r1-${i}` });
+    const history = (ids: ReturnType<typeof run>, before: number, limit: number) => memory.loadExecutorHistory({ executor_agent_memory_id: 'em-hist', limit, before_step: before, ids });
+    expect(await history(run(1), 2, 10)).toEqual([{ step: 'one-0', result: 'r1-0' }, { step: 'one-1', result: 'r1-1' }]);
+    expect(await history(run(1), 3, 2)).toEqual([{ step: 'one-1', result: 'r1-1' }, { step: 'one-2', result: 'r1-2' }]);
+    // A second run continuing the executor memory also sees the first run's steps.
+    await memory.startRun({ ids: run(2), question: 'two', app_type: 'test', resume: true, message_history_limit: 10 });
+    await memory.saveStep({ ids: run(2), stepIndex: 0, step: 'two-0', result: 'r2-0' });
+    expect((await history(run(2), 1, 3)).map((s) => s.step)).toEqual(['one-1', 'one-2', 'two-0']);
+  });
 });
 
 describe('the claim check', () => {
