@@ -2,16 +2,16 @@
  * All I/O of perflow runs here. `createActivities(deps)` receives its dependencies so the
  * worker hands in real ones and tests hand in scripted or real ones.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AgentTool, AgentToolRef, ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, ToolCallInput, ToolObservation } from '../core/contract';
 import type { ChatMessage, ChatResponse, Usage } from '../core/llm-types';
 import { toolTimeoutSeconds } from '../core/tool-types';
 import { withHeartbeat } from './heartbeat';
 import { observeToolCall } from './telemetry';
 import { chat, type ChatDeps } from './llm/chat';
-import { executorOpening, formatCompletedSteps, formatSteps, renderTemplate } from '../core/template';
+import { executorOpening, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
 import { completedStepIds } from '../core/memory-ids';
-import { createMemoryActivities, loadCompletedSteps, loadExecutorHistory, saveStep, saveToolCall, toolCallId } from './memory';
+import { createMemoryActivities, directReads, loadExecutorHistory, saveStep, saveToolCall, toolCallId } from './memory';
 import type { MemoryStore } from '../memory/store';
 import { toolSpec, type ToolRegistry } from './tools/tool';
 import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters, type SecretReader } from './tools/mcp';
@@ -33,7 +33,13 @@ export type { AgentTool, AgentToolRef, ExecutorCallInput, PlannerCallInput, Plan
 export const TOOL_OUTPUT_MODEL_LIMIT = 8_000;
 
 export function createActivities(activityDeps: ActivityDeps) {
-  const deps = { ...activityDeps, prompts: promptMaterialCache(activityDeps.memory), executorHistory: executorHistoryCache(activityDeps.memory) };
+  const completedSteps = completedStepCache(activityDeps.memory);
+  const deps = {
+    ...activityDeps,
+    prompts: promptMaterialCache(activityDeps.memory),
+    executorHistory: executorHistoryCache(activityDeps.memory),
+    completedSteps,
+  };
   return {
     ...createMemoryActivities(deps.memory),
 
@@ -80,7 +86,11 @@ export function createActivities(activityDeps: ActivityDeps) {
 
 export type Activities = ReturnType<typeof createActivities>;
 
-type ModelCallDeps = ActivityDeps & { prompts: ReturnType<typeof promptMaterialCache>; executorHistory: ReturnType<typeof executorHistoryCache> };
+type ModelCallDeps = ActivityDeps & {
+  prompts: ReturnType<typeof promptMaterialCache>;
+  executorHistory: ReturnType<typeof executorHistoryCache>;
+  completedSteps: ReturnType<typeof completedStepCache>;
+};
 
 /** The activity names of model calls (a worker serving the LLM task queue registers these). */
 export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'plannerLlm', 'executorLlm'] as const;
@@ -93,7 +103,7 @@ async function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Prom
       input.model,
       {
         system: systemOf(input, material),
-        messages: [{ role: 'user', content: input.render ? await renderPlannerPrompt(deps.memory, input.render, material) : (input.prompt ?? '') }],
+        messages: [{ role: 'user', content: input.render ? await renderPlannerPrompt(deps.completedSteps, input.render, material) : (input.prompt ?? '') }],
         position: input.position,
         response_filter: input.response_filter,
       },
@@ -125,8 +135,8 @@ function systemOf(input: MaterialRef & { system?: string }, material: PromptMate
   return '';
 }
 
-async function renderPlannerPrompt(memory: MemoryStore, ref: PlannerPromptRef, material: PromptMaterial | undefined): Promise<string> {
-  const completed = await loadCompletedSteps(memory, completedStepIds(ref));
+async function renderPlannerPrompt(steps: ReturnType<typeof completedStepCache>, ref: PlannerPromptRef, material: PromptMaterial | undefined): Promise<string> {
+  const completed = await steps.get(completedStepIds(ref));
   const params = ref.params ?? material?.params ?? {};
   const template = ref.template ?? (ref.template_key !== undefined ? params[ref.template_key] : undefined) ?? '';
   const prompt = renderTemplate(template, { ...params, steps: formatSteps(ref.steps), completed_steps: formatCompletedSteps(completed) });
@@ -149,6 +159,55 @@ function boundedCache<K, V>(load: (key: K) => Promise<V>, keyOf: (key: K) => str
   };
 }
 
+/**
+ * Completed steps (earlier exchanges and step traces) by interaction ID, cached in the worker per
+ * workflow execution: once a run's planner reads a step it does not change in that execution (a
+ * retried save writes what the step returned), while a reset or continue-as-new is a new
+ * execution that reads memory again. So each planner call reads only the steps new to it.
+ */
+export function completedStepCache(memory: MemoryStore, max = 20_000) {
+  const cache = new Map<string, CompletedStep>();
+  /** The steps by ID, null where memory has none (not cached: it may be written later). */
+  async function find(ids: readonly string[]): Promise<(CompletedStep | null)[]> {
+    const runId = currentRunId();
+    const key = (id: string) => `${runId}/${id}`;
+    const known = new Map<string, CompletedStep>();
+    for (const id of ids) {
+      const hit = runId === undefined ? undefined : cache.get(key(id));
+      if (hit) known.set(id, hit);
+    }
+    const missing = [...new Set(ids.filter((id) => !known.has(id)))];
+    const docs = await memory.findInteractions(missing);
+    docs.forEach((doc, i) => {
+      if (!doc) return;
+      const step = { step: doc.input, result: doc.response };
+      known.set(missing[i], step);
+      if (runId === undefined) return;
+      if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+      cache.set(key(missing[i]), step);
+    });
+    return ids.map((id) => known.get(id) ?? null);
+  }
+  return {
+    /** The steps by ID; throws naming the IDs memory does not have. */
+    async get(ids: readonly string[]): Promise<CompletedStep[]> {
+      const steps = await find(ids);
+      const missing = ids.filter((_, i) => steps[i] === null);
+      if (missing.length > 0) throw new Error(`interactions not found in memory: ${missing.join(', ')}`);
+      return steps as CompletedStep[];
+    },
+  };
+}
+
+/** The workflow execution the current activity works for (undefined outside an activity). */
+function currentRunId(): string | undefined {
+  try {
+    return Context.current().info.workflowExecution?.runId;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Prompt material by ID, cached in the worker: a run's material never changes. */
 export function promptMaterialCache(memory: MemoryStore, max = 500) {
   return boundedCache((id: string) => memory.promptMaterial(id), (id) => id, max);
@@ -160,14 +219,16 @@ export function promptMaterialCache(memory: MemoryStore, max = 500) {
  * first reads memory.
  */
 export function executorHistoryCache(memory: MemoryStore, max = 1_000) {
+  // Which run created an executor memory never changes.
+  const firstRuns = boundedCache(async (id: string) => ({ first_run: (await memory.memory(id))?.first_run }), (id) => id, max);
+  const reads = { ...directReads(memory), firstRun: async (id: string) => (await firstRuns.get(id)).first_run };
   return boundedCache(
     async (m: ExecutorStepMemory): Promise<ChatMessage[]> => {
-      const earlier = await loadExecutorHistory(memory, {
-        executor_agent_memory_id: m.ids.executor_agent_memory_id,
-        limit: m.history_limit,
-        before_step: m.step_index,
-        ids: m.ids,
-      });
+      const earlier = await loadExecutorHistory(
+        memory,
+        { executor_agent_memory_id: m.ids.executor_agent_memory_id, limit: m.history_limit, before_step: m.step_index, ids: m.ids },
+        reads,
+      );
       return executorOpening(earlier, m.step);
     },
     (m) => `${m.ids.executor_agent_memory_id}/${m.step_index}/${m.history_limit}/${m.step}`,

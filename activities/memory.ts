@@ -48,12 +48,6 @@ export async function saveToolCall(
   );
 }
 
-/** Completed steps by interaction ID: earlier exchanges (question → answer) and step traces (step → result). */
-export async function loadCompletedSteps(store: MemoryStore, ids: readonly string[]): Promise<CompletedStep[]> {
-  const docs = await store.interactionsByIds(ids);
-  return docs.map((doc) => ({ step: doc.input, result: doc.response }));
-}
-
 /** Which of the executor's earlier steps a step shows its model. */
 export interface ExecutorHistoryQuery {
   executor_agent_memory_id: string;
@@ -67,14 +61,28 @@ export interface ExecutorHistoryQuery {
  * run's steps before `before_step` by their IDs; earlier runs' too when the executor memory
  * is older than the run (a continued conversation).
  */
-export async function loadExecutorHistory(store: MemoryStore, input: ExecutorHistoryQuery): Promise<CompletedStep[]> {
+export async function loadExecutorHistory(store: MemoryStore, input: ExecutorHistoryQuery, reads: ExecutorHistoryReads = directReads(store)): Promise<CompletedStep[]> {
   if (input.limit <= 0) return [];
   const first = Math.max(0, input.before_step - input.limit);
-  const own = (await store.findInteractions(Array.from({ length: input.before_step - first }, (_, i) => executorStepId(input.ids, first + i)))).filter((d) => d !== null);
-  if (own.length < input.limit && (await store.memory(input.executor_agent_memory_id))?.first_run !== input.ids.executor_agent_parent_interaction_id) {
+  const own = (await reads.steps(Array.from({ length: input.before_step - first }, (_, i) => executorStepId(input.ids, first + i)))).filter((s) => s !== null);
+  if (own.length < input.limit && (await reads.firstRun(input.executor_agent_memory_id)) !== input.ids.executor_agent_parent_interaction_id) {
     return conversationExecutorHistory(store, input);
   }
-  return own.slice(-input.limit).map((d) => ({ step: d.input, result: d.response }));
+  return own.slice(-input.limit);
+}
+
+/** How {@link loadExecutorHistory} reads steps by ID and the run that created an executor memory (the worker caches both). */
+export interface ExecutorHistoryReads {
+  steps(ids: readonly string[]): Promise<(CompletedStep | null)[]>;
+  firstRun(executorMemoryId: string): Promise<string | undefined>;
+}
+
+/** Reads straight from memory. */
+export function directReads(store: MemoryStore): ExecutorHistoryReads {
+  return {
+    steps: async (ids) => (await store.findInteractions(ids)).map((d) => (d ? { step: d.input, result: d.response } : null)),
+    firstRun: async (id) => (await store.memory(id))?.first_run,
+  };
 }
 
 /** The last `limit` executor steps of the whole executor memory, whichever run made them (a query over the memory). */

@@ -141,12 +141,18 @@ describe('conversation memory', () => {
     const memory = createMemoryActivities(harness.memory);
     const run = (n: number) => ({ memory_id: 'm-hist', parent_interaction_id: `p-hist-${n}`, executor_agent_memory_id: 'em-hist', executor_agent_parent_interaction_id: `ep-hist-${n}` });
     await memory.startRun({ ids: run(1), question: 'one', app_type: 'test', resume: false, message_history_limit: 10 });
-    for (const i of [0, 1, 2]) await memory.saveStep({ ids: run(1), stepIndex: i, step: `one-${i}`, result: `r1-${i}` });
+    // Apart in time: the conversation's history is ordered by creation time.
+    const pause = () => new Promise((ok) => setTimeout(ok, 5));
+    for (const i of [0, 1, 2]) {
+      await memory.saveStep({ ids: run(1), stepIndex: i, step: `one-${i}`, result: `r1-${i}` });
+      await pause();
+    }
     const history = (ids: ReturnType<typeof run>, before: number, limit: number) => memory.loadExecutorHistory({ executor_agent_memory_id: 'em-hist', limit, before_step: before, ids });
     expect(await history(run(1), 2, 10)).toEqual([{ step: 'one-0', result: 'r1-0' }, { step: 'one-1', result: 'r1-1' }]);
     expect(await history(run(1), 3, 2)).toEqual([{ step: 'one-1', result: 'r1-1' }, { step: 'one-2', result: 'r1-2' }]);
     // A second run continuing the executor memory also sees the first run's steps.
     await memory.startRun({ ids: run(2), question: 'two', app_type: 'test', resume: true, message_history_limit: 10 });
+    await pause();
     await memory.saveStep({ ids: run(2), stepIndex: 0, step: 'two-0', result: 'r2-0' });
     expect((await history(run(2), 1, 3)).map((s) => s.step)).toEqual(['one-1', 'one-2', 'two-0']);
   });
