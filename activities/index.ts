@@ -167,34 +167,25 @@ function boundedCache<K, V>(load: (key: K) => Promise<V>, keyOf: (key: K) => str
  */
 export function completedStepCache(memory: MemoryStore, max = 20_000) {
   const cache = new Map<string, CompletedStep>();
-  /** The steps by ID, null where memory has none (not cached: it may be written later). */
-  async function find(ids: readonly string[]): Promise<(CompletedStep | null)[]> {
-    const runId = currentRunId();
-    const key = (id: string) => `${runId}/${id}`;
-    const known = new Map<string, CompletedStep>();
-    for (const id of ids) {
-      const hit = runId === undefined ? undefined : cache.get(key(id));
-      if (hit) known.set(id, hit);
-    }
-    const missing = [...new Set(ids.filter((id) => !known.has(id)))];
-    const docs = await memory.findInteractions(missing);
-    docs.forEach((doc, i) => {
-      if (!doc) return;
-      const step = { step: doc.input, result: doc.response };
-      known.set(missing[i], step);
-      if (runId === undefined) return;
-      if (cache.size >= max) cache.delete(cache.keys().next().value as string);
-      cache.set(key(missing[i]), step);
-    });
-    return ids.map((id) => known.get(id) ?? null);
-  }
   return {
     /** The steps by ID; throws naming the IDs memory does not have. */
     async get(ids: readonly string[]): Promise<CompletedStep[]> {
-      const steps = await find(ids);
-      const missing = ids.filter((_, i) => steps[i] === null);
-      if (missing.length > 0) throw new Error(`interactions not found in memory: ${missing.join(', ')}`);
-      return steps as CompletedStep[];
+      const runId = currentRunId();
+      const key = (id: string) => `${runId}/${id}`;
+      const known = new Map<string, CompletedStep>();
+      for (const id of ids) {
+        const hit = runId === undefined ? undefined : cache.get(key(id));
+        if (hit) known.set(id, hit);
+      }
+      const missing = [...new Set(ids.filter((id) => !known.has(id)))];
+      (await memory.interactionsByIds(missing)).forEach((doc, i) => {
+        const step = { step: doc.input, result: doc.response };
+        known.set(missing[i], step);
+        if (runId === undefined) return;
+        if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+        cache.set(key(missing[i]), step);
+      });
+      return ids.map((id) => known.get(id)!);
     },
   };
 }

@@ -12,6 +12,7 @@ import { formatConversation, readConversation } from '../../memory/conversation'
 import { diffRuns, type RunDiff } from '../../client/diff';
 import { typedAgent } from '../support/typed-agents';
 import { gateTool } from '../support/gate-tool';
+import { calculatorTurns, onTrack, planAndExecuteAgent, planStep, verdict } from '../support/plan-and-execute-script';
 
 jest.setTimeout(120_000);
 
@@ -111,17 +112,12 @@ describe('perflow fork', () => {
 });
 
 describe('perflow fork (plan_and_execute)', () => {
-  const step = (goal: string) => ({ goal, primary_tools: ['CalculatorTool'], success_criteria: 'a number' });
-  const call = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
-  const met = (ok: boolean) => JSON.stringify({ met: ok, reason: ok ? 'a number' : 'not the right number' });
-  const onTrack = JSON.stringify({ replan: false, confidence: 0.1, reason: 'on track' });
-  const planAgent = (script: Record<string, unknown>) => ({ name: 'pae-fork', type: 'plan_and_execute', llm: { interface: 'scripted', script }, tools: [{ type: 'CalculatorTool' }] });
   // Step 2 takes two attempts: the fork from step 3 reuses three executions.
-  const SOURCE_PAE = planAgent({
-    planner: [JSON.stringify([step('compute 6*7'), step('compute 2^10'), step('add them')])],
-    executor: [call('6*7', 'six times seven is 42'), call('2^9', 'two to the nine is 512'), call('2^10', 'two to the ten is 1024'), call('42+1024', '1066')],
-    verification: [met(true), met(false), met(true), met(true)],
-    viability: [onTrack, onTrack],
+  const SOURCE_PAE = planAndExecuteAgent({
+    planner: [JSON.stringify([planStep('compute 6*7'), planStep('compute 2^10'), planStep('add them')])],
+    executor: [calculatorTurns('6*7', 'six times seven is 42'), calculatorTurns('2^9', 'two to the nine is 512'), calculatorTurns('2^10', 'two to the ten is 1024'), calculatorTurns('42+1024', '1066')],
+    verification: [verdict(true), verdict(false), verdict(true), verdict(true)],
+    viability: [onTrack(), onTrack()],
     final: ['1066'],
   });
 
@@ -132,10 +128,10 @@ describe('perflow fork (plan_and_execute)', () => {
 
     // The fork's planner re-plans the rest; its executor turns are keyed by execution, so 0–2 (reused) stay unused.
     const forkAgent = parseAgentDefinition(
-      planAgent({
-        planner: [JSON.stringify([{ ...step('add 42 and 1024, checking twice'), primary_tools: ['CalculatorTool'] }])],
-        executor: [[], [], [], call('42+1024', 'checked: 1066')],
-        verification: [met(true)],
+      planAndExecuteAgent({
+        planner: [JSON.stringify([planStep('add 42 and 1024, checking twice')])],
+        executor: [[], [], [], calculatorTurns('42+1024', 'checked: 1066')],
+        verification: [verdict(true)],
         final: ['1066, forked'],
       }),
       { toolTypes: 'any' },
@@ -195,11 +191,11 @@ describe('perflow fork (plan_and_execute)', () => {
   });
 
   it('forks a running run with the steps it completed so far', async () => {
-    const gated = planAgent({
-      planner: [JSON.stringify([step('compute 6*7'), { ...step('wait for the gate'), primary_tools: ['GateTool'] }, step('add 1')])],
-      executor: [call('6*7', 'six times seven is 42'), [{ tool_calls: [{ name: 'GateTool', input: { label: 'step 2' } }] }, { content: 'the gate opened' }], call('42+1', '43')],
-      verification: [met(true), met(true), met(true)],
-      viability: [JSON.stringify({ replan: false, confidence: 0.1, reason: 'on track' }), JSON.stringify({ replan: false, confidence: 0.1, reason: 'on track' })],
+    const gated = planAndExecuteAgent({
+      planner: [JSON.stringify([planStep('compute 6*7'), planStep('wait for the gate', 'GateTool'), planStep('add 1')])],
+      executor: [calculatorTurns('6*7', 'six times seven is 42'), [{ tool_calls: [{ name: 'GateTool', input: { label: 'step 2' } }] }, { content: 'the gate opened' }], calculatorTurns('42+1', '43')],
+      verification: [verdict(true), verdict(true), verdict(true)],
+      viability: [onTrack(), onTrack()],
       final: ['43'],
     });
     gate.close();
@@ -211,7 +207,7 @@ describe('perflow fork (plan_and_execute)', () => {
         `--from-step 3 is past what ${source.workflowId} has: it completed 1 step, so --from-step may be 1 to 2`,
       );
       const forkAgent = parseAgentDefinition(
-        planAgent({ planner: [JSON.stringify([step('add 1 to 42')])], executor: [[], call('42+1', 'forty-three')], verification: [met(true)], final: ['43, forked while running'] }),
+        planAndExecuteAgent({ planner: [JSON.stringify([planStep('add 1 to 42')])], executor: [[], calculatorTurns('42+1', 'forty-three')], verification: [verdict(true)], final: ['43, forked while running'] }),
         { toolTypes: 'any' },
       );
       const fork = await forkRun(harness().client, source.workflowId, { fromStep: 2, agent: forkAgent, taskQueue: harness().taskQueue });
@@ -226,10 +222,10 @@ describe('perflow fork (plan_and_execute)', () => {
 
   it('refuses a step whose earlier steps ran in one batch with it, naming the batch', async () => {
     // Steps 1 ‖ 2; step 1 needs a second attempt, so step 2's execution sits between step 1's two.
-    const parallel = planAgent({
-      planner: [JSON.stringify([{ ...step('compute 6*7'), depends_on: [] }, { ...step('compute 2^10'), depends_on: [] }])],
-      executor: [call('6*7', 'maybe 41'), call('2^10', '1024'), call('6*7', '42')],
-      verification: [met(false), met(true), met(true)],
+    const parallel = planAndExecuteAgent({
+      planner: [JSON.stringify([{ ...planStep('compute 6*7'), depends_on: [] }, { ...planStep('compute 2^10'), depends_on: [] }])],
+      executor: [calculatorTurns('6*7', 'maybe 41'), calculatorTurns('2^10', '1024'), calculatorTurns('6*7', '42')],
+      verification: [verdict(false), verdict(true), verdict(true)],
       final: ['42 and 1024'],
     });
     const source = await startAgentRun(harness(), runInput(parallel, 'fork a batch', { max_parallel_steps: 2 }), 'pae-fork-batch');

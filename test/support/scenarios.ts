@@ -10,6 +10,7 @@ import { approvePlan, approveTool, denyTool, guideRun, pauseRun, rejectPlan, res
 import { progressQuery, type Progress } from '../../workflows/definitions';
 import { final, plan, scriptedAgent } from './harness';
 import { typedAgent } from './typed-agents';
+import { calculatorTurns, onTrack, planAndExecuteAgent, planStep, verdict } from './plan-and-execute-script';
 
 export interface Scenario {
   name: string;
@@ -361,38 +362,22 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'plan-and-execute-forked-from-step-3',
     question: 'What is (6*7) + 2^10, re-planned from step 3?',
-    agent: paeAgent({
-      planner: [JSON.stringify([paeStep('add 42 and 1024, checking twice')])],
-      executor: [[], [], [], paeCall('42+1024', 'checked: 1066')],
-      verification: [met(true)],
+    agent: planAndExecuteAgent({
+      planner: [JSON.stringify([planStep('add 42 and 1024, checking twice')])],
+      executor: [[], [], [], calculatorTurns('42+1024', 'checked: 1066')],
+      verification: [verdict(true)],
       final: ['1066, forked'],
     }),
     forkOf: {
       question: 'What is (6*7) + 2^10, re-planned from step 3?',
       step: 3,
-      agent: paeAgent({
-        planner: [JSON.stringify([paeStep('compute 6*7'), paeStep('compute 2^10'), paeStep('add them')])],
-        executor: [paeCall('6*7', '42'), paeCall('2^9', '512'), paeCall('2^10', '1024'), paeCall('42+1024', '1066')],
-        verification: [met(true), met(false), met(true), met(true)],
+      agent: planAndExecuteAgent({
+        planner: [JSON.stringify([planStep('compute 6*7'), planStep('compute 2^10'), planStep('add them')])],
+        executor: [calculatorTurns('6*7', '42'), calculatorTurns('2^9', '512'), calculatorTurns('2^10', '1024'), calculatorTurns('42+1024', '1066')],
+        verification: [verdict(true), verdict(false), verdict(true), verdict(true)],
         viability: [onTrack(), onTrack()],
         final: ['1066'],
       }),
     },
   },
 ];
-
-function paeAgent(script: Record<string, unknown>) {
-  return { name: 'pae-fork', type: 'plan_and_execute', llm: { interface: 'scripted', script }, tools: [{ type: 'CalculatorTool' }] };
-}
-function paeStep(goal: string) {
-  return { goal, primary_tools: ['CalculatorTool'], success_criteria: 'a number' };
-}
-function paeCall(expression: string, answer: string) {
-  return [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
-}
-function met(ok: boolean) {
-  return JSON.stringify({ met: ok, reason: ok ? 'a number' : 'not the right number' });
-}
-function onTrack() {
-  return JSON.stringify({ replan: false, confidence: 0.1, reason: 'on track' });
-}

@@ -9,7 +9,7 @@ import type { MemoryStore } from '../../../memory/store';
 function fakeMemory() {
   const asked: string[][] = [];
   const memory = {
-    async findInteractions(ids: readonly string[]) {
+    async interactionsByIds(ids: readonly string[]) {
       asked.push([...ids]);
       return ids.map((id) => ({ input: `step ${id}`, response: `result ${id}` }));
     },
