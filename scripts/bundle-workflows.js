@@ -13,13 +13,14 @@ const { bundleWorkflowCode } = require('@temporalio/worker');
 const dist = join(__dirname, '..', 'dist');
 const workflowsPath = require.resolve(join(dist, 'workflows'));
 const { WORKFLOW_TRACING_MODULES } = require(join(dist, 'workers', 'telemetry'));
+const { workflowBundleOptions } = require(join(dist, 'workers', 'workflow-source'));
 
 async function main() {
   for (const [file, workflowInterceptorModules] of [
     ['workflow-bundle.js', []],
     ['workflow-bundle.traced.js', WORKFLOW_TRACING_MODULES],
   ]) {
-    const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules });
+    const { code } = await bundleWorkflowCode(workflowBundleOptions(workflowsPath, workflowInterceptorModules));
     writeFileSync(join(dist, file), code);
     process.stderr.write(`wrote dist/${file} (${Math.round(code.length / 1024)} KB)\n`);
   }

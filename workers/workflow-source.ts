@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Runtime, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
+import { Runtime, bundleWorkflowCode, type BundleOptions, type WorkerOptions } from '@temporalio/worker';
 
 /** Written by scripts/bundle-workflows.js beside the compiled modules. */
 export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
@@ -15,6 +15,50 @@ export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
 export const TRACED_WORKFLOW_BUNDLE_FILE = 'workflow-bundle.traced.js';
 
 export type WorkflowSource = Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'>;
+
+/**
+ * Modules all workflows of a worker share instead of each evaluating its own copy (the SDK's
+ * `preloadModules`, loaded once into its reusable V8 context): zod, and the core modules workflow
+ * code imports that hold only functions and constants. Evaluating them for every workflow made
+ * each cached workflow cost megabytes and each new executor child milliseconds of CPU. The SDK
+ * freezes their exports, so a shared module must not export schema instances (zod writes into a
+ * schema on its first parse: core/agent-types builds its schemas on first use) or anything a
+ * workflow changes.
+ */
+export const SHARED_WORKFLOW_MODULES: readonly string[] = [
+  'zod',
+  ...[
+    '../core/zod-defaults',
+    '../core/text',
+    '../core/llm-types',
+    '../core/json-in-text',
+    '../core/prompts',
+    '../core/planner-output',
+    '../core/template',
+    '../core/datetime',
+    '../core/memory-ids',
+    '../core/schema-check',
+    '../core/tool-types',
+    '../core/metric-names',
+    '../core/agent-file/parameter-defaults',
+    '../core/agent-file/llm-interfaces',
+    '../core/agent-file/instructions',
+    '../core/agent-types',
+    '../core/agent-types/common',
+    '../core/agent-types/plan-and-execute',
+    '../core/agent-types/step-by-step',
+    '../core/agent-types/todo-list',
+  ].map((m) => require.resolve(m)),
+];
+
+/** How perflow bundles workflow code: the modules shared among workflows, and any workflow interceptor modules. */
+export function workflowBundleOptions(workflowsPath: string, interceptorModules: readonly string[] = []): BundleOptions {
+  return {
+    workflowsPath,
+    preloadModules: [...SHARED_WORKFLOW_MODULES],
+    ...(interceptorModules.length > 0 ? { workflowInterceptorModules: [...interceptorModules] } : {}),
+  };
+}
 
 /** The prebuilt bundle when there is one (the traced one for a traced worker), else the sources. */
 export function workflowSource(options: { traced?: boolean } = {}): WorkflowSource {
@@ -49,11 +93,7 @@ export async function workflowCode(
       : bundle && 'codePath' in bundle
         ? await readFile(bundle.codePath, 'utf8')
         : (
-            await bundleWorkflowCode({
-              workflowsPath: source.workflowsPath!,
-              ...(options.interceptorModules?.length ? { workflowInterceptorModules: [...options.interceptorModules] } : {}),
-              logger: Runtime.instance().logger,
-            })
+            await bundleWorkflowCode({ ...workflowBundleOptions(source.workflowsPath!, options.interceptorModules), logger: Runtime.instance().logger })
           ).code;
   return { workflowBundle: { code }, buildId: `perflow+${createHash('sha256').update(code).digest('hex').slice(0, 20)}` };
 }

@@ -6,7 +6,7 @@
  * observation, the viability check at ≥ 0.7 confidence) and the unfinished part of the plan is
  * replaced; the final answer is synthesised from the step summaries, with run metadata.
  */
-import { instructionsOf } from '../core/agent';
+import { instructionsOf } from '../core/agent-file/instructions';
 import {
   findReplanKeyword,
   OBSERVATION_METADATA_CHARS,

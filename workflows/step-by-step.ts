@@ -5,8 +5,8 @@
  * YES (insert adaptive steps, numbered stepNo + 1000), NO (continue) or COMPLETE (goal achieved).
  */
 import { ApplicationFailure, log, patched } from '@temporalio/workflow';
-import { instructionsOf } from '../core/agent';
-import { AiStep, decisionRetrySuffix, numberAdaptiveSteps, parseAiSteps, parseStepDecision, type StepDecision } from '../core/agent-types';
+import { instructionsOf } from '../core/agent-file/instructions';
+import { type AiStep, decisionRetrySuffix, numberAdaptiveSteps, parseAiSteps, parseStepDecision, type StepDecision } from '../core/agent-types';
 import {
   AI_STEP_FIELDS,
   dataMappingPrompt,

@@ -8,7 +8,7 @@ import { ActivityFailure, executeChild, log, patched, workflowInfo } from '@temp
 import type { AgentTool } from '../core/contract';
 import type { ModelSettings } from '../core/contract';
 import type { MemoryIds } from '../core/memory-ids';
-import { instructionsOf } from '../core/agent';
+import { instructionsOf } from '../core/agent-file/instructions';
 import { parseCompletion, parseGoalDecision, parseTodos, type AiTodo } from '../core/agent-types';
 import {
   AI_TODO_FIELDS,

@@ -5,7 +5,9 @@ import { AgentDefinitionError } from './errors';
 import { isIvyAgentFile, mapIvyAgent } from '../ivy-agent';
 import { BUILTIN_TOOL_TYPES, SEED_TOOL_TYPES } from '../tool-types';
 import { isPlainObject, requiredOr, type PlainObject } from './coerce';
-import { ModelConfig, normalizeInterface } from './model';
+import { INSTRUCTION_TYPES } from './instructions';
+import { normalizeInterface } from './llm-interfaces';
+import { ModelConfig } from './model';
 import { AgentParameters } from './parameters';
 
 // ---------------------------------------------------------------------------------------------
@@ -101,17 +103,14 @@ export type MemorySpec = z.infer<typeof MemorySpec>;
 export const Instruction = z.strictObject({
   type: z.preprocess(
     (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
-    z.enum(['planning', 'execution'], { error: requiredOr('expected planning or execution') }),
+    z.enum(INSTRUCTION_TYPES, { error: requiredOr(`expected ${INSTRUCTION_TYPES.join(' or ')}`) }),
   ),
   content: z.string({ error: requiredOr('expected a string') }),
 });
 /** An instruction for one phase. */
 export type Instruction = z.infer<typeof Instruction>;
 
-/** The contents of an agent's instructions of one type, in file order. */
-export function instructionsOf(agent: { instructions?: Instruction[] }, type: Instruction['type']): string[] {
-  return (agent.instructions ?? []).filter((i) => i.type === type).map((i) => i.content);
-}
+export { instructionsOf } from './instructions';
 
 /** Fills `llm.interface` from `parameters._llm_interface` and lets `executor_llm` inherit from `llm`. */
 const preprocessAgent = (input: unknown): unknown => {

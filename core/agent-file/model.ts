@@ -2,30 +2,12 @@
 import { z } from 'zod';
 import { TASK_KINDS, type TaskKind } from '../llm-types';
 import { isPlainObject, requiredOr } from './coerce';
+import { LLM_INTERFACES, normalizeInterface } from './llm-interfaces';
 
 // ---------------------------------------------------------------------------------------------
 // LLM interfaces
 
-/** The model interfaces perflow can call. `scripted` replays a fixed script (tests, demos). */
-export const LLM_INTERFACES = [
-  'openai/v1/chat/completions',
-  'bedrock/converse/claude',
-  'bedrock/converse/deepseek_r1',
-  'scripted',
-] as const;
-
-/** Alternative spellings accepted for an interface (the seed also names them with underscores). */
-const INTERFACE_ALIASES: Record<string, (typeof LLM_INTERFACES)[number]> = {
-  openai_v1_chat_completions: 'openai/v1/chat/completions',
-  bedrock_converse_claude: 'bedrock/converse/claude',
-  bedrock_converse_deepseek_r1: 'bedrock/converse/deepseek_r1',
-};
-
-export const normalizeInterface = (v: unknown): unknown => {
-  if (typeof v !== 'string') return v;
-  const s = v.trim().toLowerCase();
-  return INTERFACE_ALIASES[s] ?? s;
-};
+export { LLM_INTERFACES, normalizeInterface, llmResponseFilterFor } from './llm-interfaces';
 
 /**
  * An LLM interface name. Matching ignores case and surrounding spaces, and the seed's
@@ -37,23 +19,6 @@ export const LlmInterface = z.preprocess(
 );
 /** An LLM interface name. */
 export type LlmInterface = z.infer<typeof LlmInterface>;
-
-const LLM_RESPONSE_FILTERS: Record<LlmInterface, string> = {
-  'openai/v1/chat/completions': '$.choices[0].message.content',
-  'bedrock/converse/claude': '$.output.message.content[0].text',
-  'bedrock/converse/deepseek_r1': '$.output.message.content[0].text',
-  scripted: '$.content',
-};
-
-/**
- * The default `llm_response_filter` (JSONPath to the answer text in the raw response) of an
- * interface, as the seed sets it when the parameter is missing or empty.
- *
- * @param iface - the LLM interface
- */
-export function llmResponseFilterFor(iface: LlmInterface): string {
-  return LLM_RESPONSE_FILTERS[iface];
-}
 
 // ---------------------------------------------------------------------------------------------
 // models

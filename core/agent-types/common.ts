@@ -15,8 +15,18 @@ export { fill } from '../template';
 
 export type { Parsed };
 
-export const intFrom = z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), z.number().int());
-export const optionalText = z.preprocess((v) => (v === null ? undefined : typeof v === 'number' ? String(v) : v), z.string().optional());
+/**
+ * A schema built on its first use and kept. All workflows of a worker share these modules
+ * (SHARED_WORKFLOW_MODULES in workers/workflow-source.ts) and the SDK freezes what they export,
+ * while zod writes into a schema on its first parse: so no schema is built at module scope.
+ */
+export function lazySchema<T extends z.ZodType>(build: () => T): () => T {
+  let schema: T | undefined;
+  return () => (schema ??= build());
+}
+
+export const intFrom = lazySchema(() => z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), z.number().int()));
+export const optionalText = lazySchema(() => z.preprocess((v) => (v === null ? undefined : typeof v === 'number' ? String(v) : v), z.string().optional()));
 
 export function zodProblem(error: z.ZodError, what: string): string {
   const first = error.issues[0];

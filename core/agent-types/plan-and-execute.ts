@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { extractJson, type Parsed } from '../json-in-text';
-import { intFrom, optionalText, parseList, zodProblem } from './common';
+import { intFrom, lazySchema, optionalText, parseList, zodProblem } from './common';
 
 
 /** Words in an observation that signal a missing prerequisite or a new requirement. */
@@ -121,18 +121,20 @@ export interface PlanStep {
   depends_on?: number[];
 }
 
-const PlanStepInput = z.object({
-  step_num: intFrom.optional().catch(undefined),
-  goal: z.string().min(1),
-  primary_tools: z.preprocess((v) => (typeof v === 'string' ? [v] : v ?? []), z.array(z.string())),
-  success_criteria: z.string().default(''),
-  context: optionalText,
-  depends_on: z.array(intFrom).optional().catch(undefined),
-});
+const planStepInput = lazySchema(() =>
+  z.object({
+    step_num: intFrom().optional().catch(undefined),
+    goal: z.string().min(1),
+    primary_tools: z.preprocess((v) => (typeof v === 'string' ? [v] : v ?? []), z.array(z.string())),
+    success_criteria: z.string().default(''),
+    context: optionalText(),
+    depends_on: z.array(intFrom()).optional().catch(undefined),
+  }),
+);
 
 /** Parses a plan (a JSON array of steps), numbering steps that have no `step_num` by position from `firstNum`. */
 export function parsePlanSteps(raw: string, firstNum = 1): Parsed<PlanStep[]> {
-  const parsed = parseList(raw, PlanStepInput, 'plan steps');
+  const parsed = parseList(raw, planStepInput(), 'plan steps');
   if (!parsed.ok) return parsed;
   return {
     ok: true,

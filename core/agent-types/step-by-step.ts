@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { extractJson, type Parsed } from '../json-in-text';
 import { clip, oneLine } from '../text';
-import { intFrom, optionalText, parseList } from './common';
+import { intFrom, lazySchema, optionalText, parseList } from './common';
 
 /** The planning prompt of a step_by_step agent (IvyAgent `buildPlanningPrompt`), for the planning model. */
 export const STEP_PLANNING_TEMPLATE = `GOAL: {{goal}}
@@ -76,21 +76,23 @@ VARIABLES:
 
 
 /** A step of a step_by_step plan (Axon Ivy `AiStep`). */
-export const AiStep = z.object({
-  stepNo: intFrom,
-  name: z.string().min(1),
-  analysis: optionalText,
-  toolId: z.string().min(1),
-  next: intFrom.optional().catch(undefined),
-  previous: intFrom.optional().catch(undefined),
-  resultName: optionalText,
-  resultDescription: optionalText,
-});
-export type AiStep = z.infer<typeof AiStep>;
+const aiStep = lazySchema(() =>
+  z.object({
+    stepNo: intFrom(),
+    name: z.string().min(1),
+    analysis: optionalText(),
+    toolId: z.string().min(1),
+    next: intFrom().optional().catch(undefined),
+    previous: intFrom().optional().catch(undefined),
+    resultName: optionalText(),
+    resultDescription: optionalText(),
+  }),
+);
+export type AiStep = z.infer<ReturnType<typeof aiStep>>;
 
 /** A step list whose tool IDs are checked against the agent's tools: an unknown one is "Tool not found". */
 export function parseAiSteps(raw: string, toolIds: readonly string[]): Parsed<AiStep[]> | { ok: false; error: string; toolNotFound: string } {
-  const parsed = parseList(raw, AiStep, 'steps');
+  const parsed = parseList(raw, aiStep(), 'steps');
   if (!parsed.ok) return parsed;
   const unknown = parsed.value.find((s) => !toolIds.includes(s.toolId));
   if (unknown) {

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { Parsed } from '../json-in-text';
 import { clip } from '../text';
-import { intFrom, optionalText, parseList } from './common';
+import { intFrom, lazySchema, optionalText, parseList } from './common';
 
 /** TodoAgent's DataMapping field explanations of an `AiTodo` (verbatim). */
 export const AI_TODO_FIELDS: ReadonlyArray<readonly [string, string]> = [
@@ -73,21 +73,23 @@ export const todoListGoal = (query: string) => `Complete all todos successfully 
 
 
 /** A todo of a todo_list plan (Axon Ivy `AiTodo`, planning fields). */
-export const AiTodo = z.object({
-  description: z.string().min(1),
-  successCriteria: z.string().min(1),
-  availableToolIds: z.array(z.string()).nullish().transform((v) => v ?? []),
-  analysis: optionalText,
-  stepNo: intFrom,
-  resultName: optionalText,
-  resultDescription: optionalText,
-  maxIterationsPerTodo: intFrom.nullish().catch(undefined),
-});
-export type AiTodo = z.infer<typeof AiTodo>;
+const aiTodo = lazySchema(() =>
+  z.object({
+    description: z.string().min(1),
+    successCriteria: z.string().min(1),
+    availableToolIds: z.array(z.string()).nullish().transform((v) => v ?? []),
+    analysis: optionalText(),
+    stepNo: intFrom(),
+    resultName: optionalText(),
+    resultDescription: optionalText(),
+    maxIterationsPerTodo: intFrom().nullish().catch(undefined),
+  }),
+);
+export type AiTodo = z.infer<ReturnType<typeof aiTodo>>;
 
 /** Parses the todo list; a missing or non-positive `maxIterationsPerTodo` becomes `defaultMax`, as TodoAgent sets it. */
 export function parseTodos(raw: string, toolIds: readonly string[], defaultMax: number): Parsed<Array<AiTodo & { maxIterationsPerTodo: number }>> {
-  const parsed = parseList(raw, AiTodo, 'todos');
+  const parsed = parseList(raw, aiTodo(), 'todos');
   if (!parsed.ok) return parsed;
   for (const todo of parsed.value) {
     const unknown = todo.availableToolIds.find((id) => !toolIds.includes(id));

@@ -11,11 +11,12 @@ import type { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { MongoClient } from 'mongodb';
 import { MemoryStore } from '../../memory/store';
+import { workflowBundleOptions } from '../../workers/workflow-source';
 import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
 
 /** The workflow code bundled once, so each started worker is ready quickly. */
 async function bundleWorkflows(): Promise<string> {
-  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
+  const bundle = await bundleWorkflowCode({ ...workflowBundleOptions(require.resolve('../../workflows')), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
   const path = join(mkdtempSync(join(tmpdir(), 'perflow-bundle-')), 'workflows.js');
   writeFileSync(path, bundle.code);
   return path;

@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure, log, patched } from '@temporalio/workflow';
 import type { MaterialRef, ModelSettings, PlannerPromptRef } from '../../core/contract';
-import { llmResponseFilterFor } from '../../core/agent';
+import { llmResponseFilterFor } from '../../core/agent-file/llm-interfaces';
 import { addUsage, type CallPosition, type Usage } from '../../core/llm-types';
 import { parseRetrySuffix } from '../../core/prompts';
 import type { Parsed } from '../../core/json-in-text';

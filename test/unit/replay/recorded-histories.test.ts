@@ -4,16 +4,17 @@
  * behind `patched()` (see README "Contributing").
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { SHARED_WORKFLOW_MODULES, workflowBundleOptions } from '../../../workers/workflow-source';
 
 const dir = join(__dirname, '..', '..', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((f) => f.endsWith('.binpb')).sort();
 
 let bundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../../workflows'), logger: quietLogger });
+  bundle = await bundleWorkflowCode({ ...workflowBundleOptions(require.resolve('../../../workflows')), logger: quietLogger });
 }, 60_000);
 
 const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
@@ -81,6 +82,15 @@ describe('recorded histories', () => {
         'plan-and-execute-forked-from-step-3.step-4.binpb',
       ]),
     );
+  });
+
+  it('are replayed by workflow code whose every perflow module outside workflows/ is shared among workflows', () => {
+    // A core module not shared is evaluated again for every workflow a worker runs (memory and CPU per step).
+    const root = join(__dirname, '..', '..', '..');
+    const bundled = [...bundle.code.matchAll(/^\/\*\*\*\/ "\.\/((?!node_modules\/|workflows\/)[^"]+)"/gm)].map((m) => m[1]);
+    const shared = SHARED_WORKFLOW_MODULES.filter((m) => m.startsWith(root)).map((m) => relative(root, m));
+    expect(bundled.length).toBeGreaterThan(10);
+    expect(bundled.filter((m) => !shared.includes(m))).toEqual([]);
   });
 
   it('hold every kind of decision a person takes', () => {

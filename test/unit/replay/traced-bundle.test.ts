@@ -11,6 +11,7 @@ import { Resource } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { WORKFLOW_TRACING_MODULES } from '../../../workers/telemetry';
+import { workflowBundleOptions } from '../../../workers/workflow-source';
 
 const dir = join(__dirname, '..', '..', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((f) => f.endsWith('.binpb')).sort();
@@ -18,7 +19,7 @@ const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, 
 
 let bundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../../workflows'), workflowInterceptorModules: [...WORKFLOW_TRACING_MODULES], logger: quietLogger });
+  bundle = await bundleWorkflowCode({ ...workflowBundleOptions(require.resolve('../../../workflows'), WORKFLOW_TRACING_MODULES), logger: quietLogger });
 }, 60_000);
 
 describe('the traced workflow bundle', () => {
