@@ -12,7 +12,7 @@ import { chat, type ChatDeps } from './llm/chat';
 import { executorOpening, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
 import { completedStepIds } from '../core/memory-ids';
 import { createMemoryActivities, directReads, loadExecutorHistory, saveStep, saveToolCall, toolCallId } from './memory';
-import type { MemoryStore } from '../memory/store';
+import { allFound, type MemoryStore } from '../memory/store';
 import { toolSpec, type ToolRegistry } from './tools/tool';
 import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters, type SecretReader } from './tools/mcp';
 import type { McpServerConfig } from '../core/agent';
@@ -37,7 +37,7 @@ export function createActivities(activityDeps: ActivityDeps) {
   const deps = {
     ...activityDeps,
     prompts: promptMaterialCache(activityDeps.memory),
-    executorHistory: executorHistoryCache(activityDeps.memory),
+    executorHistory: executorHistoryCache(activityDeps.memory, completedSteps),
     completedSteps,
   };
   return {
@@ -122,7 +122,8 @@ async function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Pr
     const response = await chat(model, { ...request, messages, system: systemOf(input, material), ...(tools ? { tools } : {}) }, deps);
     // A final answer is the step's result; saving it is idempotent, so a retried turn saves what it answers.
     if (step_memory && response.tool_calls.length === 0) {
-      await saveStep(deps.memory, { ids: step_memory.ids, stepIndex: step_memory.step_index, step: step_memory.step, result: response.content });
+      const saved = await saveStep(deps.memory, { ids: step_memory.ids, stepIndex: step_memory.step_index, step: step_memory.step, result: response.content });
+      if (step_memory.run_id !== undefined) deps.completedSteps.remember(step_memory.run_id, saved, { step: step_memory.step, result: response.content });
     }
     return response;
   });
@@ -160,33 +161,42 @@ function boundedCache<K, V>(load: (key: K) => Promise<V>, keyOf: (key: K) => str
 }
 
 /**
- * Completed steps (earlier exchanges and step traces) by interaction ID, cached in the worker per
- * workflow execution: once a run's planner reads a step it does not change in that execution (a
- * retried save writes what the step returned), while a reset or continue-as-new is a new
- * execution that reads memory again. So each planner call reads only the steps new to it.
+ * Completed steps (earlier exchanges, step traces, executor step records) by interaction ID,
+ * cached in the worker per workflow execution of their run: once a step is saved it does not
+ * change in that execution (a retried save writes what the step returned), while a reset or
+ * continue-as-new is a new execution that reads memory again. The worker remembers the steps it
+ * saves, so the planner and the next executor steps read memory only for steps another worker
+ * ran.
  */
 export function completedStepCache(memory: MemoryStore, max = 20_000) {
   const cache = new Map<string, CompletedStep>();
+  const key = (run: string, id: string) => `${run}/${id}`;
+  const remember = (run: string, id: string, step: CompletedStep) => {
+    if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+    cache.set(key(run, id), step);
+  };
+  /** The steps by ID (null where memory has none), cached under `run`: the current activity's execution unless named. */
+  const find = async (ids: readonly string[], run = currentRunId()): Promise<(CompletedStep | null)[]> => {
+    const known = new Map<string, CompletedStep>();
+    for (const id of ids) {
+      const hit = run === undefined ? undefined : cache.get(key(run, id));
+      if (hit) known.set(id, hit);
+    }
+    const missing = [...new Set(ids.filter((id) => !known.has(id)))];
+    (missing.length === 0 ? [] : await memory.findInteractions(missing)).forEach((doc, i) => {
+      if (!doc) return;
+      const step = { step: doc.input, result: doc.response };
+      known.set(missing[i], step);
+      if (run !== undefined) remember(run, missing[i], step);
+    });
+    return ids.map((id) => known.get(id) ?? null);
+  };
   return {
+    find,
     /** The steps by ID; throws naming the IDs memory does not have. */
-    async get(ids: readonly string[]): Promise<CompletedStep[]> {
-      const runId = currentRunId();
-      const key = (id: string) => `${runId}/${id}`;
-      const known = new Map<string, CompletedStep>();
-      for (const id of ids) {
-        const hit = runId === undefined ? undefined : cache.get(key(id));
-        if (hit) known.set(id, hit);
-      }
-      const missing = [...new Set(ids.filter((id) => !known.has(id)))];
-      (await memory.interactionsByIds(missing)).forEach((doc, i) => {
-        const step = { step: doc.input, result: doc.response };
-        known.set(missing[i], step);
-        if (runId === undefined) return;
-        if (cache.size >= max) cache.delete(cache.keys().next().value as string);
-        cache.set(key(missing[i]), step);
-      });
-      return ids.map((id) => known.get(id)!);
-    },
+    get: async (ids: readonly string[]): Promise<CompletedStep[]> => allFound(ids, await find(ids)),
+    /** A step this worker saved, under the IDs it saved it as. */
+    remember: (run: string, ids: readonly string[], step: CompletedStep) => ids.forEach((id) => remember(run, id, step)),
   };
 }
 
@@ -206,15 +216,17 @@ export function promptMaterialCache(memory: MemoryStore, max = 500) {
 
 /**
  * The opening messages of an executor step's turns: its earlier steps (question → answer) and
- * the step. Cached per step, so every turn of a step sees the same earlier steps and only the
- * first reads memory.
+ * the step. Cached per step of a run's execution, so every turn of a step sees the same earlier
+ * steps and only the first reads them (a reset run executes its steps anew).
  */
-export function executorHistoryCache(memory: MemoryStore, max = 1_000) {
+export function executorHistoryCache(memory: MemoryStore, steps: ReturnType<typeof completedStepCache>, max = 1_000) {
   // Which run created an executor memory never changes.
   const firstRuns = boundedCache(async (id: string) => ({ first_run: (await memory.memory(id))?.first_run }), (id) => id, max);
-  const reads = { ...directReads(memory), firstRun: async (id: string) => (await firstRuns.get(id)).first_run };
+  const firstRun = async (id: string) => (await firstRuns.get(id)).first_run;
   return boundedCache(
     async (m: ExecutorStepMemory): Promise<ChatMessage[]> => {
+      // The run's earlier steps from the worker's cache of its execution (memory when it has no run_id).
+      const reads = m.run_id === undefined ? { ...directReads(memory), firstRun } : { steps: (ids: readonly string[]) => steps.find(ids, m.run_id), firstRun };
       const earlier = await loadExecutorHistory(
         memory,
         { executor_agent_memory_id: m.ids.executor_agent_memory_id, limit: m.history_limit, before_step: m.step_index, ids: m.ids },
@@ -222,7 +234,7 @@ export function executorHistoryCache(memory: MemoryStore, max = 1_000) {
       );
       return executorOpening(earlier, m.step);
     },
-    (m) => `${m.ids.executor_agent_memory_id}/${m.step_index}/${m.history_limit}/${m.step}`,
+    (m) => `${m.run_id ?? ''}/${m.ids.executor_agent_memory_id}/${m.step_index}/${m.history_limit}/${m.step}`,
     max,
   );
 }

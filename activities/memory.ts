@@ -109,8 +109,11 @@ export interface StepRecord {
   result: string;
 }
 
-/** Saves an executed step in one command: the trace under the run's root interaction, and the executor's own record (both idempotent). */
-export async function saveStep(store: MemoryStore, { ids, stepIndex, step, result }: StepRecord): Promise<void> {
+/**
+ * Saves an executed step in one command: the trace under the run's root interaction, and the
+ * executor's own record (both idempotent). Returns their IDs.
+ */
+export async function saveStep(store: MemoryStore, { ids, stepIndex, step, result }: StepRecord): Promise<string[]> {
   const record = { input: step, response: result, trace_number: stepIndex + 1, step_index: stepIndex, ...tenantOf(ids) };
   await store.upsertInteractions(
     [
@@ -125,6 +128,7 @@ export async function saveStep(store: MemoryStore, { ids, stepIndex, step, resul
     ],
     new Date(),
   );
+  return [stepTraceId(ids.parent_interaction_id, stepIndex), executorStepId(ids, stepIndex)];
 }
 
 /** The interaction ID of a run's n-th decision (0-based). */
@@ -232,7 +236,7 @@ export function createMemoryActivities(store: MemoryStore) {
     loadExecutorHistory: (input: ExecutorHistoryQuery) => loadExecutorHistory(store, input),
 
     /** Saves an executed step: the trace under the root interaction, and the executor's own record. */
-    saveStep: (input: StepRecord) => saveStep(store, input),
+    saveStep: async (input: StepRecord): Promise<void> => void (await saveStep(store, input)),
 
     /** The whole result of an executed step, as saved by {@link saveStep} ('' when there is none). */
     async stepResult(input: { ids: MemoryIds; stepIndex: number }): Promise<string> {

@@ -22,7 +22,8 @@ async function main(): Promise<void> {
     ...workerConfigFromEnv(),
     mongoOptions: { monitorCommands: true },
     tools: [blobTool],
-    workflows: { workflowsPath: require.resolve('./workflows') },
+    // As in production, the workflow code comes prebuilt (the bench bundles it once), so bundling costs the worker nothing.
+    workflows: process.env.BENCH_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.BENCH_WORKFLOW_BUNDLE } } : { workflowsPath: require.resolve('./workflows') },
     extraActivities: benchActivities,
     tuning: {
       maxConcurrentWorkflowTaskExecutions: 100,

@@ -108,6 +108,12 @@ export interface ExecutorStepMemory {
   step: string;
   /** How many earlier steps of the executor memory to show the model. */
   history_limit: number;
+  /**
+   * The workflow execution of the run the step belongs to (the executor child's parent): the
+   * worker caches the run's completed steps under it, as it does for the run's planner calls.
+   * Absent in executions started before it was added: their steps are read from memory.
+   */
+  run_id?: string;
 }
 
 /** A tool as the agent file lists it (or an MCP tool, with its server in `parameters`). */

@@ -180,10 +180,7 @@ export class MemoryStore {
 
   /** Interactions by ID, in the order of `ids`; throws naming the IDs that are missing. */
   async interactionsByIds(ids: readonly string[]): Promise<InteractionDoc[]> {
-    const docs = await this.findInteractions(ids);
-    const missing = ids.filter((_, i) => docs[i] === null);
-    if (missing.length > 0) throw new Error(`interactions not found in memory: ${missing.join(', ')}`);
-    return docs as InteractionDoc[];
+    return allFound(ids, await this.findInteractions(ids));
   }
 
   /** Interactions by ID, in the order of `ids` (null where there is none): one `_id` lookup each, at most 32 at once. */
@@ -218,4 +215,11 @@ export class MemoryStore {
     const interactions = await this.interactions.find({ memory_id: memoryId }).sort({ created: 1, trace_number: 1 }).toArray();
     return { memory, interactions };
   }
+}
+
+/** `found` (what a lookup of `ids` returned, null where none) when nothing is missing; else throws naming the missing IDs. */
+export function allFound<T>(ids: readonly string[], found: readonly (T | null)[]): T[] {
+  const missing = ids.filter((_, i) => found[i] === null);
+  if (missing.length > 0) throw new Error(`interactions not found in memory: ${missing.join(', ')}`);
+  return found as T[];
 }

@@ -12,11 +12,12 @@
  * runs next to the floor, and the worker's peak RSS. Writes bench/results/latest.{json,md}.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { MongoClient } from 'mongodb';
 import { firstLine } from '../core/text';
 import { startServers, stopServersOnSignals, type Servers } from '../servers';
@@ -26,6 +27,7 @@ import { runInProcess } from '../bench/in-process-loop';
 import { blobTool } from '../bench/tools';
 import { startBenchWorker, type BenchWorker } from '../bench/worker-handle';
 import type { PlanExecuteReflectInput } from '../workflows';
+import { workflowBundleOptions } from '../workers/workflow-source';
 
 const { values: args } = parseArgs({
   options: {
@@ -85,6 +87,17 @@ function withDatabase(uri: string, database: string): string {
   return url.toString();
 }
 
+/** The benchmark's workflows (perflow's and the floor's), bundled once per bench as `npm run build` bundles perflow's. */
+let workflowBundle: Promise<string> | undefined;
+function benchWorkflowBundle(): Promise<string> {
+  return (workflowBundle ??= (async () => {
+    const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(require.resolve('../bench/workflows')), logger: new DefaultLogger('WARN') });
+    const path = join(mkdtempSync(join(tmpdir(), 'perflow-bench-')), 'workflow-bundle.js');
+    writeFileSync(path, code);
+    return path;
+  })());
+}
+
 /** Starts the servers with this memory backend and the worker process on them; `body` measures. */
 async function withBench<T>(backend: string, body: (bench: Bench) => Promise<T>): Promise<T> {
   const previous = process.env.PERFLOW_MONGO_BACKEND;
@@ -106,6 +119,7 @@ async function withBench<T>(backend: string, body: (bench: Bench) => Promise<T>)
       TEMPORAL_NAMESPACE: servers.temporal.namespace,
       MONGODB_URI: withDatabase(servers.mongo.uri, database),
       PERFLOW_TASK_QUEUE: taskQueue,
+      BENCH_WORKFLOW_BUNDLE: await benchWorkflowBundle(),
       ...(args['max-cached-workflows'] ? { BENCH_MAX_CACHED_WORKFLOWS: args['max-cached-workflows'] } : {}),
     });
     connection = await Connection.connect({ address: servers.temporal.address });
@@ -314,6 +328,7 @@ async function main(): Promise<void> {
       console.error(`perflow bench: ${backend}: ${firstLine(err)}`);
     }
   }
+  if (workflowBundle) rmSync(dirname(await workflowBundle), { recursive: true, force: true });
   if (measuredOnce === undefined) throw new Error(notes.join('; '));
   write(results, rows, notes, measuredOnce);
 }

@@ -7,7 +7,7 @@ import type { AgentTool, AgentToolRef } from '../core/contract';
 import type { ModelSettings } from '../core/contract';
 import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../core/llm-types';
 import type { MemoryIds } from '../core/memory-ids';
-import { patched } from '@temporalio/workflow';
+import { patched, workflowInfo } from '@temporalio/workflow';
 import { executorOpening } from '../core/template';
 import { preview } from '../core/text';
 import { memoryActivities, modelActivities, toolCall } from './kernel/activity-presets';
@@ -75,7 +75,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   // The model calls read the executor's earlier steps and save the final answer themselves:
   // a step is its model and tool calls, with no memory round trips of its own.
   const stepMemory = patched(STEP_MEMORY_IN_MODEL_CALLS_PATCH)
-    ? { ids: input.ids, step_index: input.stepIndex, step: input.step, history_limit: input.message_history_limit }
+    ? { ids: input.ids, step_index: input.stepIndex, step: input.step, history_limit: input.message_history_limit, run_id: workflowInfo().parent?.runId ?? workflowInfo().runId }
     : undefined;
   // Histories with step memory are newer than the model activities' rename.
   const models = modelActivities(input.llm_task_queue, stepMemory !== undefined);
