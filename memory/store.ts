@@ -104,9 +104,19 @@ export class MemoryStore {
     return (await this.memories.countDocuments({ _id: memoryId }, { limit: 1 })) > 0;
   }
 
-  /** Creates the memory if it does not exist; keeps its name, `first_run` and creation time if it does. */
+  /**
+   * Creates the memory if it does not exist; keeps its name, `first_run` and creation time if it
+   * does. Inserted first: a new memory (every new conversation) is one insert, while an update
+   * makes FerretDB scan the collection.
+   */
   async upsertMemory(doc: Omit<MemoryDoc, '_id' | 'created' | 'updated'>, now: Date): Promise<void> {
     const { name, first_run, ...rest } = doc;
+    try {
+      await this.memories.insertOne({ _id: doc.memory_id, ...rest, name, created: now, updated: now, ...(first_run !== undefined ? { first_run } : {}) });
+      return;
+    } catch (err) {
+      if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+    }
     await this.memories.updateOne(
       { _id: doc.memory_id },
       { $set: { ...rest, updated: now }, $setOnInsert: { name, created: now, ...(first_run !== undefined ? { first_run } : {}) } },

@@ -127,6 +127,7 @@ describe('conversation memory', () => {
     await memory.startRun({ ids, question: 'again?', app_type: 'test', resume: false, message_history_limit: 10 });
     await memory.saveStep({ ids, stepIndex: 0, step: 's', result: 'first' });
     const created = (await harness.memory.interactions.findOne({ _id: 'p-again:step-1' }))?.created;
+    const conversation = await harness.memory.memory('m-again');
     // A reset re-runs the step: same IDs, another result. The root's question stays as first written.
     await memory.saveStep({ ids, stepIndex: 0, step: 's', result: 'second' });
     await memory.startRun({ ids, question: 'changed?', app_type: 'test', resume: false, message_history_limit: 10 });
@@ -135,6 +136,10 @@ describe('conversation memory', () => {
     expect(docs[0]?.created).toEqual(created);
     expect(docs[2]?.input).toBe('again?');
     expect((await harness.memory.memory('em-again'))?.first_run).toBe('ep-again');
+    // The memory is written once as new; starting again updates it, keeping its name and creation time.
+    const again = await harness.memory.memory('m-again');
+    expect(again).toMatchObject({ name: 'again?', created: conversation?.created, role: 'planner' });
+    expect(again!.updated.getTime()).toBeGreaterThanOrEqual(conversation!.updated.getTime());
   });
 
   it('shows a step the executor’s earlier steps of its own run by ID, and a continued conversation’s earlier runs too', async () => {
