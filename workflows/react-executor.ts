@@ -45,6 +45,12 @@ export interface ReactExecutorInput {
   llm_task_queue?: string;
   /** The agent's custom `llm_response_filter`, applied to the model's final answers. */
   response_filter?: string;
+  /**
+   * The parent knows the child takes the step-memory path: it then asks no patch, so the
+   * child's history has no patch marker (nor the search-attribute upsert the SDK adds to each).
+   * Children started without it (by older parents) ask the patch as before.
+   */
+  step_memory?: true;
 }
 
 /**
@@ -74,7 +80,7 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
 export async function runReact(input: ReactExecutorInput): Promise<ReactExecutorOutput> {
   // The model calls read the executor's earlier steps and save the final answer themselves:
   // a step is its model and tool calls, with no memory round trips of its own.
-  const stepMemory = patched(STEP_MEMORY_IN_MODEL_CALLS_PATCH)
+  const stepMemory = input.step_memory || patched(STEP_MEMORY_IN_MODEL_CALLS_PATCH)
     ? { ids: input.ids, step_index: input.stepIndex, step: input.step, history_limit: input.message_history_limit, run_id: workflowInfo().parent?.runId ?? workflowInfo().runId }
     : undefined;
   // Histories with step memory are newer than the model activities' rename.

@@ -380,4 +380,19 @@ export const SCENARIOS: Scenario[] = [
       }),
     },
   },
+  // Executor children told by the parent that they take the step-memory path: no patch marker, no search-attribute upsert.
+  {
+    name: 'executor-step-memory-by-input',
+    question: 'What is (6*7) + 2^10, with lean children?',
+    agent: scriptedAgent(
+      {
+        planner: [plan('compute 6*7', 'add 1024'), plan('add 1024'), final('1066')],
+        executor: [
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1024' } }] }, { content: '1066' }],
+        ],
+      },
+      { tools: [{ type: 'CalculatorTool' }] },
+    ),
+  },
 ];

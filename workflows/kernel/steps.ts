@@ -94,6 +94,7 @@ async function executeStep(run: RunContext, step: StepRequest): Promise<StepOutc
           ids,
           ...(run.input.llm_task_queue ? { llm_task_queue: run.input.llm_task_queue } : {}),
           ...responseFilter(run, 'execution'),
+          step_memory: true,
         },
       ],
     });

@@ -80,6 +80,10 @@ describe('recorded histories', () => {
         'forked-from-step-3.binpb',
         'plan-and-execute-forked-from-step-3.binpb',
         'plan-and-execute-forked-from-step-3.step-4.binpb',
+        // Executor children that take step memory by their input, without a patch marker.
+        'executor-step-memory-by-input.binpb',
+        'executor-step-memory-by-input.step-1.binpb',
+        'executor-step-memory-by-input.step-2.binpb',
       ]),
     );
   });
@@ -91,6 +95,14 @@ describe('recorded histories', () => {
     const shared = SHARED_WORKFLOW_MODULES.filter((m) => m.startsWith(root)).map((m) => relative(root, m));
     expect(bundled.length).toBeGreaterThan(10);
     expect(bundled.filter((m) => !shared.includes(m))).toEqual([]);
+  });
+
+  it('hold executor children without a patch marker or search-attribute upsert once the parent says they take step memory', () => {
+    const eventsOf = (file: string) => temporal.api.history.v1.History.decode(readFileSync(join(dir, file))).events ?? [];
+    const patchEvents = (file: string) => eventsOf(file).filter((e) => e.markerRecordedEventAttributes || e.upsertWorkflowSearchAttributesEventAttributes).length;
+    expect(patchEvents('step-memory-three-steps.step-1.binpb')).toBe(2);
+    expect(patchEvents('executor-step-memory-by-input.step-1.binpb')).toBe(0);
+    expect(eventsOf('executor-step-memory-by-input.step-1.binpb').filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(3);
   });
 
   it('hold every kind of decision a person takes', () => {
