@@ -72,6 +72,18 @@ export interface ReactExecutorOutput {
 /** Executor turns carry their step's memory (`step_memory`) instead of separate load and save activities. */
 export const STEP_MEMORY_IN_MODEL_CALLS_PATCH = 'executor-step-memory-in-model-calls';
 
+/**
+ * Whether the model calls carry the step's memory. A child the parent told so (`step_memory`)
+ * asks the patch only when replaying: there it matches the marker a worker from before the
+ * flag recorded (a rolling upgrade) and adds nothing when there is none; a fresh execution
+ * records no marker.
+ */
+function takesStepMemory(input: ReactExecutorInput): boolean {
+  if (!input.step_memory) return patched(STEP_MEMORY_IN_MODEL_CALLS_PATCH);
+  if (workflowInfo().unsafe.isReplaying) patched(STEP_MEMORY_IN_MODEL_CALLS_PATCH);
+  return true;
+}
+
 export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExecutorOutput> {
   return runReact(input);
 }
@@ -80,7 +92,7 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
 export async function runReact(input: ReactExecutorInput): Promise<ReactExecutorOutput> {
   // The model calls read the executor's earlier steps and save the final answer themselves:
   // a step is its model and tool calls, with no memory round trips of its own.
-  const stepMemory = input.step_memory || patched(STEP_MEMORY_IN_MODEL_CALLS_PATCH)
+  const stepMemory = takesStepMemory(input)
     ? { ids: input.ids, step_index: input.stepIndex, step: input.step, history_limit: input.message_history_limit, run_id: workflowInfo().parent?.runId ?? workflowInfo().runId }
     : undefined;
   // Histories with step memory are newer than the model activities' rename.

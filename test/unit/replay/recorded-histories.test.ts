@@ -105,6 +105,13 @@ describe('recorded histories', () => {
     expect(eventsOf('executor-step-memory-by-input.step-1.binpb').filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(3);
   });
 
+  it('replay a child told to take step memory whose patch marker a worker from before the flag recorded (a rolling upgrade)', async () => {
+    const history = temporal.api.history.v1.History.decode(readFileSync(join(dir, 'step-memory-three-steps.step-1.binpb')));
+    const payload = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
+    payload.data = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload.data!).toString()), step_memory: true }));
+    await Worker.runReplayHistory({ workflowBundle: bundle }, history, 'history-step-memory-three-steps/step-1');
+  });
+
   it('hold every kind of decision a person takes', () => {
     const events = temporal.api.history.v1.History.decode(readFileSync(join(dir, 'decisions-plan-execute-reflect.binpb'))).events ?? [];
     const updates = events.flatMap((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? []);
