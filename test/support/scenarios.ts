@@ -34,6 +34,19 @@ async function until(client: Client, workflowId: string, ok: (p: Progress) => bo
   }
   throw new Error(`${workflowId}: timed out waiting in a scenario`);
 }
+/** Two calculator steps, (6*7) then + 1024, planned at once and re-planned after the first. */
+const sixTimesSevenPlus1024 = () =>
+  scriptedAgent(
+    {
+      planner: [plan('compute 6*7', 'add 1024'), plan('add 1024'), final('1066')],
+      executor: [
+        [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
+        [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1024' } }] }, { content: '1066' }],
+      ],
+    },
+    { tools: [{ type: 'CalculatorTool' }] },
+  );
+
 const awaiting = (id: string) => (p: Progress) => (p.pending ?? []).some((d) => d.id === id);
 
 export const SCENARIOS: Scenario[] = [
@@ -218,16 +231,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'prompt-material-three-steps',
     question: 'What is (6*7) + 2^10, by reference?',
-    agent: scriptedAgent(
-      {
-        planner: [plan('compute 6*7', 'add 1024'), plan('add 1024'), final('1066')],
-        executor: [
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1024' } }] }, { content: '1066' }],
-        ],
-      },
-      { tools: [{ type: 'CalculatorTool' }] },
-    ),
+    agent: sixTimesSevenPlus1024(),
   },
   { name: 'prompt-material-todo-list', question: 'sum 1..2, by reference', agent: typedAgent('todo_list', 2) },
   // Executor steps read their earlier steps and save their results inside the model calls (patched):
@@ -384,15 +388,6 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'executor-step-memory-by-input',
     question: 'What is (6*7) + 2^10, with lean children?',
-    agent: scriptedAgent(
-      {
-        planner: [plan('compute 6*7', 'add 1024'), plan('add 1024'), final('1066')],
-        executor: [
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1024' } }] }, { content: '1066' }],
-        ],
-      },
-      { tools: [{ type: 'CalculatorTool' }] },
-    ),
+    agent: sixTimesSevenPlus1024(),
   },
 ];
