@@ -46,6 +46,7 @@ export const SHARED_WORKFLOW_MODULES: readonly string[] = [
     '../core/agent-types',
     '../core/agent-types/common',
     '../core/agent-types/plan-and-execute',
+    '../core/agent-types/plan-and-execute-state',
     '../core/agent-types/step-by-step',
     '../core/agent-types/todo-list',
   ].map((m) => require.resolve(m)),

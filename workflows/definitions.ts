@@ -4,7 +4,8 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { AgentTool } from '../core/contract';
+import type { AgentTool, CompletedStepView, ForkPoint } from '../core/contract';
+import type { PlanStepView, Replan } from '../core/agent-types/plan-and-execute';
 import type { RunIds } from '../core/memory-ids';
 import type { AgentDefinition, AgentType, ResolvedParameters } from '../core/agent';
 import type { Usage } from '../core/llm-types';
@@ -16,6 +17,7 @@ export type { DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDeci
 export { preview, RESULT_PREVIEW_CHARS };
 
 export type { RunIds };
+export type { CompletedStepView, ForkPoint, PlanStepView, Replan };
 
 /** The seed's output fields, plus token usage. */
 export interface RunOutput extends RunIds {
@@ -66,17 +68,6 @@ export interface ForkSource {
   agent_state?: unknown;
 }
 
-/** What a fork of a run from step N takes over, as the run itself tells it (query `forkPoint`). */
-export interface ForkPoint {
-  /** The steps the run has completed so far, in its agent type's sense of "step". */
-  completed: number;
-  /** The executions a fork from the asked step reuses, in order. */
-  steps: CompletedStepView[];
-  /** The agent type's own state for the fork (see {@link ForkSource.agent_state}). */
-  agent_state?: unknown;
-  /** Why a fork cannot start at the asked step (one line). */
-  refused?: string;
-}
 
 /**
  * What a long run carries into its next execution. Step texts stay in MongoDB; only IDs,
@@ -156,36 +147,8 @@ export interface TodoView {
   executor_workflow_id?: string;
 }
 
-/** A step of a plan_and_execute plan as `progress` shows it (seed 003 `PlanStep` and its state). */
-export interface PlanStepView {
-  step_num: number;
-  goal: string;
-  primary_tools: string[];
-  success_criteria: string;
-  context?: string;
-  /** The steps this one waits for (max_parallel_steps > 1); absent: every step before it. */
-  depends_on?: number[];
-  status: 'pending' | 'running' | 'completed' | 'failed';
-  attempts: number;
-}
 
-/** Why and when a plan_and_execute run re-planned. */
-export interface Replan {
-  after_step: number;
-  /** `fork`: a forked run re-plans the steps after the ones it reused, under its own settings. */
-  trigger: 'step_failed' | 'keyword' | 'viability' | 'guidance' | 'fork';
-  reason: string;
-}
 
-export interface CompletedStepView {
-  index: number;
-  step: string;
-  result_preview: string;
-  /** Length of the whole result, which is stored in memory. */
-  result_chars: number;
-  ok: boolean;
-  executor_workflow_id: string;
-}
 
 export interface Progress extends RunIds {
   /** `awaiting_approval`: a person's decision is pending (see `pending`); `paused`: held between steps until resumed. */

@@ -107,31 +107,46 @@ export async function executionModelPrompt(
   return { text: answer.content, usage: answer.usage };
 }
 
+/** How {@link askParsed} asks again after an unparseable answer, and what it does when it may not any more. */
+export interface ParseRetry<T> {
+  /** Where a retry stands (default: the next position of the call's kind, from the counter). */
+  position?: () => CallPosition;
+  /** Appended to a retry's prompt (default: the parse error, in the planner's words). */
+  suffix?: (error: string) => string;
+  /** Whether another call may follow `calls` unparseable answers (default: 1 + `max_parse_retries` calls in all). */
+  mayRetry?: (calls: number) => boolean;
+  /** The value when no answer parsed (default: the run fails with `Agent.OutputInvalid` quoting the last answer). */
+  exhausted?: (error: string) => T;
+}
+
 /**
  * A model call whose answer must parse. An unparseable answer is asked again with the error
  * appended, up to `max_parse_retries` times (1 + `max_parse_retries` calls), each at the next position of its kind
  * (`counter`, shared by every call of that kind in the run); then the run fails with
- * `Agent.OutputInvalid` quoting the last answer.
+ * `Agent.OutputInvalid` quoting the last answer — unless `retry` says otherwise.
  */
-export async function askParsed<T>(run: RunContext, call: ModelCall, parse: (raw: string) => Parsed<T>, what: string, counter: { next: number }): Promise<T> {
+export async function askParsed<T>(run: RunContext, call: ModelCall, parse: (raw: string) => Parsed<T>, what: string, counter: { next: number }, retry: ParseRetry<T> = {}): Promise<T> {
   const retries = run.p.max_parse_retries;
+  const suffix = retry.suffix ?? parseRetrySuffix;
+  const mayAskAgain = retry.mayRetry ?? ((calls: number) => mayRetry(calls, retries));
   let lastError = '';
   let lastRaw = '';
   let attempt = 0;
   // Taken once, so a retry after an unparseable answer still shows it.
   call = withFeedback(run, call);
   for (;;) {
-    const position = 'call' in call.position ? { ...call.position, call: counter.next++ } : call.position;
-    const retry = attempt === 0 ? {} : withSuffix(call, parseRetrySuffix(lastError));
+    const position = attempt > 0 && retry.position ? retry.position() : 'call' in call.position ? { ...call.position, call: counter.next++ } : call.position;
+    const again = attempt === 0 ? {} : withSuffix(call, suffix(lastError));
     const summary = attempt === 0 ? call.summary : `${call.summary}, retry ${attempt} after an unparseable answer`;
-    lastRaw = await ask(run, { ...call, ...retry, position, summary });
+    lastRaw = await ask(run, { ...call, ...again, position, summary });
     const parsed = parse(lastRaw);
     if (parsed.ok) return parsed.value;
     lastError = parsed.error;
     attempt++;
-    if (!mayRetry(attempt, retries)) break;
+    if (!mayAskAgain(attempt)) break;
     log.warn(`${what} could not be parsed; asking again`, { attempt, error: lastError });
   }
+  if (retry.exhausted) return retry.exhausted(lastError);
   throw ApplicationFailure.nonRetryable(
     `${what} could not be parsed after ${attempt} attempts (${lastError}); last answer: ${JSON.stringify(preview(lastRaw, 500))}`,
     FailureTypes.OutputInvalid,

@@ -37,7 +37,7 @@ describe('recorded histories', () => {
         'step-by-step-adaptive.binpb',
         'step-by-step-adaptive.step-2.binpb',
         'todo-list-goal-achieved.binpb',
-        'todo-list-goal-achieved.todo-1.binpb',
+        'todo-list-goal-achieved.step-1.binpb',
         'plan-and-execute-replanned.binpb',
         'plan-and-execute-replanned.step-1.binpb',
         // Each other agent type continuing-as-new on the run kernel, every execution.
@@ -45,7 +45,7 @@ describe('recorded histories', () => {
         'step-by-step-continued-as-new.run-2.binpb',
         'todo-list-continued-as-new.run-1.binpb',
         'todo-list-continued-as-new.run-2.binpb',
-        'todo-list-continued-as-new.todo-1.binpb',
+        'todo-list-continued-as-new.step-1.binpb',
         'plan-and-execute-continued-as-new.run-1.binpb',
         'plan-and-execute-continued-as-new.run-2.binpb',
         // todo_list's final goal verification, step_by_step following `next` and re-asking a decision (patched).
@@ -55,7 +55,7 @@ describe('recorded histories', () => {
         // Static prompt material by reference (patched).
         'prompt-material-three-steps.binpb',
         'prompt-material-three-steps.step-1.binpb',
-        'prompt-material-todo-list.todo-1.binpb',
+        'prompt-material-todo-list.step-1.binpb',
         // Recorded before the `perflow-status-search-attribute` patch: must keep replaying.
         'before-status-patch.three-steps-with-tools.binpb',
         // Recorded before the run kernel (activity names by model, CAN and budget for every type).
@@ -63,6 +63,12 @@ describe('recorded histories', () => {
         'before-one-engine.step-by-step-adaptive.binpb',
         'before-one-engine.todo-list-goal-achieved.todo-1.binpb',
         'before-one-engine.plan-and-execute-replanned.binpb',
+        // todo_list runs from before its iterations ran on the kernel's step runner (a todo child each).
+        'before-todo-kernel-steps.todo-list-goal-achieved.binpb',
+        'before-todo-kernel-steps.todo-list-goal-achieved.todo-1.binpb',
+        'before-todo-kernel-steps.todo-list-continued-as-new.run-2.binpb',
+        'before-todo-kernel-steps.todo-list-continued-as-new.todo-4.binpb',
+        'before-todo-kernel-steps.step-memory-todo-list.todo-1.binpb',
         // People in the loop: every kind of decision, and decisions by approval_timeout.
         'decisions-plan-execute-reflect.binpb',
         'decisions-plan-execute-reflect.step-1.binpb',
@@ -105,6 +111,15 @@ describe('recorded histories', () => {
     expect(eventsOf('executor-step-memory-by-input.step-1.binpb').filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(3);
   });
 
+  it('hold todo_list iterations as the kernel\'s executor children, told to take step memory, and no todo children', () => {
+    const eventsOf = (file: string) => temporal.api.history.v1.History.decode(readFileSync(join(dir, file))).events ?? [];
+    const children = eventsOf('todo-list-goal-achieved.binpb').flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
+    expect(children.map((c) => [c.workflowType?.name, c.workflowId])).toEqual([1, 2, 3].map((n) => ['reactExecutor', `history-todo-list-goal-achieved/step-${n}`]));
+    const before = eventsOf('before-todo-kernel-steps.todo-list-goal-achieved.binpb').flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name ?? []);
+    expect(before).toEqual(['todoExecutor', 'todoExecutor']);
+    expect(eventsOf('todo-list-goal-achieved.step-1.binpb').filter((e) => e.markerRecordedEventAttributes)).toHaveLength(0);
+  });
+
   it('replay a child told to take step memory whose patch marker a worker from before the flag recorded (a rolling upgrade)', async () => {
     const history = temporal.api.history.v1.History.decode(readFileSync(join(dir, 'step-memory-three-steps.step-1.binpb')));
     const payload = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
@@ -125,7 +140,7 @@ describe('recorded histories', () => {
   it.each(files)('replay deterministically: %s', async (file) => {
     const history = temporal.api.history.v1.History.decode(readFileSync(join(dir, file)));
     // Recorded as workflow `history-<scenario>` (one file per execution `.run-<k>` when it
-    // continued-as-new) and its children `history-<scenario>/step-<n>` (or `/todo-<n>`). `before-<patch>.` files are
+    // continued-as-new) and its children `history-<scenario>/step-<n>` (or `/todo-<n>`, todo_list runs from before the kernel ran their iterations). `before-<patch>.` files are
     // copies kept from before a patched change.
     const workflowId = `history-${file.replace(/^before-[a-z-]+\./, '').replace(/\.binpb$/, '').replace(/\.run-\d+$/, '').replace(/\.((?:step|todo)-\d+)$/, '/$1')}`;
     await Worker.runReplayHistory({ workflowBundle: bundle }, history, workflowId);
