@@ -10,6 +10,9 @@
  * per step; the run's start event; perflow next to an in-process loop with model latency; with
  * `--long`, a 1,000-step run through continue-as-new. On every backend: K concurrent 5-step
  * runs next to the floor, and the worker's peak RSS. Writes bench/results/latest.{json,md}.
+ *
+ * Over 300 lines on purpose: the measurements share one set of servers, worker and report,
+ * and read top to bottom as the report does; their building blocks live in bench/.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

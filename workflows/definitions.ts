@@ -97,6 +97,23 @@ export interface CarriedState<S = unknown> {
   /** People's decisions so far and what they left for later (absent when there were none). */
   human?: HumanState;
   decisions?: DecisionRecord[];
+  /** Verdicts taken by default so far (absent when none). */
+  assumed_verdicts?: AssumedVerdict[];
+}
+
+/**
+ * An assessment whose answer could not be read, even when asked again: the run went on with
+ * the default verdict, and says so.
+ */
+export interface AssumedVerdict {
+  /** Which assessment: verification, viability, completion, goal or decision. */
+  kind: string;
+  /** Executed steps when it was asked. */
+  after_steps: number;
+  /** The verdict taken, in words. */
+  assumed: string;
+  /** Why the last answer could not be read. */
+  error: string;
 }
 
 /** The workflow type that runs each agent type. */
@@ -185,6 +202,8 @@ export interface Progress extends RunIds {
   paused?: boolean;
   /** Every decision a person took in this run, in order (absent before the first). */
   decisions?: DecisionRecord[];
+  /** Assessments whose answer could not be read, taken by default (absent when none). */
+  assumed_verdicts?: AssumedVerdict[];
   /** A forked run: the run and step it was forked from. */
   forked_from?: { workflow_id: string; step: number };
 }

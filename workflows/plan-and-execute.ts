@@ -8,7 +8,7 @@
  * Steps whose `depends_on` are done run together (`max_parallel_steps`); a single step is a
  * batch of one. The state and what derives from it purely live in core/agent-types.
  */
-import { log, patched } from '@temporalio/workflow';
+import { patched } from '@temporalio/workflow';
 import {
   ADAPT_PLAN_TEMPLATE,
   attemptError,
@@ -43,7 +43,7 @@ import { preview } from '../core/text';
 import type { PlanStepView, Replan, RunInput, RunOutput } from './definitions';
 import { openAgentTypeRun, showPlan } from './kernel/agent-type-run';
 import { checkpoint, finish, guard } from './kernel/lifecycle';
-import { ask, askParsed } from './kernel/model-calls';
+import { ask, askJudgment, askParsed, counterOf } from './kernel/model-calls';
 import { runSteps } from './kernel/steps';
 
 /** Runs recorded before the StepVerifier took an attempt without errors as a success. */
@@ -228,20 +228,19 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
 
   /** Whether the observation meets the step's success criteria: undefined when it does, else why not. */
   async function verify(step: PlanStepView, observation: string): Promise<string | undefined> {
-    const call = state.verificationCalls ?? 0;
-    state.verificationCalls = call + 1;
-    const raw = await ask(run, {
-      model: 'planning',
-      position: { role: 'task', kind: 'verification', call },
-      summary: `planning model: verify step ${step.step_num}, attempt ${step.attempts}`,
-      prompt: fill(STEP_VERIFICATION_TEMPLATE, { goal: step.goal, successCriteria: step.success_criteria, observation: preview(observation, 4_000) }),
-    });
-    const verdict = parseVerification(raw);
-    if (!verdict.ok) {
-      log.warn('step verification could not be read; taking the step as done', { error: verdict.error });
-      return undefined;
-    }
-    return verdict.value.met ? undefined : `the success criteria are not met: ${verdict.value.reason || 'no reason given'}`;
+    const verdict = await askJudgment(
+      run,
+      {
+        model: 'planning',
+        position: { role: 'task', kind: 'verification', call: 0 },
+        summary: `planning model: verify step ${step.step_num}, attempt ${step.attempts}`,
+        prompt: fill(STEP_VERIFICATION_TEMPLATE, { goal: step.goal, successCriteria: step.success_criteria, observation: preview(observation, 4_000) }),
+      },
+      parseVerification,
+      counterOf(state, 'verificationCalls'),
+      { kind: 'verification', fallback: { met: true, reason: '' }, assumed: `step ${step.step_num} met its criteria` },
+    );
+    return verdict.met ? undefined : `the success criteria are not met: ${verdict.reason || 'no reason given'}`;
   }
 
   async function replanTrigger(step: PlanStepView, success: boolean, observation: string, cursor: number, viability = true): Promise<Replan | undefined> {
@@ -255,19 +254,20 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
       return { after_step: step.step_num, trigger: 'keyword', reason: `the observation of step ${step.step_num} mentions "${keyword}": ${preview(observation, 300)}` };
     }
     if (!viability) return undefined;
-    const raw = await ask(run, {
-      model: 'planning',
-      position: { role: 'task', kind: 'viability', call: state.viabilityCalls++ },
-      summary: `planning model: viability after step ${step.step_num}`,
-      prompt: fill(VIABILITY_TEMPLATE, { query: question, completedSteps: completedListing(results), remainingSteps: stepListing(state.plan.slice(cursor + 1)) }),
-    });
-    const verdict = parseViability(raw);
-    if (!verdict.ok) {
-      log.warn('viability check could not be read; keeping the plan', { error: verdict.error });
-      return undefined;
-    }
-    if (verdict.value.replan && verdict.value.confidence >= p.replan_confidence_threshold) {
-      return { after_step: step.step_num, trigger: 'viability', reason: `viability check (confidence ${verdict.value.confidence}): ${verdict.value.reason}` };
+    const verdict = await askJudgment(
+      run,
+      {
+        model: 'planning',
+        position: { role: 'task', kind: 'viability', call: 0 },
+        summary: `planning model: viability after step ${step.step_num}`,
+        prompt: fill(VIABILITY_TEMPLATE, { query: question, completedSteps: completedListing(results), remainingSteps: stepListing(state.plan.slice(cursor + 1)) }),
+      },
+      parseViability,
+      counterOf(state, 'viabilityCalls'),
+      { kind: 'viability', fallback: { replan: false, confidence: 0, reason: '' }, assumed: 'the remaining plan is viable' },
+    );
+    if (verdict.replan && verdict.confidence >= p.replan_confidence_threshold) {
+      return { after_step: step.step_num, trigger: 'viability', reason: `viability check (confidence ${verdict.confidence}): ${verdict.reason}` };
     }
     return undefined;
   }

@@ -30,7 +30,7 @@ import { preview } from '../core/text';
 import { FailureTypes, type RunInput, type RunOutput, type StepView } from './definitions';
 import { addVariable, openAgentTypeRun, showPlan, skipPending } from './kernel/agent-type-run';
 import { checkpoint, finish, guard } from './kernel/lifecycle';
-import { ask, askParsed } from './kernel/model-calls';
+import { ask, askJudgment, askParsed, counterOf } from './kernel/model-calls';
 import { fullResult, runStep } from './kernel/steps';
 
 /** What a step_by_step run carries across continue-as-new. */
@@ -186,20 +186,17 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
         toolIds: toolIds.join(', ') || 'none',
       });
     // An unreadable decision is asked again, with the parse error, up to max_parse_retries times; then the plan goes on.
-    const decided = await askParsed(
+    const decided = await askJudgment(
       run,
       { model: 'execution', position: { role: 'task', kind: 'decision', call: unit }, summary: `execution model: decision after step ${step.stepNo}`, prompt, takesFeedback: true },
       parseStepDecision,
-      'the decision',
       { next: unit },
       {
-        position: () => ({ role: 'task', kind: 'decision_retry', call: (state.decisionRetries = (state.decisionRetries ?? 0) + 1) - 1 }),
-        suffix: decisionRetrySuffix,
-        mayRetry: (calls) => calls <= p.max_parse_retries && patched(DECISION_RETRY_PATCH),
-        exhausted: (error) => {
-          log.warn('decision could not be read; continuing with the plan', { error });
-          return { decision: 'NO' as const, steps: [] };
-        },
+        kind: 'decision',
+        fallback: { decision: 'NO' as const, steps: [] },
+        assumed: 'NO (the plan goes on)',
+        retry: { position: () => ({ role: 'task', kind: 'decision_retry', call: counterOf(state, 'decisionRetries').next++ }), suffix: decisionRetrySuffix },
+        patch: DECISION_RETRY_PATCH,
       },
     );
     if (decided.decision !== 'YES') return { decision: decided.decision, steps: [] };

@@ -29,7 +29,7 @@ import {
 import type { RunInput, RunOutput, TodoView } from './definitions';
 import { addVariable, openAgentTypeRun, showPlan } from './kernel/agent-type-run';
 import { checkpoint, finish, guard } from './kernel/lifecycle';
-import { ask, askParsed } from './kernel/model-calls';
+import { askJudgment, askParsed, counterOf } from './kernel/model-calls';
 import { fullResult, runStep } from './kernel/steps';
 import { runTodoInChild } from './legacy/todo-executor';
 
@@ -46,6 +46,8 @@ interface TodoListState {
   lastDone?: { unit: number };
   /** What the last goal assessment decided (absent before the first). */
   goalAchieved?: boolean;
+  /** Completion assessments asked again after an unreadable answer, so far (the scripted model's position). */
+  completionRetries?: number;
 }
 
 /** How a todo went: whether it was completed, and its iterations (executed steps) in order. */
@@ -149,36 +151,49 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
         feedback = 'the iteration failed';
         continue;
       }
-      const raw = await ask(run, {
-        model: 'execution',
-        position: { role: 'task', kind: 'completion', call: unit },
-        summary: `execution model: completion of todo ${todo.stepNo}, iteration ${i + 1}`,
-        prompt: completionPrompt(todo, execution, i + 1, outcome.result),
-      });
-      const assessment = parseCompletion(raw);
-      if (!assessment.ok) log.warn('completion assessment could not be read; the todo is not completed yet', { error: assessment.error });
-      if (assessment.ok && assessment.value.completed) return { completed: true, iterations };
-      feedback = assessment.ok ? assessment.value.feedback || 'not met yet' : 'the assessment was unclear';
+      const assessment = await askJudgment(
+        run,
+        {
+          model: 'execution',
+          position: { role: 'task', kind: 'completion', call: unit },
+          summary: `execution model: completion of todo ${todo.stepNo}, iteration ${i + 1}`,
+          prompt: completionPrompt(todo, execution, i + 1, outcome.result),
+        },
+        parseCompletion,
+        { next: unit },
+        {
+          kind: 'completion',
+          fallback: { completed: false, feedback: 'the assessment was unclear' },
+          assumed: `todo ${todo.stepNo} is not completed yet`,
+          retry: { position: () => ({ role: 'task', kind: 'completion_retry', call: counterOf(state, 'completionRetries').next++ }) },
+        },
+      );
+      if (assessment.completed) return { completed: true, iterations };
+      feedback = assessment.feedback || 'not met yet';
     }
     return { completed: false, iterations };
   }
 
-  /** The goal assessment (execution model): GOAL_ACHIEVED or CONTINUE_NEEDED; an unreadable answer counts as not achieved. */
+  /** The goal assessment (execution model): GOAL_ACHIEVED or CONTINUE_NEEDED; an answer unreadable even when asked again counts as not achieved. */
   async function assessGoal(when: string): Promise<boolean> {
-    const raw = await ask(run, {
-      model: 'execution',
-      position: { role: 'task', kind: 'goal', call: state.goalCalls++ },
-      summary: `execution model: goal assessment ${when}`,
-      takesFeedback: true,
-      prompt: fill(GOAL_ASSESSMENT_TEMPLATE, {
-        goal,
-        completedTodos: views.filter((t) => t.isCompleted).map((t) => `${t.stepNo}. ${t.description}`).join('; '),
-        currentVariables: variableListing(variables),
-      }),
-    });
-    const decision = parseGoalDecision(raw);
-    if (!decision.ok) log.warn('goal assessment could not be read; continuing with the todos', { error: decision.error });
-    state.goalAchieved = decision.ok && decision.value === 'GOAL_ACHIEVED';
+    const decision = await askJudgment(
+      run,
+      {
+        model: 'execution',
+        position: { role: 'task', kind: 'goal', call: 0 },
+        summary: `execution model: goal assessment ${when}`,
+        takesFeedback: true,
+        prompt: fill(GOAL_ASSESSMENT_TEMPLATE, {
+          goal,
+          completedTodos: views.filter((t) => t.isCompleted).map((t) => `${t.stepNo}. ${t.description}`).join('; '),
+          currentVariables: variableListing(variables),
+        }),
+      },
+      parseGoalDecision,
+      counterOf(state, 'goalCalls'),
+      { kind: 'goal', fallback: 'CONTINUE_NEEDED' as const, assumed: 'CONTINUE_NEEDED (the goal is not achieved yet)' },
+    );
+    state.goalAchieved = decision === 'GOAL_ACHIEVED';
     return state.goalAchieved;
   }
 

@@ -94,6 +94,11 @@ export function variablesMetadata(variables: readonly Variable[]): Array<{ name:
   return variables.map((v) => ({ name: v.name, value: preview(v.value, 500) }));
 }
 
+/** Appended when an assessment is asked again after an answer that could not be read. */
+export function assessmentRetrySuffix(error: string): string {
+  return `\n\nYour previous answer could not be read (${oneLine(error)}). Answer again, exactly in the format asked for above.`;
+}
+
 /** The response of a run that used up `max_iterations` (Axon Ivy `maxIterations`) before it finished. */
 export function maxIterationsReachedMessage(maxIterations: number, done: string, memoryId: string): string {
   const listing = done.trim() === '' ? '' : ` Here is what was done so far:\n\n${done.trim()}\n\n`;

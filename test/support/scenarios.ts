@@ -390,4 +390,31 @@ export const SCENARIOS: Scenario[] = [
     question: 'What is (6*7) + 2^10, with lean children?',
     agent: sixTimesSevenPlus1024(),
   },
+  // Unreadable assessments asked again (patched): a verification and a todo's completion and goal; a viability check taken as assumed.
+  {
+    name: 'plan-and-execute-assessments-asked-again',
+    question: 'What is 6*7 + 1, checked by a hesitant verifier?',
+    params: { max_parse_retries: 1 },
+    agent: planAndExecuteAgent({
+      planner: [JSON.stringify([planStep('compute 6*7'), planStep('add 1')])],
+      executor: [calculatorTurns('6*7', '42'), calculatorTurns('42+1', '43')],
+      verification: ['looks right', verdict(true), verdict(true)],
+      viability: ['probably', 'probably still'],
+      final: ['43'],
+    }),
+  },
+  {
+    name: 'todo-list-assessments-asked-again',
+    question: 'What is 6*7, assessed twice?',
+    agent: scriptedAgent(
+      {
+        planner: [JSON.stringify([{ stepNo: 1, description: 'the product', successCriteria: 'an exact number', availableToolIds: ['CalculatorTool'] }])],
+        executor: [calculatorTurns('6*7', '42')],
+        completion: ['I would say so'],
+        completion_retry: ['COMPLETED'],
+        goal: ['mostly there', 'GOAL_ACHIEVED'],
+      } as never,
+      { type: 'todo_list', tools: [{ type: 'CalculatorTool' }] },
+    ),
+  },
 ];

@@ -35,7 +35,9 @@ export async function finish(run: RunContext, response: string, metadata?: Recor
   setStatusAttribute(run, 'completed');
   run.showProgress();
   countRun(run.agent.type, 'completed');
-  return { ...ids, response, usage: progress.usage, steps_executed: progress.steps_executed, ...(metadata ? { metadata } : {}) };
+  const assumed = progress.assumed_verdicts ? { assumed_verdicts: progress.assumed_verdicts } : {};
+  const meta = metadata || progress.assumed_verdicts ? { metadata: { ...metadata, ...assumed } } : {};
+  return { ...ids, response, usage: progress.usage, steps_executed: progress.steps_executed, ...meta };
 }
 
 /**
@@ -102,6 +104,7 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
       ...(run.materialId !== undefined ? { material_id: run.materialId } : {}),
       ...(at.state ? { agent_state: at.state() } : {}),
       ...humanCarried(run),
+      ...(progress.assumed_verdicts ? { assumed_verdicts: progress.assumed_verdicts } : {}),
     };
     await continueAsNew({ ...run.input, ids: run.ids, memory_id: undefined, carried });
   }

@@ -7,16 +7,19 @@ import { ApplicationFailure, log, patched } from '@temporalio/workflow';
 import type { MaterialRef, ModelSettings, PlannerPromptRef } from '../../core/contract';
 import { llmResponseFilterFor } from '../../core/agent-file/llm-interfaces';
 import { addUsage, type CallPosition, type Usage } from '../../core/llm-types';
+import { assessmentRetrySuffix } from '../../core/agent-types/common';
 import { parseRetrySuffix } from '../../core/prompts';
 import type { Parsed } from '../../core/json-in-text';
 import { preview } from '../../core/text';
-import { FailureTypes } from '../definitions';
+import { FailureTypes, type AssumedVerdict } from '../definitions';
 import type { ModelActivities } from './activity-presets';
 import { modelForCall } from './scripted-calls';
 import type { RunContext } from './context';
 
 /** `max_parse_retries` counts retries (runs recorded before counted calls). */
 const PARSE_RETRIES_PATCH = 'max-parse-retries-counts-retries';
+/** Unreadable assessments are asked again; runs recorded before took the default at once. */
+const ASSESSMENT_RETRIES_PATCH = 'assessment-retries';
 
 /** A model call: the planning model (`llm`) or the execution model (`executor_llm`). */
 export interface ModelCall {
@@ -151,6 +154,50 @@ export async function askParsed<T>(run: RunContext, call: ModelCall, parse: (raw
     `${what} could not be parsed after ${attempt} attempts (${lastError}); last answer: ${JSON.stringify(preview(lastRaw, 500))}`,
     FailureTypes.OutputInvalid,
   );
+}
+
+/** An assessment: what its default verdict is, and how a retry stands when it is not the next call of its kind. */
+export interface Judgment<T> {
+  kind: AssumedVerdict['kind'];
+  /** The verdict when no answer could be read, and it in words. */
+  fallback: T;
+  assumed: string;
+  retry?: Pick<ParseRetry<T>, 'position' | 'suffix'>;
+  /** The patch under which retries came to this assessment (default: assessment-retries). */
+  patch?: string;
+}
+
+/**
+ * An assessment (a verification, a viability check, a completion or goal assessment, a
+ * decision): an unreadable answer is asked again up to `max_parse_retries` times; then the run
+ * goes on with the default verdict, recorded in `progress.assumed_verdicts` and the run's metadata.
+ */
+export function askJudgment<T>(run: RunContext, call: ModelCall, parse: (raw: string) => Parsed<T>, counter: { next: number }, judgment: Judgment<T>): Promise<T> {
+  const what = `the ${judgment.kind}`;
+  return askParsed(run, call, parse, what, counter, {
+    suffix: assessmentRetrySuffix,
+    ...judgment.retry,
+    mayRetry: (calls) => calls <= run.p.max_parse_retries && patched(judgment.patch ?? ASSESSMENT_RETRIES_PATCH),
+    exhausted: (error) => {
+      log.warn(`${what} could not be read; going on as if ${judgment.assumed}`, { error });
+      const { progress } = run;
+      progress.assumed_verdicts = [...(progress.assumed_verdicts ?? []), { kind: judgment.kind, after_steps: progress.steps_executed, assumed: judgment.assumed, error: preview(error, 300) }];
+      run.showProgress();
+      return judgment.fallback;
+    },
+  });
+}
+
+/** A counter over a numeric field of an agent type's state (absent counts as 0). */
+export function counterOf<K extends string>(state: { [key in K]?: number }, key: K): { next: number } {
+  return {
+    get next() {
+      return state[key] ?? 0;
+    },
+    set next(n: number) {
+      state[key] = n;
+    },
+  };
 }
 
 /**

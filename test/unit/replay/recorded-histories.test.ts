@@ -86,6 +86,9 @@ describe('recorded histories', () => {
         'forked-from-step-3.binpb',
         'plan-and-execute-forked-from-step-3.binpb',
         'plan-and-execute-forked-from-step-3.step-4.binpb',
+        // Unreadable assessments asked again (patched).
+        'plan-and-execute-assessments-asked-again.binpb',
+        'todo-list-assessments-asked-again.binpb',
         // Executor children that take step memory by their input, without a patch marker.
         'executor-step-memory-by-input.binpb',
         'executor-step-memory-by-input.step-1.binpb',
