@@ -62,6 +62,7 @@ export async function forkSource(client: Client, sourceId: string, fromStep: num
     },
     steps: point.steps,
     ...(point.agent_state !== undefined ? { agent_state: point.agent_state } : {}),
+    ...(point.planner_calls !== undefined ? { planner_calls: point.planner_calls } : {}),
   };
 }
 

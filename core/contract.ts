@@ -158,4 +158,6 @@ export interface ForkPoint {
   agent_state?: unknown;
   /** Why a fork cannot start at the asked step (one line). */
   refused?: string;
+  /** plan_execute_and_reflect: where the source's planner calls stood before it planned the step (a scripted model's position). */
+  planner_calls?: number;
 }

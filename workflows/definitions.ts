@@ -66,6 +66,8 @@ export interface ForkSource {
   steps: CompletedStepView[];
   /** The agent type's own state for the fork's first execution (plan_and_execute: its plan and results up to the step). */
   agent_state?: unknown;
+  /** plan_execute_and_reflect: the planner position the fork's first planner call takes (a scripted model's script goes on from there). */
+  planner_calls?: number;
 }
 
 
@@ -87,6 +89,8 @@ export interface CarriedState<S = unknown> {
   usage: Usage;
   /** plan_execute_and_reflect: planner calls so far (the scripted model's position). */
   planner_calls: number;
+  /** plan_execute_and_reflect: the planner calls made by the end of each executed step (absent in runs recorded before). */
+  planner_calls_after?: number[];
   tools: AgentTool[];
   /** How many times the run has continued-as-new. */
   continued: number;

@@ -13,6 +13,7 @@ import {
   ADAPT_PLAN_TEMPLATE,
   attemptError,
   completedListing,
+  countersOf,
   EXECUTION_PLAN_TEMPLATE,
   fill,
   finalAnswerPrompt,
@@ -102,6 +103,7 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
       if (ended) return ended;
       // Steps whose dependencies are done run together (max_parallel_steps, `depends_on`).
       const batch = readyBatch(state, cursor, p);
+      batch.forEach((_, i) => ((state.countersAt ??= [])[cursor + i] = countersOf(state)));
       const outcome = await runBatch(batch);
       state.cursor += batch.length - 1;
       const last = state.cursor;

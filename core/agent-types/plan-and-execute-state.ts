@@ -29,6 +29,16 @@ export interface PlanAndExecuteState {
   viabilityCalls: number;
   /** StepVerifier calls so far (absent in runs recorded before it). */
   verificationCalls?: number;
+  /** The call counters as each plan step began, by plan position: where a fork from that step goes on (absent in runs recorded before). */
+  countersAt?: Array<Counters | undefined>;
+}
+
+/** Where a plan_and_execute run's model calls stand (a scripted model's positions). */
+export type Counters = Pick<PlanAndExecuteState, 'plannerCalls' | 'viabilityCalls'> & { verificationCalls: number };
+
+/** The call counters now. */
+export function countersOf(state: PlanAndExecuteState): Counters {
+  return { plannerCalls: state.plannerCalls, viabilityCalls: state.viabilityCalls, verificationCalls: state.verificationCalls ?? 0 };
 }
 
 export const initialPlanAndExecuteState = (): PlanAndExecuteState => ({
@@ -176,9 +186,9 @@ export function planAndExecuteForkPoint(state: PlanAndExecuteState, executed: Co
       observations: state.observations.slice(0, kept),
       replans: state.replans.filter((r) => r.after_step < kept),
       unit: steps.length,
-      plannerCalls: 0,
-      viabilityCalls: 0,
-      verificationCalls: 0,
+      // A scripted model's scripts go on where the source stood at the step.
+      ...(state.countersAt?.[kept] ?? countersOf(state)),
+      countersAt: state.countersAt?.slice(0, kept),
     } satisfies PlanAndExecuteState,
   };
 }

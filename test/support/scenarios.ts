@@ -345,7 +345,8 @@ export const SCENARIOS: Scenario[] = [
     name: 'forked-from-step-3',
     question: 'What is (6*7) + 2^10, forked?',
     params: { reflect_prompt_template: 'FORKED ${parameters.user_prompt}\n${parameters.completed_steps}\n${parameters.plan_execute_reflect_response_format}' },
-    agent: scriptedAgent({ planner: [final('1066, forked')] }, { tools: [{ type: 'CalculatorTool' }] }),
+    // Its planner goes on where the source's stood at step 3 (position 2).
+    agent: scriptedAgent({ planner: ['(planned step 1)', '(planned step 2)', final('1066, forked')] }, { tools: [{ type: 'CalculatorTool' }] }),
     forkOf: {
       question: 'What is (6*7) + 2^10, forked?',
       step: 3,
@@ -366,10 +367,11 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'plan-and-execute-forked-from-step-3',
     question: 'What is (6*7) + 2^10, re-planned from step 3?',
+    // Its scripts go on where the source stood at step 3: planner call 1, execution 3, verification 3.
     agent: planAndExecuteAgent({
-      planner: [JSON.stringify([planStep('add 42 and 1024, checking twice')])],
+      planner: ['(the source\'s plan)', JSON.stringify([planStep('add 42 and 1024, checking twice')])],
       executor: [[], [], [], calculatorTurns('42+1024', 'checked: 1066')],
-      verification: [verdict(true)],
+      verification: [verdict(true), verdict(false), verdict(true), verdict(true)],
       final: ['1066, forked'],
     }),
     forkOf: {

@@ -74,6 +74,8 @@ export interface Checkpoint<S> {
   state?: () => S;
   /** The plan_execute_and_reflect planner's call counter (carried at the top level, as runs recorded before the kernel carry it). */
   plannerCalls?: number;
+  /** plan_execute_and_reflect: the planner calls made by the end of each executed step (where a fork's planner goes on). */
+  plannerCallsAfter?: number[];
   /** Metadata of the run output when the budget ends the run. */
   metadata?: () => Record<string, unknown>;
 }
@@ -99,6 +101,7 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
       steps_executed: progress.steps_executed,
       usage: progress.usage,
       planner_calls: at.plannerCalls ?? 0,
+      ...(at.plannerCallsAfter ? { planner_calls_after: at.plannerCallsAfter } : {}),
       tools: run.tools,
       continued: (run.carried?.continued ?? 0) + 1,
       ...(run.materialId !== undefined ? { material_id: run.materialId } : {}),
