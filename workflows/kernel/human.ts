@@ -52,7 +52,7 @@ export interface HumanLoop {
 
 const NO_STATE: HumanState = { plans_reviewed: 0, plans_approved: 0, rejections: 0, feedback: [], paused: false };
 
-/** The heading of the feedback section appended to a planning prompt (README "Human in the loop"). */
+/** The heading of the feedback section appended to a planning prompt (docs/people-in-the-loop.md). */
 export const FEEDBACK_HEADING = 'USER FEEDBACK (from a person overseeing this run; take it into account):';
 
 /** Sets up the decision handlers of a run; `carried` is the state of its previous execution. */
