@@ -1,6 +1,6 @@
 /**
  * Finds or starts the servers perflow needs (tests, demo, benchmark): a Temporal server and a
- * MongoDB-wire server. See README "How the servers are found".
+ * MongoDB-wire server. See docs/servers-and-testing.md, "How the servers are found".
  */
 import { startMongo, type MongoServer } from './mongo';
 import { stopAll } from './process';

@@ -239,7 +239,7 @@ export const SearchAttributes = {
   pending: defineSearchAttributeKey('PerflowPending', SearchAttributeType.KEYWORD),
 } as const;
 
-/** Failure types a client can match on (README "Failure types"). */
+/** Failure types a client can match on (docs/how-a-run-works.md, "Failure types"). */
 export const FailureTypes = {
   /** A model answer that must parse (plan, steps, todos) stayed unparseable after `max_parse_retries` calls. */
   OutputInvalid: 'Agent.OutputInvalid',

@@ -2,7 +2,7 @@
  * Representative runs whose histories are recorded under test/fixtures/histories and replayed
  * in `npm test`, so a workflow change that breaks running executions is caught before it lands.
  * Regenerate with `npm run record-histories` (only when a change is meant to be incompatible,
- * and behind `patched()` otherwise — see README "Contributing").
+ * and behind `patched()` otherwise — see docs/contributing.md).
  */
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';

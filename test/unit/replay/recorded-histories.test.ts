@@ -1,7 +1,7 @@
 /**
  * Replays every recorded history under test/fixtures/histories against the current workflow
  * code. A failure means a change would break executions already running in production: put it
- * behind `patched()` (see README "Contributing").
+ * behind `patched()` (see docs/contributing.md and docs/patches.md).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * Behaviour the seeds specify, checked against the seed documents themselves where they are
- * readable (../shared/seeds, beside the checkout as CI has it) and against the README where it
- * restates a default.
+ * readable (../shared/seeds, beside the checkout as CI has it) and against the documentation where
+ * it restates a default.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -77,10 +77,10 @@ describe('tool timeouts', () => {
   });
 });
 
-describe('the README', () => {
+describe('the agent file documentation (docs/agent-file.md)', () => {
   it('lists the default replan_keywords the code uses', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const row = readme.split('\n').find((l) => l.startsWith('| `replan_keywords` |'))!;
+    const doc = readFileSync(join(root, 'docs', 'agent-file.md'), 'utf8');
+    const row = doc.split('\n').find((l) => l.startsWith('| `replan_keywords` |'))!;
     const listed = [...row.split('trigger 2:')[1].split('(')[0].matchAll(/`([^`]+)`/g)].map((m) => m[1]);
     expect(listed).toEqual([...DEFAULT_REPLAN_KEYWORDS]);
   });

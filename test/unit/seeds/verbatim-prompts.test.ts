@@ -75,7 +75,7 @@ describe('seed 002 (DeepSeek-R1) tool protocol', () => {
     const line = seed('002_be5fb34948a69957.txt').split('\n').find((l) => l.startsWith('"You are a helpful assistant. You can ask Human'))!;
     const tool = { name: 'CalculatorTool', description: 'Exact arithmetic.', input_schema: { type: 'object' } };
     const described = JSON.stringify({ name: tool.name, description: tool.description, input_schema: tool.input_schema });
-    // The one deliberate difference (README "LLM interfaces"): the seed's tool-call example
+    // The one deliberate difference (docs/llm-interfaces.md): the seed's tool-call example
     // lacks the opening quote of "tool_name"; the model is shown valid JSON.
     const expected = (JSON.parse(line) as string)
       .replace('You are a helpful assistant. ', '')

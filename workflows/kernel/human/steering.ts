@@ -6,7 +6,7 @@ import { condition, setHandler } from '@temporalio/workflow';
 import { guideUpdate, pauseUpdate, resumeUpdate } from '../../definitions';
 import { byOf, checkBy, expectObject, type Decisions } from './pending';
 
-/** The heading of the feedback section appended to a planning prompt (docs: people in the loop). */
+/** The heading of the feedback section appended to a planning prompt (docs/people-in-the-loop.md). */
 export const FEEDBACK_HEADING = 'USER FEEDBACK (from a person overseeing this run; take it into account):';
 
 export interface Steering {
