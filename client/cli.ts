@@ -17,6 +17,7 @@ import {
   fetchHistory,
   getResult,
   getStatus,
+  historyWorkflowId,
   listRuns,
   parseResetTarget,
   readHistoryFile,
@@ -260,7 +261,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         if (o.history) {
           const read = await readHistoryFile(o.history);
           history = read.history;
-          workflowId = o['workflow-id'] ?? read.workflowId ?? workflowId;
+          workflowId = historyWorkflowId(o.history, read.workflowId, o['workflow-id']);
         } else {
           workflowId = requireId(positionals, 'replay');
           history = await withClient(config, ({ client }) => fetchHistory(client, workflowId));

@@ -4,14 +4,10 @@
  * name; seed 004 as Java text blocks (incidental indentation and trailing spaces stripped, as
  * Java does) and DataMapping field explanations; seed 002 the DeepSeek-R1 prompt as a JSON string.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import * as prompts from '../../../core/prompts';
-import * as agentTypes from '../../../core/agent-types';
-import { deepSeekSystemPrompt, TOOLS_PLACEHOLDER } from '../../../activities/llm/deepseek-r1';
-
-const seeds = join(__dirname, '..', '..', '..', '..', 'shared', 'seeds');
-const seed = (file: string) => readFileSync(join(seeds, file), 'utf8');
+import * as prompts from '../../core/prompts';
+import * as agentTypes from '../../core/agent-types';
+import { deepSeekSystemPrompt, TOOLS_PLACEHOLDER } from '../../activities/llm/deepseek-r1';
+import { seedDocument as seed } from './documents';
 
 /** The fenced block under `### NAME` (or `#### NAME`) of seed 000. */
 function fencedBlock(text: string, name: string): string {
