@@ -6,6 +6,7 @@ import { isIvyAgentFile, mapIvyAgent } from '../ivy-agent';
 import { BUILTIN_TOOL_TYPES, SEED_TOOL_TYPES } from '../tool-types';
 import { isPlainObject, requiredOr, type PlainObject } from './coerce';
 import { INSTRUCTION_TYPES } from './instructions';
+import { unusedFields, unusedParameters } from './applicability';
 import { normalizeInterface } from './llm-interfaces';
 import { ModelConfig } from './model';
 import { AgentParameters } from './parameters';
@@ -208,6 +209,7 @@ const AgentDefinitionObject = z.strictObject(
   if (a.type === 'step_by_step' && (a.goal === undefined || a.goal.trim() === '')) {
     ctx.addIssue({ code: 'custom', path: ['goal'], message: 'is required for a step_by_step agent' });
   }
+  for (const issue of unusedFields(a)) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
 });
 
 /**
@@ -237,6 +239,10 @@ export function parseAgentDefinition(input: unknown, options: ParseOptions = {})
   }
   const parsed = AgentDefinition.safeParse(input, { error: fallbackError });
   if (!parsed.success) throw new AgentDefinitionError(toIssues(parsed.error));
+  // Checked on the file's own parameters: the parsed ones hold every default.
+  const given = isPlainObject(input) && isPlainObject(input.parameters) ? input.parameters : {};
+  const unused = unusedParameters(parsed.data.type, given);
+  if (unused.length > 0) throw new AgentDefinitionError(unused);
   const known = options.toolTypes ?? BUILTIN_TOOL_TYPES;
   if (known !== 'any') {
     const unknown = parsed.data.tools.flatMap((t, i) =>

@@ -11,6 +11,7 @@ import { booleanParam, durationParam, integerParam, stringParam, toNumber } from
 import { LlmInterface, llmResponseFilterFor } from './model';
 import type { AgentDefinition } from './definition';
 import { AgentDefinitionError } from './errors';
+import { unknownParameterWarnings, unusedParameters } from './applicability';
 
 // ---------------------------------------------------------------------------------------------
 // parameters
@@ -253,11 +254,16 @@ export type ResolvedParameters = AgentParameters &
  *
  * @param agent - a parsed agent definition
  * @param runParams - run-time parameters
- * @throws AgentDefinitionError with `parameters.` paths when a merged parameter is invalid
+ * @param inherited - parameters taken over from another run (a fork's source), under the run's: not checked again
+ * @throws AgentDefinitionError with `parameters.` paths when a merged parameter is invalid, or
+ *   the agent file or the run gives one that does nothing for the agent's type
  */
-export function resolveParameters(agent: AgentDefinition, runParams: Record<string, unknown> = {}): ResolvedParameters {
+export function resolveParameters(agent: AgentDefinition, runParams: Record<string, unknown> = {}, inherited: Record<string, unknown> = {}): ResolvedParameters {
   const overrides = Object.fromEntries(Object.entries(runParams).filter(([, v]) => v !== undefined));
-  const parsed = AgentParameters.safeParse({ ...agent.parameters, ...overrides }, { error: fallbackError });
+  // The agent file's own parameters were checked when it was parsed; its parameters here hold every default.
+  const unused = unusedParameters(agent.type, overrides);
+  if (unused.length > 0) throw new AgentDefinitionError(unused, 'invalid agent parameters');
+  const parsed = AgentParameters.safeParse({ ...agent.parameters, ...inherited, ...overrides }, { error: fallbackError });
   if (!parsed.success) {
     throw new AgentDefinitionError(toIssues(parsed.error, ['parameters']), 'invalid agent parameters');
   }
@@ -304,3 +310,10 @@ export function resolveParameters(agent: AgentDefinition, runParams: Record<stri
   };
 }
 
+/** Warnings for the agent's and the run's parameters that perflow does not know (see {@link unknownParameterWarnings}). */
+export function parameterWarnings(agent: AgentDefinition, runParams: Record<string, unknown> = {}): string[] {
+  const given = { ...agent.parameters, ...runParams };
+  // The agent file's parameters hold every known one (defaulted): only unknown ones can warn.
+  const texts = Object.values(given).filter((v): v is string => typeof v === 'string');
+  return unknownParameterWarnings(given, Object.keys(AgentParameters.shape), texts);
+}
