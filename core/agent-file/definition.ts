@@ -58,6 +58,8 @@ export type ToolEntry = z.infer<typeof ToolEntry>;
 
 /** MCP tools a person approves before each call: all of the server's (`true`) or those named. */
 const mcpApproval = z.union([z.boolean(), z.array(z.string().min(1))], { error: 'expected true, false or an array of tool names' }).optional();
+/** Seconds a call of the server's tools may take before it becomes an error observation, as a tool's `timeout_seconds` (default 90). */
+const mcpTimeout = z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), z.number({ error: 'expected a number of seconds' }).positive({ error: 'expected a positive number of seconds' })).optional();
 
 const serverName = z
   .string({ error: requiredOr('expected a string') })
@@ -75,6 +77,7 @@ export const McpServerConfig = z.union(
       env: z.record(z.string(), z.string(), { error: 'expected an object of strings' }).optional(),
       cwd: z.string().optional(),
       requires_approval: mcpApproval,
+      timeout_seconds: mcpTimeout,
     }),
     z.strictObject({
       name: serverName,
@@ -82,9 +85,10 @@ export const McpServerConfig = z.union(
       url: z.url({ error: 'expected a URL' }),
       headers: z.record(z.string(), z.string(), { error: 'expected an object of strings' }).optional(),
       requires_approval: mcpApproval,
+      timeout_seconds: mcpTimeout,
     }),
   ],
-  { error: 'expected {"name", "command", "args"?, "env"?, "cwd"?, "requires_approval"?} or {"name", "url", "headers"?, "requires_approval"?}' },
+  { error: 'expected {"name", "command", "args"?, "env"?, "cwd"?, "requires_approval"?, "timeout_seconds"?} or {"name", "url", "headers"?, "requires_approval"?, "timeout_seconds"?}' },
 );
 /** An MCP server whose tools the agent may use. */
 export type McpServerConfig = z.infer<typeof McpServerConfig>;
