@@ -7,15 +7,13 @@
  * way, by `@temporalio/envconfig` (config/temporal-connection.ts), handed this environment.
  * Traces and metrics (OTEL_*, PERFLOW_METRICS_*) are read by config/telemetry.ts.
  */
-import type { ProviderConfig } from '../activities/llm/clients';
-import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../memory/store';
+import { KEY_BYTES, type EncryptionKeyring } from '../core/encryption-keyring';
+import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
+import type { ProviderConfig } from '../core/provider-config';
 import { telemetryConfigFromEnv, type TelemetryConfig } from './telemetry';
 import { describeTemporalConnection, temporalSettingsFromEnv, usesTls, type TemporalConnectionSettings } from './temporal-connection';
 
-export type { TemporalConnectionSettings };
-import { KEY_BYTES, type EncryptionKeyring } from '../core/codec/encryption';
-
-export type { ProviderConfig, EncryptionKeyring };
+export type { ProviderConfig, EncryptionKeyring, TemporalConnectionSettings };
 
 export const DEFAULTS = {
   TEMPORAL_ADDRESS: 'localhost:7233',
