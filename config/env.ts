@@ -101,6 +101,25 @@ export function workerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Perfl
   };
 }
 
+/** The servers the environment names; servers/ starts its own where one is not named. */
+export interface NamedServers {
+  /** TEMPORAL_ADDRESS, when set. */
+  temporalAddress?: string;
+  /** TEMPORAL_NAMESPACE. @default 'default' */
+  namespace: string;
+  /** MONGODB_URI, when set. */
+  mongoUri?: string;
+}
+
+/** TEMPORAL_ADDRESS and MONGODB_URI as set (no defaults: an unset one means "start one"), and the namespace. */
+export function namedServersFromEnv(env: NodeJS.ProcessEnv = process.env): NamedServers {
+  return {
+    ...(env.TEMPORAL_ADDRESS ? { temporalAddress: env.TEMPORAL_ADDRESS } : {}),
+    namespace: env.TEMPORAL_NAMESPACE ?? DEFAULTS.TEMPORAL_NAMESPACE,
+    ...(env.MONGODB_URI ? { mongoUri: env.MONGODB_URI } : {}),
+  };
+}
+
 /** The config for logs, with the MongoDB password redacted. */
 export function describeWorkerConfig(c: PerflowWorkerConfig): string {
   const llm = c.llm
