@@ -7,7 +7,7 @@ import type { AgentTool, AgentToolRef, ExecutorCallInput, ExecutorStepMemory, Ma
 import type { ChatMessage, ChatResponse, Usage } from '../core/llm-types';
 import { toolTimeoutSeconds } from '../core/tool-types';
 import { withHeartbeat } from './heartbeat';
-import { observeToolCall } from './telemetry';
+import { observeToolCall } from '../telemetry/model-and-tool-calls';
 import { chat, type ChatDeps } from './llm/chat';
 import { executorOpening, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
 import { completedStepIds } from '../core/memory-ids';

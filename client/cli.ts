@@ -8,7 +8,7 @@ import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunOutput } from '../workflows/definitions';
 import { clientConfigFromEnv, codecTokenFromEnv, type ClientConfig } from '../config/env';
-import { encryptionDataConverter, encryptionKeyIdsIn, missingKeyMessage } from '../core/codec/encryption';
+import { encryptionDataConverter, encryptionKeyIdsIn, missingKeyMessage } from '../codec/encryption';
 import { startCodecServer } from './codec-server';
 import { connectClient, workflowUrl, type PerflowClient } from './connect';
 import { CliError, describeError } from './errors';

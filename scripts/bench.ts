@@ -23,7 +23,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { MongoClient } from 'mongodb';
 import { firstLine } from '../core/text';
-import { startServers, stopServersOnSignals, type Servers } from '../servers';
+import { startServers, stopServersOnSignals } from '../servers';
 import { benchInput, independentStepsInput } from '../bench/agents';
 import { activityTrouble, allHistories, eventCount, fetchManyRunHistories, fetchRunHistories, historyBytes, startEventBytes, temporalTasks, type RunHistories } from '../bench/histories';
 import { runInProcess } from '../bench/in-process-loop';
@@ -103,15 +103,7 @@ function benchWorkflowBundle(): Promise<string> {
 
 /** Starts the servers with this memory backend and the worker process on them; `body` measures. */
 async function withBench<T>(backend: string, body: (bench: Bench) => Promise<T>): Promise<T> {
-  const previous = process.env.PERFLOW_MONGO_BACKEND;
-  process.env.PERFLOW_MONGO_BACKEND = backend;
-  let servers: Servers;
-  try {
-    servers = await startServers();
-  } finally {
-    if (previous === undefined) delete process.env.PERFLOW_MONGO_BACKEND;
-    else process.env.PERFLOW_MONGO_BACKEND = previous;
-  }
+  const servers = await startServers({ ...process.env, PERFLOW_MONGO_BACKEND: backend });
   const database = `perflow_bench_${Date.now()}`;
   const taskQueue = `perflow-bench-${randomUUID().slice(0, 8)}`;
   let worker: BenchWorker | undefined;

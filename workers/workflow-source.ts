@@ -39,7 +39,7 @@ export const SHARED_WORKFLOW_MODULES: readonly string[] = [
     '../core/memory-ids',
     '../core/schema-check',
     '../core/tool-types',
-    '../core/metric-names',
+    '../telemetry/metric-names',
     '../core/agent-file/parameter-defaults',
     '../core/agent-file/llm-interfaces',
     '../core/agent-file/instructions',

@@ -17,7 +17,7 @@ import type { Tool } from '../../activities/tools/tool';
 import { payloadToJson, type JsonPayload } from '../../client/codec-server';
 import { startRun } from '../../client/run';
 import { parseAgentDefinition, resolveParameters } from '../../core/agent';
-import { EncryptionCodec } from '../../core/codec/encryption';
+import { EncryptionCodec } from '../../codec/encryption';
 import { parseEncryptionKeys } from '../../config/env';
 import { createHarness, final, plan, scriptedAgent, type Harness } from '../support/harness';
 import { runProcess } from '../support/run-process';

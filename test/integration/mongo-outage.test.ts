@@ -22,13 +22,7 @@ let mongo: MongoServer;
 let harness: Harness;
 beforeAll(async () => {
   // A MongoDB-wire server of this test's own, so it can be stopped and started again.
-  const saved = process.env.MONGODB_URI;
-  delete process.env.MONGODB_URI;
-  try {
-    mongo = await startMongo();
-  } finally {
-    process.env.MONGODB_URI = saved;
-  }
+  mongo = await startMongo({ ...process.env, MONGODB_URI: '' });
   harness = await createHarness({ tools: [waitTool], mongoUri: mongo.uri });
 });
 afterAll(async () => {

@@ -13,16 +13,7 @@ let mongo: MongoServer;
 let harness: Harness;
 
 beforeAll(async () => {
-  const saved = { uri: process.env.MONGODB_URI, backend: process.env.PERFLOW_MONGO_BACKEND };
-  delete process.env.MONGODB_URI;
-  process.env.PERFLOW_MONGO_BACKEND = 'postgresql';
-  try {
-    mongo = await startMongo();
-  } finally {
-    process.env.MONGODB_URI = saved.uri;
-    if (saved.backend === undefined) delete process.env.PERFLOW_MONGO_BACKEND;
-    else process.env.PERFLOW_MONGO_BACKEND = saved.backend;
-  }
+  mongo = await startMongo({ ...process.env, MONGODB_URI: '', PERFLOW_MONGO_BACKEND: 'postgresql' });
   harness = await createHarness({ mongoUri: mongo.uri });
 });
 

@@ -10,7 +10,7 @@ import { temporal } from '@temporalio/proto';
 import { Resource } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { WORKFLOW_TRACING_MODULES } from '../../../workers/telemetry';
+import { WORKFLOW_TRACING_MODULES } from '../../../telemetry/worker';
 import { workflowBundleOptions } from '../../../workers/workflow-source';
 
 const dir = join(__dirname, '..', '..', 'fixtures', 'histories');
