@@ -111,7 +111,7 @@ it("replays a history exported with the Temporal CLI, Temporal's packages sharin
   expect(JSON.parse(copies.stdout)).toHaveLength(1);
   if (!packagedRun) throw new Error('the run of the installed CLI did not complete (see the test before)');
   const { temporalAddress, namespace } = serverEnv();
-  const show = await runProcess(findTemporalCli({ install: false })!, ['workflow', 'show', '-w', packagedRun, '--output', 'json', '--address', temporalAddress, '--namespace', namespace]);
+  const show = await runProcess(findTemporalCli(process.env, { install: false })!, ['workflow', 'show', '-w', packagedRun, '--output', 'json', '--address', temporalAddress, '--namespace', namespace]);
   expect(show.code).toBe(0);
   const file = join(dir, 'exported-history.json');
   writeFileSync(file, show.stdout);

@@ -33,7 +33,7 @@ afterAll(async () => {
 
 /** `temporal workflow show -w ID --output json`, as a user saves it. */
 async function exportWithTemporalCli(workflowId: string): Promise<string> {
-  const temporal = findTemporalCli({ install: false });
+  const temporal = findTemporalCli(process.env, { install: false });
   if (!temporal) throw new Error('no Temporal CLI: the test servers find or install one (servers/binaries.ts)');
   const { temporalAddress, namespace } = serverEnv();
   const r = await runProcess(temporal, ['workflow', 'show', '-w', workflowId, '--output', 'json', '--address', temporalAddress, '--namespace', namespace]);
