@@ -135,6 +135,18 @@ function compile(format: string): { parts: Part[] } | { error: string } {
   return { parts };
 }
 
+/**
+ * What is wrong with a `datetime_format`, in one phrase naming the unsupported letter or
+ * directive and what is supported; undefined when perflow formats it. Checked before a run
+ * starts, so a run never falls back to the default format unseen.
+ */
+export function datetimeFormatProblem(format: string): string | undefined {
+  if (format.trim() === '') return `it is empty; supported: ${SUPPORTED}`;
+  const java = !format.includes('%') && /[A-Za-z]/.test(format);
+  const compiled = java ? compileJava(format) : compile(format);
+  return 'error' in compiled ? `${compiled.error}; supported: ${SUPPORTED}` : undefined;
+}
+
 /** Result of {@link formatDatetime}. */
 export interface FormattedDatetime {
   /** The formatted date and time. */

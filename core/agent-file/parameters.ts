@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { fallbackError, toIssues } from '../issues';
 import { DEFAULT_REPLAN_KEYWORDS } from '../agent-types';
+import { datetimeFormatProblem } from '../datetime';
 import { parameterDefaults, type DefaultedTexts } from './parameter-defaults';
 import { booleanParam, durationParam, integerParam, stringParam, toNumber } from './coerce';
 import { LlmInterface, llmResponseFilterFor } from './model';
@@ -49,11 +50,14 @@ export const AgentParameters = z.looseObject({
    */
   inject_datetime: booleanParam(false),
   /**
-   * strftime-like format of the injected date (`%Y %m %d %H %M %S %A %B %Z`); an invalid
-   * format falls back to the default with a warning.
+   * strftime-like format of the injected date (`%Y %m %d %H %M %S %A %B %Z`), or the same
+   * fields in Java style (`yyyy-MM-dd HH:mm:ss`); anything else is refused before the run starts.
    * @default "%Y-%m-%d %H:%M:%S %Z"
    */
-  datetime_format: stringParam(),
+  datetime_format: stringParam().superRefine((format, ctx) => {
+    const problem = format === undefined ? undefined : datetimeFormatProblem(format);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
   /**
    * Planner system prompt.
    * @default DEFAULT_PLANNER_SYSTEM_PROMPT
