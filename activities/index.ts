@@ -53,7 +53,7 @@ export function createActivities(activityDeps: ActivityDeps) {
             'Tool.Unknown',
           );
         }
-        return { spec: toolSpec(tool, ref.name ?? tool.type, ref.description ?? tool.description), ref };
+        return { spec: toolSpec(tool, ref.name ?? tool.type, ref.description ?? namesAsListed(tool.description, tools)), ref };
       });
       const mcp = (await listMcpTools(mcp_servers, deps.secret ?? noSecrets)).map(
         ({ spec, parameters }): AgentTool => ({
@@ -240,6 +240,11 @@ export function executorHistoryCache(memory: MemoryStore, steps: ReturnType<type
 }
 
 const noSecrets: SecretReader = () => undefined;
+
+/** A built-in description with the other tools it mentions under the names the agent lists them by (a seed's `ListIndexTool` …). */
+function namesAsListed(description: string, tools: readonly AgentToolRef[]): string {
+  return tools.reduce((text, t) => (t.name !== undefined && t.name !== t.type ? text.replaceAll(t.type, t.name) : text), description);
+}
 
 async function runTool(tools: ToolRegistry, ref: AgentToolRef, input: Record<string, unknown>, secret: SecretReader): Promise<ToolObservation> {
   if (ref.type === MCP_TOOL_TYPE) {

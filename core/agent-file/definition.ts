@@ -138,8 +138,11 @@ const preprocessAgent = (input: unknown): unknown => {
     out.executor_llm = exec;
   }
   if (Array.isArray(out.tools)) {
-    // The seeds' OpenSearch tools become the MongoDB tools that play their roles.
-    out.tools = out.tools.map((t: unknown) => (isPlainObject(t) && typeof t.type === 'string' && Object.hasOwn(SEED_TOOL_TYPES, t.type) ? { ...t, type: SEED_TOOL_TYPES[t.type] } : t));
+    // The seeds' OpenSearch tools become the MongoDB tools that play their roles, keeping the
+    // seed's name toward the model (custom prompts name them so) unless the file names them otherwise.
+    out.tools = out.tools.map((t: unknown) =>
+      isPlainObject(t) && typeof t.type === 'string' && Object.hasOwn(SEED_TOOL_TYPES, t.type) ? { ...t, type: SEED_TOOL_TYPES[t.type], name: t.name ?? t.type } : t,
+    );
   }
   return out;
 };

@@ -36,6 +36,8 @@ describe("seed 002's register-agent bodies", () => {
     const agent = parseAgentDefinition(claude);
     expect(agent.llm).toMatchObject({ interface: 'bedrock/converse/claude', model: 'your_llm_model_id' });
     expect(agent.tools.map((t) => t.type)).toEqual(['ListCollectionsTool', 'SearchCollectionTool', 'CollectionSchemaTool']);
+    // The model sees them under the seed's names, which custom prompts use.
+    expect(agent.tools.map((t) => t.name)).toEqual(['ListIndexTool', 'SearchIndexTool', 'IndexMappingTool']);
     // The generic body, with its placeholder interface filled in.
     const generic = bodies.find((b) => (b.parameters as { _llm_interface?: string })._llm_interface === 'YOUR_LLM_INTERFACE')!;
     const filled = parseAgentDefinition({ ...generic, parameters: { _llm_interface: 'openai/v1/chat/completions' } });
