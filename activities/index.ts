@@ -53,7 +53,10 @@ export function createActivities(activityDeps: ActivityDeps) {
             'Tool.Unknown',
           );
         }
-        return { spec: toolSpec(tool, ref.name ?? tool.type, ref.description ?? namesAsListed(tool.description, tools)), ref };
+        const spec = toolSpec(tool, ref.name ?? tool.type, ref.description ?? namesAsListed(tool.description, tools));
+        // The seed's tool attributes: the schema the model is shown, and strict function calling.
+        const { input_schema, strict } = ref.attributes ?? {};
+        return { spec: { ...spec, ...(input_schema ? { input_schema } : {}), ...(strict !== undefined ? { strict } : {}) }, ref };
       });
       const mcp = (await listMcpTools(mcp_servers, deps.secret ?? noSecrets)).map(
         ({ spec, parameters }): AgentTool => ({

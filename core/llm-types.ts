@@ -20,6 +20,8 @@ export interface ToolSpec {
   description: string;
   /** JSON Schema of the tool's input object. */
   input_schema: Record<string, unknown>;
+  /** Strict function calling (the tool entry's `attributes.strict`), where the interface has it. */
+  strict?: boolean;
 }
 
 export interface Usage {

@@ -67,7 +67,7 @@ export function toOpenAiMessages(system: string, messages: ChatMessage[]): Messa
 export function toOpenAiTools(tools: ToolSpec[]): OpenAI.Chat.ChatCompletionFunctionTool[] {
   return tools.map((t) => ({
     type: 'function',
-    function: { name: t.name, description: t.description, parameters: t.input_schema },
+    function: { name: t.name, description: t.description, parameters: t.input_schema, ...(t.strict !== undefined ? { strict: t.strict } : {}) },
   }));
 }
 

@@ -52,6 +52,21 @@ export const ToolEntry = z.object({
    * @default false
    */
   requires_approval: z.boolean({ error: 'expected true or false' }).optional(),
+  /**
+   * The seed's tool attributes (ml-commons `MLToolSpec.attributes`): `input_schema`, the JSON
+   * Schema the model is shown instead of the tool's own, and `strict`, passed to function
+   * calling where the interface has it (OpenAI). Other keys are kept.
+   * @default none
+   */
+  attributes: z
+    .looseObject(
+      {
+        input_schema: z.record(z.string(), z.unknown(), { error: 'expected a JSON Schema object' }).optional(),
+        strict: z.boolean({ error: 'expected true or false' }).optional(),
+      },
+      { error: 'expected an object' },
+    )
+    .optional(),
 });
 /** A tool the agent may use, as the agent file lists it. */
 export type ToolEntry = z.infer<typeof ToolEntry>;

@@ -202,4 +202,13 @@ describe('the seed OpenSearch tools', () => {
     const observation = await activities.callTool({ tool: listed[0].ref, input: {}, place: { ids, stepIndex: 0, callIndex: 1 } });
     expect(JSON.parse(observation.content).collections).toEqual([{ name: 'flights', type: 'collection', documents: 8 }]);
   });
+
+  it('show the model the input schema of their attributes (seed 001), with strict function calling', async () => {
+    const activities = createActivities({ tools: toolRegistry(builtinTools({ mongo, defaultDb: dbName, protectedCollections: [] })), memory: memory as never });
+    const input_schema = { type: 'object', properties: { index: { type: 'string', description: 'the index to search' } }, required: ['index'] };
+    const agent = parseAgentDefinition({ name: 'seed', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] } }, tools: [{ type: 'SearchIndexTool', attributes: { input_schema, strict: false, note: 'kept' } }] });
+    expect(agent.tools[0].attributes).toEqual({ input_schema, strict: false, note: 'kept' });
+    const [tool] = await activities.describeTools({ tools: agent.tools });
+    expect(tool.spec).toMatchObject({ name: 'SearchIndexTool', input_schema, strict: false });
+  });
 });

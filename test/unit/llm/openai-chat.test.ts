@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { chat } from '../../../activities/llm/chat';
+import { toOpenAiTools } from '../../../activities/llm/openai-chat';
 import type { ChatRequest } from '../../../activities/llm/scripted';
 import { rejectionOf, startWireServer, withEnv, type WireServer } from '../../support/wire-server';
 import { createLlmClients } from '../../../activities/llm/clients';
@@ -151,5 +152,15 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
     } finally {
       restore();
     }
+  });
+});
+
+describe('toOpenAiTools', () => {
+  it('passes a tool\'s strict function calling (its attributes) and leaves it out otherwise', () => {
+    const schema = { type: 'object', properties: {} };
+    expect(toOpenAiTools([{ name: 'a', description: 'A', input_schema: schema, strict: true }, { name: 'b', description: 'B', input_schema: schema }])).toEqual([
+      { type: 'function', function: { name: 'a', description: 'A', parameters: schema, strict: true } },
+      { type: 'function', function: { name: 'b', description: 'B', parameters: schema } },
+    ]);
   });
 });
