@@ -96,6 +96,12 @@ export class MemoryStore {
     return (await this.memories.countDocuments({ _id: memoryId }, { limit: 1 })) > 0;
   }
 
+  /** Whose a memory is: undefined when it does not exist, else its tenant (`tenant_id` absent: none). */
+  async memoryOwner(memoryId: string): Promise<{ tenant_id?: string } | undefined> {
+    const doc = await this.memories.findOne({ _id: memoryId }, { projection: { tenant_id: 1 } });
+    return doc ? (doc.tenant_id !== undefined ? { tenant_id: doc.tenant_id } : {}) : undefined;
+  }
+
   /**
    * Creates the memory if it does not exist; keeps its name, `first_run` and creation time if it
    * does. Inserted first: a new memory (every new conversation) is one insert, while an update
@@ -195,10 +201,10 @@ export class MemoryStore {
   }
 
   /** Stores a run's prompt material under its ID (idempotent: the same run writes the same). */
-  async savePromptMaterial(id: string, material: PromptMaterial, now: Date): Promise<void> {
+  async savePromptMaterial(id: string, material: PromptMaterial, now: Date, tenantId?: string): Promise<void> {
     // Stored once; a retried attempt finds it there.
     try {
-      await this.prompts.insertOne({ _id: id, material: JSON.stringify(material), created: now });
+      await this.prompts.insertOne({ _id: id, material: JSON.stringify(material), created: now, ...(tenantId !== undefined ? { tenant_id: tenantId } : {}) });
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err; // already stored by an earlier attempt
     }

@@ -97,6 +97,23 @@ describe('conversation memory', () => {
     expect(activityFailure?.cause).toMatchObject({ type: 'Memory.NotFound', message: 'memory_id no-such-memory does not exist' });
   });
 
+  it('refuses to continue another tenant\'s conversation, touching nothing, and stamps every document with the run\'s tenant', async () => {
+    const first = await (await start(runInput(scriptedAgent({ planner: [final('mine')] }), 'tenant a asks', { tenant_id: 'a' }))).result();
+    const prompts = await harness.memory.prompts.find({ tenant_id: 'a' } as never).toArray();
+    expect(prompts.length).toBeGreaterThan(0);
+    for (const tenant of ['b', undefined]) {
+      const input = { ...runInput(scriptedAgent({ planner: [final('theirs')] }), 'tenant b asks', tenant ? { tenant_id: tenant } : {}), memory_id: first.memory_id };
+      const error = await (await start(input)).result().then(() => undefined, (err: WorkflowFailedError) => err);
+      expect(error?.cause?.cause).toMatchObject({
+        type: 'Memory.OtherTenant',
+        message: `memory_id ${first.memory_id} belongs to tenant a, not to ${tenant ? `tenant ${tenant}` : 'no tenant'}: a memory is continued by its own tenant only (nothing was changed)`,
+      });
+    }
+    const memory = await harness.memory.memories.findOne({ _id: first.memory_id });
+    expect(memory).toMatchObject({ tenant_id: 'a', name: 'tenant a asks' });
+    expect(await harness.memory.interactions.countDocuments({ memory_id: first.memory_id, origin: 'user' })).toBe(1);
+  });
+
   it('writes the error of a failed run onto its parent interaction', async () => {
     const handle = await start(runInput(scriptedAgent({ planner: ['x', 'y', 'z'] }), 'will fail'));
     await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);

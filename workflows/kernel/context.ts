@@ -112,6 +112,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     await memoryActivities.savePromptMaterial({
       id: materialId,
       material: { params, systems: { planning: systems.planner, executor: systems.executor }, tools: tools.map((t) => t.spec) },
+      ...(memoryIds.tenant_id !== undefined ? { tenant_id: memoryIds.tenant_id } : {}),
     });
   }
   const run: Omit<RunContext<S>, 'human'> & { human?: HumanLoop } = {
