@@ -12,6 +12,7 @@ import { encryptionDataConverter, encryptionKeyIdsIn, missingKeyMessage } from '
 import { startCodecServer } from './codec-server';
 import { connectClient, workflowUrl, type PerflowClient } from './connect';
 import { CliError, describeError } from './errors';
+import { parseJsonObject } from './json-file';
 import {
   cancelRun,
   fetchHistory,
@@ -421,18 +422,6 @@ async function codecServer(
   await server.close();
   note(`perflow codec server: ${signal} received, stopped`);
   return 0;
-}
-
-/** A JSON object from an option's value, or a one-line error naming the option. */
-function parseJsonObject(text: string, option: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new CliError(`${option} is not valid JSON: ${(err as Error).message}`, 2);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CliError(`${option} must be a JSON object`, 2);
-  return value as Record<string, unknown>;
 }
 
 if (require.main === module) {

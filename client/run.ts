@@ -1,6 +1,5 @@
 /** Starting a plan-execute-reflect run and following its progress. */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { AgentDefinitionError, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
@@ -8,6 +7,7 @@ import { preview, progressQuery, SearchAttributes, workflowTypeFor, type ForkSou
 import type { planExecuteReflect, PlanExecuteReflectInput } from '../workflows';
 import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 import { CliError } from './errors';
+import { readJsonFile } from './json-file';
 
 export interface LoadAgentFileOptions {
   /** Tool types the workers offer besides the built-in ones (tools of your own, see `perflow/worker`). */
@@ -20,20 +20,7 @@ export async function loadAgentFile(
   runParams: Record<string, unknown> = {},
   options: LoadAgentFileOptions = {},
 ): Promise<{ agent: AgentDefinition; parameters: ResolvedParameters }> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new CliError(`agent file not found: ${file}`, 2, { cause: err });
-    throw new CliError(`cannot read agent file ${file}: ${(err as Error).message}`, 2, { cause: err });
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new CliError(`agent file ${file} is not valid JSON: ${(err as Error).message}`, 2, { cause: err });
-  }
+  const json = await readJsonFile(file, 'agent file');
   try {
     const agent = parseAgentDefinition(json, { toolTypes: [...BUILTIN_TOOL_TYPES, ...(options.extraToolTypes ?? [])] });
     return { agent, parameters: resolveParameters(agent, runParams) };
