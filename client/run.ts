@@ -1,10 +1,22 @@
-/** Starting a plan-execute-reflect run and following its progress. */
+/** Starting a run of any agent type and following its progress. */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { AgentDefinitionError, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
-import { preview, progressQuery, SearchAttributes, workflowTypeFor, type ForkSource, type PendingDecision, type Progress, type RunIds, type RunOutput } from '../workflows/definitions';
-import type { planExecuteReflect, PlanExecuteReflectInput } from '../workflows';
+import {
+  preview,
+  progressQuery,
+  SearchAttributes,
+  workflowTypeFor,
+  type ForkSource,
+  type PendingDecision,
+  type Progress,
+  type RunIds,
+  type RunInput,
+  type RunOutput,
+  type RunWorkflow,
+  type RunWorkflows,
+} from '../workflows/definitions';
 import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 import { CliError } from './errors';
 import { readJsonFile } from './json-file';
@@ -84,7 +96,7 @@ export interface StartedRun {
   workflowId: string;
   runId: string;
   ids: RunIds;
-  handle: WorkflowHandle<typeof planExecuteReflect>;
+  handle: WorkflowHandle<RunWorkflow>;
 }
 
 /** Starts a run with client-chosen IDs, as the workflow type of the agent's type (see WORKFLOW_TYPES). */
@@ -99,7 +111,7 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
   };
   const workflowId = o.workflowId ?? `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
   // Default prompts travel as the name of their set, not as text (see sparseParameters).
-  const input: PlanExecuteReflectInput = { agent: o.agent, question: o.question, ...sparseParameters(o.parameters), ids };
+  const input: RunInput = { agent: o.agent, question: o.question, ...sparseParameters(o.parameters), ids };
   if (memoryId !== undefined) input.memory_id = memoryId;
   if (o.llmTaskQueue) input.llm_task_queue = o.llmTaskQueue;
   if (o.fork) input.fork = o.fork;
@@ -116,7 +128,7 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
     workflowId,
     // A fork's memory copies are keyed by its run: a second fork under the same workflow ID is refused.
     ...(o.fork ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
-    args: [input] as [PlanExecuteReflectInput],
+    args: [input] as [RunInput],
     memo: {
       agent: o.agent.name,
       agent_type: o.agent.type,
@@ -131,18 +143,18 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
     { key: SearchAttributes.status, value: 'running' },
     { key: SearchAttributes.pending, value: 'none' },
   ]);
-  // Every agent type's workflow takes the same input and returns a RunOutput.
   const workflowType = workflowTypeFor(o.agent.type);
-  let handle: WorkflowHandleWithFirstExecutionRunId<typeof planExecuteReflect>;
+  type Workflow = RunWorkflows[typeof workflowType];
+  let handle: WorkflowHandleWithFirstExecutionRunId<Workflow>;
   try {
-    handle = await client.workflow.start<typeof planExecuteReflect>(workflowType, { ...options, typedSearchAttributes: searchable });
+    handle = await client.workflow.start<Workflow>(workflowType, { ...options, typedSearchAttributes: searchable });
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
       throw new CliError(`a run with workflow ID ${workflowId} exists already${o.fork ? ': a fork is started once under its ID (nothing was copied again)' : ''}`, 1, { cause: err });
     }
     // A server without perflow's search attributes registered still runs perflow.
     if (!/search attribute/i.test((err as Error).message)) throw err;
-    handle = await client.workflow.start<typeof planExecuteReflect>(workflowType, options);
+    handle = await client.workflow.start<Workflow>(workflowType, options);
   }
   return { workflowId, runId: handle.firstExecutionRunId, ids, handle };
 }
@@ -185,7 +197,7 @@ export function pendingLines(d: PendingDecision): string[] {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls the progress query, calling `print` for each change, until the run ends; returns its result. */
-export async function followRun(handle: WorkflowHandle<typeof planExecuteReflect>, print: (line: string) => void, intervalMs = 500): Promise<RunOutput> {
+export async function followRun(handle: WorkflowHandle<RunWorkflow>, print: (line: string) => void, intervalMs = 500): Promise<RunOutput> {
   let settled = false;
   const result = handle.result().finally(() => {
     settled = true;

@@ -129,9 +129,15 @@ export const WORKFLOW_TYPES = {
 } as const satisfies Record<AgentType, string>;
 
 /** The workflow type of an agent type. */
-export function workflowTypeFor(type: AgentType): (typeof WORKFLOW_TYPES)[AgentType] {
+export function workflowTypeFor<T extends AgentType>(type: T): (typeof WORKFLOW_TYPES)[T] {
   return WORKFLOW_TYPES[type];
 }
+
+/** A run workflow as clients see it: a run input in, a run output out. */
+export type RunWorkflow = (input: RunInput) => Promise<RunOutput>;
+
+/** Each workflow type's signature, for typed client handles (workflows/index.ts registers them under these names). */
+export type RunWorkflows = { [T in (typeof WORKFLOW_TYPES)[AgentType]]: RunWorkflow };
 
 /** A step of a step_by_step run as `progress` shows it (Axon Ivy `AiStep` and its state). */
 export interface StepView {
