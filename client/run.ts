@@ -82,7 +82,7 @@ export interface StartRunOptions {
   parameters: ResolvedParameters;
   question: string;
   taskQueue: string;
-  /** Continue this conversation. */
+  /** Continue this conversation (default: the `memory_id` parameter, else a new one). */
   memoryId?: string;
   /** Run the LLM activities on this task queue (see PERFLOW_LLM_TASK_QUEUE). */
   llmTaskQueue?: string;
@@ -99,20 +99,34 @@ export interface StartedRun {
   handle: WorkflowHandle<RunWorkflow>;
 }
 
-/** Starts a run with client-chosen IDs, as the workflow type of the agent's type (see WORKFLOW_TYPES). */
-export async function startRun(client: Client, o: StartRunOptions): Promise<StartedRun> {
-  // The seed's parameters name a conversation and an executor memory to continue, too.
-  const memoryId = o.memoryId ?? o.parameters.memory_id;
+/**
+ * The run's memory IDs, resolved here and nowhere else: the conversation and executor memory it
+ * continues (`memoryId`, else the seed's `memory_id` and `executor_agent_memory_id` parameters),
+ * else new ones. The parameters go on without them: the IDs travel in `ids` only.
+ */
+export function resolveRunIds(o: Pick<StartRunOptions, 'memoryId' | 'parameters'>): {
+  ids: RunIds;
+  continuesConversation: boolean;
+  parameters: Omit<ResolvedParameters, 'memory_id' | 'executor_agent_memory_id'>;
+} {
+  const { memory_id, executor_agent_memory_id, ...parameters } = o.parameters;
+  const memoryId = o.memoryId ?? memory_id;
   const ids: RunIds = {
     memory_id: memoryId ?? randomUUID(),
     parent_interaction_id: randomUUID(),
-    executor_agent_memory_id: o.parameters.executor_agent_memory_id ?? randomUUID(),
+    executor_agent_memory_id: executor_agent_memory_id ?? randomUUID(),
     executor_agent_parent_interaction_id: randomUUID(),
   };
+  return { ids, continuesConversation: memoryId !== undefined, parameters };
+}
+
+/** Starts a run with client-chosen IDs, as the workflow type of the agent's type (see WORKFLOW_TYPES). */
+export async function startRun(client: Client, o: StartRunOptions): Promise<StartedRun> {
+  const { ids, continuesConversation, parameters } = resolveRunIds(o);
   const workflowId = o.workflowId ?? `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
   // Default prompts travel as the name of their set, not as text (see sparseParameters).
-  const input: RunInput = { agent: o.agent, question: o.question, ...sparseParameters(o.parameters), ids };
-  if (memoryId !== undefined) input.memory_id = memoryId;
+  const input: RunInput = { agent: o.agent, question: o.question, ...sparseParameters(parameters), ids };
+  if (continuesConversation) input.continues_conversation = true;
   if (o.llmTaskQueue) input.llm_task_queue = o.llmTaskQueue;
   if (o.fork) input.fork = o.fork;
   const details = [

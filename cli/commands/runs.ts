@@ -10,13 +10,14 @@ export const run: CommandHandler = async (ctx) => {
   const { o, config, env } = ctx;
   if (!o.agent) throw new CliError('run needs --agent FILE', 2);
   checkFollowOrWait(o);
-  const { agent, parameters } = await loadAgentFile(o.agent, parseParams(o.param ?? []), { extraToolTypes: config.extraToolTypes });
+  // --memory-id is the memory_id parameter, over --param and the agent file's: startRun resolves the run's IDs from it.
+  const runParams = { ...parseParams(o.param ?? []), ...(o['memory-id'] !== undefined ? { memory_id: o['memory-id'] } : {}) };
+  const { agent, parameters } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes });
   const question = o.question ?? parameters.question;
   if (!question) throw new CliError('run needs --question TEXT (or a question parameter)', 2);
-  const memoryId = o['memory-id'] ?? parameters.memory_id;
-  if (memoryId !== undefined) await assertMemoryExists(env, memoryId);
+  if (parameters.memory_id !== undefined) await assertMemoryExists(env, parameters.memory_id);
   return withClient(ctx, async ({ client }) => {
-    const started = await startRun(client, { agent, parameters, question, taskQueue: config.taskQueue, memoryId, llmTaskQueue: config.llmTaskQueue });
+    const started = await startRun(client, { agent, parameters, question, taskQueue: config.taskQueue, llmTaskQueue: config.llmTaskQueue });
     return reportStarted(client, ctx, started);
   });
 };
