@@ -5,6 +5,9 @@ import type { Tool } from '../../activities/tools/tool';
 import { createMemoryActivities, saveToolCall } from '../../activities/memory';
 import { formatConversation, readConversation } from '../../memory/conversation';
 import { planExecuteReflect, progressQuery } from '../../workflows';
+import { runInputOf } from '../../client/fork';
+import { startRun } from '../../client/run';
+import { parseAgentDefinition, resolveParameters } from '../../core/agent';
 import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../support/harness';
 
 jest.setTimeout(60_000);
@@ -84,6 +87,22 @@ describe('conversation memory', () => {
     expect(prompt).not.toContain('Original plan:');
     const roots = await harness.memory.interactions.find({ memory_id: first.memory_id, parent_interaction_id: null }).toArray();
     expect(roots.map((r) => r.response).sort()).toEqual(['Paris', 'about 2.1 million']);
+  });
+
+  it('continues the conversation and executor memory a client names, their IDs travelling in the input\'s ids alone', async () => {
+    const agentOf = (answer: string) => parseAgentDefinition(scriptedAgent({ planner: [final(answer)] }), { toolTypes: 'any' });
+    const startAs = (answer: string, question: string, params: Record<string, unknown> = {}) =>
+      startRun(harness.client, { agent: agentOf(answer), parameters: resolveParameters(agentOf(answer), params), question, taskQueue: harness.taskQueue });
+    const first = await (await startAs('Rome', 'capital of Italy?')).handle.result();
+    const run = await startAs('about 2.8 million', 'how many people live there?', { memory_id: first.memory_id, executor_agent_memory_id: first.executor_agent_memory_id });
+    expect(await run.handle.result()).toMatchObject({ memory_id: first.memory_id, executor_agent_memory_id: first.executor_agent_memory_id });
+    const input = await runInputOf(harness.client, run.workflowId);
+    expect(input).toMatchObject({ ids: run.ids, continues_conversation: true });
+    expect(input).not.toHaveProperty('memory_id');
+    expect(input.parameters).not.toHaveProperty('memory_id');
+    expect(input.parameters).not.toHaveProperty('executor_agent_memory_id');
+    const prompt = harness.recorder.find((r) => r.messages[0]?.content.includes('how many people live there?'))!.messages[0].content;
+    expect(prompt).toContain('<step-1>\ncapital of Italy?\n</step-1>\n<step-1-result>\nRome\n</step-1-result>');
   });
 
   it('rejects an unknown memory_id with a clear failure', async () => {
