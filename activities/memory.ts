@@ -4,7 +4,7 @@ import type { PromptMaterial } from '../core/contract';
 import type { DecisionRecord } from '../core/decisions';
 import type { CompletedStep } from '../core/template';
 import { executorStepId, stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace } from '../core/memory-ids';
-import type { MemoryStore } from '../memory/store';
+import { otherTenantMessage, type MemoryStore } from '../memory/store';
 
 export { stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace };
 
@@ -18,12 +18,6 @@ export interface StartRunInput {
   message_history_limit: number;
   /** `executor_agent_id`: stored on the executor memory as its `agent_id`. */
   executor_agent_id?: string;
-}
-
-/** Why a run may not continue a memory of another tenant (or of none, or a tenant's without one). */
-export function otherTenantMessage(field: string, id: string, owner: string | undefined, tenant: string | undefined): string {
-  const whose = (t: string | undefined) => (t === undefined ? 'no tenant' : `tenant ${t}`);
-  return `${field} ${id} belongs to ${whose(owner)}, not to ${whose(tenant)}: a memory is continued by its own tenant only (nothing was changed)`;
 }
 
 /** The tenant stamp of every document a run writes. */

@@ -10,6 +10,7 @@ export function statusLines(id: string, p: Progress): string[] {
   for (const c of p.current_steps ?? (p.current_step ? [p.current_step] : [])) lines.push(`  running step ${c.index + 1}: ${c.step} (executor ${c.executor_workflow_id})`);
   for (const s of p.completed_steps) lines.push(`  ${s.ok ? 'done' : 'failed'} step ${s.index + 1}: ${s.step} → ${s.result_preview.replace(/\s+/g, ' ').slice(0, 200)}`);
   for (const d of p.pending ?? []) lines.push(...pendingLines(d).map((l) => `  ${l}`));
+  for (const v of p.assumed_verdicts ?? []) lines.push(`  assumed after step ${v.after_steps}: ${v.kind} unreadable, taken as ${v.assumed} (${v.error})`);
   if (p.paused) lines.push(`  paused: resume with perflow resume ${id}`);
   if (p.result !== undefined) lines.push(`  result: ${p.result}`);
   if (p.error !== undefined) lines.push(`  error: ${p.error}`);

@@ -2,7 +2,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { AgentDefinitionError, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
+import { AgentDefinitionError, parameterWarnings, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
 import {
   preview,
   progressQuery,
@@ -31,11 +31,11 @@ export async function loadAgentFile(
   file: string,
   runParams: Record<string, unknown> = {},
   options: LoadAgentFileOptions = {},
-): Promise<{ agent: AgentDefinition; parameters: ResolvedParameters }> {
+): Promise<{ agent: AgentDefinition; parameters: ResolvedParameters; warnings: string[] }> {
   const json = await readJsonFile(file, 'agent file');
   try {
     const agent = parseAgentDefinition(json, { toolTypes: [...BUILTIN_TOOL_TYPES, ...(options.extraToolTypes ?? [])] });
-    return { agent, parameters: resolveParameters(agent, runParams) };
+    return { agent, parameters: resolveParameters(agent, runParams), warnings: parameterWarnings(agent, runParams) };
   } catch (err) {
     if (err instanceof AgentDefinitionError) throw new CliError(`${file}: ${err.message}`, 2, { cause: err });
     throw err;

@@ -231,3 +231,9 @@ export function allFound<T>(ids: readonly string[], found: readonly (T | null)[]
   if (missing.length > 0) throw new Error(`interactions not found in memory: ${missing.join(', ')}`);
   return found as T[];
 }
+
+/** Why a run may not continue a memory of another tenant (or of none, or a tenant's without one). */
+export function otherTenantMessage(field: string, id: string, owner: string | undefined, tenant: string | undefined): string {
+  const whose = (t: string | undefined) => (t === undefined ? 'no tenant' : `tenant ${t}`);
+  return `${field} ${id} belongs to ${whose(owner)}, not to ${whose(tenant)}: a memory is continued by its own tenant only (nothing was changed)`;
+}

@@ -3,7 +3,7 @@ import { cancelRun, CliError, getResult, getStatus, listRuns, loadAgentFile, par
 import { assertMemoryExists } from '../../client/memory';
 import { requireId, withClient, type CommandHandler } from '../context';
 import { runListLine, statusLines } from '../format';
-import { answer } from '../output';
+import { answer, note } from '../output';
 import { checkFollowOrWait, reportStarted } from '../started-run';
 
 export const run: CommandHandler = async (ctx) => {
@@ -12,10 +12,11 @@ export const run: CommandHandler = async (ctx) => {
   checkFollowOrWait(o);
   // --memory-id is the memory_id parameter, over --param and the agent file's: startRun resolves the run's IDs from it.
   const runParams = { ...parseParams(o.param ?? []), ...(o['memory-id'] !== undefined ? { memory_id: o['memory-id'] } : {}) };
-  const { agent, parameters } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes });
+  const { agent, parameters, warnings } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes });
   const question = o.question ?? parameters.question;
   if (!question) throw new CliError('run needs --question TEXT (or a question parameter)', 2);
-  if (parameters.memory_id !== undefined) await assertMemoryExists(env, parameters.memory_id);
+  if (parameters.memory_id !== undefined) await assertMemoryExists(env, parameters.memory_id, parameters.tenant_id);
+  for (const warning of warnings) note(`perflow: warning: ${warning}`);
   return withClient(ctx, async ({ client }) => {
     const started = await startRun(client, { agent, parameters, question, taskQueue: config.taskQueue, llmTaskQueue: config.llmTaskQueue });
     return reportStarted(client, ctx, started);
