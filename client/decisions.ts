@@ -20,7 +20,7 @@ import {
 import { CliError } from './errors';
 import { parseJson, readTextFile } from './json-file';
 import { lenientClient } from './payloads';
-import { listQuery } from './ops';
+import { listQuery, needingSearchAttributes } from './ops';
 
 /** Who decides (free text, recorded with the decision). */
 export interface DecidedBy {
@@ -94,6 +94,10 @@ export interface PendingRun {
 
 /** Runs waiting for a decision or paused (via the `PerflowPending` search attribute), with what each waits for. */
 export async function listPending(client: Client, limit = 100): Promise<PendingRun[]> {
+  return needingSearchAttributes(client, 'pending', () => pendingRuns(client, limit));
+}
+
+async function pendingRuns(client: Client, limit: number): Promise<PendingRun[]> {
   const out: PendingRun[] = [];
   const query = `${listQuery('running')} AND PerflowPending IN ('plan', 'tool', 'paused')`;
   for await (const wf of lenientClient(client).workflow.list({ query })) {

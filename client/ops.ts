@@ -5,7 +5,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
-import { progressQuery, WORKFLOW_TYPES, type Progress, type RunOutput } from '../workflows/definitions';
+import { missingSearchAttributes, progressQuery, searchAttributeCreateCommand, searchAttributeRefused, WORKFLOW_TYPES, type Progress, type RunOutput } from '../workflows/definitions';
 import { CliError } from './errors';
 import { readJsonFile } from './json-file';
 import { lenientClient } from './payloads';
@@ -67,12 +67,30 @@ export function runSummary(wf: WorkflowExecutionInfo): RunSummary {
 
 /** Recent perflow runs; one whose memo this client cannot decrypt shows `(encrypted with key "ID")` as its agent and question. */
 export async function listRuns(client: Client, status?: ListStatus, limit = 100, agent?: string): Promise<WorkflowExecutionInfo[]> {
-  const out: WorkflowExecutionInfo[] = [];
-  for await (const wf of lenientClient(client).workflow.list({ query: listQuery(status, agent) })) {
-    out.push(wf);
-    if (out.length >= limit) break;
+  return needingSearchAttributes(client, 'list --agent', async () => {
+    const out: WorkflowExecutionInfo[] = [];
+    for await (const wf of lenientClient(client).workflow.list({ query: listQuery(status, agent) })) {
+      out.push(wf);
+      if (out.length >= limit) break;
+    }
+    return out;
+  });
+}
+
+/**
+ * Runs a visibility query that filters on perflow's search attributes; a namespace that lacks
+ * one fails it in one line naming the attribute and the command that registers it.
+ */
+export async function needingSearchAttributes<T>(client: Client, command: string, query: () => Promise<T>): Promise<T> {
+  try {
+    return await query();
+  } catch (err) {
+    const refused = searchAttributeRefused(err);
+    if (refused === undefined) throw err;
+    const namespace = client.options.namespace;
+    const names = refused === '' ? missingSearchAttributes([]) : [refused];
+    throw new CliError(`${command} needs the search attribute ${names.join(', ')}, which namespace ${namespace} lacks; add it with: ${searchAttributeCreateCommand(names, namespace)}`, 1, { cause: err });
   }
-  return out;
 }
 
 export async function cancelRun(client: Client, workflowId: string): Promise<void> {

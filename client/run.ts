@@ -1,12 +1,13 @@
 /** Starting a run of any agent type and following its progress. */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError, type SearchAttributePair } from '@temporalio/common';
 import { AgentDefinitionError, parameterWarnings, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
 import {
   preview,
   progressQuery,
   SearchAttributes,
+  searchAttributeRefused,
   workflowTypeFor,
   type ForkSource,
   type PendingDecision,
@@ -152,25 +153,30 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
     staticSummary: truncateBytes(o.question.replace(/\s+/g, ' '), 200),
     staticDetails: details,
   };
-  const searchable = new TypedSearchAttributes([
+  let searchable: SearchAttributePair[] = [
     { key: SearchAttributes.agent, value: o.agent.name },
     { key: SearchAttributes.status, value: 'running' },
     { key: SearchAttributes.pending, value: 'none' },
-  ]);
+  ];
   const workflowType = workflowTypeFor(o.agent.type);
   type Workflow = RunWorkflows[typeof workflowType];
-  let handle: WorkflowHandleWithFirstExecutionRunId<Workflow>;
-  try {
-    handle = await client.workflow.start<Workflow>(workflowType, { ...options, typedSearchAttributes: searchable });
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      throw new CliError(`a run with workflow ID ${workflowId} exists already${o.fork ? ': a fork is started once under its ID (nothing was copied again)' : ''}`, 1, { cause: err });
+  for (;;) {
+    try {
+      const attributes = searchable.length > 0 ? { typedSearchAttributes: new TypedSearchAttributes(searchable) } : {};
+      const handle = await client.workflow.start<Workflow>(workflowType, { ...options, ...attributes });
+      return { workflowId, runId: handle.firstExecutionRunId, ids, handle };
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) {
+        throw new CliError(`a run with workflow ID ${workflowId} exists already${o.fork ? ': a fork is started once under its ID (nothing was copied again)' : ''}`, 1, { cause: err });
+      }
+      // A server without some of perflow's search attributes still runs perflow, without those
+      // (the worker names them, with the command that registers them).
+      const refused = searchAttributeRefused(err);
+      if (refused === undefined || searchable.length === 0) throw err;
+      const rest = searchable.filter((a) => a.key.name !== refused);
+      searchable = rest.length < searchable.length ? rest : [];
     }
-    // A server without perflow's search attributes registered still runs perflow.
-    if (!/search attribute/i.test((err as Error).message)) throw err;
-    handle = await client.workflow.start<Workflow>(workflowType, options);
   }
-  return { workflowId, runId: handle.firstExecutionRunId, ids, handle };
 }
 
 /** Lines describing what changed between two progress snapshots. */

@@ -21,6 +21,8 @@ export interface TemporalStartOptions {
   dbFilename?: string;
   /** Extra `--dynamic-config-value` entries, e.g. `limit.historyCount.suggestContinueAsNew=40`. */
   dynamicConfig?: string[];
+  /** The search attributes to register (default: all of perflow's), e.g. to try a server set up before some existed. */
+  searchAttributes?: ReadonlyArray<keyof typeof SEARCH_ATTRIBUTES>;
 }
 
 /** Search attributes perflow sets on its runs; registered on the dev servers we start. */
@@ -65,7 +67,7 @@ async function startDevServer(cli: string, namespace: string, options: TemporalS
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort)];
   args.push('--namespace', namespace, '--log-level', 'warn');
   if (options.dbFilename) args.push('--db-filename', options.dbFilename);
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  for (const name of options.searchAttributes ?? (Object.keys(SEARCH_ATTRIBUTES) as Array<keyof typeof SEARCH_ATTRIBUTES>)) args.push('--search-attribute', `${name}=${SEARCH_ATTRIBUTES[name]}`);
   for (const value of options.dynamicConfig ?? []) args.push('--dynamic-config-value', value);
   const proc: ServerProcess = startProcess(cli, args, { env });
   const address = `127.0.0.1:${port}`;

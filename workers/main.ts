@@ -20,12 +20,15 @@ import { describeWorkflowSource, workflowCode, workflowSource, type WorkflowSour
 import { describeTelemetry } from '../config/telemetry';
 import { startTracing, type Tracing } from '../telemetry/tracing';
 import { installMetricsRuntime, tracingWorkerOptions, WORKFLOW_TRACING_MODULES } from '../telemetry/worker';
+import { missingSearchAttributes, searchAttributeCreateCommand } from '../workflows/definitions';
 
 export interface PerflowWorker {
   worker: Worker;
   config: PerflowWorkerConfig;
   /** The worker's MongoDB client (memory and the MongoDB tools), e.g. to watch its commands. */
   mongo: MongoClient;
+  /** perflow's search attributes the namespace lacks (runs go on without them; `runWorker` says which, and how to add them). */
+  missingSearchAttributes: string[];
   /** Runs until shutdown, then closes the connections. */
   run(): Promise<void>;
   /** Asks the worker to stop (in-flight tasks get the grace time). */
@@ -120,12 +123,15 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
         })
       : undefined;
     const workers = [worker, ...(llmWorker ? [llmWorker] : [])];
+    const registered = await connection.operatorService.listSearchAttributes({ namespace: config.namespace });
+    const missing = missingSearchAttributes(Object.keys(registered.customAttributes ?? {}));
     const client = mongo;
     const workerTracing = tracing;
     return {
       worker,
       config,
       mongo: client,
+      missingSearchAttributes: missing,
       async run() {
         try {
           // One worker failing stops the other: the process never serves half of perflow.
@@ -152,11 +158,17 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
   }
 }
 
+/** What a worker says when the namespace lacks some of perflow's search attributes: which, what goes without them, and the command that adds them. */
+export function missingSearchAttributesLine(missing: readonly string[], namespace: string): string {
+  return `perflow worker: namespace ${namespace} lacks the search attribute${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: runs go on without ${missing.length > 1 ? 'them' : 'it'} (perflow pending, list --agent and the UI's filters need them); add them with: ${searchAttributeCreateCommand(missing, namespace)}`;
+}
+
 /** Runs a worker configured from the environment; stops gracefully on SIGINT/SIGTERM. */
 export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = workerConfigFromEnv(env);
   const w = await createWorker(config);
   console.log(`perflow worker connected: ${describeWorkerConfig(config)}${describeTelemetry(config.telemetry)}; ${describeWorkflowSource(workflowSource({ traced: !!config.telemetry?.traces }))}`);
+  if (w.missingSearchAttributes.length > 0) console.warn(missingSearchAttributesLine(w.missingSearchAttributes, config.namespace));
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {
       console.log(`perflow worker: ${sig} received, shutting down (grace 10 s)`);

@@ -255,6 +255,29 @@ export const SearchAttributes = {
   pending: defineSearchAttributeKey('PerflowPending', SearchAttributeType.KEYWORD),
 } as const;
 
+/** perflow's search attributes a namespace lacks, given the custom attributes it has registered. */
+export function missingSearchAttributes(registered: Iterable<string>): string[] {
+  const have = new Set(registered);
+  return Object.values(SearchAttributes).map((k) => k.name).filter((name) => !have.has(name));
+}
+
+/** The command that registers search attributes (Keyword) on a namespace. */
+export function searchAttributeCreateCommand(names: readonly string[], namespace: string): string {
+  return `temporal operator search-attribute create --namespace ${namespace} ${names.map((n) => `--name ${n} --type Keyword`).join(' ')}`;
+}
+
+/**
+ * Which of perflow's search attributes a server's refusal says the namespace lacks (its cause
+ * chain names it); '' when it names none of them; undefined when it is about something else.
+ */
+export function searchAttributeRefused(err: unknown): string | undefined {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (!/search attribute/i.test(e.message)) continue;
+    return Object.values(SearchAttributes).map((k) => k.name).find((name) => e instanceof Error && e.message.includes(name)) ?? '';
+  }
+  return undefined;
+}
+
 /** Failure types a client can match on (docs/how-a-run-works.md, "Failure types"). */
 export const FailureTypes = {
   /** A model answer that must parse (plan, steps, todos) stayed unparseable after `max_parse_retries` calls. */
