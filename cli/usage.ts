@@ -13,7 +13,7 @@ export const USAGE = `usage: perflow <command> [options]
   fork ID --from-step N [--agent FILE] [--param key=value]... [--question TEXT] [--workflow-id ID] [--follow|--wait] [--json]
                                            a new run reusing ID's first N-1 steps, then planning at step N with the new settings
   diff A B [--json]                        two runs side by side: settings, plans, steps, tokens, durations, responses
-  pending [--json]                         runs waiting for a person's decision (or paused)
+  pending [--tenant ID] [--json]           runs waiting for a person's decision (or paused)
   approve ID [--steps-file F | --step TEXT...]  approve the plan awaiting approval (with steps: an edited plan)
   reject ID --reason TEXT [--stop]         reject the plan: the planner is asked again with the reason (--stop: end the run)
   approve-tool ID [--input JSON]           approve the tool call awaiting approval (with --input: run it with that input)

@@ -93,13 +93,13 @@ export interface PendingRun {
 }
 
 /** Runs waiting for a decision or paused (via the `PerflowPending` search attribute), with what each waits for. */
-export async function listPending(client: Client, limit = 100): Promise<PendingRun[]> {
-  return needingSearchAttributes(client, 'pending', () => pendingRuns(client, limit));
+export async function listPending(client: Client, limit = 100, tenant?: string): Promise<PendingRun[]> {
+  return needingSearchAttributes(client, 'pending', () => pendingRuns(client, limit, tenant));
 }
 
-async function pendingRuns(client: Client, limit: number): Promise<PendingRun[]> {
+async function pendingRuns(client: Client, limit: number, tenant?: string): Promise<PendingRun[]> {
   const out: PendingRun[] = [];
-  const query = `${listQuery('running')} AND PerflowPending IN ('plan', 'tool', 'paused')`;
+  const query = `${listQuery('running', undefined, tenant)} AND PerflowPending IN ('plan', 'tool', 'paused')`;
   for await (const wf of lenientClient(client).workflow.list({ query })) {
     const waitingFor = wf.typedSearchAttributes.get(SearchAttributes.pending) ?? 'unknown';
     const progress = await client.workflow

@@ -33,11 +33,13 @@ export type ListStatus = 'running' | 'completed' | 'failed';
 const STATUS_QUERY: Record<ListStatus, string> = { running: 'Running', completed: 'Completed', failed: 'Failed' };
 
 /** A visibility query for perflow runs; `agent` uses the PerflowAgent search attribute. */
-export function listQuery(status?: ListStatus, agent?: string): string {
+export function listQuery(status?: ListStatus, agent?: string, tenant?: string): string {
   const types = Object.values(WORKFLOW_TYPES).map((t) => `WorkflowType = '${t}'`);
   const parts = [`(${types.join(' OR ')})`];
+  const quoted = (v: string) => `'${v.replace(/['\\]/g, '\\$&')}'`;
   if (status) parts.push(`ExecutionStatus = '${STATUS_QUERY[status]}'`);
-  if (agent !== undefined) parts.push(`PerflowAgent = '${agent.replace(/['\\]/g, '\\$&')}'`);
+  if (agent !== undefined) parts.push(`PerflowAgent = ${quoted(agent)}`);
+  if (tenant !== undefined) parts.push(`PerflowTenant = ${quoted(tenant)}`);
   return parts.join(' AND ');
 }
 
@@ -66,10 +68,10 @@ export function runSummary(wf: WorkflowExecutionInfo): RunSummary {
 }
 
 /** Recent perflow runs; one whose memo this client cannot decrypt shows `(encrypted with key "ID")` as its agent and question. */
-export async function listRuns(client: Client, status?: ListStatus, limit = 100, agent?: string): Promise<WorkflowExecutionInfo[]> {
-  return needingSearchAttributes(client, 'list --agent', async () => {
+export async function listRuns(client: Client, status?: ListStatus, limit = 100, agent?: string, tenant?: string): Promise<WorkflowExecutionInfo[]> {
+  return needingSearchAttributes(client, agent !== undefined ? 'list --agent' : 'list --tenant', async () => {
     const out: WorkflowExecutionInfo[] = [];
-    for await (const wf of lenientClient(client).workflow.list({ query: listQuery(status, agent) })) {
+    for await (const wf of lenientClient(client).workflow.list({ query: listQuery(status, agent, tenant) })) {
       out.push(wf);
       if (out.length >= limit) break;
     }

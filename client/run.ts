@@ -157,6 +157,7 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
     { key: SearchAttributes.agent, value: o.agent.name },
     { key: SearchAttributes.status, value: 'running' },
     { key: SearchAttributes.pending, value: 'none' },
+    ...(o.parameters.tenant_id !== undefined ? [{ key: SearchAttributes.tenant, value: o.parameters.tenant_id }] : []),
   ];
   const workflowType = workflowTypeFor(o.agent.type);
   type Workflow = RunWorkflows[typeof workflowType];

@@ -253,6 +253,8 @@ export const SearchAttributes = {
   status: defineSearchAttributeKey('PerflowStatus', SearchAttributeType.KEYWORD),
   /** What a running run waits for from a person: `plan`, `tool`, `paused`, or `none`. */
   pending: defineSearchAttributeKey('PerflowPending', SearchAttributeType.KEYWORD),
+  /** The run's `tenant_id` (set at start, when it has one): `list --tenant` and `pending --tenant` filter on it over all runs. */
+  tenant: defineSearchAttributeKey('PerflowTenant', SearchAttributeType.KEYWORD),
 } as const;
 
 /** perflow's search attributes a namespace lacks, given the custom attributes it has registered. */

@@ -8,7 +8,7 @@ import { answer } from '../output';
 
 export const pending: CommandHandler = (ctx) =>
   withClient(ctx, async ({ client }) => {
-    const runs = await listPending(client);
+    const runs = await listPending(client, 100, ctx.o.tenant);
     answer(ctx.o.json, runs, () => pendingRunLines(runs));
     return 0;
   });

@@ -48,7 +48,7 @@ export const list: CommandHandler = async (ctx) => {
   const wanted = o.status as ListStatus | undefined;
   if (wanted !== undefined && !LIST_STATUSES.includes(wanted)) throw new CliError(`--status must be running, completed or failed, got "${wanted}"`, 2);
   return withClient(ctx, async ({ client }) => {
-    const runs = (await listRuns(client, wanted, 100, o.agent)).filter((wf) => o.tenant === undefined || wf.memo?.tenant_id === o.tenant);
+    const runs = await listRuns(client, wanted, 100, o.agent, o.tenant);
     answer(o.json, runs.map(runSummary), () => runs.map(runListLine));
     return 0;
   });

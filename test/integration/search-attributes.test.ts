@@ -51,9 +51,9 @@ afterAll(async () => {
 });
 
 it('the worker names the missing search attribute and the command that adds it', () => {
-  expect(worker.missingSearchAttributes).toEqual(['PerflowPending']);
+  expect(worker.missingSearchAttributes).toEqual(['PerflowPending', 'PerflowTenant']);
   expect(missingSearchAttributesLine(worker.missingSearchAttributes, 'default')).toBe(
-    'perflow worker: namespace default lacks the search attribute PerflowPending: runs go on without it (perflow pending, list --agent and the UI\'s filters need them); add them with: temporal operator search-attribute create --namespace default --name PerflowPending --type Keyword',
+    'perflow worker: namespace default lacks the search attributes PerflowPending, PerflowTenant: runs go on without them (perflow pending, list --agent, list --tenant and the UI\'s filters need them); add them with: temporal operator search-attribute create --namespace default --name PerflowPending --type Keyword --name PerflowTenant --type Keyword',
   );
 });
 
@@ -61,7 +61,7 @@ it('a run starts and finishes with the attributes the server has', async () => {
   const file = join(dir, 'agent.json');
   writeFileSync(file, JSON.stringify({ name: 'sa-agent', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [plan('say it'), final('done')], executor: [[{ content: 'said' }]] } } }));
   const { agent, parameters } = await loadAgentFile(file);
-  const started = await startRun(client, { agent, parameters, question: 'without PerflowPending?', taskQueue });
+  const started = await startRun(client, { agent, parameters: { ...parameters, tenant_id: 't-sa' }, question: 'without PerflowPending?', taskQueue });
   expect((await started.handle.result()).response).toBe('done');
   const attributes = (await started.handle.describe()).typedSearchAttributes;
   expect(attributes.get(SearchAttributes.agent)).toBe('sa-agent');
