@@ -6,8 +6,8 @@
  * Both bundles are made in one go by whichever suite asks first and kept in perflow's cache
  * directory (~/.cache/perflow/workflow-bundles), so a test run bundles the workflow code once
  * for both suites, and a later run not at all while nothing bundled has changed: a kept bundle
- * is used only if every module it holds (perflow's and node_modules') still has the SHA-256
- * recorded beside it.
+ * is used only with the same package-lock.json and if every module it holds (perflow's and
+ * node_modules') still has the SHA-256 recorded beside it.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -58,10 +58,10 @@ function bundleOptions(kind: BundleKind) {
   return workflowBundleOptions(require.resolve('../../workflows'), INTERCEPTOR_MODULES[kind]);
 }
 
-/** Where a kind of bundle is kept: named by what makes it (this checkout, the options, the SDK's bundler). */
+/** Where a kind of bundle is kept: named by what makes it (this checkout, the options, the installed packages). */
 function keptFile(kind: BundleKind): string {
-  const sdk = (JSON.parse(readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }).version;
-  const key = sha256(JSON.stringify({ root: process.cwd(), options: bundleOptions(kind), sdk })).slice(0, 16);
+  const packages = sha256(readFileSync(resolve(__dirname, '..', '..', 'package-lock.json')));
+  const key = sha256(JSON.stringify({ root: process.cwd(), options: bundleOptions(kind), packages })).slice(0, 16);
   return join(cacheDir(), 'workflow-bundles', `${key}.${kind}.json`);
 }
 
