@@ -7,6 +7,7 @@ import { temporal } from '@temporalio/proto';
 import { diffRuns } from '../../client/diff';
 import { planExecuteReflect, progressQuery } from '../../workflows';
 import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../support/harness';
+import { calculatorCall, withCalculator } from '../support/script';
 
 jest.setTimeout(180_000);
 
@@ -28,12 +29,12 @@ function countingAgent() {
     planner.push(plan(`add ${i + 1}`, ...(i + 1 < STEPS ? [`add ${i + 2}`] : [])));
     const before = (i * (i + 1)) / 2;
     executor.push([
-      { tool_calls: [{ name: 'CalculatorTool', input: { expression: `${before}+${i + 1}` } }] },
+      calculatorCall(`${before}+${i + 1}`),
       { content: `total ${before + i + 1}` },
     ]);
   }
   planner.push(final(`the total is ${(STEPS * (STEPS + 1)) / 2}`));
-  return scriptedAgent({ planner, executor }, { tools: [{ type: 'CalculatorTool' }] });
+  return scriptedAgent({ planner, executor }, withCalculator());
 }
 
 describe('continue-as-new', () => {

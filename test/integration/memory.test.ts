@@ -6,6 +6,7 @@ import { createMemoryActivities, saveToolCall } from '../../activities/memory';
 import { formatConversation, readConversation } from '../../memory/conversation';
 import { planExecuteReflect, progressQuery } from '../../workflows';
 import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../support/harness';
+import { calculatorTurns, withCalculator } from '../support/script';
 
 jest.setTimeout(60_000);
 
@@ -24,12 +25,12 @@ const threeSteps = scriptedAgent(
   {
     planner: [plan('find A', 'find B', 'find C'), plan('find B', 'find C'), plan('find C'), final('A, B and C found')],
     executor: [
-      [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+2' } }] }, { content: 'A is 3' }],
+      calculatorTurns('1+2', 'A is 3'),
       [{ content: 'B is 4' }],
       [{ content: 'C is 5' }],
     ],
   },
-  { tools: [{ type: 'CalculatorTool' }] },
+  withCalculator(),
 );
 
 describe('conversation memory', () => {

@@ -3,6 +3,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import { planExecuteReflect, progressQuery, SearchAttributes } from '../../workflows';
 import { gateTool } from '../support/gate-tool';
 import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../support/harness';
+import { calculatorCall, calculatorTurns, withCalculator } from '../support/script';
 
 jest.setTimeout(60_000);
 
@@ -141,13 +142,13 @@ describe('the plan-execute-reflect workflow', () => {
             planner: [plan('compute things'), final('done')],
             executor: [
               [
-                { tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] },
-                { tool_calls: [{ name: 'CalculatorTool', input: { expression: '2^10' } }] },
+                calculatorCall('6*7'),
+                calculatorCall('2^10'),
                 { content: 'the answers are 42 and 1024' },
               ],
             ],
           },
-          { tools: [{ type: 'CalculatorTool' }] },
+          withCalculator(),
         ),
         question,
       ),
@@ -171,12 +172,12 @@ describe('the plan-execute-reflect workflow', () => {
             executor: [
               [
                 { tool_calls: [{ name: 'CalculatorTool', input: { expr: '2+2' } }] },
-                { tool_calls: [{ name: 'CalculatorTool', input: { expression: '2+2' } }] },
+                calculatorCall('2+2'),
                 { content: 'it is 4' },
               ],
             ],
           },
-          { tools: [{ type: 'CalculatorTool' }] },
+          withCalculator(),
         ),
         question,
       ),
@@ -196,7 +197,7 @@ describe('the plan-execute-reflect workflow', () => {
             planner: [plan('sneak'), final('ok')],
             executor: [[{ tool_calls: [{ name: 'WaitTool', input: { label: 'x' } }] }, { content: 'could not' }]],
           },
-          { tools: [{ type: 'CalculatorTool' }] },
+          withCalculator(),
         ),
         'disallowed tool',
       ),
@@ -218,9 +219,9 @@ describe('the plan-execute-reflect workflow', () => {
         scriptedAgent(
           {
             planner: [plan('loop forever'), final('gave up')],
-            executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+1' } }] }]],
+            executor: [[calculatorCall('1+1')]],
           },
-          { tools: [{ type: 'CalculatorTool' }] },
+          withCalculator(),
         ),
         question,
         { executor_max_iterations: 1 },
@@ -299,9 +300,9 @@ describe('the plan-execute-reflect workflow', () => {
         scriptedAgent(
           {
             planner: [plan('add'), final('3')],
-            executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+2' } }] }, { content: '3' }]],
+            executor: [calculatorTurns('1+2', '3')],
           },
-          { tools: [{ type: 'CalculatorTool' }] },
+          withCalculator(),
         ),
         'legible run',
       ),

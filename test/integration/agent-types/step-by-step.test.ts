@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { gateTool } from '../../support/gate-tool';
 import type { StepView } from '../../../workflows';
 import { useHarness, failureOf, progressOf, runInput, scriptedAgent, startAgentRun } from '../../support/harness';
+import { calculatorTurns } from '../../support/script';
 
 jest.setTimeout(90_000);
 
@@ -20,7 +21,6 @@ const step = (stepNo: number, name: string, resultName: string, toolId = 'Calcul
   resultName,
   resultDescription: `the ${resultName}`,
 });
-const calc = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
 
 const agent = (script: Record<string, unknown>, question: string, parameters: Record<string, unknown> = {}) =>
   runInput(
@@ -50,7 +50,7 @@ describe('the step_by_step agent', () => {
         {
           planner: ['1. multiply 6 by 7\n2. raise 2 to 10\n3. add both'],
           mapping: [JSON.stringify(plan)],
-          executor: [calc('6*7', '42'), calc('2^10', '1024'), calc('6*7', 'still 42'), calc('42+1024', '1066')],
+          executor: [calculatorTurns('6*7', '42'), calculatorTurns('2^10', '1024'), calculatorTurns('6*7', 'still 42'), calculatorTurns('42+1024', '1066')],
           decision: ['Decision: NO', `Decision: YES\n${JSON.stringify(adaptive)}`, 'Decision: NO', 'Decision: NO'],
         },
         question,
@@ -116,7 +116,7 @@ describe('the step_by_step agent', () => {
           {
             planner: ['wait, then multiply'],
             mapping: [JSON.stringify([step(1, 'wait', 'waited', 'WaitTool'), step(2, 'multiply', 'product')])],
-            executor: [[{ tool_calls: [{ name: 'WaitTool', input: { label: 'one' } }] }, { content: 'waited' }], calc('6*7', '42')],
+            executor: [[{ tool_calls: [{ name: 'WaitTool', input: { label: 'one' } }] }, { content: 'waited' }], calculatorTurns('6*7', '42')],
             decision: ['Decision: NO', 'Decision: NO'],
           } as never,
           { type: 'step_by_step', goal: 'g', tools: [{ type: 'WaitTool' }, { type: 'CalculatorTool' }] },
@@ -180,7 +180,7 @@ describe('the step_by_step agent', () => {
           {
             planner: ['multiply, then power, then add'],
             mapping: [JSON.stringify([step(1, 'multiply', 'product'), step(2, 'power', 'power'), step(3, 'add', 'sum')])],
-            executor: [calc('6*7', '42')],
+            executor: [calculatorTurns('6*7', '42')],
             decision: ['The goal is achieved.\nDecision: COMPLETE'],
           },
           question,
@@ -199,13 +199,13 @@ describe('the step_by_step agent', () => {
       (await startAgentRun(harnessOf(), agent({ planner: ['a plan'], mapping: [JSON.stringify(plan)], executor, decision }, question, parameters))).result();
 
     it('-1 (FINALIZE_STEP) ends the run there, the rest skipped', async () => {
-      const out = await run([withNext(1, 'one', -1), withNext(2, 'two', 3), withNext(3, 'three', -1)], [calc('1+0', '1')], ['Decision: NO'], 'finalize early');
+      const out = await run([withNext(1, 'one', -1), withNext(2, 'two', 3), withNext(3, 'three', -1)], [calculatorTurns('1+0', '1')], ['Decision: NO'], 'finalize early');
       expect(out.response).toBe('1');
       expect((out.metadata?.steps as StepView[]).map((s) => [s.stepNo, s.status])).toEqual([[1, 'completed'], [2, 'skipped'], [3, 'skipped']]);
     });
 
     it('a later step is jumped to, the steps between skipped', async () => {
-      const out = await run([withNext(1, 'one', 3), withNext(2, 'two', 3), withNext(3, 'three', -1)], [calc('1+0', '1'), calc('3+0', '3')], ['Decision: NO', 'Decision: NO'], 'jump ahead');
+      const out = await run([withNext(1, 'one', 3), withNext(2, 'two', 3), withNext(3, 'three', -1)], [calculatorTurns('1+0', '1'), calculatorTurns('3+0', '3')], ['Decision: NO', 'Decision: NO'], 'jump ahead');
       expect(out.response).toBe('3');
       expect((out.metadata?.steps as StepView[]).map((s) => [s.stepNo, s.status])).toEqual([[1, 'completed'], [2, 'skipped'], [3, 'completed']]);
     });
@@ -213,7 +213,7 @@ describe('the step_by_step agent', () => {
     it('an earlier step runs again, bounded by max_iterations', async () => {
       const out = await run(
         [withNext(1, 'one', 2), withNext(2, 'two', 1), withNext(3, 'three', -1)],
-        [calc('1+0', '1'), calc('2+0', '2'), calc('1+0', '1 again'), calc('2+0', '2 again')],
+        [calculatorTurns('1+0', '1'), calculatorTurns('2+0', '2'), calculatorTurns('1+0', '1 again'), calculatorTurns('2+0', '2 again')],
         ['Decision: NO', 'Decision: NO', 'Decision: NO', 'Decision: NO'],
         'round and round',
         { max_iterations: 4 },
@@ -236,7 +236,7 @@ describe('the step_by_step agent', () => {
     const script = {
       planner: ['two steps'],
       mapping: [JSON.stringify([step(1, 'multiply', 'product'), step(2, 'power', 'power')])],
-      executor: [calc('6*7', '42')],
+      executor: [calculatorTurns('6*7', '42')],
       decision: ['I am not sure what to do.'],
       decision_retry: ['Still thinking.', 'Done.\nDecision: COMPLETE'],
     };
@@ -265,7 +265,7 @@ describe('the step_by_step agent', () => {
     const recovered = await (
       await startAgentRun(
         harnessOf(),
-        agent({ planner: ['multiply'], mapping: ['Sure! Step one is to multiply.', JSON.stringify([step(1, 'multiply', 'product')])], executor: [calc('6*7', '42')], decision: ['Decision: COMPLETE'] }, 'parse retry'),
+        agent({ planner: ['multiply'], mapping: ['Sure! Step one is to multiply.', JSON.stringify([step(1, 'multiply', 'product')])], executor: [calculatorTurns('6*7', '42')], decision: ['Decision: COMPLETE'] }, 'parse retry'),
       )
     ).result();
     expect(recovered.response).toBe('42');
@@ -287,7 +287,7 @@ describe('the step_by_step agent', () => {
             {
               planner: ['two steps'],
               mapping: [JSON.stringify([step(1, 'multiply', 'product'), step(2, 'power', 'power')])],
-              executor: [calc('6*7', '42')],
+              executor: [calculatorTurns('6*7', '42')],
               decision: ['Decision: NO'],
             } as never,
             { type: 'step_by_step', goal: 'g', tools: [{ type: 'CalculatorTool' }], parameters: { max_iterations: 1 } },

@@ -9,6 +9,7 @@ import { freePort } from '../../../servers';
 import { useCli } from '../../support/cli';
 import { progressQuery } from '../../../workflows/definitions';
 import type { ProcessResult } from '../../support/run-process';
+import { calculatorTurns } from '../../support/script';
 
 jest.setTimeout(120_000);
 
@@ -248,7 +249,7 @@ describe('perflow on a finished run', () => {
 });
 
 /** A scripted agent file of each other agent type: one step (todo) and a final answer. */
-const calc = [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }];
+const calc = calculatorTurns('6*7', '42');
 const TYPED_AGENTS: Record<string, { agent: Record<string, unknown>; list: string }> = {
   step_by_step: {
     list: 'steps',

@@ -7,6 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useCli } from '../../support/cli';
+import { calculatorCall } from '../../support/script';
 
 jest.setTimeout(180_000);
 
@@ -103,8 +104,8 @@ describe('perflow decisions', () => {
           planner: [JSON.stringify({ steps: ['compute twice'], result: '' }), JSON.stringify({ steps: [], result: 'computed' })],
           executor: [
             [
-              { tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+1' } }] },
-              { tool_calls: [{ name: 'CalculatorTool', input: { expression: '3+3' } }] },
+              calculatorCall('1+1'),
+              calculatorCall('3+3'),
               { content: 'done' },
             ],
           ],

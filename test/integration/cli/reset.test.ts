@@ -13,6 +13,7 @@ import { startRun } from '../../../client/run';
 import { parseAgentDefinition, resolveParameters } from '../../../core/agent';
 import { createHarness, final, plan, type Harness } from '../../support/harness';
 import { startWireServer, withEnv, type WireServer } from '../../support/wire-server';
+import { calculatorTurns } from '../../support/script';
 
 jest.setTimeout(180_000);
 
@@ -72,8 +73,8 @@ it('reset after a planner outage continues without redoing completed steps', asy
       script: {
         planner: [],
         executor: [
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+2' } }] }, { content: '3' }],
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '3+4' } }] }, { content: '7' }],
+          calculatorTurns('1+2', '3'),
+          calculatorTurns('3+4', '7'),
         ],
       },
     },
