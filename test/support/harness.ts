@@ -1,6 +1,7 @@
 /**
  * Runs perflow workflows in tests: a real worker on its own task queue against the servers of
- * global-setup, with activities built from the given (scripted or real) dependencies.
+ * global-setup, with activities built from the given (scripted or real) dependencies, running
+ * the workflow code bundled once for the test run (./workflow-bundles).
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -13,7 +14,9 @@ import { encryptionDataConverter, type EncryptionKeyring } from '../../core/code
 import { createWorker } from '../../workers/main';
 import { parseAgentDefinition, resolveParameters, sparseParameters } from '../../core/agent';
 import { progressQuery, workflowTypeFor, type PlanExecuteReflectInput, type RunOutput } from '../../workflows';
-import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
+import { startMongo, type MongoServer } from '../../servers';
+import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue, withEnv } from './env';
+import { workflowBundle } from './workflow-bundles';
 
 export interface Harness {
   client: Client;
@@ -22,16 +25,28 @@ export interface Harness {
   /** The database holding this harness's memory (a fresh one per harness). */
   db: Db;
   memory: MemoryStore;
-  /** Stops the worker and closes the connections. */
+  /** The MongoDB server the harness started for itself (with `ownMongo`). */
+  ownMongo?: MongoServer;
+  /** Stops the worker and closes the connections (and stops its own MongoDB server). */
   close(): Promise<void>;
 }
 
-export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?: string; encryption?: EncryptionKeyring } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  tools?: Tool<never>[];
+  /** The MongoDB server to use (default: the test servers'). */
+  mongoUri?: string;
+  /** A MongoDB server of the harness's own, started with these variables (e.g. PERFLOW_MONGO_BACKEND) and stopped by `close`. */
+  ownMongo?: Record<string, string>;
+  encryption?: EncryptionKeyring;
+}
+
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const ownMongo = options.ownMongo ? await startOwnMongo(options.ownMongo) : undefined;
   // With `encryption`, the worker and the harness's client encrypt payloads as PERFLOW_ENCRYPTION_KEYS would.
   const { connection, client } = await connectTemporal(options.encryption ? encryptionDataConverter(options.encryption) : undefined);
   const taskQueue = uniqueTaskQueue('perflow-test');
   const recorder: RecordedRequest[] = [];
-  const mongoUri = options.mongoUri ?? serverEnv().mongoUri;
+  const mongoUri = ownMongo?.uri ?? options.mongoUri ?? serverEnv().mongoUri;
   const mongo: MongoClient = await connectMongo(mongoUri);
   const database = `perflow_test_${taskQueue.split('-').pop()}`;
   const db = mongo.db(database);
@@ -47,6 +62,8 @@ export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?:
     recorder,
     providers: providerConfigFromEnv(),
     ...(options.encryption ? { encryption: options.encryption } : {}),
+    // The workflow code bundled from the sources, once for the whole test run.
+    workflows: { workflowBundle: await workflowBundle('plain') },
   });
   const running = worker.run();
   return {
@@ -55,21 +72,36 @@ export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?:
     recorder,
     db,
     memory,
+    ...(ownMongo ? { ownMongo } : {}),
     async close() {
       worker.shutdown();
       await running;
       await connection.close();
       await db.dropDatabase().catch(() => undefined);
       await mongo.close();
+      await ownMongo?.stop();
     },
   };
 }
 
-/** A harness for the test file: created before its tests, closed after them. */
-export function useHarness(options: Parameters<typeof createHarness>[0] = {}): () => Harness {
+/** A MongoDB-wire server started as global-setup starts one (not reusing MONGODB_URI), with `env` set while it starts. */
+async function startOwnMongo(env: Record<string, string>): Promise<MongoServer> {
+  const restore = withEnv({ ...env, MONGODB_URI: undefined });
+  try {
+    return await startMongo();
+  } finally {
+    restore();
+  }
+}
+
+/**
+ * A harness for the test file: created before its tests, closed after them. `options` may be a
+ * function, called when the harness is created (after the `beforeAll` hooks declared before it).
+ */
+export function useHarness(options: HarnessOptions | (() => HarnessOptions) = {}): () => Harness {
   let harness: Harness | undefined;
   beforeAll(async () => {
-    harness = await createHarness(options);
+    harness = await createHarness(typeof options === 'function' ? options() : options);
   });
   afterAll(async () => {
     await harness?.close();
@@ -111,6 +143,11 @@ export function startAgentRun(harness: Harness, input: PlanExecuteReflectInput, 
     workflowId: workflowId(prefix),
     args: [input],
   });
+}
+
+/** Runs an agent as {@link startAgentRun} starts it and returns its output. */
+export async function runAgent(harness: Harness, input: PlanExecuteReflectInput, prefix = 'agent'): Promise<RunOutput> {
+  return (await startAgentRun(harness, input, prefix)).result();
 }
 
 /** The `progress` query of a run. */

@@ -1,22 +1,10 @@
 /**
- * What the replay suites share: the recorded histories under test/fixtures/histories with the
- * workflow IDs they were recorded under, and the workflow code bundled as workers bundle it,
- * plain and traced (with the OpenTelemetry workflow interceptors).
- *
- * Both bundles are made in one go by whichever suite asks first and kept in perflow's cache
- * directory (~/.cache/perflow/workflow-bundles), so a test run bundles the workflow code once
- * for both suites, and a later run not at all while nothing bundled has changed: a kept bundle
- * is used only with the same package-lock.json and if every module it holds (perflow's and
- * node_modules') still has the SHA-256 recorded beside it.
+ * The recorded histories under test/fixtures/histories, as the replay suites read them, with the
+ * workflow IDs they were recorded under.
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { cacheDir } from '../../servers/binaries';
-import { WORKFLOW_TRACING_MODULES } from '../../workers/telemetry';
-import { workflowBundleOptions } from '../../workers/workflow-source';
 
 export const HISTORY_DIR = resolve(__dirname, '..', 'fixtures', 'histories');
 
@@ -46,60 +34,4 @@ export function recordedWorkflowId(file: string): string {
 /** Every recorded history with its workflow ID, in file order (as Worker.runReplayHistories takes them). */
 export function recordedHistories(): { file: string; workflowId: string; history: temporal.api.history.v1.History }[] {
   return HISTORY_FILES.map((file) => ({ file, workflowId: recordedWorkflowId(file), history: readHistory(file) }));
-}
-
-export type BundleKind = 'plain' | 'traced';
-
-const INTERCEPTOR_MODULES: Record<BundleKind, readonly string[]> = { plain: [], traced: WORKFLOW_TRACING_MODULES };
-const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
-const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-
-function bundleOptions(kind: BundleKind) {
-  return workflowBundleOptions(require.resolve('../../workflows'), INTERCEPTOR_MODULES[kind]);
-}
-
-/** Where a kind of bundle is kept: named by what makes it (this checkout, the options, the installed packages). */
-function keptFile(kind: BundleKind): string {
-  const packages = sha256(readFileSync(resolve(__dirname, '..', '..', 'package-lock.json')));
-  const key = sha256(JSON.stringify({ root: process.cwd(), options: bundleOptions(kind), packages })).slice(0, 16);
-  return join(cacheDir(), 'workflow-bundles', `${key}.${kind}.json`);
-}
-
-interface KeptBundle {
-  /** SHA-256 of every module the bundle holds, by absolute path. */
-  modules: Record<string, string>;
-  code: string;
-}
-
-function keptBundle(kind: BundleKind): string | undefined {
-  let kept: KeptBundle;
-  try {
-    kept = JSON.parse(readFileSync(keptFile(kind), 'utf8')) as KeptBundle;
-    for (const [path, hash] of Object.entries(kept.modules)) if (sha256(readFileSync(path)) !== hash) return undefined;
-  } catch {
-    return undefined;
-  }
-  return kept.code;
-}
-
-async function bundleAndKeep(kind: BundleKind): Promise<string> {
-  const { code } = await bundleWorkflowCode({ ...bundleOptions(kind), logger: quietLogger });
-  // webpack names each module by its path from the working directory: `/***/ "./core/text.ts"`.
-  const paths = [...code.matchAll(/^\/\*\*\*\/ "(\.\/[^"]+)"/gm)].map((m) => resolve(m[1]!));
-  const kept: KeptBundle = { modules: Object.fromEntries(paths.map((p) => [p, sha256(readFileSync(p))])), code };
-  const file = keptFile(kind);
-  mkdirSync(dirname(file), { recursive: true });
-  // Written whole, then renamed: a suite reading it meanwhile sees the old bundle or the new one.
-  writeFileSync(`${file}.${process.pid}`, JSON.stringify(kept));
-  renameSync(`${file}.${process.pid}`, file);
-  return code;
-}
-
-/** The workflow bundle of `kind`; bundling (both kinds at once) only when the kept one is missing or out of date. */
-export async function workflowBundle(kind: BundleKind): Promise<{ code: string }> {
-  const kept = keptBundle(kind);
-  if (kept !== undefined) return { code: kept };
-  const code = await bundleAndKeep(kind);
-  for (const other of ['plain', 'traced'] as const) if (other !== kind && keptBundle(other) === undefined) await bundleAndKeep(other);
-  return { code };
 }

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { gateTool } from '../../support/gate-tool';
 import type { StepView } from '../../../workflows';
-import { useHarness, failureOf, progressOf, runInput, scriptedAgent, startAgentRun } from '../../support/harness';
+import { useHarness, failureOf, progressOf, runInput, scriptedAgent, startAgentRun, runAgent } from '../../support/harness';
 import { calculatorTurns } from '../../support/script';
 
 jest.setTimeout(90_000);
@@ -196,7 +196,7 @@ describe('the step_by_step agent', () => {
   describe("follows a step's next after a NO decision", () => {
     const withNext = (stepNo: number, name: string, next: number) => ({ ...step(stepNo, name, `r${stepNo}`), next });
     const run = async (plan: unknown[], executor: unknown[][], decision: string[], question: string, parameters: Record<string, unknown> = {}) =>
-      (await startAgentRun(harnessOf(), agent({ planner: ['a plan'], mapping: [JSON.stringify(plan)], executor, decision }, question, parameters))).result();
+      runAgent(harnessOf(), agent({ planner: ['a plan'], mapping: [JSON.stringify(plan)], executor, decision }, question, parameters));
 
     it('-1 (FINALIZE_STEP) ends the run there, the rest skipped', async () => {
       const out = await run([withNext(1, 'one', -1), withNext(2, 'two', 3), withNext(3, 'three', -1)], [calculatorTurns('1+0', '1')], ['Decision: NO'], 'finalize early');
@@ -240,7 +240,7 @@ describe('the step_by_step agent', () => {
       decision: ['I am not sure what to do.'],
       decision_retry: ['Still thinking.', 'Done.\nDecision: COMPLETE'],
     };
-    const out = await (await startAgentRun(harnessOf(), agent(script, question))).result();
+    const out = await runAgent(harnessOf(), agent(script, question));
     expect(out.response).toBe('42');
     expect((out.metadata?.steps as StepView[]).map((s) => [s.status, s.decision])).toEqual([['completed', 'COMPLETE'], ['skipped', undefined]]);
     const retries = forQuestion(question).filter((r) => r.position.role === 'task' && r.position.kind === 'decision_retry');

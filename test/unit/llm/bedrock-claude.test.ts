@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { chat } from '../../../activities/llm/chat';
 import type { ChatRequest } from '../../../activities/llm/scripted';
-import { rejectionOf, startWireServer, withEnv, type WireServer } from '../../support/wire-server';
+import { rejectionOf, startWireServer, type WireServer } from '../../support/wire-server';
+import { withEnv } from '../../support/env';
 import { createLlmClients } from '../../../activities/llm/clients';
 import { providerConfigFromEnv } from '../../../config/env';
 

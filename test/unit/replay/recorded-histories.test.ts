@@ -6,7 +6,8 @@
 import { relative, resolve } from 'node:path';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import { SHARED_WORKFLOW_MODULES } from '../../../workers/workflow-source';
-import { HISTORY_FILES as files, readHistory, recordedHistories, recordedWorkflowId, workflowBundle } from '../../support/replay';
+import { HISTORY_FILES as files, readHistory, recordedHistories, recordedWorkflowId } from '../../support/replay';
+import { workflowBundle } from '../../support/workflow-bundles';
 
 let bundle: { code: string };
 /** The replay of every recorded history, in file order: one replay worker for them all. */

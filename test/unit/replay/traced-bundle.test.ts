@@ -7,7 +7,8 @@ import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import { Resource } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Worker } from '@temporalio/worker';
-import { recordedHistories, workflowBundle } from '../../support/replay';
+import { recordedHistories } from '../../support/replay';
+import { workflowBundle } from '../../support/workflow-bundles';
 
 let bundle: { code: string };
 beforeAll(async () => {
