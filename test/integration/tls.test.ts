@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { workerConfigFromEnv } from '../../config/env';
 import { createWorker, type PerflowWorker } from '../../workers/main';
-import { useCli } from '../support/cli';
+import { nonEmptyLines, useCli } from '../support/cli';
+import { final, plan, scriptedAgent } from '../support/harness';
 import { serverEnv, uniqueTaskQueue } from '../support/env';
 import { makeTestCerts, type TestCerts } from '../support/tls-certs';
 import type { ProcessResult } from '../support/run-process';
@@ -20,17 +21,7 @@ jest.setTimeout(120_000);
 
 const fixture = useCli('tls');
 
-const AGENT = {
-  name: 'tls-agent',
-  type: 'plan_execute_and_reflect',
-  llm: {
-    interface: 'scripted',
-    script: {
-      planner: [JSON.stringify({ steps: ['step A'], result: '' }), JSON.stringify({ steps: [], result: 'the answer over mTLS' })],
-      executor: [[{ content: 'result A' }]],
-    },
-  },
-};
+const AGENT = scriptedAgent({ planner: [plan('step A'), final('the answer over mTLS')], executor: [[{ content: 'result A' }]] }, { name: 'tls-agent' });
 
 /** A TLS-terminating proxy to the dev server, and what it saw: handshakes it accepted (with the client certificate's CN) and refused. */
 interface MtlsProxy {
@@ -90,8 +81,6 @@ const database = `perflow_tls_${randomUUID().slice(0, 8)}`;
 let worker: PerflowWorker | undefined;
 let running: Promise<void> | undefined;
 let agentFile: string;
-
-const lines = (s: string) => s.split('\n').filter((l) => l.trim() !== '');
 
 /** A worker configured from `env` (plus the test servers' namespace and MongoDB). */
 function tlsWorker(env: Record<string, string>): Promise<PerflowWorker> {
@@ -184,7 +173,7 @@ describe('Temporal over mTLS', () => {
     const { proxy: wrong, env, cli: r } = await misconfiguredCase('wrongCa');
     expect(r.code).toBe(1);
     const problem = `cannot reach the Temporal server at ${wrong.address} over TLS \\(certificate verify failed: [^)]+\\): check TEMPORAL_TLS_SERVER_CA_CERT_PATH`;
-    expect(lines(r.stderr)).toEqual([expect.stringMatching(new RegExp(`^perflow: ${problem}$`))]);
+    expect(nonEmptyLines(r.stderr)).toEqual([expect.stringMatching(new RegExp(`^perflow: ${problem}$`))]);
     await expect(tlsWorker(env)).rejects.toThrow(new RegExp(`^${problem}$`));
   });
 
@@ -194,14 +183,14 @@ describe('Temporal over mTLS', () => {
     const message = `cannot read the client certificate ${missing} (TEMPORAL_TLS_CLIENT_CERT_PATH): no such file`;
     const r = await fixture.perflow(['list'], env);
     expect(r.code).toBe(1);
-    expect(lines(r.stderr)).toEqual([`perflow: ${message}`]);
+    expect(nonEmptyLines(r.stderr)).toEqual([`perflow: ${message}`]);
     await expect(tlsWorker(env)).rejects.toThrow(message);
   });
 
   it('a client without a client certificate is refused by the server, and told what to set', async () => {
     const { proxy: refusing, env, cli: r } = await misconfiguredCase('noClientCert');
     expect(r.code).toBe(1);
-    expect(lines(r.stderr)).toEqual([
+    expect(nonEmptyLines(r.stderr)).toEqual([
       `perflow: cannot reach the Temporal server at ${refusing.address} over TLS (the server requires a client certificate: tlsv13 alert certificate required): set TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH`,
     ]);
     expect(refusing.refused).toContain('ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE');
@@ -211,7 +200,7 @@ describe('Temporal over mTLS', () => {
   it('a plaintext client is told that the server speaks TLS', async () => {
     const { proxy: tls, cli: r } = await misconfiguredCase('plaintext');
     expect(r.code).toBe(1);
-    expect(lines(r.stderr)).toEqual([
+    expect(nonEmptyLines(r.stderr)).toEqual([
       `perflow: cannot reach the Temporal server at ${tls.address} in plaintext (the server speaks TLS): set TEMPORAL_TLS=true, and TEMPORAL_TLS_SERVER_CA_CERT_PATH for a private CA`,
     ]);
   });

@@ -4,7 +4,7 @@
  * and a temporary directory for agent and history files. Created before a file's tests, closed
  * after them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { useHarness, type Harness, type HarnessOptions } from './harness';
@@ -21,6 +21,8 @@ export interface CliFixture {
   readonly env: Record<string, string>;
   /** The MongoDB URI naming the harness's own database (for `perflow memory`). */
   readonly memoryUri: string;
+  /** Writes an agent file into {@link dir} as `<name>.json` and returns its path. */
+  agentFile(name: string, agent: unknown): string;
   /** Runs the CLI with a bound on its duration; `env` adds to the fixture's (a variable set to undefined is unset). */
   perflow(args: string[], env?: Record<string, string | undefined>, timeoutMs?: number): Promise<ProcessResult>;
 }
@@ -54,7 +56,15 @@ export function useCli(prefix: string, options: HarnessOptions = {}): CliFixture
     get memoryUri() {
       return `${serverEnv().mongoUri.replace(/\/$/, '')}/${harness().db.databaseName}`;
     },
+    agentFile(name, agent) {
+      const file = join(this.dir, `${name}.json`);
+      writeFileSync(file, JSON.stringify(agent));
+      return file;
+    },
     // Node leaves variables whose value is undefined out of a child's environment.
     perflow: (args, extra = {}, timeoutMs = 60_000) => runProcess(process.execPath, [BIN, ...args], { env: { ...process.env, ...env(), ...extra }, timeoutMs }),
   };
 }
+
+/** The lines of a command's output that are not blank (a one-line error is one of them). */
+export const nonEmptyLines = (s: string) => s.split('\n').filter((l) => l.trim() !== '');

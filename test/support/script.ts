@@ -38,3 +38,9 @@ export function verdict(met: boolean) {
 export function onTrack(confidence = 0.1, reason = 'on track') {
   return JSON.stringify({ replan: false, confidence, reason });
 }
+
+/** A plan-execute-reflect script of one step: plans `step A` (its result `result A`), then answers `the answer`. */
+export const ONE_STEP_SCRIPT = {
+  planner: [JSON.stringify({ steps: ['step A'], result: '' }), JSON.stringify({ steps: [], result: 'the answer' })],
+  executor: [[{ content: 'result A' }]],
+};
