@@ -9,7 +9,7 @@ import type { Db, MongoClient } from 'mongodb';
 import { MemoryStore } from '../../memory/store';
 import type { RecordedRequest } from '../../activities/llm/scripted';
 import type { Tool } from '../../activities/tools/tool';
-import { providerConfigFromEnv } from '../../config/env';
+import { providerConfigFromEnv, type PerflowWorkerConfig } from '../../config/env';
 import { encryptionDataConverter, type EncryptionKeyring } from '../../core/codec/encryption';
 import { createWorker } from '../../workers/main';
 import { parseAgentDefinition, resolveParameters, sparseParameters } from '../../core/agent';
@@ -38,6 +38,8 @@ export interface HarnessOptions {
   /** A MongoDB server of the harness's own, started with these variables (e.g. PERFLOW_MONGO_BACKEND) and stopped by `close`. */
   ownMongo?: Record<string, string>;
   encryption?: EncryptionKeyring;
+  /** The model calls on a task queue of their own (PERFLOW_LLM_TASK_QUEUE), served by a second worker. */
+  llm?: PerflowWorkerConfig['llm'];
 }
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -62,6 +64,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     recorder,
     providers: providerConfigFromEnv(),
     ...(options.encryption ? { encryption: options.encryption } : {}),
+    ...(options.llm ? { llm: options.llm } : {}),
     // The workflow code bundled from the sources, once for the whole test run.
     workflows: { workflowBundle: await workflowBundle('plain') },
   });
@@ -148,6 +151,11 @@ export function startAgentRun(harness: Harness, input: PlanExecuteReflectInput, 
 /** Runs an agent as {@link startAgentRun} starts it and returns its output. */
 export async function runAgent(harness: Harness, input: PlanExecuteReflectInput, prefix = 'agent'): Promise<RunOutput> {
   return (await startAgentRun(harness, input, prefix)).result();
+}
+
+/** The model requests the harness's worker received whose messages mention `text` (a run's question, say). */
+export function requestsAbout(harness: Harness, text: string): RecordedRequest[] {
+  return harness.recorder.filter((r) => JSON.stringify(r.messages).includes(text));
 }
 
 /** The `progress` query of a run. */
