@@ -1,3 +1,8 @@
+/**
+ * A MongoDB outage mid-run is waited out: the harness's own MongoDB-wire server is stopped while
+ * a tool call ends and started again on the same port and data; the run completes with each
+ * memory record written once.
+ */
 import { z } from 'zod';
 import type { Tool } from '../../activities/tools/tool';
 import { planExecuteReflect, progressQuery } from '../../workflows';
