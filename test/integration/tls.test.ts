@@ -16,6 +16,7 @@ import { final, plan, scriptedAgent } from '../support/harness';
 import { serverEnv, uniqueTaskQueue } from '../support/env';
 import { makeTestCerts, type TestCerts } from '../support/tls-certs';
 import type { ProcessResult } from '../support/run-process';
+import { workflowBundle } from '../support/workflow-bundles';
 
 jest.setTimeout(120_000);
 
@@ -83,9 +84,9 @@ let running: Promise<void> | undefined;
 let agentFile: string;
 
 /** A worker configured from `env` (plus the test servers' namespace and MongoDB). */
-function tlsWorker(env: Record<string, string>): Promise<PerflowWorker> {
+async function tlsWorker(env: Record<string, string>): Promise<PerflowWorker> {
   const config = workerConfigFromEnv({ TEMPORAL_NAMESPACE: serverEnv().namespace, MONGODB_URI: serverEnv().mongoUri, PERFLOW_TASK_QUEUE: taskQueue, ...env });
-  return createWorker({ ...config, database });
+  return createWorker({ ...config, database, workflows: { workflowBundle: await workflowBundle('plain') } });
 }
 
 /** The misconfigured connections the failure cases make, each to a proxy of its own (so each proxy's log is that case's alone). */
