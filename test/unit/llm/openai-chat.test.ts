@@ -1,30 +1,19 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { chat } from '../../../activities/llm/chat';
-import type { ChatRequest } from '../../../activities/llm/scripted';
 import { chatCompletion, rejectionOf, startWireServer, type WireServer } from '../../support/wire-server';
 import { withEnv } from '../../support/env';
+import { executorRequest } from '../../support/chat-requests';
 import { createLlmClients } from '../../../activities/llm/clients';
 import { providerConfigFromEnv } from '../../../config/env';
 
 /** The worker's model clients, from this process's environment (the tests set it). */
 const deps = { llm: createLlmClients(providerConfigFromEnv()) };
 
-const request: ChatRequest = {
-  system: 'You are an executor.',
-  position: { role: 'executor', step: 0, iteration: 1 },
-  tools: [
-    {
-      name: 'search_index',
-      description: 'Searches an index',
-      input_schema: { type: 'object', properties: { index: { type: 'string' } }, required: ['index'] },
-    },
-  ],
-  messages: [
-    { role: 'user', content: 'How many flights?' },
-    { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'search_index', input: { index: 'flights' } }] },
-    { role: 'tool', tool_call_id: 'call_1', name: 'search_index', content: '{"count": 3}' },
-  ],
-};
+const request = executorRequest([
+  { role: 'user', content: 'How many flights?' },
+  { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'search_index', input: { index: 'flights' } }] },
+  { role: 'tool', tool_call_id: 'call_1', name: 'search_index', content: '{"count": 3}' },
+]);
 
 const completion = (message: Record<string, unknown>, finishReason: string) => chatCompletion(message, { model: 'gpt-4o', usage: [42, 7], finishReason });
 
