@@ -1,18 +1,59 @@
 // @ts-check
 import tseslint from 'typescript-eslint';
+import { importsOneWay } from './scripts/eslint-imports-one-way.mjs';
 
-const nodeBuiltins = [
-  'assert', 'async_hooks', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs',
-  'fs/promises', 'http', 'http2', 'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream',
-  'timers', 'tls', 'url', 'util', 'v8', 'vm', 'worker_threads', 'zlib',
-];
-// Workflow code is replayed: it must not do I/O or read anything that differs between runs.
-const forbiddenInWorkflows = [
-  ...nodeBuiltins,
-  ...nodeBuiltins.map((m) => `node:${m}`),
-  'mongodb', 'openai', '@aws-sdk/*', '@modelcontextprotocol/*', '@temporalio/client', '@temporalio/worker',
-  '@temporalio/activity', '@temporalio/testing', 'axios', 'undici', 'node-fetch',
-];
+const IO_PACKAGES = ['mongodb', 'mongodb-memory-server', 'openai', '@aws-sdk/*', '@modelcontextprotocol/*', 'axios', 'undici', 'node-fetch'];
+/** core/ (and the metric names) is imported by every side, the workflow sandbox included. */
+const PURE = {
+  builtins: true,
+  packages: [...IO_PACKAGES, '@temporalio/*', '@opentelemetry/*'],
+  why: 'pure code (the workflow sandbox loads it too): no Node built-ins, no I/O or runtime packages; put such code in the folder that runs it',
+};
+/** Workflow code is replayed: it must not do I/O or read anything that differs between runs. */
+const SANDBOX = {
+  builtins: true,
+  packages: [...IO_PACKAGES, '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing'],
+  why: 'workflow code must stay deterministic: no I/O modules; do I/O in an activity',
+};
+
+const LIBRARY = ['core', 'config', 'codec', 'memory', 'telemetry', 'activities', 'workflows', 'workers', 'client'];
+const CLI = { may: ['core', 'config', 'codec', 'memory', 'telemetry', 'workflows/definitions', 'workers', 'client'], types: ['workflows'] };
+
+/**
+ * What each layer's code may import besides its own layer: imports run one way, from the entry
+ * points (cli, scripts) down to core/, and nothing imports cli/, scripts/ or test/ (tests may
+ * import anything). `types` may be imported as types only (erased when compiled). A layer is a
+ * folder, or one module (`telemetry/metric-names`) whose rule overrides its folder's; entries in
+ * `may` name folders or modules alike; `packages` names the packages a layer must not load.
+ * Checked for `import`, `export … from`, `require()`, `import()` and `import x = require()`
+ * (scripts/eslint-imports-one-way.mjs).
+ */
+const LAYERS = {
+  core: { may: [], packages: PURE },
+  config: { may: ['core'] },
+  codec: { may: ['core'] },
+  memory: { may: ['core'] },
+  telemetry: { may: ['core'], types: ['config'] },
+  activities: { may: ['core', 'memory', 'telemetry'] },
+  workflows: { may: ['core', 'telemetry/metric-names'], types: ['activities'], packages: SANDBOX },
+  servers: { may: ['core', 'config'] },
+  workers: { may: ['core', 'config', 'codec', 'memory', 'telemetry', 'activities', 'workflows'] },
+  client: { may: ['core', 'config', 'codec', 'memory', 'telemetry', 'workflows/definitions', 'workers/workflow-source'], types: ['workflows', 'workers'] },
+  cli: CLI,
+  bench: { may: [...LIBRARY, 'servers'] },
+  scripts: { may: [...LIBRARY, 'servers', 'bench'] },
+  // Pure constants that workflow code counts with (the workflow-side counters are workflows/kernel/metrics.ts).
+  'telemetry/metric-names': { may: [], packages: PURE },
+  // The command line, until it has a folder of its own.
+  'client/cli': CLI,
+  // Test and benchmark workflows: sandbox code outside workflows/.
+  'test/workflows': { files: ['test/workflows/**/!(*activities).ts'], may: ['core', 'workflows'], types: ['activities'], packages: SANDBOX },
+  'bench/workflows': { may: ['core', 'workflows'], types: ['bench/activities'], packages: SANDBOX },
+};
+
+/** The files a layer governs: a folder's TypeScript, or one module. */
+const filesOf = (layer) => LAYERS[layer].files ?? [layer.includes('/') ? `${layer}.ts` : `${layer}/**/*.ts`];
+const SANDBOX_FILES = Object.keys(LAYERS).filter((layer) => LAYERS[layer].packages === SANDBOX).flatMap(filesOf);
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'test/fixtures/**', '**/*.js', '**/*.mjs'] },
@@ -20,31 +61,29 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    plugins: { perflow: { rules: { 'imports-one-way': importsOneWay } } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  ...Object.entries(LAYERS).map(([layer, { may, types = [], packages }]) => ({
+    files: filesOf(layer),
+    rules: { 'perflow/imports-one-way': ['error', { layer, may, types, ...(packages ? { packages } : {}) }] },
+  })),
   {
-    files: ['workflows/**/*.ts', 'test/workflows/**/!(*activities).ts', 'bench/workflows.ts'],
+    files: SANDBOX_FILES,
+    rules: { 'no-restricted-globals': ['error', { name: 'process', message: 'settings arrive as workflow arguments' }] },
+  },
+  {
+    files: ['core/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
+      'no-restricted-globals': [
         'error',
-        {
-          paths: forbiddenInWorkflows.filter((m) => !m.includes('*')).map((name) => ({
-            name,
-            message: 'workflow code must stay deterministic: no I/O modules; do I/O in an activity',
-          })),
-          patterns: [
-            { group: forbiddenInWorkflows.filter((m) => m.includes('*')), message: 'no I/O modules in workflow code' },
-            { group: ['**/activities', '**/activities/**'], message: 'import activity code as types only', allowTypeImports: true },
-            { group: ['**/config/**', '**/memory/*', '**/client/**', '**/workers/**', '**/servers/**'], message: 'workflow code imports core/ and workflows/ only' },
-            { group: ['**/core/codec/**'], message: 'payload codecs use node:crypto and run outside the sandbox (worker and client)' },
-          ],
-        },
+        { name: 'process', message: 'core/ is pure: settings arrive as arguments' },
+        { name: 'Buffer', message: 'core/ is pure and loads in the workflow sandbox: use Uint8Array and TextEncoder' },
       ],
-      'no-restricted-globals': ['error', { name: 'process', message: 'settings arrive as workflow arguments' }],
     },
   },
   {
@@ -53,18 +92,10 @@ export default tseslint.config(
     rules: { 'no-restricted-globals': ['error', { name: 'process', message: 'activities read no environment: the worker hands in what they need' }] },
   },
   {
-    // The client shares the workflows' definitions, never their code.
-    files: ['client/**/*.ts'],
+    // config/ owns the environment; the entry points (workers, client, cli, scripts) hand it down.
+    files: ['memory/**/*.ts', 'codec/**/*.ts', 'telemetry/**/*.ts', 'servers/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { regex: '(^|/)workflows(/index)?$|(^|/)workflows/(?!definitions$)', message: 'the client imports workflows/definitions only (types may come from elsewhere)', allowTypeImports: true },
-            { regex: '(^|/)workers/(?!workflow-source$)', message: 'the client does not build workers (the CLI loads the worker lazily)', allowTypeImports: true },
-          ],
-        },
-      ],
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read variables in config/, or take the environment as an argument as servers/ does' }],
     },
   },
 );

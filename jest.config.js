@@ -1,8 +1,25 @@
+const { existsSync } = require('node:fs');
+const { join, resolve } = require('node:path');
+
 /** @type {import('jest').Config} */
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 
 // A build (npm run build, npm pack) writes compiled copies of the sources to dist/.
 const modulePathIgnorePatterns = ['<rootDir>/dist/'];
+
+// Seed conformance: perflow compared with the seed documents, which CI has beside the checkout
+// (../shared/seeds) and a clone elsewhere has only where PERFLOW_SEEDS_DIR names their folder.
+// Without them the group is not run and says so in one line; PERFLOW_REQUIRE_SEEDS=1 (CI) runs
+// it regardless, so missing documents fail there.
+const seedsDir = process.env.PERFLOW_SEEDS_DIR ? resolve(process.env.PERFLOW_SEEDS_DIR) : join(__dirname, '..', 'shared', 'seeds');
+const runSeeds = existsSync(seedsDir) || process.env.PERFLOW_REQUIRE_SEEDS === '1';
+if (!runSeeds) {
+  process.stderr.write(
+    process.env.PERFLOW_SEEDS_DIR
+      ? `seed conformance: not run, PERFLOW_SEEDS_DIR (${seedsDir}) is not a folder\n`
+      : 'seed conformance: not run, the seed documents are not beside the checkout — set PERFLOW_SEEDS_DIR\n',
+  );
+}
 
 module.exports = {
   verbose: true,
@@ -27,5 +44,16 @@ module.exports = {
       setupFiles: ['<rootDir>/test/support/quiet-runtime.ts'],
       slowTestThreshold: 30,
     },
+    ...(runSeeds
+      ? [
+          {
+            displayName: 'seed conformance',
+            testMatch: ['<rootDir>/test/seeds/**/*.test.ts'],
+            transform,
+            modulePathIgnorePatterns,
+            testEnvironment: 'node',
+          },
+        ]
+      : []),
   ],
 };

@@ -7,7 +7,7 @@ import type { AgentTool, AgentToolRef, ExecutorCallInput, ExecutorStepMemory, Ma
 import type { ChatMessage, ChatResponse, Usage } from '../core/llm-types';
 import { toolTimeoutSeconds } from '../core/tool-types';
 import { withHeartbeat } from './heartbeat';
-import { observeToolCall } from './telemetry';
+import { observeToolCall } from '../telemetry/model-and-tool-calls';
 import { chat, type ChatDeps } from './llm/chat';
 import { executorOpening, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
 import { completedStepIds } from '../core/memory-ids';
@@ -53,7 +53,10 @@ export function createActivities(activityDeps: ActivityDeps) {
             'Tool.Unknown',
           );
         }
-        return { spec: toolSpec(tool, ref.name ?? tool.type, ref.description ?? tool.description), ref };
+        const spec = toolSpec(tool, ref.name ?? tool.type, ref.description ?? namesAsListed(tool.description, tools));
+        // The seed's tool attributes: the schema the model is shown, and strict function calling.
+        const { input_schema, strict } = ref.attributes ?? {};
+        return { spec: { ...spec, ...(input_schema ? { input_schema } : {}), ...(strict !== undefined ? { strict } : {}) }, ref };
       });
       const mcp = (await listMcpTools(mcp_servers, deps.secret ?? noSecrets)).map(
         ({ spec, parameters }): AgentTool => ({
@@ -240,6 +243,11 @@ export function executorHistoryCache(memory: MemoryStore, steps: ReturnType<type
 }
 
 const noSecrets: SecretReader = () => undefined;
+
+/** A built-in description with the other tools it mentions under the names the agent lists them by (a seed's `ListIndexTool` …). */
+function namesAsListed(description: string, tools: readonly AgentToolRef[]): string {
+  return tools.reduce((text, t) => (t.name !== undefined && t.name !== t.type ? text.replaceAll(t.type, t.name) : text), description);
+}
 
 async function runTool(tools: ToolRegistry, ref: AgentToolRef, input: Record<string, unknown>, secret: SecretReader): Promise<ToolObservation> {
   if (ref.type === MCP_TOOL_TYPE) {

@@ -8,7 +8,7 @@ import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunOutput } from '../workflows/definitions';
 import { clientConfigFromEnv, codecTokenFromEnv, type ClientConfig } from '../config/env';
-import { encryptionDataConverter, encryptionKeyIdsIn, missingKeyMessage } from '../core/codec/encryption';
+import { encryptionDataConverter, encryptionKeyIdsIn, missingKeyMessage } from '../codec/encryption';
 import { startCodecServer } from './codec-server';
 import { connectClient, workflowUrl, type PerflowClient } from './connect';
 import { CliError, describeError } from './errors';
@@ -17,6 +17,7 @@ import {
   fetchHistory,
   getResult,
   getStatus,
+  historyWorkflowId,
   listRuns,
   parseResetTarget,
   readHistoryFile,
@@ -260,7 +261,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         if (o.history) {
           const read = await readHistoryFile(o.history);
           history = read.history;
-          workflowId = o['workflow-id'] ?? read.workflowId ?? workflowId;
+          workflowId = historyWorkflowId(o.history, read.workflowId, o['workflow-id']);
         } else {
           workflowId = requireId(positionals, 'replay');
           history = await withClient(config, ({ client }) => fetchHistory(client, workflowId));

@@ -11,7 +11,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Payload } from '@temporalio/common';
-import { EncryptionCodec, PayloadDecryptionError, type EncryptionKeyring } from '../core/codec/encryption';
+import { EncryptionCodec, PayloadDecryptionError } from '../codec/encryption';
+import type { EncryptionKeyring } from '../core/encryption-keyring';
 
 export interface CodecServerOptions {
   keyring: EncryptionKeyring;

@@ -4,7 +4,7 @@ import type { ClientConfig } from '../config/env';
 import { temporalConnectOptions, type TemporalConnectOptions } from '../config/temporal-connection';
 import { connectFailureMessage } from '../config/temporal-connect-failure';
 import { firstLine } from '../core/text';
-import { encryptionDataConverter } from '../core/codec/encryption';
+import { encryptionDataConverter } from '../codec/encryption';
 import { CliError } from './errors';
 
 /** The OpenTelemetry SDK, loaded only when tracing: it adds ~150 ms to every CLI command's start. */

@@ -6,6 +6,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
+import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { denseParameters } from '../core/agent-file/parameter-defaults';
 import { parsePlannerOutput } from '../core/planner-output';
 import { preview } from '../core/text';
@@ -157,25 +158,15 @@ export async function diffRuns(client: Client, a: string, b: string): Promise<Ru
   return { a: left.side, b: right.side, settings, steps, same_response: left.side.response === right.side.response };
 }
 
-/** A line diff of two texts in unified form (whole texts as one hunk; `-` lines of a, `+` lines of b). */
+/**
+ * A line diff of two texts in unified form: `--- nameA`, `+++ nameB`, then the whole texts as
+ * one hunk (`-` lines of a, `+` lines of b, the lines they share unmarked); no hunk when the
+ * texts are the same.
+ */
 export function unifiedDiff(a: string, b: string, nameA = 'a', nameB = 'b'): string {
-  const x = a.split('\n');
-  const y = b.split('\n');
-  // Longest common subsequence of lines, then a walk that emits the edits.
-  const lcs = Array.from({ length: x.length + 1 }, () => new Array<number>(y.length + 1).fill(0));
-  for (let i = x.length - 1; i >= 0; i--) for (let j = y.length - 1; j >= 0; j--) lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
-  const lines = [`--- ${nameA}`, `+++ ${nameB}`, `@@ -1,${x.length} +1,${y.length} @@`];
-  let i = 0;
-  let j = 0;
-  while (i < x.length || j < y.length) {
-    if (i < x.length && j < y.length && x[i] === y[j]) {
-      lines.push(` ${x[i]}`);
-      i++;
-      j++;
-    } else if (j < y.length && (i === x.length || lcs[i][j + 1] >= lcs[i + 1][j])) lines.push(`+${y[j++]}`);
-    else lines.push(`-${x[i++]}`);
-  }
-  return lines.join('\n');
+  // Each text ends in a newline here, so no line is marked "\ No newline at end of file".
+  const patch = createTwoFilesPatch(nameA, nameB, `${a}\n`, `${b}\n`, undefined, undefined, { context: Number.MAX_SAFE_INTEGER, headerOptions: FILE_HEADERS_ONLY });
+  return patch.replace(/\n$/, '');
 }
 
 const tokens = (u: Usage) => `${u.input_tokens}/${u.output_tokens} tokens`;

@@ -62,6 +62,7 @@ export async function forkSource(client: Client, sourceId: string, fromStep: num
     },
     steps: point.steps,
     ...(point.agent_state !== undefined ? { agent_state: point.agent_state } : {}),
+    ...(point.planner_calls !== undefined ? { planner_calls: point.planner_calls } : {}),
   };
 }
 
@@ -78,7 +79,7 @@ export async function forkRun(client: Client, sourceId: string, o: ForkOptions):
   const { memory_id: _m, executor_agent_memory_id: _e, ...kept } = inherited;
   let parameters: ResolvedParameters;
   try {
-    parameters = resolveParameters(agent, { ...kept, ...o.params });
+    parameters = resolveParameters(agent, o.params ?? {}, kept);
   } catch (err) {
     throw new CliError((err as Error).message, 2, { cause: err });
   }

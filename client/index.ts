@@ -25,7 +25,8 @@ export {
 export { readMemory } from './memory';
 export { forkRun, forkSource, runInputOf, type ForkOptions } from './fork';
 export { diffRuns, formatDiff, unifiedDiff, type RunDiff, type RunSide, type StepSide } from './diff';
-export { EncryptionCodec, encryptionDataConverter, PayloadDecryptionError, type EncryptionKeyring } from '../core/codec/encryption';
+export { EncryptionCodec, encryptionDataConverter, PayloadDecryptionError } from '../codec/encryption';
+export type { EncryptionKeyring } from '../core/encryption-keyring';
 export { encryptionKeysFromEnv, parseEncryptionKeys } from '../config/env';
 export { startCodecServer, type CodecServer, type CodecServerOptions } from './codec-server';
 export { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type PendingRun } from './decisions';

@@ -94,41 +94,46 @@ export async function runHistories(client: Client, workflowId: string): Promise<
 }
 
 const HistoryMessage = temporal.api.history.v1.History;
-const TO_OBJECT = { longs: String, enums: String, bytes: String } as const;
 
 /**
- * A history as JSON: the proto JSON of `temporal workflow show --output json` when the SDK's
- * converter works, else protobufjs' object form (same field names; timestamps as seconds/nanos).
+ * Runs @temporalio/common's proto-JSON conversion. It fails with "type must be a Type" where
+ * Temporal's packages load different copies of protobufjs (a dependency tree in which npm could
+ * not give them one): say so, and how to see it.
  */
-export function historyJSON(history: History, workflowId?: string): string {
-  let obj: Record<string, unknown>;
+function protoJson<T>(convert: () => T): T {
   try {
-    obj = JSON.parse(historyToJSON(history)) as Record<string, unknown>;
-  } catch {
-    // @temporalio/common's protojson can fail on a mismatched protobufjs install
-    obj = HistoryMessage.toObject(HistoryMessage.fromObject(history), TO_OBJECT);
+    return convert();
+  } catch (err) {
+    if ((err as Error).message === 'type must be a Type') {
+      throw new Error("Temporal's packages load different copies of protobufjs (see `npm ls protobufjs`): reinstall so they share one", { cause: err });
+    }
+    throw err;
   }
+}
+
+/** A history as the proto JSON of `temporal workflow show --output json`, with the run's workflow ID beside its events. */
+export function historyJSON(history: History, workflowId?: string): string {
+  const obj = JSON.parse(protoJson(() => historyToJSON(history))) as Record<string, unknown>;
   // Replay needs the workflow ID (child workflow IDs derive from it); history readers ignore the extra field.
   return JSON.stringify(workflowId === undefined ? obj : { workflowId, ...obj }, null, 2);
 }
 
-/** Reads either JSON form {@link historyJSON} writes (and Temporal CLI history files). */
+/**
+ * A history from JSON: the proto JSON that `temporal workflow show --output json`, the Web UI's
+ * download and {@link historyJSON} write (RFC 3339 event times), or the protobufjs object form
+ * (event times as seconds and nanos) of history files written by perflow 0.2 and earlier.
+ */
 export function parseHistoryJSON(json: unknown): History {
   if (typeof json === 'object' && json !== null && 'workflowId' in json) {
     const { workflowId: _ignored, ...rest } = json as Record<string, unknown>;
     json = rest;
   }
   const events = (json as { events?: unknown } | null)?.events;
-  if (!Array.isArray(events)) throw new TypeError('expected an object with an array of events');
-  const first = events[0] as { eventTime?: unknown } | undefined;
-  if (typeof first?.eventTime === 'string') {
-    try {
-      return historyFromJSON(json);
-    } catch {
-      // fall through to the object form
-    }
-  }
-  return HistoryMessage.fromObject(json as Record<string, unknown>);
+  if (!Array.isArray(events) || events.length === 0) throw new TypeError('expected an object with an array of events');
+  // The two forms differ in how they write times: "2026-11-24T02:52:41.588Z" or { seconds, nanos }.
+  const eventTime = (events[0] as { eventTime?: unknown } | null)?.eventTime;
+  if (typeof eventTime === 'object' && eventTime !== null) return HistoryMessage.fromObject(json as Record<string, unknown>);
+  return protoJson(() => historyFromJSON(json));
 }
 
 export async function writeHistoryFile(file: string, history: History, workflowId?: string): Promise<void> {
@@ -154,6 +159,21 @@ export async function readHistoryFile(file: string): Promise<{ history: History;
 }
 
 /**
+ * The workflow ID to replay a history file as (child workflow IDs derive from it): the one the
+ * file records ({@link writeHistoryFile} does; Temporal CLI and Web UI exports do not), else
+ * `--workflow-id`.
+ * @throws CliError in one line when neither names it, or when they differ
+ */
+export function historyWorkflowId(file: string, recorded: string | undefined, given: string | undefined): string {
+  if (recorded !== undefined && given !== undefined && given !== recorded) {
+    throw new CliError(`${file} is the history of workflow ID ${recorded}, not ${given}: leave out --workflow-id`, 2);
+  }
+  const id = recorded ?? given;
+  if (id === undefined) throw new CliError(`${file} does not record its workflow ID (Temporal CLI and Web UI exports do not): give it with --workflow-id ID`, 2);
+  return id;
+}
+
+/**
  * Replays a history against perflow's workflow code, or against the workflows module at
  * `workflowsPath` (a candidate version, before deploying it). An encrypted history needs the
  * workers' data converter (`encryptionDataConverter(keys)`).
@@ -167,8 +187,9 @@ export async function replayHistory(history: unknown, workflowId = 'replay', wor
   const { workflowSource } = require('../workers/workflow-source') as typeof import('../workers/workflow-source');
   /* eslint-enable @typescript-eslint/no-require-imports */
   try {
-    // Replay logs errors only, so its output is the verdict.
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    // Replay logs errors only, so its output is the verdict (the native core's warning about the
+    // failing workflow task included: the verdict says the same).
+    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
   } catch {
     // already installed
   }
@@ -179,7 +200,9 @@ export async function replayHistory(history: unknown, workflowId = 'replay', wor
   } catch (err) {
     const e = err as Error;
     const cause = (e as { cause?: unknown }).cause;
-    const msg = `${e.name}: ${e.message}${cause instanceof Error ? ` (${cause.name}: ${cause.message})` : ''}`;
+    // A nondeterminism error carries the core's failure as debug text; its message names the event and what differs.
+    const inner = /Failure \{ message: "((?:[^"\\]|\\.)*)"/.exec(e.message)?.[1]?.replace(/\\(.)/g, '$1');
+    const msg = `${e.name}: ${inner ?? e.message}${cause instanceof Error ? ` (${cause.name}: ${cause.message})` : ''}`;
     return msg.replace(/\s*[\r\n]+\s*/g, ' ');
   }
 }

@@ -4,7 +4,7 @@
  */
 import { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@temporalio/common';
-import { PayloadDecryptionError } from '../core/codec/encryption';
+import { PayloadDecryptionError } from '../codec/encryption';
 
 /** The values of `payloads`, decoded with the client's data converter. */
 export async function decodePayloads(client: Client, payloads: readonly Payload[]): Promise<unknown[]> {

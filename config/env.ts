@@ -7,15 +7,13 @@
  * way, by `@temporalio/envconfig` (config/temporal-connection.ts), handed this environment.
  * Traces and metrics (OTEL_*, PERFLOW_METRICS_*) are read by config/telemetry.ts.
  */
-import type { ProviderConfig } from '../activities/llm/clients';
-import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../memory/store';
+import { KEY_BYTES, type EncryptionKeyring } from '../core/encryption-keyring';
+import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
+import type { ProviderConfig } from '../core/provider-config';
 import { telemetryConfigFromEnv, type TelemetryConfig } from './telemetry';
 import { describeTemporalConnection, temporalSettingsFromEnv, usesTls, type TemporalConnectionSettings } from './temporal-connection';
 
-export type { TemporalConnectionSettings };
-import { KEY_BYTES, type EncryptionKeyring } from '../core/codec/encryption';
-
-export type { ProviderConfig, EncryptionKeyring };
+export type { ProviderConfig, EncryptionKeyring, TemporalConnectionSettings };
 
 export const DEFAULTS = {
   TEMPORAL_ADDRESS: 'localhost:7233',
@@ -100,6 +98,25 @@ export function workerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Perfl
     providers: providerConfigFromEnv(env),
     ...withEncryption(env),
     telemetry: telemetryConfigFromEnv(env, 'worker'),
+  };
+}
+
+/** The servers the environment names; servers/ starts its own where one is not named. */
+export interface NamedServers {
+  /** TEMPORAL_ADDRESS, when set. */
+  temporalAddress?: string;
+  /** TEMPORAL_NAMESPACE. @default 'default' */
+  namespace: string;
+  /** MONGODB_URI, when set. */
+  mongoUri?: string;
+}
+
+/** TEMPORAL_ADDRESS and MONGODB_URI as set (no defaults: an unset one means "start one"), and the namespace. */
+export function namedServersFromEnv(env: NodeJS.ProcessEnv = process.env): NamedServers {
+  return {
+    ...(env.TEMPORAL_ADDRESS ? { temporalAddress: env.TEMPORAL_ADDRESS } : {}),
+    namespace: env.TEMPORAL_NAMESPACE ?? DEFAULTS.TEMPORAL_NAMESPACE,
+    ...(env.MONGODB_URI ? { mongoUri: env.MONGODB_URI } : {}),
   };
 }
 

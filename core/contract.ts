@@ -137,3 +137,27 @@ export interface ToolObservation {
   content: string;
   is_error: boolean;
 }
+
+export interface CompletedStepView {
+  index: number;
+  step: string;
+  result_preview: string;
+  /** Length of the whole result, which is stored in memory. */
+  result_chars: number;
+  ok: boolean;
+  executor_workflow_id: string;
+}
+
+/** What a fork of a run from step N takes over, as the run itself tells it (query `forkPoint`). */
+export interface ForkPoint {
+  /** The steps the run has completed so far, in its agent type's sense of "step". */
+  completed: number;
+  /** The executions a fork from the asked step reuses, in order. */
+  steps: CompletedStepView[];
+  /** The agent type's own state for the fork (`ForkSource.agent_state` in workflows/definitions.ts). */
+  agent_state?: unknown;
+  /** Why a fork cannot start at the asked step (one line). */
+  refused?: string;
+  /** plan_execute_and_reflect: where the source's planner calls stood before it planned the step (a scripted model's position). */
+  planner_calls?: number;
+}

@@ -20,6 +20,8 @@ export interface ToolSpec {
   description: string;
   /** JSON Schema of the tool's input object. */
   input_schema: Record<string, unknown>;
+  /** Strict function calling (the tool entry's `attributes.strict`), where the interface has it. */
+  strict?: boolean;
 }
 
 export interface Usage {
@@ -53,7 +55,7 @@ export type CallPosition =
  * Model calls of the step_by_step, todo_list and plan_and_execute agents besides planning, by
  * what they do; a scripted model answers each kind from its own list (`script.<kind>[call]`).
  */
-export const TASK_KINDS = ['mapping', 'decision', 'decision_retry', 'completion', 'goal', 'verification', 'viability', 'final'] as const;
+export const TASK_KINDS = ['mapping', 'decision', 'decision_retry', 'completion', 'completion_retry', 'goal', 'verification', 'viability', 'final'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
 
 export const ZERO_USAGE: Usage = { input_tokens: 0, output_tokens: 0 };

@@ -154,7 +154,15 @@ export function templateParams(p: Readonly<Record<string, unknown>>, question: s
     if (value !== undefined && value !== null) params[key] = typeof value === 'string' ? value : JSON.stringify(value);
   }
   params.tools_prompt = buildToolsPrompt(tools);
-  params.user_prompt = question;
-  // The question is user text, and the templates are rendered as they are when a call is made.
-  return resolveParameterValues(params, ['user_prompt', 'planner_prompt_template', 'reflect_prompt_template', 'planner_with_history_template']);
+  // The run's question, however it was given (--question, the run input or the parameter): seed 000's required parameter.
+  const userText = { user_prompt: question, question };
+  Object.assign(params, userText);
+  // The templates are rendered as they are when a call is made.
+  const templates = ['planner_prompt_template', 'reflect_prompt_template', 'planner_with_history_template'];
+  const resolved = resolveParameterValues(params, [...Object.keys(userText), ...templates]);
+  // The question goes into the other values last, in one pass: user text is never scanned for placeholders.
+  for (const key of Object.keys(resolved)) {
+    if (!(key in userText) && !templates.includes(key)) resolved[key] = renderTemplate(resolved[key], userText);
+  }
+  return resolved;
 }

@@ -11,6 +11,7 @@
  */
 import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 'mongodb';
 import type { PromptMaterial } from '../core/contract';
+import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
 
 /** `reviewer`: a person's decision (plan or tool approval, guidance, pause, resume). */
 export type Origin = 'user' | 'planner' | 'executor' | 'tool' | 'reviewer';
@@ -67,18 +68,9 @@ export interface PromptMaterialDoc {
   created: Date;
 }
 
-export interface MemoryCollections {
-  memories: string;
-  interactions: string;
-  /** The runs' static prompt material (parameters, system prompts, tool specs), by ID. */
-  prompts: string;
-}
-
 const DUPLICATE_KEY = 11000;
 /** Point reads sent at once (the driver's pool holds 100 connections). */
 const LOOKUPS_AT_ONCE = 32;
-
-export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memories', interactions: 'perflow_interactions', prompts: 'perflow_prompts' };
 
 export class MemoryStore {
   readonly memories: Collection<MemoryDoc>;

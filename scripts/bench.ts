@@ -10,6 +10,9 @@
  * per step; the run's start event; perflow next to an in-process loop with model latency; with
  * `--long`, a 1,000-step run through continue-as-new. On every backend: K concurrent 5-step
  * runs next to the floor, and the worker's peak RSS. Writes bench/results/latest.{json,md}.
+ *
+ * Over 300 lines on purpose: the measurements share one set of servers, worker and report,
+ * and read top to bottom as the report does; their building blocks live in bench/.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +23,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { MongoClient } from 'mongodb';
 import { firstLine } from '../core/text';
-import { startServers, stopServersOnSignals, type Servers } from '../servers';
+import { startServers, stopServersOnSignals } from '../servers';
 import { benchInput, independentStepsInput } from '../bench/agents';
 import { activityTrouble, allHistories, eventCount, fetchManyRunHistories, fetchRunHistories, historyBytes, startEventBytes, temporalTasks, type RunHistories } from '../bench/histories';
 import { runInProcess } from '../bench/in-process-loop';
@@ -100,15 +103,7 @@ function benchWorkflowBundle(): Promise<string> {
 
 /** Starts the servers with this memory backend and the worker process on them; `body` measures. */
 async function withBench<T>(backend: string, body: (bench: Bench) => Promise<T>): Promise<T> {
-  const previous = process.env.PERFLOW_MONGO_BACKEND;
-  process.env.PERFLOW_MONGO_BACKEND = backend;
-  let servers: Servers;
-  try {
-    servers = await startServers();
-  } finally {
-    if (previous === undefined) delete process.env.PERFLOW_MONGO_BACKEND;
-    else process.env.PERFLOW_MONGO_BACKEND = previous;
-  }
+  const servers = await startServers({ ...process.env, PERFLOW_MONGO_BACKEND: backend });
   const database = `perflow_bench_${Date.now()}`;
   const taskQueue = `perflow-bench-${randomUUID().slice(0, 8)}`;
   let worker: BenchWorker | undefined;

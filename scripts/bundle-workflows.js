@@ -4,7 +4,7 @@
  * Prebuilds the workflow bundles of the compiled package, so a worker started from an installed
  * perflow does not bundle at start (workers/workflow-source.ts): dist/workflow-bundle.js, and
  * dist/workflow-bundle.traced.js with the OpenTelemetry workflow interceptors for workers that
- * export traces (workers/telemetry.ts).
+ * export traces (telemetry/worker.ts).
  */
 const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -12,7 +12,7 @@ const { bundleWorkflowCode } = require('@temporalio/worker');
 
 const dist = join(__dirname, '..', 'dist');
 const workflowsPath = require.resolve(join(dist, 'workflows'));
-const { WORKFLOW_TRACING_MODULES } = require(join(dist, 'workers', 'telemetry'));
+const { WORKFLOW_TRACING_MODULES } = require(join(dist, 'telemetry', 'worker'));
 const { workflowBundleOptions } = require(join(dist, 'workers', 'workflow-source'));
 
 async function main() {

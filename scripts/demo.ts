@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const exitAtOnce = process.argv.includes('--exit');
   Runtime.install({ logger: new DefaultLogger('WARN') });
   stopServersOnSignals();
-  const servers = await startServers();
+  const servers = await startServers(process.env);
   const mongoUri = `${servers.mongo.uri.replace(/\/[^/]*$/, '')}/${DATABASE}`;
   const mongo = await new MongoClient(mongoUri).connect();
   const flights = JSON.parse(readFileSync(join(root, 'demo', 'flights.json'), 'utf8')) as object[];

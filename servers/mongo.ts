@@ -1,4 +1,4 @@
-/** A MongoDB-wire server: MONGODB_URI, else mongod, else FerretDB (SQLite, or PostgreSQL with PERFLOW_MONGO_BACKEND), else mongodb-memory-server. */
+/** A MongoDB-wire server: the environment's MONGODB_URI, else mongod, else FerretDB (SQLite, or PostgreSQL with PERFLOW_MONGO_BACKEND), else mongodb-memory-server. */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { MongoClient } from 'mongodb';
 import { findMongoServer, log } from './binaries';
 import { freePort, startProcess, waitUntilHealthy, type ServerProcess } from './process';
 import { startPostgres } from './postgres';
+import { namedServersFromEnv, redact } from '../config/env';
 import { firstLine } from '../core/text';
 
 export interface MongoServer {
@@ -45,8 +46,8 @@ const FERRETDB_PG_POOL = 250;
  */
 const SQLITE_OPTIONS = '_pragma=busy_timeout(60000)&_pragma=synchronous(normal)';
 
-export async function startMongo(): Promise<MongoServer> {
-  const external = process.env.MONGODB_URI;
+export async function startMongo(env: NodeJS.ProcessEnv): Promise<MongoServer> {
+  const external = namedServersFromEnv(env).mongoUri;
   if (external) {
     try {
       await pingMongo(external);
@@ -56,11 +57,11 @@ export async function startMongo(): Promise<MongoServer> {
     log(`using MongoDB at ${redact(external)} (MONGODB_URI)`);
     return { uri: external, kind: 'external', stop: async () => undefined };
   }
-  const found = findMongoServer({ install: true });
+  const found = findMongoServer(env, { install: true });
   if (!found) return startMemoryServer();
-  const backend = mongoBackend();
+  const backend = mongoBackend(env);
   if (backend === 'postgresql' && found.kind !== 'ferretdb') throw new Error('PERFLOW_MONGO_BACKEND=postgresql needs FerretDB (found mongod); unset it or remove mongod from PATH');
-  const postgres = backend === 'postgresql' ? await startPostgres() : undefined;
+  const postgres = backend === 'postgresql' ? await startPostgres(env) : undefined;
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `perflow-${found.kind}-`));
   const args =
@@ -78,7 +79,7 @@ export async function startMongo(): Promise<MongoServer> {
   const uri = `mongodb://127.0.0.1:${port}/`;
   let proc: ServerProcess | undefined;
   const launch = async () => {
-    proc = startProcess(found.path, args, dataDir);
+    proc = startProcess(found.path, args, { env, cwd: dataDir });
     await waitUntilHealthy(found.kind, proc, () => pingMongo(uri, 1_000));
   };
   try {
@@ -102,7 +103,7 @@ export async function startMongo(): Promise<MongoServer> {
 }
 
 /** PERFLOW_MONGO_BACKEND: `sqlite` (default) or `postgresql` (FerretDB on a private PostgreSQL cluster). */
-export function mongoBackend(env: NodeJS.ProcessEnv = process.env): 'sqlite' | 'postgresql' {
+export function mongoBackend(env: NodeJS.ProcessEnv): 'sqlite' | 'postgresql' {
   const value = (env.PERFLOW_MONGO_BACKEND ?? 'sqlite').trim().toLowerCase();
   if (value === 'sqlite' || value === '') return 'sqlite';
   if (value === 'postgresql' || value === 'postgres') return 'postgresql';
@@ -123,9 +124,4 @@ async function startMemoryServer(): Promise<MongoServer> {
   log('no mongod/ferretdb found; starting mongodb-memory-server');
   const server = await mms.MongoMemoryServer.create();
   return { uri: server.getUri(), kind: 'mongodb-memory-server', stop: async () => void (await server.stop()) };
-}
-
-/** A URI without its password, for logs. */
-export function redact(uri: string): string {
-  return uri.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 }

@@ -20,20 +20,20 @@ export interface PostgresServer {
 }
 
 /** The directory of PostgreSQL's server binaries: PERFLOW_PG_BIN, Debian's newest, or PATH. */
-export function findPostgresBin(options: { install: boolean }): string | undefined {
-  const fromEnv = process.env.PERFLOW_PG_BIN;
+export function findPostgresBin(env: NodeJS.ProcessEnv, options: { install: boolean }): string | undefined {
+  const fromEnv = env.PERFLOW_PG_BIN;
   if (fromEnv) return existsSync(join(fromEnv, 'initdb')) ? fromEnv : undefined;
   const debian = '/usr/lib/postgresql';
   if (existsSync(debian)) {
     const versions = readdirSync(debian).filter((v) => existsSync(join(debian, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
     if (versions.length > 0) return join(debian, versions[0], 'bin');
   }
-  const initdb = onPath('initdb');
+  const initdb = onPath(env, 'initdb');
   if (initdb) return join(initdb, '..');
-  if (options.install && process.getuid?.() === 0 && onPath('apt-get')) {
+  if (options.install && process.getuid?.() === 0 && onPath(env, 'apt-get')) {
     log('installing PostgreSQL server binaries: apt-get install postgresql (first use only)');
     spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'postgresql'], { stdio: 'ignore', timeout: 300_000 });
-    return findPostgresBin({ install: false });
+    return findPostgresBin(env, { install: false });
   }
   return undefined;
 }
@@ -56,8 +56,8 @@ function tcpReady(port: number): Promise<void> {
 }
 
 /** Starts a private cluster with a `ferretdb` database. */
-export async function startPostgres(): Promise<PostgresServer> {
-  const bin = findPostgresBin({ install: true });
+export async function startPostgres(env: NodeJS.ProcessEnv): Promise<PostgresServer> {
+  const bin = findPostgresBin(env, { install: true });
   if (!bin) throw new Error('PostgreSQL server binaries not found: install Debian\'s postgresql package or set PERFLOW_PG_BIN to the directory of initdb');
   const user = postgresUser();
   const dir = mkdtempSync(join(tmpdir(), 'perflow-postgres-'));
@@ -68,7 +68,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   if (init.status !== 0) throw new Error(`initdb failed: ${(init.stderr || init.stdout || '').trim().split('\n').slice(-3).join(' ')}`);
   const port = await freePort();
   const args = ['-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=300'];
-  const proc: ServerProcess = startProcess(join(bin, 'postgres'), args, dir, user);
+  const proc: ServerProcess = startProcess(join(bin, 'postgres'), args, { env, cwd: dir, user });
   await waitUntilHealthy('postgres', proc, () => tcpReady(port));
   const created = spawnSync(join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'perflow', 'ferretdb'], { ...asUser, encoding: 'utf8', timeout: 30_000 });
   if (created.status !== 0) {

@@ -26,13 +26,17 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts a server under the guard; `user` runs it as that uid/gid (PostgreSQL will not run as root). */
-export function startProcess(binary: string, args: string[], cwd?: string, user?: { uid: number; gid: number }): ServerProcess {
+/**
+ * Starts a server under the guard, in environment `env`; `user` runs it as that uid/gid
+ * (PostgreSQL will not run as root).
+ */
+export function startProcess(binary: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; user?: { uid: number; gid: number } }): ServerProcess {
+  const { env, cwd, user } = options;
   // The guard stops the server if this process dies without cleaning up.
   const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'guard.js'), binary, ...args], {
     cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
-    ...(user ? { env: { ...process.env, PERFLOW_GUARD_UID: String(user.uid), PERFLOW_GUARD_GID: String(user.gid) } } : {}),
+    env: user ? { ...env, PERFLOW_GUARD_UID: String(user.uid), PERFLOW_GUARD_GID: String(user.gid) } : env,
   });
   const log: string[] = [];
   const keep = (chunk: Buffer) => {

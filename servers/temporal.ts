@@ -1,7 +1,8 @@
-/** A Temporal server to talk to: TEMPORAL_ADDRESS, else a dev server we start. */
+/** A Temporal server to talk to: the environment's TEMPORAL_ADDRESS, else a dev server we start. */
 import { Connection } from '@temporalio/client';
 import { findTemporalCli, log } from './binaries';
 import { freePort, startProcess, waitUntilHealthy, type ServerProcess } from './process';
+import { namedServersFromEnv } from '../config/env';
 import { firstLine } from '../core/text';
 
 export interface TemporalServer {
@@ -34,9 +35,8 @@ export async function checkTemporal(address: string, namespace: string, timeoutM
   }
 }
 
-export async function startTemporal(options: TemporalStartOptions = {}): Promise<TemporalServer> {
-  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
-  const external = process.env.TEMPORAL_ADDRESS;
+export async function startTemporal(env: NodeJS.ProcessEnv, options: TemporalStartOptions = {}): Promise<TemporalServer> {
+  const { temporalAddress: external, namespace } = namedServersFromEnv(env);
   if (external) {
     try {
       await checkTemporal(external, namespace);
@@ -48,18 +48,18 @@ export async function startTemporal(options: TemporalStartOptions = {}): Promise
     log(`using Temporal at ${external} (TEMPORAL_ADDRESS)`);
     return { address: external, namespace, stop: async () => undefined };
   }
-  return startTemporalDevServer(options);
+  return startTemporalDevServer(env, options);
 }
 
 /** Always starts a dev server (ignoring TEMPORAL_ADDRESS): for tests that stop and restart one. */
-export async function startTemporalDevServer(options: TemporalStartOptions = {}): Promise<TemporalServer> {
-  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
-  const cli = findTemporalCli({ install: true });
+export async function startTemporalDevServer(env: NodeJS.ProcessEnv, options: TemporalStartOptions = {}): Promise<TemporalServer> {
+  const { namespace } = namedServersFromEnv(env);
+  const cli = findTemporalCli(env, { install: true });
   if (!cli) return startWithSdkDownload(namespace, options);
-  return startDevServer(cli, namespace, options);
+  return startDevServer(cli, namespace, options, env);
 }
 
-async function startDevServer(cli: string, namespace: string, options: TemporalStartOptions): Promise<TemporalServer> {
+async function startDevServer(cli: string, namespace: string, options: TemporalStartOptions, env: NodeJS.ProcessEnv): Promise<TemporalServer> {
   const port = options.port ?? (await freePort());
   const uiPort = options.uiPort ?? (await freePort());
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort)];
@@ -67,7 +67,7 @@ async function startDevServer(cli: string, namespace: string, options: TemporalS
   if (options.dbFilename) args.push('--db-filename', options.dbFilename);
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
   for (const value of options.dynamicConfig ?? []) args.push('--dynamic-config-value', value);
-  const proc: ServerProcess = startProcess(cli, args);
+  const proc: ServerProcess = startProcess(cli, args, { env });
   const address = `127.0.0.1:${port}`;
   await waitUntilHealthy('Temporal dev server', proc, () => checkTemporal(address, namespace, 2_000));
   const uiUrl = `http://127.0.0.1:${uiPort}`;

@@ -7,8 +7,9 @@ export { databaseFromUri, describeWorkerConfig, llmQueueConfigFromEnv, temporalF
 export { builtinTools, type BuiltinToolDeps } from '../activities/tools/builtin';
 export type { Tool } from '../activities/tools/tool';
 export { BUILTIN_TOOL_TYPES } from '../core/tool-types';
-export { EncryptionCodec, encryptionDataConverter, type EncryptionKeyring } from '../core/codec/encryption';
+export { EncryptionCodec, encryptionDataConverter } from '../codec/encryption';
+export type { EncryptionKeyring } from '../core/encryption-keyring';
 export { encryptionKeysFromEnv, parseEncryptionKeys } from '../config/env';
-export { runtimeMetricsOptions, WORKFLOW_TRACING_MODULES } from './telemetry';
+export { runtimeMetricsOptions, WORKFLOW_TRACING_MODULES } from '../telemetry/worker';
 export { telemetryConfigFromEnv, type MetricsConfig, type TelemetryConfig, type TracingConfig } from '../config/telemetry';
-export { PERFLOW_METRICS } from '../core/metric-names';
+export { PERFLOW_METRICS } from '../telemetry/metric-names';

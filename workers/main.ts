@@ -5,7 +5,8 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { MongoClient, type MongoClientOptions } from 'mongodb';
 import { createActivities, MODEL_ACTIVITY_NAMES } from '../activities';
-import { DEFAULT_COLLECTIONS, MemoryStore, type MemoryCollections } from '../memory/store';
+import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
+import { MemoryStore } from '../memory/store';
 import { builtinTools } from '../activities/tools/builtin';
 import { toolRegistry, type Tool } from '../activities/tools/tool';
 import { describeWorkerConfig, providerConfigFromEnv, redact, workerConfigFromEnv, type PerflowWorkerConfig } from '../config/env';
@@ -14,11 +15,11 @@ import type { RecordedRequest } from '../activities/llm/scripted';
 import { firstLine } from '../core/text';
 import { temporalConnectOptions } from '../config/temporal-connection';
 import { connectFailureMessage } from '../config/temporal-connect-failure';
-import { encryptionDataConverter } from '../core/codec/encryption';
+import { encryptionDataConverter } from '../codec/encryption';
 import { describeWorkflowSource, workflowCode, workflowSource, type WorkflowSource } from './workflow-source';
 import { describeTelemetry } from '../config/telemetry';
 import { startTracing, type Tracing } from '../telemetry/tracing';
-import { installMetricsRuntime, tracingWorkerOptions, WORKFLOW_TRACING_MODULES } from './telemetry';
+import { installMetricsRuntime, tracingWorkerOptions, WORKFLOW_TRACING_MODULES } from '../telemetry/worker';
 
 export interface PerflowWorker {
   worker: Worker;

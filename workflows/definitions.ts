@@ -4,7 +4,8 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { AgentTool } from '../core/contract';
+import type { AgentTool, CompletedStepView, ForkPoint } from '../core/contract';
+import type { PlanStepView, Replan } from '../core/agent-types/plan-and-execute';
 import type { RunIds } from '../core/memory-ids';
 import type { AgentDefinition, AgentType, ResolvedParameters } from '../core/agent';
 import type { Usage } from '../core/llm-types';
@@ -16,6 +17,7 @@ export type { DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDeci
 export { preview, RESULT_PREVIEW_CHARS };
 
 export type { RunIds };
+export type { CompletedStepView, ForkPoint, PlanStepView, Replan };
 
 /** The seed's output fields, plus token usage. */
 export interface RunOutput extends RunIds {
@@ -64,19 +66,10 @@ export interface ForkSource {
   steps: CompletedStepView[];
   /** The agent type's own state for the fork's first execution (plan_and_execute: its plan and results up to the step). */
   agent_state?: unknown;
+  /** plan_execute_and_reflect: the planner position the fork's first planner call takes (a scripted model's script goes on from there). */
+  planner_calls?: number;
 }
 
-/** What a fork of a run from step N takes over, as the run itself tells it (query `forkPoint`). */
-export interface ForkPoint {
-  /** The steps the run has completed so far, in its agent type's sense of "step". */
-  completed: number;
-  /** The executions a fork from the asked step reuses, in order. */
-  steps: CompletedStepView[];
-  /** The agent type's own state for the fork (see {@link ForkSource.agent_state}). */
-  agent_state?: unknown;
-  /** Why a fork cannot start at the asked step (one line). */
-  refused?: string;
-}
 
 /**
  * What a long run carries into its next execution. Step texts stay in MongoDB; only IDs,
@@ -96,6 +89,8 @@ export interface CarriedState<S = unknown> {
   usage: Usage;
   /** plan_execute_and_reflect: planner calls so far (the scripted model's position). */
   planner_calls: number;
+  /** plan_execute_and_reflect: the planner calls made by the end of each executed step (absent in runs recorded before). */
+  planner_calls_after?: number[];
   tools: AgentTool[];
   /** How many times the run has continued-as-new. */
   continued: number;
@@ -106,6 +101,23 @@ export interface CarriedState<S = unknown> {
   /** People's decisions so far and what they left for later (absent when there were none). */
   human?: HumanState;
   decisions?: DecisionRecord[];
+  /** Verdicts taken by default so far (absent when none). */
+  assumed_verdicts?: AssumedVerdict[];
+}
+
+/**
+ * An assessment whose answer could not be read, even when asked again: the run went on with
+ * the default verdict, and says so.
+ */
+export interface AssumedVerdict {
+  /** Which assessment: verification, viability, completion, goal or decision. */
+  kind: string;
+  /** Executed steps when it was asked. */
+  after_steps: number;
+  /** The verdict taken, in words. */
+  assumed: string;
+  /** Why the last answer could not be read. */
+  error: string;
 }
 
 /** The workflow type that runs each agent type. */
@@ -156,36 +168,8 @@ export interface TodoView {
   executor_workflow_id?: string;
 }
 
-/** A step of a plan_and_execute plan as `progress` shows it (seed 003 `PlanStep` and its state). */
-export interface PlanStepView {
-  step_num: number;
-  goal: string;
-  primary_tools: string[];
-  success_criteria: string;
-  context?: string;
-  /** The steps this one waits for (max_parallel_steps > 1); absent: every step before it. */
-  depends_on?: number[];
-  status: 'pending' | 'running' | 'completed' | 'failed';
-  attempts: number;
-}
 
-/** Why and when a plan_and_execute run re-planned. */
-export interface Replan {
-  after_step: number;
-  /** `fork`: a forked run re-plans the steps after the ones it reused, under its own settings. */
-  trigger: 'step_failed' | 'keyword' | 'viability' | 'guidance' | 'fork';
-  reason: string;
-}
 
-export interface CompletedStepView {
-  index: number;
-  step: string;
-  result_preview: string;
-  /** Length of the whole result, which is stored in memory. */
-  result_chars: number;
-  ok: boolean;
-  executor_workflow_id: string;
-}
 
 export interface Progress extends RunIds {
   /** `awaiting_approval`: a person's decision is pending (see `pending`); `paused`: held between steps until resumed. */
@@ -222,6 +206,8 @@ export interface Progress extends RunIds {
   paused?: boolean;
   /** Every decision a person took in this run, in order (absent before the first). */
   decisions?: DecisionRecord[];
+  /** Assessments whose answer could not be read, taken by default (absent when none). */
+  assumed_verdicts?: AssumedVerdict[];
   /** A forked run: the run and step it was forked from. */
   forked_from?: { workflow_id: string; step: number };
 }
@@ -253,7 +239,7 @@ export const SearchAttributes = {
   pending: defineSearchAttributeKey('PerflowPending', SearchAttributeType.KEYWORD),
 } as const;
 
-/** Failure types a client can match on (README "Failure types"). */
+/** Failure types a client can match on (docs/how-a-run-works.md, "Failure types"). */
 export const FailureTypes = {
   /** A model answer that must parse (plan, steps, todos) stayed unparseable after `max_parse_retries` calls. */
   OutputInvalid: 'Agent.OutputInvalid',

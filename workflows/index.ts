@@ -1,7 +1,9 @@
 /** Workflows the perflow worker registers. */
 export { planExecuteReflect, type PlanExecuteReflectInput } from './plan-execute-reflect';
-export { reactExecutor, type ReactExecutorInput, type ReactExecutorOutput } from './react-executor';
+export { reactExecutor, type ReactExecutorInput, type ReactExecutorOutput } from './kernel/react-executor';
 export { stepByStep } from './step-by-step';
-export { todoList, todoExecutor, type TodoExecutorInput, type TodoExecutorOutput } from './todo-list';
+export { todoList } from './todo-list';
+/** Started only by todo_list runs recorded before their iterations ran on the kernel: kept for them. */
+export { todoExecutor, type TodoExecutorInput, type TodoExecutorOutput } from './legacy/todo-executor';
 export { planAndExecute } from './plan-and-execute';
 export * from './definitions';

@@ -30,14 +30,19 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
     run.materialId !== undefined
       ? { template_key: key, steps: progress.plan, ...completedStepRefs(run) }
       : { template: p[key], params: run.params, steps: progress.plan, ...completedStepRefs(run) };
-  const plannerCalls = { next: run.carried?.planner_calls ?? 0 };
+  // A scripted model's planner script goes on where the run stood: across continue-as-new, and in a fork where the source stood at its step.
+  const plannerCalls = { next: run.carried?.planner_calls ?? input.fork?.planner_calls ?? 0 };
+  // The planner calls made by the end of each executed step (steps a fork reused count as the fork's start).
+  const callsAfter: number[] = run.carried?.planner_calls_after ?? Array.from({ length: progress.steps_executed }, () => plannerCalls.next);
+  const defaultForkPoint = run.forkPoint;
+  run.forkPoint = (step) => ({ ...defaultForkPoint(step), planner_calls: step <= 1 ? 0 : (callsAfter[step - 2] ?? plannerCalls.next) });
 
   return guard(run, async () => {
     for (;;) {
       if (progress.steps_executed >= p.max_steps) {
         return finish(run, maxStepsReachedMessage(p.max_steps, await summarizeSteps(run), run.ids.memory_id));
       }
-      const ended = await checkpoint(run, { plannerCalls: plannerCalls.next });
+      const ended = await checkpoint(run, { plannerCalls: plannerCalls.next, plannerCallsAfter: callsAfter });
       if (ended) return ended;
 
       progress.status = 'planning';
@@ -71,6 +76,7 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
         batch.map((step, i) => ({ unit: first + i, label: step, text: step, tools: run.tools, summary: `step ${first + i + 1}: ${preview(step, 150)}` })),
         p.max_parallel_steps,
       );
+      for (let unit = first; unit < progress.steps_executed; unit++) callsAfter[unit] = plannerCalls.next;
     }
   });
 }

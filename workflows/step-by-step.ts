@@ -5,25 +5,32 @@
  * YES (insert adaptive steps, numbered stepNo + 1000), NO (continue) or COMPLETE (goal achieved).
  */
 import { ApplicationFailure, log, patched } from '@temporalio/workflow';
-import { instructionsOf } from '../core/agent-file/instructions';
-import { type AiStep, decisionRetrySuffix, numberAdaptiveSteps, parseAiSteps, parseStepDecision, type StepDecision } from '../core/agent-types';
 import {
   AI_STEP_FIELDS,
   dataMappingPrompt,
+  decisionRetrySuffix,
   EXECUTION_DECISION_FORMAT,
   EXECUTION_PROMPT_TEMPLATE,
   fill,
-  instructionBlock,
   maxIterationsReachedMessage,
+  numberAdaptiveSteps,
+  parseAiSteps,
+  parseStepDecision,
   STEP_EXECUTION_TEMPLATE,
   STEP_PLANNING_TEMPLATE,
+  toolListing,
+  toolsNamed,
+  variableListing,
+  variablesMetadata,
+  type AiStep,
+  type StepDecision,
+  type Variable,
 } from '../core/agent-types';
 import { preview } from '../core/text';
 import { FailureTypes, type RunInput, type RunOutput, type StepView } from './definitions';
-import { agentTypeSystemPrompt, toolListing, toolsNamed, variableListing, type Variable } from './agent-type-helpers';
-import { openRun } from './kernel/context';
+import { addVariable, openAgentTypeRun, showPlan, skipPending } from './kernel/agent-type-run';
 import { checkpoint, finish, guard } from './kernel/lifecycle';
-import { ask, askParsed } from './kernel/model-calls';
+import { ask, askJudgment, askParsed, counterOf } from './kernel/model-calls';
 import { fullResult, runStep } from './kernel/steps';
 
 /** What a step_by_step run carries across continue-as-new. */
@@ -46,23 +53,23 @@ const NEXT_STEP_PATCH = 'step-by-step-follows-next';
 const DECISION_RETRY_PATCH = 'step-by-step-decision-retry';
 
 export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunOutput> {
-  const run = await openRun(input, (p) => ({ maxUnits: p.max_iterations, planningSystem: agentTypeSystemPrompt(p) }));
+  const { run, state, toolIds, planning, execution } = await openAgentTypeRun<StepByStepState>(input, (p) => p.max_iterations, ({ question }) => ({
+    views: [],
+    variables: [{ name: 'query', value: question }],
+    unit: 0,
+  }));
   const { agent, question, p, progress } = run;
   const goal = agent.goal ?? question;
-  const toolIds = run.tools.map((t) => t.spec.name);
-  const planning = instructionBlock(instructionsOf(agent, 'planning'));
-  const execution = instructionBlock(instructionsOf(agent, 'execution'));
-  const state: StepByStepState = run.carried?.agent_state ?? { views: [], variables: [{ name: 'query', value: question }], unit: 0 };
   const { views, variables } = state;
   progress.steps = views;
-  progress.variables = variables.map((v) => v.name);
+  addVariable(run, variables);
 
   return guard(run, async () => {
     if (!run.carried) await plan();
     syncPlan();
     for (let step = nextStep(); step; step = nextStep()) {
       if (state.unit >= p.max_iterations) {
-        for (const s of views) if (s.status === 'pending') s.status = 'skipped';
+        skipPending(views);
         return finish(run, maxIterationsReachedMessage(p.max_iterations, doneListing(), run.ids.memory_id), metadata());
       }
       const ended = await checkpoint(run, { state: () => state, metadata });
@@ -83,14 +90,13 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
       const unit = state.unit;
       const outcome = await runStep(run, { unit, label: `step ${step.stepNo}: ${step.name}`, text, tools: toolsNamed(run.tools, [step.toolId]) });
       step.status = outcome.ok ? 'completed' : 'failed';
-      variables.push({ name: step.resultName ?? resultNameOf(step), value: outcome.result });
-      progress.variables = variables.map((v) => v.name);
+      addVariable(run, variables, { name: step.resultName ?? resultNameOf(step), value: outcome.result });
       state.last = { unit, ok: outcome.ok };
 
       const decision = await decide(step, outcome.result, unit, views.filter((s) => s.status === 'pending'));
       step.decision = decision.decision;
       if (decision.decision === 'COMPLETE') {
-        for (const s of views) if (s.status === 'pending') s.status = 'skipped';
+        skipPending(views);
         syncPlan();
         break;
       }
@@ -145,7 +151,7 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
     if (step.adaptive || step.next === undefined || step.next === following?.stepNo) return false;
     if (step.next === FINALIZE_STEP) {
       if (!following || !patched(NEXT_STEP_PATCH)) return false;
-      for (const s of views) if (s.status === 'pending') s.status = 'skipped';
+      skipPending(views);
       return true;
     }
     const at = views.indexOf(step);
@@ -179,30 +185,26 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
         remainingSteps: remaining.map((s) => `${s.stepNo}. ${s.name} (${s.toolId})`).join('\n') || 'none',
         toolIds: toolIds.join(', ') || 'none',
       });
-    let raw = await ask(run, { model: 'execution', position: { role: 'task', kind: 'decision', call: unit }, summary: `execution model: decision after step ${step.stepNo}`, prompt, takesFeedback: true });
-    let parsed = parseStepDecision(raw);
-    // An unreadable decision is asked again, with the parse error, up to max_parse_retries times.
-    for (let retry = 1; !parsed.ok && retry <= p.max_parse_retries && patched(DECISION_RETRY_PATCH); retry++) {
-      const call = state.decisionRetries ?? 0;
-      state.decisionRetries = call + 1;
-      raw = await ask(run, {
-        model: 'execution',
-        position: { role: 'task', kind: 'decision_retry', call },
-        summary: `execution model: decision after step ${step.stepNo}, retry ${retry} after an unreadable answer`,
-        prompt: prompt + decisionRetrySuffix(parsed.error),
-      });
-      parsed = parseStepDecision(raw);
-    }
-    if (!parsed.ok) {
-      log.warn('decision could not be read; continuing with the plan', { error: parsed.error });
-      return { decision: 'NO', steps: [] };
-    }
-    if (parsed.value.decision !== 'YES') return { decision: parsed.value.decision, steps: [] };
-    if (parsed.value.steps.length === 0) {
+    // An unreadable decision is asked again, with the parse error, up to max_parse_retries times; then the plan goes on.
+    const decided = await askJudgment(
+      run,
+      { model: 'execution', position: { role: 'task', kind: 'decision', call: unit }, summary: `execution model: decision after step ${step.stepNo}`, prompt, takesFeedback: true },
+      parseStepDecision,
+      { next: unit },
+      {
+        kind: 'decision',
+        fallback: { decision: 'NO' as const, steps: [] },
+        assumed: 'NO (the plan goes on)',
+        retry: { position: () => ({ role: 'task', kind: 'decision_retry', call: counterOf(state, 'decisionRetries').next++ }), suffix: decisionRetrySuffix },
+        patch: DECISION_RETRY_PATCH,
+      },
+    );
+    if (decided.decision !== 'YES') return { decision: decided.decision, steps: [] };
+    if (decided.steps.length === 0) {
       log.warn('decision YES came without steps to insert; continuing with the plan');
       return { decision: 'YES', steps: [] };
     }
-    const steps = rejectUnknownTools(parseAiSteps(JSON.stringify(parsed.value.steps), toolIds));
+    const steps = rejectUnknownTools(parseAiSteps(JSON.stringify(decided.steps), toolIds));
     if (!steps.ok) {
       log.warn('adaptive steps could not be read; continuing with the plan', { error: steps.error });
       return { decision: 'YES', steps: [] };
@@ -211,8 +213,7 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
   }
 
   function syncPlan(): void {
-    progress.plan = views.filter((s) => s.status === 'pending' || s.status === 'running').map((s) => s.name);
-    run.showProgress();
+    showPlan(run, views.filter((s) => s.status === 'pending' || s.status === 'running').map((s) => s.name));
   }
 
   function doneListing(): string {
@@ -224,7 +225,7 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
       agent_type: 'step_by_step',
       goal,
       steps: views,
-      variables: variables.map((v) => ({ name: v.name, value: preview(v.value, 500) })),
+      variables: variablesMetadata(variables),
     };
   }
 }

@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { LlmClients } from './clients';
-import { activitySignal, numberParam, stopParam, timeoutMs } from './call-options';
+import { activitySignal, numberParam, otherParameters, stopParam, timeoutMs } from './call-options';
 import { bedrockFailure } from './errors';
 
 /** The settings the Bedrock interfaces read (a structural subset of `ModelSettings`). */
@@ -25,6 +25,9 @@ export interface BedrockModelSettings {
   /** `temperature`, `top_p`, `max_tokens`, `stop`/`stop_sequences` and `timeout_ms` (@default 120000). */
   parameters?: Record<string, unknown>;
 }
+
+/** The parameters `inferenceConfig` holds; any other goes to `additionalModelRequestFields`. */
+const INFERENCE_PARAMETERS = ['temperature', 'top_p', 'max_tokens', 'stop', 'stop_sequences'];
 
 /** `inferenceConfig` from the model parameters; `undefined` when none is set. */
 export function inferenceConfig(parameters: Record<string, unknown> | undefined): ConverseCommandInput['inferenceConfig'] {
@@ -60,7 +63,9 @@ export async function converse(
   const ctx = { interface: iface, model: model.model };
   const client = clients.bedrock({ region: model.region, endpoint: model.base_url, requestTimeoutMs: timeoutMs(model.parameters) });
   try {
-    return await client.send(new ConverseCommand({ ...input, modelId: model.model }), { abortSignal: activitySignal() });
+    // Parameters inferenceConfig does not hold are the model's own fields (Claude's top_k …).
+    const extra = otherParameters(model.parameters, INFERENCE_PARAMETERS);
+    return await client.send(new ConverseCommand({ ...input, ...(extra ? { additionalModelRequestFields: extra as never } : {}), modelId: model.model }), { abortSignal: activitySignal() });
   } catch (err) {
     throw bedrockFailure(err, ctx);
   }

@@ -30,6 +30,19 @@ export function stopParam(parameters: Record<string, unknown> | undefined): stri
   return undefined;
 }
 
+/** `llm.parameters` that are perflow's own settings, never sent to a provider. */
+const PERFLOW_PARAMETERS = ['timeout_ms', 'latency_ms', 'parallel_tool_calls'];
+
+/**
+ * The `llm.parameters` an adapter does not map itself, to pass to the provider as they are
+ * (OpenAI: in the request body; Bedrock: `additionalModelRequestFields`), so none is dropped
+ * silently; `undefined` when there are none.
+ */
+export function otherParameters(parameters: Record<string, unknown> | undefined, mapped: readonly string[]): Record<string, unknown> | undefined {
+  const rest = Object.entries(parameters ?? {}).filter(([key, v]) => v !== undefined && !mapped.includes(key) && !PERFLOW_PARAMETERS.includes(key));
+  return rest.length > 0 ? Object.fromEntries(rest) : undefined;
+}
+
 /** The request timeout in ms: `parameters.timeout_ms`, else {@link DEFAULT_TIMEOUT_MS}. */
 export function timeoutMs(parameters: Record<string, unknown> | undefined): number {
   const t = numberParam(parameters, 'timeout_ms');

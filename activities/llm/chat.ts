@@ -9,7 +9,7 @@ import { OPENAI_INTERFACE, openAiChat } from './openai-chat';
 import { activitySignal, numberParam } from './call-options';
 import type { LlmClients } from './clients';
 import { scriptedChat, type ChatRequest, type RecordedRequest } from './scripted';
-import { observeModelCall, type TelemetryDeps } from '../telemetry';
+import { observeModelCall, type TelemetryDeps } from '../../telemetry/model-and-tool-calls';
 
 const AVAILABLE = [OPENAI_INTERFACE, BEDROCK_CLAUDE_INTERFACE, DEEPSEEK_R1_INTERFACE, 'scripted'];
 

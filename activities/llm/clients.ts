@@ -7,18 +7,7 @@
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { ApplicationFailure } from '@temporalio/activity';
 import OpenAI from 'openai';
-
-/** What the model adapters need from the worker's environment (built by config/env.ts). */
-export interface ProviderConfig {
-  /** Reads a secret by variable name (the OpenAI key: OPENAI_API_KEY or a model's `api_key_env`). Never stored. */
-  secret(name: string): string | undefined;
-  /** OPENAI_BASE_URL: any OpenAI-compatible server; a model's `base_url` wins. */
-  readonly openaiBaseUrl?: string;
-  /** PERFLOW_BEDROCK_ENDPOINT: a Bedrock runtime endpoint override; a model's `base_url` wins. */
-  readonly bedrockEndpoint?: string;
-  /** AWS_REGION; a model's `region` wins. The rest of the AWS credential chain is the SDK's. */
-  readonly awsRegion?: string;
-}
+import type { ProviderConfig } from '../../core/provider-config';
 
 export interface LlmClients {
   /** An OpenAI (or compatible) client for the key in `apiKeyEnv`; fails non-retryably when the variable is not set. */

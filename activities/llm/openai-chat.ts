@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import OpenAI from 'openai';
 import type { ChatMessage, ChatResponse, RawChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
 import type { LlmClients } from './clients';
-import { activitySignal, booleanParam, numberParam, stopParam, timeoutMs } from './call-options';
+import { activitySignal, booleanParam, numberParam, stopParam, timeoutMs, otherParameters } from './call-options';
 import { openAiFailure } from './errors';
 import type { ChatRequest } from './scripted';
 
@@ -67,7 +67,7 @@ export function toOpenAiMessages(system: string, messages: ChatMessage[]): Messa
 export function toOpenAiTools(tools: ToolSpec[]): OpenAI.Chat.ChatCompletionFunctionTool[] {
   return tools.map((t) => ({
     type: 'function',
-    function: { name: t.name, description: t.description, parameters: t.input_schema },
+    function: { name: t.name, description: t.description, parameters: t.input_schema, ...(t.strict !== undefined ? { strict: t.strict } : {}) },
   }));
 }
 
@@ -89,9 +89,13 @@ function mapFinishReason(reason: string | null | undefined, hasToolCalls: boolea
   return 'other';
 }
 
+const NUMERIC_PARAMETERS = ['temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'seed', 'presence_penalty', 'frequency_penalty'];
+/** The parameters mapped (typed) here; any other is sent as it is (see {@link otherParameters}). */
+const MAPPED_PARAMETERS = [...NUMERIC_PARAMETERS, 'stop', 'stop_sequences', 'reasoning_effort'];
+
 function samplingParameters(p: Record<string, unknown> | undefined): Partial<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming> {
-  const out: Record<string, unknown> = {};
-  for (const key of ['temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'seed', 'presence_penalty', 'frequency_penalty']) {
+  const out: Record<string, unknown> = { ...otherParameters(p, MAPPED_PARAMETERS) };
+  for (const key of NUMERIC_PARAMETERS) {
     const n = numberParam(p, key);
     if (n !== undefined) out[key] = n;
   }

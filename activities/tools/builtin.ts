@@ -1,6 +1,6 @@
 /** The tools perflow ships with, as a worker offers them to agents. */
 import type { MongoClient } from 'mongodb';
-import { DEFAULT_COLLECTIONS } from '../../memory/store';
+import { DEFAULT_COLLECTIONS } from '../../core/memory-collections';
 import { calculatorTool } from './calculator';
 import { createMongoTools } from './mongo-tools';
 import type { Tool } from './tool';

@@ -9,11 +9,14 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServerConfig } from '../../core/agent';
 import type { ToolSpec } from '../../core/llm-types';
+import { toolTimeoutSeconds } from '../../core/tool-types';
 
 /** How a listed MCP tool is called: the `ref.parameters` of its AgentTool. */
 export interface McpToolParameters {
   server: McpServerConfig;
   tool: string;
+  /** The server's `timeout_seconds`, where the workflow reads a tool's (its activity's timeout follows it). */
+  timeout_seconds?: number;
 }
 
 export const MCP_TOOL_TYPE = 'mcp';
@@ -81,7 +84,7 @@ export async function listMcpTools(servers: readonly McpServerConfig[], secret: 
       for (const tool of tools) {
         out.push({
           spec: { name: tool.name, description: tool.description ?? '', input_schema: tool.inputSchema as Record<string, unknown> },
-          parameters: { server, tool: tool.name },
+          parameters: { server, tool: tool.name, ...(server.timeout_seconds !== undefined ? { timeout_seconds: server.timeout_seconds } : {}) },
         });
       }
     } catch (err) {
@@ -102,7 +105,8 @@ export function mcpNeedsApproval(server: McpServerConfig, tool: string): boolean
 
 /** Calls one MCP tool; its text content is the observation, `isError` marks a tool error. */
 export async function callMcpTool(p: McpToolParameters, input: Record<string, unknown>, secret: SecretReader): Promise<{ content: string; is_error: boolean }> {
-  const result = await withMcpClient(p.server, secret, (client) => client.callTool({ name: p.tool, arguments: input }));
+  const timeout = toolTimeoutSeconds({ timeout_seconds: p.server.timeout_seconds }) * 1_000;
+  const result = await withMcpClient(p.server, secret, (client) => client.callTool({ name: p.tool, arguments: input }, undefined, { timeout }));
   const parts = Array.isArray(result.content) ? (result.content as { type: string; text?: string }[]) : [];
   const content = parts.map((c) => (c.type === 'text' ? (c.text ?? '') : JSON.stringify(c))).join('\n');
   return { content, is_error: result.isError === true };

@@ -6,6 +6,7 @@ import { isIvyAgentFile, mapIvyAgent } from '../ivy-agent';
 import { BUILTIN_TOOL_TYPES, SEED_TOOL_TYPES } from '../tool-types';
 import { isPlainObject, requiredOr, type PlainObject } from './coerce';
 import { INSTRUCTION_TYPES } from './instructions';
+import { unusedFields, unusedParameters } from './applicability';
 import { normalizeInterface } from './llm-interfaces';
 import { ModelConfig } from './model';
 import { AgentParameters } from './parameters';
@@ -51,12 +52,29 @@ export const ToolEntry = z.object({
    * @default false
    */
   requires_approval: z.boolean({ error: 'expected true or false' }).optional(),
+  /**
+   * The seed's tool attributes (ml-commons `MLToolSpec.attributes`): `input_schema`, the JSON
+   * Schema the model is shown instead of the tool's own, and `strict`, passed to function
+   * calling where the interface has it (OpenAI). Other keys are kept.
+   * @default none
+   */
+  attributes: z
+    .looseObject(
+      {
+        input_schema: z.record(z.string(), z.unknown(), { error: 'expected a JSON Schema object' }).optional(),
+        strict: z.boolean({ error: 'expected true or false' }).optional(),
+      },
+      { error: 'expected an object' },
+    )
+    .optional(),
 });
 /** A tool the agent may use, as the agent file lists it. */
 export type ToolEntry = z.infer<typeof ToolEntry>;
 
 /** MCP tools a person approves before each call: all of the server's (`true`) or those named. */
 const mcpApproval = z.union([z.boolean(), z.array(z.string().min(1))], { error: 'expected true, false or an array of tool names' }).optional();
+/** Seconds a call of the server's tools may take before it becomes an error observation, as a tool's `timeout_seconds` (default 90). */
+const mcpTimeout = z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v), z.number({ error: 'expected a number of seconds' }).positive({ error: 'expected a positive number of seconds' })).optional();
 
 const serverName = z
   .string({ error: requiredOr('expected a string') })
@@ -74,6 +92,7 @@ export const McpServerConfig = z.union(
       env: z.record(z.string(), z.string(), { error: 'expected an object of strings' }).optional(),
       cwd: z.string().optional(),
       requires_approval: mcpApproval,
+      timeout_seconds: mcpTimeout,
     }),
     z.strictObject({
       name: serverName,
@@ -81,9 +100,10 @@ export const McpServerConfig = z.union(
       url: z.url({ error: 'expected a URL' }),
       headers: z.record(z.string(), z.string(), { error: 'expected an object of strings' }).optional(),
       requires_approval: mcpApproval,
+      timeout_seconds: mcpTimeout,
     }),
   ],
-  { error: 'expected {"name", "command", "args"?, "env"?, "cwd"?, "requires_approval"?} or {"name", "url", "headers"?, "requires_approval"?}' },
+  { error: 'expected {"name", "command", "args"?, "env"?, "cwd"?, "requires_approval"?, "timeout_seconds"?} or {"name", "url", "headers"?, "requires_approval"?, "timeout_seconds"?}' },
 );
 /** An MCP server whose tools the agent may use. */
 export type McpServerConfig = z.infer<typeof McpServerConfig>;
@@ -133,8 +153,11 @@ const preprocessAgent = (input: unknown): unknown => {
     out.executor_llm = exec;
   }
   if (Array.isArray(out.tools)) {
-    // The seeds' OpenSearch tools become the MongoDB tools that play their roles.
-    out.tools = out.tools.map((t: unknown) => (isPlainObject(t) && typeof t.type === 'string' && Object.hasOwn(SEED_TOOL_TYPES, t.type) ? { ...t, type: SEED_TOOL_TYPES[t.type] } : t));
+    // The seeds' OpenSearch tools become the MongoDB tools that play their roles, keeping the
+    // seed's name toward the model (custom prompts name them so) unless the file names them otherwise.
+    out.tools = out.tools.map((t: unknown) =>
+      isPlainObject(t) && typeof t.type === 'string' && Object.hasOwn(SEED_TOOL_TYPES, t.type) ? { ...t, type: SEED_TOOL_TYPES[t.type], name: t.name ?? t.type } : t,
+    );
   }
   return out;
 };
@@ -208,6 +231,7 @@ const AgentDefinitionObject = z.strictObject(
   if (a.type === 'step_by_step' && (a.goal === undefined || a.goal.trim() === '')) {
     ctx.addIssue({ code: 'custom', path: ['goal'], message: 'is required for a step_by_step agent' });
   }
+  for (const issue of unusedFields(a)) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
 });
 
 /**
@@ -237,6 +261,10 @@ export function parseAgentDefinition(input: unknown, options: ParseOptions = {})
   }
   const parsed = AgentDefinition.safeParse(input, { error: fallbackError });
   if (!parsed.success) throw new AgentDefinitionError(toIssues(parsed.error));
+  // Checked on the file's own parameters: the parsed ones hold every default.
+  const given = isPlainObject(input) && isPlainObject(input.parameters) ? input.parameters : {};
+  const unused = unusedParameters(parsed.data.type, given);
+  if (unused.length > 0) throw new AgentDefinitionError(unused);
   const known = options.toolTypes ?? BUILTIN_TOOL_TYPES;
   if (known !== 'any') {
     const unknown = parsed.data.tools.flatMap((t, i) =>

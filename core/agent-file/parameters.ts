@@ -1,12 +1,18 @@
-/** Agent parameters: the seed's, with its names and defaults, perflow's own, and their resolution for one run. */
+/**
+ * Agent parameters: the seed's, with its names and defaults, perflow's own, and their resolution for one run.
+ * Over 300 lines on purpose: one schema holds every parameter with its TSDoc and default, so
+ * the whole set reads (and is reviewed against the seeds) in one place.
+ */
 import { z } from 'zod';
 import { fallbackError, toIssues } from '../issues';
 import { DEFAULT_REPLAN_KEYWORDS } from '../agent-types';
+import { datetimeFormatProblem } from '../datetime';
 import { parameterDefaults, type DefaultedTexts } from './parameter-defaults';
 import { booleanParam, durationParam, integerParam, stringParam, toNumber } from './coerce';
 import { LlmInterface, llmResponseFilterFor } from './model';
 import type { AgentDefinition } from './definition';
 import { AgentDefinitionError } from './errors';
+import { unknownParameterWarnings, unusedParameters } from './applicability';
 
 // ---------------------------------------------------------------------------------------------
 // parameters
@@ -44,11 +50,14 @@ export const AgentParameters = z.looseObject({
    */
   inject_datetime: booleanParam(false),
   /**
-   * strftime-like format of the injected date (`%Y %m %d %H %M %S %A %B %Z`); an invalid
-   * format falls back to the default with a warning.
+   * strftime-like format of the injected date (`%Y %m %d %H %M %S %A %B %Z`), or the same
+   * fields in Java style (`yyyy-MM-dd HH:mm:ss`); anything else is refused before the run starts.
    * @default "%Y-%m-%d %H:%M:%S %Z"
    */
-  datetime_format: stringParam(),
+  datetime_format: stringParam().superRefine((format, ctx) => {
+    const problem = format === undefined ? undefined : datetimeFormatProblem(format);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
   /**
    * Planner system prompt.
    * @default DEFAULT_PLANNER_SYSTEM_PROMPT
@@ -249,11 +258,16 @@ export type ResolvedParameters = AgentParameters &
  *
  * @param agent - a parsed agent definition
  * @param runParams - run-time parameters
- * @throws AgentDefinitionError with `parameters.` paths when a merged parameter is invalid
+ * @param inherited - parameters taken over from another run (a fork's source), under the run's: not checked again
+ * @throws AgentDefinitionError with `parameters.` paths when a merged parameter is invalid, or
+ *   the agent file or the run gives one that does nothing for the agent's type
  */
-export function resolveParameters(agent: AgentDefinition, runParams: Record<string, unknown> = {}): ResolvedParameters {
+export function resolveParameters(agent: AgentDefinition, runParams: Record<string, unknown> = {}, inherited: Record<string, unknown> = {}): ResolvedParameters {
   const overrides = Object.fromEntries(Object.entries(runParams).filter(([, v]) => v !== undefined));
-  const parsed = AgentParameters.safeParse({ ...agent.parameters, ...overrides }, { error: fallbackError });
+  // The agent file's own parameters were checked when it was parsed; its parameters here hold every default.
+  const unused = unusedParameters(agent.type, overrides);
+  if (unused.length > 0) throw new AgentDefinitionError(unused, 'invalid agent parameters');
+  const parsed = AgentParameters.safeParse({ ...agent.parameters, ...inherited, ...overrides }, { error: fallbackError });
   if (!parsed.success) {
     throw new AgentDefinitionError(toIssues(parsed.error, ['parameters']), 'invalid agent parameters');
   }
@@ -300,3 +314,10 @@ export function resolveParameters(agent: AgentDefinition, runParams: Record<stri
   };
 }
 
+/** Warnings for the agent's and the run's parameters that perflow does not know (see {@link unknownParameterWarnings}). */
+export function parameterWarnings(agent: AgentDefinition, runParams: Record<string, unknown> = {}): string[] {
+  const given = { ...agent.parameters, ...runParams };
+  // The agent file's parameters hold every known one (defaulted): only unknown ones can warn.
+  const texts = Object.values(given).filter((v): v is string => typeof v === 'string');
+  return unknownParameterWarnings(given, Object.keys(AgentParameters.shape), texts);
+}

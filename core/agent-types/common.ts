@@ -8,8 +8,11 @@
  * @module
  */
 import { z } from 'zod';
+import type { ResolvedParameters } from '../agent';
+import type { AgentTool } from '../contract';
 import { extractJson, type Parsed } from '../json-in-text';
-import { clip, oneLine } from '../text';
+import { DEFAULT_PLANNER_SYSTEM_PROMPT } from '../prompts';
+import { clip, oneLine, preview } from '../text';
 
 export { fill } from '../template';
 
@@ -59,6 +62,42 @@ export function instructionBlock(instructions: readonly string[]): string {
 /** System prompt of the planning and assessment calls (each call states its own answer format). */
 export const AGENT_TYPE_SYSTEM_PROMPT =
   'You are the planning and assessment model of a tool-using agent. Base every answer only on the information given, and answer exactly in the format the request asks for.';
+
+/** The seed planner's system prompt asks for {"steps","result"}; these agents ask per call, so they use their own unless the agent sets one. */
+export function agentTypeSystemPrompt(p: ResolvedParameters): string {
+  return p.system_prompt === DEFAULT_PLANNER_SYSTEM_PROMPT ? AGENT_TYPE_SYSTEM_PROMPT : p.system_prompt;
+}
+
+/** Tools of the agent by name (the tool IDs of step_by_step and todo_list plans). */
+export function toolsNamed(tools: AgentTool[], names: readonly string[]): AgentTool[] {
+  return tools.filter((t) => names.includes(t.spec.name));
+}
+
+/** The tool list of a planning prompt: one `name: description` per line. */
+export function toolListing(tools: AgentTool[]): string {
+  return tools.length === 0 ? 'none' : tools.map((t) => `${t.spec.name}: ${t.spec.description}`).join('\n');
+}
+
+/** A named result (Axon Ivy's variables): the query, then each step's or todo's result. */
+export interface Variable {
+  name: string;
+  value: string;
+}
+
+/** Variables as the Ivy prompts show them: `- name: value`, one per line. */
+export function variableListing(variables: readonly Variable[]): string {
+  return variables.map((v) => `- ${v.name}: ${preview(v.value, 1_000)}`).join('\n');
+}
+
+/** Variables as a run's output metadata shows them (values clipped). */
+export function variablesMetadata(variables: readonly Variable[]): Array<{ name: string; value: string }> {
+  return variables.map((v) => ({ name: v.name, value: preview(v.value, 500) }));
+}
+
+/** Appended when an assessment is asked again after an answer that could not be read. */
+export function assessmentRetrySuffix(error: string): string {
+  return `\n\nYour previous answer could not be read (${oneLine(error)}). Answer again, exactly in the format asked for above.`;
+}
 
 /** The response of a run that used up `max_iterations` (Axon Ivy `maxIterations`) before it finished. */
 export function maxIterationsReachedMessage(maxIterations: number, done: string, memoryId: string): string {

@@ -3,3 +3,4 @@ export * from './common';
 export * from './step-by-step';
 export * from './todo-list';
 export * from './plan-and-execute';
+export * from './plan-and-execute-state';

@@ -227,3 +227,17 @@ export function planStatistics(results: readonly StepResult[]): PlanStatistics {
     unique_tools: [...new Set(results.map((r) => r.tool_used).filter((t) => t !== ''))].sort(),
   };
 }
+
+/** A step of a plan_and_execute plan as `progress` shows it (seed 003 `PlanStep` and its state). */
+export interface PlanStepView extends PlanStep {
+  status: 'pending' | 'running' | 'completed' | 'failed';
+  attempts: number;
+}
+
+/** Why and when a plan_and_execute run re-planned. */
+export interface Replan {
+  after_step: number;
+  /** `fork`: a forked run re-plans the steps after the ones it reused, under its own settings. */
+  trigger: 'step_failed' | 'keyword' | 'viability' | 'guidance' | 'fork';
+  reason: string;
+}

@@ -9,7 +9,8 @@
 import { z } from 'zod';
 import type { Parsed } from '../json-in-text';
 import { clip } from '../text';
-import { intFrom, lazySchema, optionalText, parseList } from './common';
+import { fill } from '../template';
+import { intFrom, lazySchema, optionalText, parseList, variableListing, type Variable } from './common';
 
 /** TodoAgent's DataMapping field explanations of an `AiTodo` (verbatim). */
 export const AI_TODO_FIELDS: ReadonlyArray<readonly [string, string]> = [
@@ -67,6 +68,49 @@ Iteration {{iteration}} of {{maxIterations}}.{{feedback}}
 
 VARIABLES:
 {{variables}}`;
+
+/** A todo as its prompts need it. */
+export interface TodoPromptFields {
+  stepNo: number;
+  description: string;
+  successCriteria: string;
+  analysis?: string;
+  resultName?: string;
+  resultDescription?: string;
+  maxIterationsPerTodo: number;
+}
+
+/** The name a todo's result gets among the variables. */
+export const todoResultName = (todo: Pick<TodoPromptFields, 'stepNo' | 'resultName'>) => todo.resultName ?? `todo${todo.stepNo}Result`;
+
+/** What one iteration (1-based) of a todo asks the executor; `feedback` is why the previous one fell short. */
+export function todoExecutionText(todo: TodoPromptFields, goal: string, executionInstructions: string, iteration: number, feedback: string, variables: readonly Variable[]): string {
+  return fill(TODO_EXECUTION_TEMPLATE, {
+    goal,
+    executionInstructions,
+    stepNo: String(todo.stepNo),
+    description: todo.description,
+    analysis: todo.analysis ?? '',
+    successCriteria: todo.successCriteria,
+    resultName: todoResultName(todo),
+    resultDescription: todo.resultDescription ?? '',
+    iteration: String(iteration),
+    maxIterations: String(todo.maxIterationsPerTodo),
+    feedback: feedback === '' ? '' : `\nThe previous iteration did not meet the success criteria: ${feedback}`,
+    variables: variableListing(variables),
+  });
+}
+
+/** The completion assessment of one iteration (1-based) of a todo. */
+export function completionPrompt(todo: TodoPromptFields, executionInstructions: string, iteration: number, result: string): string {
+  return fill(COMPLETION_ASSESSMENT_TEMPLATE, {
+    description: todo.description,
+    successCriteria: todo.successCriteria,
+    executionInstructions,
+    iteration: String(iteration),
+    result,
+  });
+}
 
 /** The implicit goal of a todo_list agent without a `goal`. */
 export const todoListGoal = (query: string) => `Complete all todos successfully to answer the user query: ${query}`;

@@ -16,7 +16,7 @@ import type { Tool } from '../../activities/tools/tool';
 import { payloadToJson, type JsonPayload } from '../../client/codec-server';
 import { startRun } from '../../client/run';
 import { parseAgentDefinition, resolveParameters } from '../../core/agent';
-import { EncryptionCodec } from '../../core/codec/encryption';
+import { EncryptionCodec } from '../../codec/encryption';
 import { parseEncryptionKeys } from '../../config/env';
 import { final, plan, scriptedAgent } from '../support/harness';
 import { useCli } from '../support/cli';

@@ -38,8 +38,9 @@ describe('perflow fork', () => {
     const source = await startAgentRun(harness(), runInput(SOURCE, 'fork me: (6*7) + 2^10'), 'fork-source');
     await source.result();
 
-    // The fork's agent: the same, with a planner that answers at once (its first call is step 3's).
-    const forkAgent = parseAgentDefinition(scriptedAgent({ planner: [final('1066, forked')] }, withCalculator()), { toolTypes: 'any' });
+    // The fork's agent: the same, with a planner that answers at once. Its first call is step 3's,
+    // at the script position where the source stood then (2: positions 0–1 planned the reused steps).
+    const forkAgent = parseAgentDefinition(scriptedAgent({ planner: ['(planned step 1)', '(planned step 2)', final('1066, forked')] }, withCalculator()), { toolTypes: 'any' });
     const template = 'CUSTOM REFLECT for ${parameters.user_prompt}\nDone so far:\n${parameters.completed_steps}\n${parameters.plan_execute_reflect_response_format}';
     const fork = await forkRun(harness().client, source.workflowId, { fromStep: 3, agent: forkAgent, params: { reflect_prompt_template: template }, taskQueue: harness().taskQueue });
     const out = await fork.handle.result();
@@ -99,6 +100,19 @@ describe('perflow fork', () => {
     expect(json.same_response).toBe(false);
   });
 
+  it('takes up a scripted source\'s script where it stood: a fork from step 3 under the same agent file executes only step 3', async () => {
+    const source = await startAgentRun(harness(), runInput(SOURCE, 'fork me as I am'), 'fork-same');
+    await source.result();
+    const r = await cli.perflow(['fork', source.workflowId, '--from-step', '3', '--wait', '--json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { workflow_id: string; response: string; steps_executed: number };
+    expect([out.response, out.steps_executed]).toEqual(['1066', 3]);
+    const events = (await harness().client.workflow.getHandle(out.workflow_id).fetchHistory()).events ?? [];
+    const scheduled = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+    // Step 3's plan (source position 2), its one executor child, then the final answer (position 3).
+    expect(scheduled.filter((n) => n === 'planningModel' || n.includes('/step-'))).toEqual(['planningModel', `${out.workflow_id}/step-3`, 'planningModel']);
+  });
+
   it('fails in one line with --from-step past the source’s last step', async () => {
     const source = await startAgentRun(harness(), runInput(SOURCE, 'fork too far'), 'fork-far');
     await source.result();
@@ -126,12 +140,13 @@ describe('perflow fork (plan_and_execute)', () => {
     const source = await startAgentRun(harness(), runInput(SOURCE_PAE, question), 'pae-fork-source');
     expect((await source.result()).response).toBe('1066');
 
-    // The fork's planner re-plans the rest; its executor turns are keyed by execution, so 0–2 (reused) stay unused.
+    // The fork's scripts go on where the source stood at step 3: its re-plan is planner call 1 (call 0
+    // planned the reused steps), its executions continue at 3 and its verifications at 3 (0–2 were the source's).
     const forkAgent = parseAgentDefinition(
       planAndExecuteAgent({
-        planner: [JSON.stringify([planStep('add 42 and 1024, checking twice')])],
+        planner: ['(the source\'s plan)', JSON.stringify([planStep('add 42 and 1024, checking twice')])],
         executor: [[], [], [], calculatorTurns('42+1024', 'checked: 1066')],
-        verification: [verdict(true)],
+        verification: [verdict(true), verdict(false), verdict(true), verdict(true)],
         final: ['1066, forked'],
       }),
       { toolTypes: 'any' },
@@ -207,7 +222,13 @@ describe('perflow fork (plan_and_execute)', () => {
         `--from-step 3 is past what ${source.workflowId} has: it completed 1 step, so --from-step may be 1 to 2`,
       );
       const forkAgent = parseAgentDefinition(
-        planAndExecuteAgent({ planner: [JSON.stringify([planStep('add 1 to 42')])], executor: [[], calculatorTurns('42+1', 'forty-three')], verification: [verdict(true)], final: ['43, forked while running'] }),
+        // Where the source stood at step 2: planner call 1, execution 1, verification 1.
+        planAndExecuteAgent({
+          planner: ['(the source\'s plan)', JSON.stringify([planStep('add 1 to 42')])],
+          executor: [[], calculatorTurns('42+1', 'forty-three')],
+          verification: [verdict(true), verdict(true)],
+          final: ['43, forked while running'],
+        }),
         { toolTypes: 'any' },
       );
       const fork = await forkRun(harness().client, source.workflowId, { fromStep: 2, agent: forkAgent, taskQueue: harness().taskQueue });

@@ -1,13 +1,15 @@
 /**
  * perflow as a package: `npm pack`, installed into an empty project outside the repository,
  * then used as a user would — the installed CLI (compiled JavaScript, its prebuilt workflow
- * bundle) runs a scripted agent on a worker it started, and an application embeds the client
- * library and a worker with a tool of its own. The type declarations compile against it.
+ * bundle) runs a scripted agent on a worker it started and replays the run's history as the
+ * Temporal CLI exports it, and an application embeds the client library and a worker with a
+ * tool of its own. The type declarations compile against it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findTemporalCli } from '../../servers/binaries';
 import { serverEnv, uniqueTaskQueue } from '../support/env';
 import { runProcess, userEnv } from '../support/run-process';
 import { calculatorTurns } from '../support/script';
@@ -20,6 +22,8 @@ let dir: string;
 let app: string;
 let bin: string;
 let env: NodeJS.ProcessEnv;
+/** The run of the installed CLI's worker. */
+let packagedRun: string | undefined;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'perflow-package-'));
@@ -90,10 +94,32 @@ it('the installed CLI starts a worker from its prebuilt bundle and runs an agent
     expect(out).toMatchObject({ response: 'The product is 42.', steps_executed: 1, workflow_id: expect.stringMatching(/^packaged-agent-/) });
     const status = await runProcess(bin, ['status', out.workflow_id as string, '--json'], { cwd: app, env });
     expect(JSON.parse(status.stdout)).toMatchObject({ status: 'completed', memory_id: out.memory_id });
+    packagedRun = out.workflow_id as string;
   } finally {
     worker.kill('SIGINT');
   }
   expect(await exited).toBe(0);
+});
+
+it("replays a history exported with the Temporal CLI, Temporal's packages sharing one protobufjs", async () => {
+  // Temporal's proto-JSON reader works only when its packages load the same protobufjs.
+  const script = `const { dirname } = require('node:path');
+    const perflow = dirname(require.resolve('perflow/package.json'));
+    const at = (m) => dirname(require.resolve(m + '/package.json', { paths: [perflow] }));
+    console.log(JSON.stringify([...new Set(['@temporalio/common', '@temporalio/proto', '@temporalio/worker'].map((m) => require.resolve('protobufjs', { paths: [at(m)] })))]));`;
+  const copies = await runProcess(process.execPath, ['-e', script], { cwd: app, env });
+  expect(copies.stderr).toBe('');
+  expect(JSON.parse(copies.stdout)).toHaveLength(1);
+  if (!packagedRun) throw new Error('the run of the installed CLI did not complete (see the test before)');
+  const { temporalAddress, namespace } = serverEnv();
+  const show = await runProcess(findTemporalCli(process.env, { install: false })!, ['workflow', 'show', '-w', packagedRun, '--output', 'json', '--address', temporalAddress, '--namespace', namespace]);
+  expect(show.code).toBe(0);
+  const file = join(dir, 'exported-history.json');
+  writeFileSync(file, show.stdout);
+  const r = await runProcess(bin, ['replay', '--history', file, '--workflow-id', packagedRun], { cwd: app, env, timeoutMs: 120_000 });
+  expect(r.stderr).toBe('');
+  expect(r.stdout).toBe('replay ok: the history is deterministic with the current workflow code\n');
+  expect(r.code).toBe(0);
 });
 
 it('an application embeds the client library and a worker with its own tool', async () => {

@@ -40,7 +40,7 @@ const agent = scriptedAgent(
 it('completes every run across a Temporal server restart', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'perflow-restart-'));
   const options = { port: await freePort(), uiPort: await freePort(), dbFilename: join(dir, 'temporal.db') };
-  let server: TemporalServer | undefined = await startTemporalDevServer(options);
+  let server: TemporalServer | undefined = await startTemporalDevServer(process.env, options);
   const mongo = await connectMongo();
   const db = mongo.db(`perflow_restart_${Date.now()}`);
   const memory = new MemoryStore(db);
@@ -65,7 +65,7 @@ it('completes every run across a Temporal server restart', async () => {
     await server.stop();
     server = undefined;
     await new Promise((done) => setTimeout(done, 2_000));
-    server = await startTemporalDevServer(options);
+    server = await startTemporalDevServer(process.env, options);
 
     const outputs = await Promise.all(handles.map((h) => h.result()));
     for (const out of outputs) {

@@ -9,7 +9,7 @@ declare global {
 }
 
 export default async function globalSetup(): Promise<void> {
-  const servers = await startServers();
+  const servers = await startServers(process.env);
   globalThis.__perflowServers = servers;
   process.env.TEMPORAL_ADDRESS = servers.temporal.address;
   process.env.TEMPORAL_NAMESPACE = servers.temporal.namespace;

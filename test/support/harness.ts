@@ -10,12 +10,13 @@ import { MemoryStore } from '../../memory/store';
 import type { RecordedRequest } from '../../activities/llm/scripted';
 import type { Tool } from '../../activities/tools/tool';
 import { providerConfigFromEnv, type PerflowWorkerConfig } from '../../config/env';
-import { encryptionDataConverter, type EncryptionKeyring } from '../../core/codec/encryption';
+import { encryptionDataConverter } from '../../codec/encryption';
+import type { EncryptionKeyring } from '../../core/encryption-keyring';
 import { createWorker } from '../../workers/main';
 import { parseAgentDefinition, resolveParameters, sparseParameters } from '../../core/agent';
 import { progressQuery, workflowTypeFor, type PlanExecuteReflectInput, type RunOutput } from '../../workflows';
 import { startMongo, type MongoServer } from '../../servers';
-import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue, withEnv } from './env';
+import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
 import { workflowBundle } from './workflow-bundles';
 
 export interface Harness {
@@ -87,14 +88,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   };
 }
 
-/** A MongoDB-wire server started as global-setup starts one (not reusing MONGODB_URI), with `env` set while it starts. */
-async function startOwnMongo(env: Record<string, string>): Promise<MongoServer> {
-  const restore = withEnv({ ...env, MONGODB_URI: undefined });
-  try {
-    return await startMongo();
-  } finally {
-    restore();
-  }
+/** A MongoDB-wire server started as global-setup starts one (not reusing MONGODB_URI), with `env` added to the environment. */
+function startOwnMongo(env: Record<string, string>): Promise<MongoServer> {
+  return startMongo({ ...process.env, ...env, MONGODB_URI: '' });
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
- * A small MCP server over stdio for tests: `add` sums two numbers, `shout` upper-cases text.
+ * A small MCP server over stdio for tests: `add` sums two numbers, `shout` upper-cases text,
+ * `wait` answers after the seconds it is given.
  * With MCP_TEST_TOKEN set, `add` names the token's SHA-256 (never the token itself).
  * Run with `node --require tsx/cjs test/support/mcp-test-server.ts`.
  */
@@ -17,6 +18,11 @@ server.registerTool('add', { description: 'Adds two numbers.', inputSchema: { a:
 server.registerTool('shout', { description: 'Upper-cases a text.', inputSchema: { text: z.string() } }, ({ text }) => ({
   content: [{ type: 'text', text: text.toUpperCase() }],
 }));
+
+server.registerTool('wait', { description: 'Answers after the given seconds.', inputSchema: { seconds: z.number() } }, async ({ seconds }) => {
+  await new Promise((ok) => setTimeout(ok, seconds * 1_000));
+  return { content: [{ type: 'text', text: `waited ${seconds} s` }] };
+});
 
 function tokenNote(): string {
   const token = process.env.MCP_TEST_TOKEN;

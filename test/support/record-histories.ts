@@ -15,7 +15,7 @@ import { SearchAttributes, workflowTypeFor, type RunOutput } from '../../workflo
 
 async function main(): Promise<void> {
   stopServersOnSignals();
-  const servers = await startServers();
+  const servers = await startServers(process.env);
   process.env.TEMPORAL_ADDRESS = servers.temporal.address;
   process.env.MONGODB_URI = servers.mongo.uri;
   const harness = await createHarness();

@@ -20,7 +20,8 @@ export function readHistory(file: string): temporal.api.history.v1.History {
 /**
  * The workflow ID a history file was recorded under: workflow `history-<scenario>` (one file per
  * execution `.run-<k>` when it continued-as-new) and its children `history-<scenario>/step-<n>`
- * (or `/todo-<n>`). `before-<patch>.` files are copies kept from before a patched change.
+ * (or `/todo-<n>`, todo_list runs from before the kernel ran their iterations). `before-<patch>.`
+ * files are copies kept from before a patched change.
  */
 export function recordedWorkflowId(file: string): string {
   const name = file

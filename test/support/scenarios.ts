@@ -2,7 +2,7 @@
  * Representative runs whose histories are recorded under test/fixtures/histories and replayed
  * in `npm test`, so a workflow change that breaks running executions is caught before it lands.
  * Regenerate with `npm run record-histories` (only when a change is meant to be incompatible,
- * and behind `patched()` otherwise — see README "Contributing").
+ * and behind `patched()` otherwise — see docs/contributing.md).
  *
  * One table in one file, over 300 lines on purpose: the recorder and the replay suite read the
  * same list, and a new scenario goes at its end. Scripted turns are written with the builders of
@@ -331,7 +331,8 @@ export const SCENARIOS: Scenario[] = [
     name: 'forked-from-step-3',
     question: 'What is (6*7) + 2^10, forked?',
     params: { reflect_prompt_template: 'FORKED ${parameters.user_prompt}\n${parameters.completed_steps}\n${parameters.plan_execute_reflect_response_format}' },
-    agent: scriptedAgent({ planner: [final('1066, forked')] }, withCalculator()),
+    // Its planner goes on where the source's stood at step 3 (position 2).
+    agent: scriptedAgent({ planner: ['(planned step 1)', '(planned step 2)', final('1066, forked')] }, withCalculator()),
     forkOf: {
       question: 'What is (6*7) + 2^10, forked?',
       step: 3,
@@ -352,10 +353,11 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'plan-and-execute-forked-from-step-3',
     question: 'What is (6*7) + 2^10, re-planned from step 3?',
+    // Its scripts go on where the source stood at step 3: planner call 1, execution 3, verification 3.
     agent: planAndExecuteAgent({
-      planner: [JSON.stringify([planStep('add 42 and 1024, checking twice')])],
+      planner: ['(the source\'s plan)', JSON.stringify([planStep('add 42 and 1024, checking twice')])],
       executor: [[], [], [], calculatorTurns('42+1024', 'checked: 1066')],
-      verification: [verdict(true)],
+      verification: [verdict(true), verdict(false), verdict(true), verdict(true)],
       final: ['1066, forked'],
     }),
     forkOf: {
@@ -375,5 +377,32 @@ export const SCENARIOS: Scenario[] = [
     name: 'executor-step-memory-by-input',
     question: 'What is (6*7) + 2^10, with lean children?',
     agent: sixTimesSevenPlus1024(),
+  },
+  // Unreadable assessments asked again (patched): a verification and a todo's completion and goal; a viability check taken as assumed.
+  {
+    name: 'plan-and-execute-assessments-asked-again',
+    question: 'What is 6*7 + 1, checked by a hesitant verifier?',
+    params: { max_parse_retries: 1 },
+    agent: planAndExecuteAgent({
+      planner: [JSON.stringify([planStep('compute 6*7'), planStep('add 1')])],
+      executor: [calculatorTurns('6*7', '42'), calculatorTurns('42+1', '43')],
+      verification: ['looks right', verdict(true), verdict(true)],
+      viability: ['probably', 'probably still'],
+      final: ['43'],
+    }),
+  },
+  {
+    name: 'todo-list-assessments-asked-again',
+    question: 'What is 6*7, assessed twice?',
+    agent: scriptedAgent(
+      {
+        planner: [JSON.stringify([{ stepNo: 1, description: 'the product', successCriteria: 'an exact number', availableToolIds: ['CalculatorTool'] }])],
+        executor: [calculatorTurns('6*7', '42')],
+        completion: ['I would say so'],
+        completion_retry: ['COMPLETED'],
+        goal: ['mostly there', 'GOAL_ACHIEVED'],
+      } as never,
+      withCalculator({ type: 'todo_list' }),
+    ),
   },
 ];

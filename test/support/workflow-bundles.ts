@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { cacheDir } from '../../servers/binaries';
-import { WORKFLOW_TRACING_MODULES } from '../../workers/telemetry';
+import { WORKFLOW_TRACING_MODULES } from '../../telemetry/worker';
 import { workflowBundleOptions } from '../../workers/workflow-source';
 
 export type BundleKind = 'plain' | 'traced';
@@ -30,7 +30,7 @@ function bundleOptions(kind: BundleKind) {
 function keptFile(kind: BundleKind): string {
   const packages = sha256(readFileSync(resolve(__dirname, '..', '..', 'package-lock.json')));
   const key = sha256(JSON.stringify({ root: process.cwd(), options: bundleOptions(kind), packages })).slice(0, 16);
-  return join(cacheDir(), 'workflow-bundles', `${key}.${kind}.json`);
+  return join(cacheDir(process.env), 'workflow-bundles', `${key}.${kind}.json`);
 }
 
 interface KeptBundle {

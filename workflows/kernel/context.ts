@@ -82,6 +82,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     usage: carried?.usage ?? ZERO_USAGE,
     ...(carried ? { continued_as_new: carried.continued } : {}),
     ...(carried?.decisions ? { decisions: carried.decisions } : {}),
+    ...(carried?.assumed_verdicts ? { assumed_verdicts: carried.assumed_verdicts } : {}),
     ...(input.fork ? { forked_from: { workflow_id: input.fork.workflow_id, step: input.fork.step } } : {}),
   };
   setHandler(progressQuery, () => progress);

@@ -35,7 +35,9 @@ export async function finish(run: RunContext, response: string, metadata?: Recor
   setStatusAttribute(run, 'completed');
   run.showProgress();
   countRun(run.agent.type, 'completed');
-  return { ...ids, response, usage: progress.usage, steps_executed: progress.steps_executed, ...(metadata ? { metadata } : {}) };
+  const assumed = progress.assumed_verdicts ? { assumed_verdicts: progress.assumed_verdicts } : {};
+  const meta = metadata || progress.assumed_verdicts ? { metadata: { ...metadata, ...assumed } } : {};
+  return { ...ids, response, usage: progress.usage, steps_executed: progress.steps_executed, ...meta };
 }
 
 /**
@@ -72,6 +74,8 @@ export interface Checkpoint<S> {
   state?: () => S;
   /** The plan_execute_and_reflect planner's call counter (carried at the top level, as runs recorded before the kernel carry it). */
   plannerCalls?: number;
+  /** plan_execute_and_reflect: the planner calls made by the end of each executed step (where a fork's planner goes on). */
+  plannerCallsAfter?: number[];
   /** Metadata of the run output when the budget ends the run. */
   metadata?: () => Record<string, unknown>;
 }
@@ -97,11 +101,13 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
       steps_executed: progress.steps_executed,
       usage: progress.usage,
       planner_calls: at.plannerCalls ?? 0,
+      ...(at.plannerCallsAfter ? { planner_calls_after: at.plannerCallsAfter } : {}),
       tools: run.tools,
       continued: (run.carried?.continued ?? 0) + 1,
       ...(run.materialId !== undefined ? { material_id: run.materialId } : {}),
       ...(at.state ? { agent_state: at.state() } : {}),
       ...humanCarried(run),
+      ...(progress.assumed_verdicts ? { assumed_verdicts: progress.assumed_verdicts } : {}),
     };
     await continueAsNew({ ...run.input, ids: run.ids, memory_id: undefined, carried });
   }

@@ -2,9 +2,11 @@
  * perflow's workflow-side counters (runs by end status, executed steps), through the workflow
  * metric meter: the worker forwards them to the Temporal runtime's meter, and the SDK skips them
  * while replaying, so a run is counted once however often its history is replayed.
+ * The rest of perflow's telemetry, the metric names included, is in telemetry/; these stay with
+ * the workflow code because they run in the workflow sandbox.
  */
 import { metricMeter } from '@temporalio/workflow';
-import { PERFLOW_METRICS } from '../../core/metric-names';
+import { PERFLOW_METRICS } from '../../telemetry/metric-names';
 
 /** A run ended (continue-as-new is not an end). */
 export function countRun(agentType: string, status: 'completed' | 'failed' | 'cancelled'): void {

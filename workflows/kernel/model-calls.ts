@@ -7,16 +7,19 @@ import { ApplicationFailure, log, patched } from '@temporalio/workflow';
 import type { MaterialRef, ModelSettings, PlannerPromptRef } from '../../core/contract';
 import { llmResponseFilterFor } from '../../core/agent-file/llm-interfaces';
 import { addUsage, type CallPosition, type Usage } from '../../core/llm-types';
+import { assessmentRetrySuffix } from '../../core/agent-types/common';
 import { parseRetrySuffix } from '../../core/prompts';
 import type { Parsed } from '../../core/json-in-text';
 import { preview } from '../../core/text';
-import { FailureTypes } from '../definitions';
+import { FailureTypes, type AssumedVerdict } from '../definitions';
 import type { ModelActivities } from './activity-presets';
 import { modelForCall } from './scripted-calls';
 import type { RunContext } from './context';
 
 /** `max_parse_retries` counts retries (runs recorded before counted calls). */
 const PARSE_RETRIES_PATCH = 'max-parse-retries-counts-retries';
+/** Unreadable assessments are asked again; runs recorded before took the default at once. */
+const ASSESSMENT_RETRIES_PATCH = 'assessment-retries';
 
 /** A model call: the planning model (`llm`) or the execution model (`executor_llm`). */
 export interface ModelCall {
@@ -107,35 +110,94 @@ export async function executionModelPrompt(
   return { text: answer.content, usage: answer.usage };
 }
 
+/** How {@link askParsed} asks again after an unparseable answer, and what it does when it may not any more. */
+export interface ParseRetry<T> {
+  /** Where a retry stands (default: the next position of the call's kind, from the counter). */
+  position?: () => CallPosition;
+  /** Appended to a retry's prompt (default: the parse error, in the planner's words). */
+  suffix?: (error: string) => string;
+  /** Whether another call may follow `calls` unparseable answers (default: 1 + `max_parse_retries` calls in all). */
+  mayRetry?: (calls: number) => boolean;
+  /** The value when no answer parsed (default: the run fails with `Agent.OutputInvalid` quoting the last answer). */
+  exhausted?: (error: string) => T;
+}
+
 /**
  * A model call whose answer must parse. An unparseable answer is asked again with the error
  * appended, up to `max_parse_retries` times (1 + `max_parse_retries` calls), each at the next position of its kind
  * (`counter`, shared by every call of that kind in the run); then the run fails with
- * `Agent.OutputInvalid` quoting the last answer.
+ * `Agent.OutputInvalid` quoting the last answer — unless `retry` says otherwise.
  */
-export async function askParsed<T>(run: RunContext, call: ModelCall, parse: (raw: string) => Parsed<T>, what: string, counter: { next: number }): Promise<T> {
+export async function askParsed<T>(run: RunContext, call: ModelCall, parse: (raw: string) => Parsed<T>, what: string, counter: { next: number }, retry: ParseRetry<T> = {}): Promise<T> {
   const retries = run.p.max_parse_retries;
+  const suffix = retry.suffix ?? parseRetrySuffix;
+  const mayAskAgain = retry.mayRetry ?? ((calls: number) => mayRetry(calls, retries));
   let lastError = '';
   let lastRaw = '';
   let attempt = 0;
   // Taken once, so a retry after an unparseable answer still shows it.
   call = withFeedback(run, call);
   for (;;) {
-    const position = 'call' in call.position ? { ...call.position, call: counter.next++ } : call.position;
-    const retry = attempt === 0 ? {} : withSuffix(call, parseRetrySuffix(lastError));
+    const position = attempt > 0 && retry.position ? retry.position() : 'call' in call.position ? { ...call.position, call: counter.next++ } : call.position;
+    const again = attempt === 0 ? {} : withSuffix(call, suffix(lastError));
     const summary = attempt === 0 ? call.summary : `${call.summary}, retry ${attempt} after an unparseable answer`;
-    lastRaw = await ask(run, { ...call, ...retry, position, summary });
+    lastRaw = await ask(run, { ...call, ...again, position, summary });
     const parsed = parse(lastRaw);
     if (parsed.ok) return parsed.value;
     lastError = parsed.error;
     attempt++;
-    if (!mayRetry(attempt, retries)) break;
+    if (!mayAskAgain(attempt)) break;
     log.warn(`${what} could not be parsed; asking again`, { attempt, error: lastError });
   }
+  if (retry.exhausted) return retry.exhausted(lastError);
   throw ApplicationFailure.nonRetryable(
     `${what} could not be parsed after ${attempt} attempts (${lastError}); last answer: ${JSON.stringify(preview(lastRaw, 500))}`,
     FailureTypes.OutputInvalid,
   );
+}
+
+/** An assessment: what its default verdict is, and how a retry stands when it is not the next call of its kind. */
+export interface Judgment<T> {
+  kind: AssumedVerdict['kind'];
+  /** The verdict when no answer could be read, and it in words. */
+  fallback: T;
+  assumed: string;
+  retry?: Pick<ParseRetry<T>, 'position' | 'suffix'>;
+  /** The patch under which retries came to this assessment (default: assessment-retries). */
+  patch?: string;
+}
+
+/**
+ * An assessment (a verification, a viability check, a completion or goal assessment, a
+ * decision): an unreadable answer is asked again up to `max_parse_retries` times; then the run
+ * goes on with the default verdict, recorded in `progress.assumed_verdicts` and the run's metadata.
+ */
+export function askJudgment<T>(run: RunContext, call: ModelCall, parse: (raw: string) => Parsed<T>, counter: { next: number }, judgment: Judgment<T>): Promise<T> {
+  const what = `the ${judgment.kind}`;
+  return askParsed(run, call, parse, what, counter, {
+    suffix: assessmentRetrySuffix,
+    ...judgment.retry,
+    mayRetry: (calls) => calls <= run.p.max_parse_retries && patched(judgment.patch ?? ASSESSMENT_RETRIES_PATCH),
+    exhausted: (error) => {
+      log.warn(`${what} could not be read; going on as if ${judgment.assumed}`, { error });
+      const { progress } = run;
+      progress.assumed_verdicts = [...(progress.assumed_verdicts ?? []), { kind: judgment.kind, after_steps: progress.steps_executed, assumed: judgment.assumed, error: preview(error, 300) }];
+      run.showProgress();
+      return judgment.fallback;
+    },
+  });
+}
+
+/** A counter over a numeric field of an agent type's state (absent counts as 0). */
+export function counterOf<K extends string>(state: { [key in K]?: number }, key: K): { next: number } {
+  return {
+    get next() {
+      return state[key] ?? 0;
+    },
+    set next(n: number) {
+      state[key] = n;
+    },
+  };
 }
 
 /**

@@ -10,7 +10,7 @@ import { stepTraceId } from '../../core/memory-ids';
 import { addUsage } from '../../core/llm-types';
 import { preview } from '../../core/text';
 import type { MemoryIds } from '../../core/memory-ids';
-import { reactExecutor, type ReactExecutorInput, type ReactExecutorOutput } from '../react-executor';
+import { reactExecutor, type ReactExecutorInput, type ReactExecutorOutput } from './react-executor';
 import { memoryActivities } from './activity-presets';
 import { causeMessage, type RunContext } from './context';
 import { responseFilter } from './model-calls';
@@ -70,7 +70,7 @@ export async function runSteps(run: RunContext, steps: StepRequest[], cap: numbe
 
 /** Runs one step's executor child; shows it among the running steps meanwhile. */
 async function executeStep(run: RunContext, step: StepRequest): Promise<StepOutcome> {
-  const { agent, p, progress } = run;
+  const { progress } = run;
   const ids = run.memoryIds;
   const executorWorkflowId = `${workflowInfo().workflowId}/step-${step.unit + 1}`;
   const running = { index: step.unit, step: step.label, executor_workflow_id: executorWorkflowId };
@@ -83,20 +83,7 @@ async function executeStep(run: RunContext, step: StepRequest): Promise<StepOutc
     const out: ReactExecutorOutput = await executeChild(reactExecutor, {
       workflowId: executorWorkflowId,
       staticSummary: step.summary ?? preview(step.label, 150),
-      args: [
-        {
-          step: step.text,
-          stepIndex: step.unit,
-          ...executorTools(run, step.tools),
-          model: modelForStep(agent.executor_llm, step.unit),
-          max_iteration: p.executor_max_iterations,
-          message_history_limit: p.executor_message_history_limit,
-          ids,
-          ...(run.input.llm_task_queue ? { llm_task_queue: run.input.llm_task_queue } : {}),
-          ...responseFilter(run, 'execution'),
-          step_memory: true,
-        },
-      ],
+      args: [executorInput(run, step)],
     });
     progress.usage = addUsage(progress.usage, out.usage);
     outcome = {
@@ -155,6 +142,23 @@ export function recordStep(run: RunContext, unit: number, label: string, outcome
 /** The whole result of an executed step, from memory (for the run's response). */
 export function fullResult(run: RunContext, unit: number): Promise<string> {
   return memoryActivities.stepResult({ ids: run.memoryIds, stepIndex: unit });
+}
+
+/** The input of a step's executor child: the one place it is built, for every agent type. */
+export function executorInput(run: RunContext, step: Pick<StepRequest, 'unit' | 'text' | 'tools'>): ReactExecutorInput {
+  const { agent, p } = run;
+  return {
+    step: step.text,
+    stepIndex: step.unit,
+    ...executorTools(run, step.tools),
+    model: modelForStep(agent.executor_llm, step.unit),
+    max_iteration: p.executor_max_iterations,
+    message_history_limit: p.executor_message_history_limit,
+    ids: run.memoryIds,
+    ...(run.input.llm_task_queue ? { llm_task_queue: run.input.llm_task_queue } : {}),
+    ...responseFilter(run, 'execution'),
+    step_memory: true,
+  };
 }
 
 /**

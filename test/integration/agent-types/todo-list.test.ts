@@ -56,7 +56,8 @@ describe('the todo_list agent', () => {
       [2, 'completed', true, 1],
       [3, 'pending', false, 0],
     ]);
-    expect(todos.map((t) => t.executor_workflow_id)).toEqual([`${handle.workflowId}/todo-1`, `${handle.workflowId}/todo-2`, undefined]);
+    // Every iteration is an executor child on the kernel's step runner; a todo shows its last one's.
+    expect(todos.map((t) => t.executor_workflow_id)).toEqual([`${handle.workflowId}/step-2`, `${handle.workflowId}/step-3`, undefined]);
 
     const calls = forQuestion(question);
     // The planning call is TodoAgent's DataMapping over TODO_PLANNING_TEMPLATE.
@@ -84,10 +85,10 @@ describe('the todo_list agent', () => {
     expect(progress.agent_type).toBe('todo_list');
     expect(progress.todos?.map((t) => t.currentStatus)).toEqual(['completed', 'completed', 'pending']);
     expect(progress.variables).toEqual(['query', 'result1', 'result2']);
-    expect(progress.completed_steps.map((s) => s.step)).toEqual([
-      'todo 1, iteration 1: the product',
-      'todo 1, iteration 2: the product',
-      'todo 2, iteration 1: the power',
+    expect(progress.completed_steps.map((s) => [s.step, s.executor_workflow_id])).toEqual([
+      ['todo 1, iteration 1: the product', `${handle.workflowId}/step-1`],
+      ['todo 1, iteration 2: the product', `${handle.workflowId}/step-2`],
+      ['todo 2, iteration 1: the power', `${handle.workflowId}/step-3`],
     ]);
   });
 

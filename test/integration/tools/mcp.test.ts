@@ -38,7 +38,7 @@ it('lists and calls the tools of an MCP server, skipping one that fails to start
 
   // The executor offered the MCP tools (listed once, at run start) and got the server's answer.
   const executorCalls = harness().recorder.filter((r) => r.position.role === 'executor' && r.messages.some((m) => m.content.includes('add 2 and 40')));
-  expect(executorCalls[0].tools?.map((t) => t.name)).toEqual(['add', 'shout']);
+  expect(executorCalls[0].tools?.map((t) => t.name)).toEqual(['add', 'shout', 'wait']);
   const observation = executorCalls[1].messages.find((m) => m.role === 'tool');
   expect(observation?.content).toBe('42 (computed by the test server)');
 
@@ -74,4 +74,21 @@ it('resolves ${NAME} in an MCP server’s env from the worker’s environment, i
   } finally {
     delete process.env.PERFLOW_TEST_MCP_TOKEN;
   }
+});
+
+it('gives a call of an MCP server\'s tool the server\'s timeout_seconds: a slower call is an error observation, and its activity times out with it', async () => {
+  const agent = scriptedAgent(
+    {
+      planner: [plan('wait with the MCP tool'), final('gave up waiting')],
+      executor: [[{ tool_calls: [{ name: 'wait', input: { seconds: 30 } }] }, { content: 'it took too long' }]],
+    },
+    { mcp_servers: [{ name: 'slow', command: process.execPath, args: ['--require', 'tsx/cjs', SERVER], timeout_seconds: 2 }] },
+  );
+  const handle = await harness().client.workflow.start(planExecuteReflect, { taskQueue: harness().taskQueue, workflowId: workflowId('mcp-timeout'), args: [runInput(agent, 'Wait 30 s?')] });
+  expect((await handle.result()).response).toBe('gave up waiting');
+  const observation = harness().recorder.filter((r) => r.position.role === 'executor' && r.messages.some((m) => m.content.includes('wait with the MCP tool')))[1].messages.find((m) => m.role === 'tool');
+  expect(observation?.content).toMatch(/^Error: wait failed: .*timed out/i);
+  const step = await harness().client.workflow.getHandle(`${handle.workflowId}/step-1`).fetchHistory();
+  const call = (step.events ?? []).find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callTool')!.activityTaskScheduledEventAttributes!;
+  expect(Number(call.startToCloseTimeout?.seconds)).toBe(2 + 60);
 });

@@ -4,6 +4,7 @@ import { createActivities } from '../../../activities';
 import { builtinTools } from '../../../activities/tools/builtin';
 import { toolRegistry } from '../../../activities/tools/tool';
 import { connectMongo } from '../../support/env';
+import { parseAgentDefinition } from '../../../core/agent';
 
 const dbName = `perflow_tools_${randomUUID().slice(0, 8)}`;
 const otherDbName = `${dbName}_other`;
@@ -186,5 +187,28 @@ describe('SearchCollectionTool', () => {
     const first = await mongo.db(dbName).collection('flights').findOne({ flight: 'UA851' });
     const out = await json('SearchCollectionTool', { collection: 'flights', filter: { _id: { $oid: String(first?._id) } } });
     expect(out.documents.map((d) => d.flight)).toEqual(['UA851']);
+  });
+});
+
+describe('the seed OpenSearch tools', () => {
+  it('are offered to the model under the seed\'s names, their descriptions naming each other so', async () => {
+    const activities = createActivities({ tools: toolRegistry(builtinTools({ mongo, defaultDb: dbName, protectedCollections: ['perflow_memories'] })), memory: memory as never });
+    const agent = parseAgentDefinition({ name: 'seed', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] } }, tools: [{ type: 'ListIndexTool' }, { type: 'IndexMappingTool' }, { type: 'SearchIndexTool' }] });
+    const listed = await activities.describeTools({ tools: agent.tools });
+    expect(listed.map((t) => t.spec.name)).toEqual(['ListIndexTool', 'IndexMappingTool', 'SearchIndexTool']);
+    const list = listed[0].spec.description;
+    expect(list).toContain('then use IndexMappingTool');
+    expect(list).not.toMatch(/CollectionSchemaTool|SearchCollectionTool/);
+    const observation = await activities.callTool({ tool: listed[0].ref, input: {}, place: { ids, stepIndex: 0, callIndex: 1 } });
+    expect(JSON.parse(observation.content).collections).toEqual([{ name: 'flights', type: 'collection', documents: 8 }]);
+  });
+
+  it('show the model the input schema of their attributes (seed 001), with strict function calling', async () => {
+    const activities = createActivities({ tools: toolRegistry(builtinTools({ mongo, defaultDb: dbName, protectedCollections: [] })), memory: memory as never });
+    const input_schema = { type: 'object', properties: { index: { type: 'string', description: 'the index to search' } }, required: ['index'] };
+    const agent = parseAgentDefinition({ name: 'seed', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] } }, tools: [{ type: 'SearchIndexTool', attributes: { input_schema, strict: false, note: 'kept' } }] });
+    expect(agent.tools[0].attributes).toEqual({ input_schema, strict: false, note: 'kept' });
+    const [tool] = await activities.describeTools({ tools: agent.tools });
+    expect(tool.spec).toMatchObject({ name: 'SearchIndexTool', input_schema, strict: false });
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { payloadToJson, startCodecServer, type CodecServer, type JsonPayload } from '../../../client/codec-server';
-import { EncryptionCodec } from '../../../core/codec/encryption';
+import { EncryptionCodec } from '../../../codec/encryption';
 import { parseEncryptionKeys } from '../../../config/env';
 
 const UI = 'http://127.0.0.1:8233';

@@ -204,6 +204,15 @@ describe('tool types in an agent file', () => {
     );
   });
 
+  it('runs a seed OpenSearch tool as the MongoDB tool in its role, under the seed\'s name unless the entry names it', () => {
+    const tools = parseAgentDefinition(withTools([{ type: 'ListIndexTool' }, { type: 'SearchIndexTool', name: 'search' }, { type: 'IndexMappingTool' }])).tools;
+    expect(tools.map((t) => [t.type, t.name])).toEqual([
+      ['ListCollectionsTool', 'ListIndexTool'],
+      ['SearchCollectionTool', 'search'],
+      ['CollectionSchemaTool', 'IndexMappingTool'],
+    ]);
+  });
+
   it('accepts the types of a worker with other tools when told', () => {
     expect(parseAgentDefinition(withTools([{ type: 'WebSearchTool' }]), { toolTypes: ['WebSearchTool'] }).tools[0].type).toBe('WebSearchTool');
     expect(parseAgentDefinition(withTools([{ type: 'Anything' }]), { toolTypes: 'any' }).tools[0].type).toBe('Anything');
@@ -221,6 +230,11 @@ describe('mcp_servers in an agent file', () => {
       ]),
     );
     expect(agent.mcp_servers.map((s) => s.name)).toEqual(['files', 'remote']);
+  });
+
+  it('takes timeout_seconds for the calls of its tools, a positive number', () => {
+    expect(parseAgentDefinition(withServers([{ name: 'slow', command: 'node', timeout_seconds: '300' }])).mcp_servers[0].timeout_seconds).toBe(300);
+    expect(() => parseAgentDefinition(withServers([{ name: 'slow', url: 'http://127.0.0.1:9000/mcp', timeout_seconds: 0 }]))).toThrow('invalid agent file: mcp_servers[0]');
   });
 
   it('rejects a server without command or url in one line naming it', () => {

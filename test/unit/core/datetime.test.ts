@@ -1,3 +1,4 @@
+import { parseAgentDefinition, resolveParameters } from '../../../core/agent';
 import { DEFAULT_DATETIME_FORMAT, formatDatetime, injectDatetime } from '../../../core/datetime';
 
 const T = Date.UTC(2025, 2, 7, 4, 5, 9); // Friday 7 March 2025, 04:05:09 UTC
@@ -35,5 +36,23 @@ describe('injectDatetime', () => {
     expect(injectDatetime('You plan.', '2025-03-07 04:05:09 UTC')).toBe(
       'You plan.\n\nCurrent date and time: 2025-03-07 04:05:09 UTC',
     );
+  });
+});
+
+describe('a datetime_format perflow cannot format', () => {
+  const agent = (datetime_format: string) => ({ name: 'a', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] } }, parameters: { inject_datetime: true, datetime_format } });
+
+  it.each([
+    ['hh:mm a', '"hh" is not supported'],
+    ['yyyy-MM-dd HH:mm:ss.SSS', '"SSS" is not supported'],
+    ['%Y-%m-%d %I', '"%I" is not supported'],
+    ['  ', 'it is empty'],
+  ])('is refused before the run starts, naming what: %s', (format, what) => {
+    expect(() => parseAgentDefinition(agent(format))).toThrow(`invalid agent file: parameters.datetime_format: ${what}; supported: strftime`);
+    expect(() => resolveParameters(parseAgentDefinition(agent('%Y')), { datetime_format: format })).toThrow(`invalid agent parameters: parameters.datetime_format: ${what}`);
+  });
+
+  it('is accepted when perflow formats it', () => {
+    expect(resolveParameters(parseAgentDefinition(agent('yyyy-MM-dd HH:mm:ss z'))).datetime_format).toBe('yyyy-MM-dd HH:mm:ss z');
   });
 });

@@ -1,4 +1,4 @@
-import { buildToolsPrompt, formatCompletedSteps, formatSteps, renderTemplate } from '../../../core/template';
+import { buildToolsPrompt, formatCompletedSteps, formatSteps, renderTemplate, templateParams } from '../../../core/template';
 import { DEFAULT_REFLECT_PROMPT_TEMPLATE } from '../../../core/prompts';
 
 describe('renderTemplate', () => {
@@ -76,5 +76,20 @@ describe('buildToolsPrompt', () => {
 
   it('says that no tools are available when there are none', () => {
     expect(buildToolsPrompt([])).toMatch(/^No tools are available/);
+  });
+});
+
+describe('templateParams', () => {
+  it('fills ${parameters.question} from the run\'s question wherever a parameter value or template uses it', () => {
+    const params = templateParams({ planner_prompt: 'Plan for: ${parameters.question}', executor_system_prompt: 'Keep ${parameters.question} in mind.' }, 'How many flights?', []);
+    expect(params.question).toBe('How many flights?');
+    expect(params.planner_prompt).toBe('Plan for: How many flights?');
+    expect(renderTemplate(params.executor_system_prompt, params)).toBe('Keep How many flights? in mind.');
+    expect(renderTemplate('{"prompt": "${parameters.question}"}', params)).toBe('{"prompt": "How many flights?"}');
+  });
+
+  it('takes the run\'s question over a question parameter, and never fills placeholders inside it', () => {
+    const params = templateParams({ question: 'stale', other: 'x' }, 'Is ${parameters.other} set?', []);
+    expect(params.question).toBe('Is ${parameters.other} set?');
   });
 });

@@ -120,6 +120,14 @@ describe('bedrock/converse/claude against a local Converse server', () => {
     expect(response).toMatchObject({ content: 'There are 3 flights.', tool_calls: [], stop_reason: 'end_turn' });
   });
 
+  it('sends llm.parameters inferenceConfig does not hold as the model\'s own fields (additionalModelRequestFields)', async () => {
+    server.reply({ body: converseReply([{ text: 'ok' }], 'end_turn') });
+    await chat({ ...model(), parameters: { temperature: 0, top_k: 40, timeout_ms: 5_000 } }, request, deps);
+    const body = server.requests[0].body as Record<string, unknown>;
+    expect(body.inferenceConfig).toEqual({ temperature: 0 });
+    expect(body.additionalModelRequestFields).toEqual({ top_k: 40 });
+  });
+
   it('reports a ThrottlingException as a retryable Bedrock.Throttling after one attempt', async () => {
     server.reply({
       status: 429,

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { chat } from '../../../activities/llm/chat';
+import { toOpenAiTools } from '../../../activities/llm/openai-chat';
 import { chatCompletion, rejectionOf, startWireServer, type WireServer } from '../../support/wire-server';
 import { withEnv } from '../../support/env';
 import { executorRequest } from '../../support/chat-requests';
@@ -90,6 +91,16 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
     expect(body).not.toHaveProperty('parallel_tool_calls');
   });
 
+  it('sends llm.parameters it does not map as they are (never dropping one), and perflow\'s own settings not at all', async () => {
+    server.reply(completion({ content: 'ok' }, 'stop'));
+    const parameters = { temperature: 0.2, response_format: { type: 'json_object' }, top_k: 5, user: 'u-1', timeout_ms: 5_000, parallel_tool_calls: true };
+    await chat({ ...model(), parameters }, { ...request, tools: undefined }, deps);
+    const body = server.requests[0].body as Record<string, unknown>;
+    expect(body).toMatchObject({ model: 'gpt-4o', temperature: 0.2, response_format: { type: 'json_object' }, top_k: 5, user: 'u-1' });
+    expect(body).not.toHaveProperty('timeout_ms');
+    expect(body).not.toHaveProperty('parallel_tool_calls');
+  });
+
   it('keeps going with an empty input when the tool call arguments are not JSON', async () => {
     server.reply(completion({ content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'search_index', arguments: '{oops' } }] }, 'tool_calls'));
     const response = await chat(model(), request, deps);
@@ -127,5 +138,15 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
     } finally {
       restore();
     }
+  });
+});
+
+describe('toOpenAiTools', () => {
+  it('passes a tool\'s strict function calling (its attributes) and leaves it out otherwise', () => {
+    const schema = { type: 'object', properties: {} };
+    expect(toOpenAiTools([{ name: 'a', description: 'A', input_schema: schema, strict: true }, { name: 'b', description: 'B', input_schema: schema }])).toEqual([
+      { type: 'function', function: { name: 'a', description: 'A', parameters: schema, strict: true } },
+      { type: 'function', function: { name: 'b', description: 'B', parameters: schema } },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { memoryCollectionsFromEnv } from '../../../config/env';
-import { DEFAULT_COLLECTIONS } from '../../../memory/store';
+import { DEFAULT_COLLECTIONS } from '../../../core/memory-collections';
 
 describe('memory collection names from the environment', () => {
   it('defaults to perflow_memories, perflow_interactions and perflow_prompts', () => {

@@ -1,7 +1,7 @@
 /**
  * Replays every recorded history under test/fixtures/histories against the current workflow
  * code. A failure means a change would break executions already running in production: put it
- * behind `patched()` (see README "Contributing").
+ * behind `patched()` (see docs/contributing.md and docs/patches.md).
  */
 import { relative, resolve } from 'node:path';
 import { Worker, type ReplayResult } from '@temporalio/worker';
@@ -36,7 +36,7 @@ describe('recorded histories', () => {
         'step-by-step-adaptive.binpb',
         'step-by-step-adaptive.step-2.binpb',
         'todo-list-goal-achieved.binpb',
-        'todo-list-goal-achieved.todo-1.binpb',
+        'todo-list-goal-achieved.step-1.binpb',
         'plan-and-execute-replanned.binpb',
         'plan-and-execute-replanned.step-1.binpb',
         // Each other agent type continuing-as-new on the run kernel, every execution.
@@ -44,7 +44,7 @@ describe('recorded histories', () => {
         'step-by-step-continued-as-new.run-2.binpb',
         'todo-list-continued-as-new.run-1.binpb',
         'todo-list-continued-as-new.run-2.binpb',
-        'todo-list-continued-as-new.todo-1.binpb',
+        'todo-list-continued-as-new.step-1.binpb',
         'plan-and-execute-continued-as-new.run-1.binpb',
         'plan-and-execute-continued-as-new.run-2.binpb',
         // todo_list's final goal verification, step_by_step following `next` and re-asking a decision (patched).
@@ -54,7 +54,7 @@ describe('recorded histories', () => {
         // Static prompt material by reference (patched).
         'prompt-material-three-steps.binpb',
         'prompt-material-three-steps.step-1.binpb',
-        'prompt-material-todo-list.todo-1.binpb',
+        'prompt-material-todo-list.step-1.binpb',
         // Recorded before the `perflow-status-search-attribute` patch: must keep replaying.
         'before-status-patch.three-steps-with-tools.binpb',
         // Recorded before the run kernel (activity names by model, CAN and budget for every type).
@@ -62,6 +62,12 @@ describe('recorded histories', () => {
         'before-one-engine.step-by-step-adaptive.binpb',
         'before-one-engine.todo-list-goal-achieved.todo-1.binpb',
         'before-one-engine.plan-and-execute-replanned.binpb',
+        // todo_list runs from before its iterations ran on the kernel's step runner (a todo child each).
+        'before-todo-kernel-steps.todo-list-goal-achieved.binpb',
+        'before-todo-kernel-steps.todo-list-goal-achieved.todo-1.binpb',
+        'before-todo-kernel-steps.todo-list-continued-as-new.run-2.binpb',
+        'before-todo-kernel-steps.todo-list-continued-as-new.todo-4.binpb',
+        'before-todo-kernel-steps.step-memory-todo-list.todo-1.binpb',
         // People in the loop: every kind of decision, and decisions by approval_timeout.
         'decisions-plan-execute-reflect.binpb',
         'decisions-plan-execute-reflect.step-1.binpb',
@@ -79,6 +85,9 @@ describe('recorded histories', () => {
         'forked-from-step-3.binpb',
         'plan-and-execute-forked-from-step-3.binpb',
         'plan-and-execute-forked-from-step-3.step-4.binpb',
+        // Unreadable assessments asked again (patched).
+        'plan-and-execute-assessments-asked-again.binpb',
+        'todo-list-assessments-asked-again.binpb',
         // Executor children that take step memory by their input, without a patch marker.
         'executor-step-memory-by-input.binpb',
         'executor-step-memory-by-input.step-1.binpb',
@@ -102,6 +111,15 @@ describe('recorded histories', () => {
     expect(patchEvents('step-memory-three-steps.step-1.binpb')).toBe(2);
     expect(patchEvents('executor-step-memory-by-input.step-1.binpb')).toBe(0);
     expect(eventsOf('executor-step-memory-by-input.step-1.binpb').filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(3);
+  });
+
+  it('hold todo_list iterations as the kernel\'s executor children, told to take step memory, and no todo children', () => {
+    const eventsOf = (file: string) => readHistory(file).events ?? [];
+    const children = eventsOf('todo-list-goal-achieved.binpb').flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
+    expect(children.map((c) => [c.workflowType?.name, c.workflowId])).toEqual([1, 2, 3].map((n) => ['reactExecutor', `history-todo-list-goal-achieved/step-${n}`]));
+    const before = eventsOf('before-todo-kernel-steps.todo-list-goal-achieved.binpb').flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name ?? []);
+    expect(before).toEqual(['todoExecutor', 'todoExecutor']);
+    expect(eventsOf('todo-list-goal-achieved.step-1.binpb').filter((e) => e.markerRecordedEventAttributes)).toHaveLength(0);
   });
 
   it('replay a child told to take step memory whose patch marker a worker from before the flag recorded (a rolling upgrade)', async () => {

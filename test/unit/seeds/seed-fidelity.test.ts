@@ -1,54 +1,17 @@
 /**
- * Behaviour the seeds specify, checked against the seed documents themselves where they are
- * readable (../shared/seeds, beside the checkout as CI has it) and against the README where it
- * restates a default.
+ * Behaviour the seeds specify that needs no seed document to check (the checks against the
+ * documents themselves are the seed conformance tests, test/seeds), and the documentation where
+ * it restates a default.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAgentDefinition, resolveParameters } from '../../../core/agent';
 import { DEFAULT_REPLAN_KEYWORDS } from '../../../core/agent-types';
 import { formatDatetime } from '../../../core/datetime';
-import { MAX_PARAMETER_NESTING, renderTemplate, resolveParameterValues } from '../../../core/template';
+import { MAX_PARAMETER_NESTING, resolveParameterValues } from '../../../core/template';
 import { DEFAULT_TOOL_TIMEOUT_SECONDS, toolTimeoutSeconds } from '../../../core/tool-types';
-import { deepSeekSystemPrompt, TOOLS_PLACEHOLDER } from '../../../activities/llm/deepseek-r1';
 
 const root = join(__dirname, '..', '..', '..');
-const seed002 = () => readFileSync(join(root, '..', 'shared', 'seeds', '002_be5fb34948a69957.txt'), 'utf8');
-
-/** Every JSON body of `POST _plugins/_ml/agents/_register` in a seed text that parses as JSON. */
-function registerBodies(text: string): Record<string, unknown>[] {
-  const bodies: Record<string, unknown>[] = [];
-  for (const m of text.matchAll(/POST \/?_plugins\/_ml\/agents\/_register\n/g)) {
-    let depth = 0;
-    let end = m.index + m[0].length;
-    for (; end < text.length; end++) {
-      if (text[end] === '{') depth++;
-      if (text[end] === '}' && --depth === 0) break;
-    }
-    try {
-      bodies.push(JSON.parse(text.slice(m.index + m[0].length, end + 1)) as Record<string, unknown>);
-    } catch {
-      // the seed shows some bodies with a trailing comma: not JSON
-    }
-  }
-  return bodies;
-}
-
-describe("seed 002's register-agent bodies", () => {
-  it('are accepted, their ListIndexTool, SearchIndexTool and IndexMappingTool becoming the MongoDB tools that play those roles', () => {
-    const bodies = registerBodies(seed002());
-    const claude = bodies.find((b) => (b.parameters as { _llm_interface?: string })._llm_interface === 'bedrock/converse/claude');
-    expect(claude).toBeDefined();
-    const agent = parseAgentDefinition(claude);
-    expect(agent.llm).toMatchObject({ interface: 'bedrock/converse/claude', model: 'your_llm_model_id' });
-    expect(agent.tools.map((t) => t.type)).toEqual(['ListCollectionsTool', 'SearchCollectionTool', 'CollectionSchemaTool']);
-    // The generic body, with its placeholder interface filled in.
-    const generic = bodies.find((b) => (b.parameters as { _llm_interface?: string })._llm_interface === 'YOUR_LLM_INTERFACE')!;
-    const filled = parseAgentDefinition({ ...generic, parameters: { _llm_interface: 'openai/v1/chat/completions' } });
-    expect(filled.tools.map((t) => t.type)).toEqual(['ListCollectionsTool', 'SearchCollectionTool', 'CollectionSchemaTool']);
-    expect(filled.app_type).toBe('os_chat');
-  });
-});
 
 describe('datetime_format', () => {
   const t = Date.UTC(2026, 10, 23, 9, 5, 7);
@@ -77,10 +40,10 @@ describe('tool timeouts', () => {
   });
 });
 
-describe('the README', () => {
+describe('the agent file documentation (docs/agent-file.md)', () => {
   it('lists the default replan_keywords the code uses', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const row = readme.split('\n').find((l) => l.startsWith('| `replan_keywords` |'))!;
+    const doc = readFileSync(join(root, 'docs', 'agent-file.md'), 'utf8');
+    const row = doc.split('\n').find((l) => l.startsWith('| `replan_keywords` |'))!;
     const listed = [...row.split('trigger 2:')[1].split('(')[0].matchAll(/`([^`]+)`/g)].map((m) => m[1]);
     expect(listed).toEqual([...DEFAULT_REPLAN_KEYWORDS]);
   });
@@ -95,22 +58,6 @@ describe('${parameters.x} inside parameter values', () => {
     expect(out.loop.startsWith('xy')).toBe(true);
     expect(out.loop.length).toBeLessThan(20 + 4 * MAX_PARAMETER_NESTING);
     expect(out.loop).toMatch(/\$\{parameters\.loop2?\}$/);
-  });
-});
-
-describe("seed 002's DeepSeek-R1 prompt, passed as executor_system_prompt", () => {
-  it('gets the tool list at ${parameters._tools.toString()} and the protocol once', () => {
-    const line = seed002().split('\n').find((l) => l.startsWith('"You are a helpful assistant. You can ask Human to use tools'))!;
-    const prompt = JSON.parse(line) as string;
-    expect(prompt).toContain(TOOLS_PLACEHOLDER);
-    // The workflow's rendering leaves the placeholder for the adapter.
-    const rendered = renderTemplate(prompt, { persona: 'x' });
-    expect(rendered).toContain(TOOLS_PLACEHOLDER);
-    const tool = { name: 'SearchCollectionTool', description: 'Queries a collection.', input_schema: { type: 'object' } };
-    const system = deepSeekSystemPrompt(rendered, [tool]);
-    expect(system).not.toContain(TOOLS_PLACEHOLDER);
-    expect(system).toContain(`[${JSON.stringify({ name: tool.name, description: tool.description, input_schema: tool.input_schema })}]`);
-    expect(system.split('please also return "stop_reason"').length - 1).toBe(1);
   });
 });
 

@@ -2,16 +2,11 @@ import { freePort, startMongo, startTemporal } from '../../../servers';
 
 describe('servers named by the environment', () => {
   jest.setTimeout(20_000);
-  const saved = { ...process.env };
-  afterEach(() => {
-    process.env = { ...saved };
-  });
 
   it('fail fast with one line naming TEMPORAL_ADDRESS when nothing listens there', async () => {
     const port = await freePort();
-    process.env.TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
     const started = Date.now();
-    const error = await startTemporal().then(
+    const error = await startTemporal({ TEMPORAL_ADDRESS: `127.0.0.1:${port}` }).then(
       () => undefined,
       (err: Error) => err,
     );
@@ -22,8 +17,7 @@ describe('servers named by the environment', () => {
 
   it('fail with one line naming MONGODB_URI, without its password, when nothing listens there', async () => {
     const port = await freePort();
-    process.env.MONGODB_URI = `mongodb://user:secret@127.0.0.1:${port}/perflow`;
-    const error = await startMongo().then(
+    const error = await startMongo({ MONGODB_URI: `mongodb://user:secret@127.0.0.1:${port}/perflow` }).then(
       () => undefined,
       (err: Error) => err,
     );

@@ -5,7 +5,7 @@
 import { sleep } from '@temporalio/workflow';
 import { planExecuteReflect as current, type PlanExecuteReflectInput } from '../../../workflows/plan-execute-reflect';
 
-export { reactExecutor } from '../../../workflows/react-executor';
+export { reactExecutor } from '../../../workflows/kernel/react-executor';
 
 export async function planExecuteReflect(input: PlanExecuteReflectInput) {
   await sleep('1 second');

@@ -2,7 +2,7 @@
  * perflow's own counters, emitted through the Temporal runtime's meter beside the SDK's
  * `temporal_…` metrics: runs and steps counted by the workflows (never during replay), tokens and
  * tool calls by the activities. The names are exported as they are: with a Prometheus
- * endpoint, `/metrics` shows exactly these names.
+ * endpoint, `/metrics` shows exactly these names. Pure constants: workflow code may load them.
  */
 export const PERFLOW_METRICS = {
   /** Runs that ended, by `agent_type` and `status` (`completed`, `failed`, `cancelled`); a continue-as-new is not an end. */

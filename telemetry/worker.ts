@@ -13,7 +13,7 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import { Runtime, type TelemetryOptions, type WorkerOptions } from '@temporalio/worker';
 import type { MetricsConfig } from '../config/telemetry';
-import type { Tracing } from '../telemetry/tracing';
+import type { Tracing } from './tracing';
 
 /**
  * The workflow interceptor modules a traced worker's workflow bundle includes. Bundled only when

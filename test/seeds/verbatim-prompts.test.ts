@@ -4,14 +4,10 @@
  * name; seed 004 as Java text blocks (incidental indentation and trailing spaces stripped, as
  * Java does) and DataMapping field explanations; seed 002 the DeepSeek-R1 prompt as a JSON string.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import * as prompts from '../../../core/prompts';
-import * as agentTypes from '../../../core/agent-types';
-import { deepSeekSystemPrompt, TOOLS_PLACEHOLDER } from '../../../activities/llm/deepseek-r1';
-
-const seeds = join(__dirname, '..', '..', '..', '..', 'shared', 'seeds');
-const seed = (file: string) => readFileSync(join(seeds, file), 'utf8');
+import * as prompts from '../../core/prompts';
+import * as agentTypes from '../../core/agent-types';
+import { deepSeekSystemPrompt, TOOLS_PLACEHOLDER } from '../../activities/llm/deepseek-r1';
+import { seedDocument as seed } from './documents';
 
 /** The fenced block under `### NAME` (or `#### NAME`) of seed 000. */
 function fencedBlock(text: string, name: string): string {
@@ -75,7 +71,7 @@ describe('seed 002 (DeepSeek-R1) tool protocol', () => {
     const line = seed('002_be5fb34948a69957.txt').split('\n').find((l) => l.startsWith('"You are a helpful assistant. You can ask Human'))!;
     const tool = { name: 'CalculatorTool', description: 'Exact arithmetic.', input_schema: { type: 'object' } };
     const described = JSON.stringify({ name: tool.name, description: tool.description, input_schema: tool.input_schema });
-    // The one deliberate difference (README "LLM interfaces"): the seed's tool-call example
+    // The one deliberate difference (docs/llm-interfaces.md): the seed's tool-call example
     // lacks the opening quote of "tool_name"; the model is shown valid JSON.
     const expected = (JSON.parse(line) as string)
       .replace('You are a helpful assistant. ', '')

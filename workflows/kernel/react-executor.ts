@@ -3,16 +3,16 @@
  * with the agent's tools offered, then one activity per requested tool call; the model's final
  * text is the step result.
  */
-import type { AgentTool, AgentToolRef } from '../core/contract';
-import type { ModelSettings } from '../core/contract';
-import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../core/llm-types';
-import type { MemoryIds } from '../core/memory-ids';
+import type { AgentTool, AgentToolRef } from '../../core/contract';
+import type { ModelSettings } from '../../core/contract';
+import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../../core/llm-types';
+import type { MemoryIds } from '../../core/memory-ids';
 import { patched, workflowInfo } from '@temporalio/workflow';
-import { executorOpening } from '../core/template';
-import { preview } from '../core/text';
-import { memoryActivities, modelActivities, toolCall } from './kernel/activity-presets';
-import { modelForCall } from './kernel/scripted-calls';
-import { askToolApproval, toolApprovalAnswers } from './kernel/human';
+import { executorOpening } from '../../core/template';
+import { preview } from '../../core/text';
+import { memoryActivities, modelActivities, toolCall } from './activity-presets';
+import { modelForCall } from './scripted-calls';
+import { askToolApproval, toolApprovalAnswers } from './human';
 
 /** A tool as an executor child needs it: the name the model calls, and how the worker runs it. */
 export interface ToolBinding {

@@ -2,8 +2,8 @@
  * AES-256-GCM payload encryption: a {@link PayloadCodec} for the worker, the client and the
  * codec server, with keys from PERFLOW_ENCRYPTION_KEYS (parsed in config/env.ts).
  *
- * Node only (`node:crypto`): never import this from workflow code — the worker applies codecs
- * outside the workflow sandbox.
+ * Node only (`node:crypto`, hence outside core/): never import this from workflow code — the
+ * worker applies codecs outside the workflow sandbox.
  *
  * The format is the one of Temporal's samples-typescript `encryption` sample: the whole original
  * Payload proto (metadata and data) is serialized (length-delimited) and encrypted; the new
@@ -14,6 +14,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { METADATA_ENCODING_KEY, type DataConverter, type Payload, type PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import type { EncryptionKeyring } from '../core/encryption-keyring';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const METADATA_ENCRYPTION_KEY_ID = 'encryption-key-id';
@@ -21,17 +22,6 @@ export const METADATA_ENCRYPTION_KEY_ID = 'encryption-key-id';
 const CIPHER = 'aes-256-gcm';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-/** AES-256 keys are 32 bytes. */
-export const KEY_BYTES = 32;
-
-/** The keys payloads are encrypted and decrypted with. */
-export interface EncryptionKeyring {
-  /** New payloads are encrypted with this key (the first of PERFLOW_ENCRYPTION_KEYS). */
-  currentKeyId: string;
-  /** Every key a payload may have been encrypted with, by ID (32 bytes each). */
-  keys: ReadonlyMap<string, Uint8Array>;
-}
-
 /** A payload that cannot be decrypted: its key is not configured, or it was altered. One line. */
 export class PayloadDecryptionError extends Error {
   constructor(

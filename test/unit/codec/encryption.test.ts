@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { EncryptionCodec, ENCRYPTED_ENCODING, METADATA_ENCRYPTION_KEY_ID, PayloadDecryptionError } from '../../../core/codec/encryption';
+import { EncryptionCodec, ENCRYPTED_ENCODING, METADATA_ENCRYPTION_KEY_ID, PayloadDecryptionError } from '../../../codec/encryption';
 import { clientConfigFromEnv, encryptionKeysFromEnv, parseEncryptionKeys, workerConfigFromEnv } from '../../../config/env';
 
 const keyA = randomBytes(32).toString('base64');

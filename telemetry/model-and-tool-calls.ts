@@ -1,5 +1,5 @@
 /**
- * Spans and counters of model and tool calls. A span per call carries the OpenTelemetry GenAI
+ * Spans and counters of model and tool calls, for the activities that make them. A span per call carries the OpenTelemetry GenAI
  * semantic conventions' attributes (`chat <model>`, `execute_tool <name>`) when the worker hands
  * in a tracer; the counters go through the activity's metric meter (the Temporal runtime's,
  * a no-op unless the worker exports metrics).
@@ -9,7 +9,7 @@ import { Context } from '@temporalio/activity';
 import type { MetricMeter } from '@temporalio/common';
 import type { ModelSettings, ToolObservation } from '../core/contract';
 import type { Usage } from '../core/llm-types';
-import { PERFLOW_METRICS } from '../core/metric-names';
+import { PERFLOW_METRICS } from './metric-names';
 import { firstLine } from '../core/text';
 
 export interface TelemetryDeps {

@@ -1,6 +1,6 @@
 import { clientConfigFromEnv, workerConfigFromEnv } from '../../../config/env';
 import { describeTelemetry, metricsConfigFromEnv, telemetryConfigFromEnv, tracingConfigFromEnv } from '../../../config/telemetry';
-import { genAiSystem, observeModelCall, observeToolCall } from '../../../activities/telemetry';
+import { genAiSystem, observeModelCall, observeToolCall } from '../../../telemetry/model-and-tool-calls';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 describe('traces from the environment', () => {

@@ -1,0 +1,81 @@
+/**
+ * Which agent types use a parameter or agent-file field: one that does nothing for the agent's
+ * type is refused before a run starts, and an unknown parameter gets a warning naming the
+ * closest known one (unknown parameters are kept: prompts may use them as `${parameters.x}`).
+ */
+import type { AgentType } from '../agent';
+import type { AgentDefinitionIssue } from '../issues';
+
+const PER: AgentType = 'plan_execute_and_reflect';
+
+/** Parameters only some agent types use (every other parameter is used by all of them). */
+export const PARAMETER_TYPES: Readonly<Record<string, readonly AgentType[]>> = {
+  max_steps: [PER, 'plan_and_execute'],
+  max_iterations: ['step_by_step', 'todo_list'],
+  max_iterations_per_todo: ['todo_list'],
+  max_step_attempts: ['plan_and_execute'],
+  replan_after_failed_attempts: ['plan_and_execute'],
+  replan_keywords: ['plan_and_execute'],
+  replan_confidence_threshold: ['plan_and_execute'],
+  planner_prompt: [PER],
+  reflect_prompt: [PER],
+  planner_prompt_template: [PER],
+  reflect_prompt_template: [PER],
+  planner_with_history_template: [PER],
+};
+
+/** Agent-file fields only some agent types use. */
+export const FIELD_TYPES: Readonly<Record<string, readonly AgentType[]>> = {
+  goal: ['step_by_step', 'todo_list'],
+  instructions: ['step_by_step', 'todo_list', 'plan_and_execute'],
+};
+
+const usedBy = (types: readonly AgentType[]) => (types.length <= 2 ? types.join(' and ') : `${types.slice(0, -1).join(', ')} and ${types.at(-1)}`);
+
+/** The given parameters (the agent file's and the run's, not defaults) that the agent's type does not use. */
+export function unusedParameters(type: AgentType, given: Record<string, unknown>): AgentDefinitionIssue[] {
+  return Object.keys(given)
+    .filter((key) => given[key] !== undefined && PARAMETER_TYPES[key] !== undefined && !PARAMETER_TYPES[key].includes(type))
+    .map((key) => ({ path: `parameters.${key}`, message: `does nothing for a ${type} agent (it is for ${usedBy(PARAMETER_TYPES[key])}); remove it` }));
+}
+
+/** The agent-file fields set that the agent's type does not use (an empty list of instructions is no setting). */
+export function unusedFields(agent: { type: AgentType; goal?: string; instructions?: readonly unknown[] }): AgentDefinitionIssue[] {
+  const set = { goal: agent.goal !== undefined, instructions: (agent.instructions ?? []).length > 0 };
+  return (Object.keys(set) as Array<keyof typeof set>)
+    .filter((field) => set[field] && !FIELD_TYPES[field].includes(agent.type))
+    .map((field) => ({ path: field, message: `does nothing for a ${agent.type} agent (it is for ${usedBy(FIELD_TYPES[field])}); remove it` }));
+}
+
+/**
+ * Warnings for parameters perflow does not know, each naming the closest known one when there
+ * is one, unless a prompt of the agent uses the parameter (`${parameters.<name>}`).
+ */
+export function unknownParameterWarnings(given: Record<string, unknown>, known: readonly string[], texts: readonly string[]): string[] {
+  return Object.keys(given)
+    .filter((key) => !known.includes(key) && !texts.some((t) => t.includes(`\${parameters.${key}}`)))
+    .map((key) => {
+      const near = closest(key, known);
+      return `parameters.${key} is not a perflow parameter${near ? ` (did you mean ${near}?)` : ''}; it is kept for prompts that use \${parameters.${key}}`;
+    });
+}
+
+/** The known name nearest to `name` within a third of its length in edits, if any. */
+function closest(name: string, known: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate);
+    if (distance <= Math.max(2, Math.floor(name.length / 3)) && (!best || distance < best.distance)) best = { name: candidate, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}

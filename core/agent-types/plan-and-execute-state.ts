@@ -1,0 +1,194 @@
+/**
+ * A plan_and_execute run's state and what is derived from it without I/O: the listings its
+ * prompts show, a step's action input, whether an attempt succeeded, the run's metadata, and
+ * what a fork from a plan step takes over.
+ *
+ * Pure module: safe to import from workflow code.
+ *
+ * @module
+ */
+import type { CompletedStepView, ForkPoint } from '../contract';
+import { preview } from '../text';
+import { fill } from '../template';
+import { FINAL_ANSWER_TEMPLATE, OBSERVATION_METADATA_CHARS, planStatistics, STEP_ACTION_TEMPLATE, type PlanStep, type PlanStepView, type Replan, type StepResult } from './plan-and-execute';
+
+/** How many earlier observations a step sees (seed 003 keeps the last 5). */
+export const OBSERVATION_WINDOW = 5;
+
+/** What a plan_and_execute run carries across continue-as-new (and a fork takes over). */
+export interface PlanAndExecuteState {
+  plan: PlanStepView[];
+  /** The plan step to run next. */
+  cursor: number;
+  results: StepResult[];
+  observations: string[];
+  replans: Replan[];
+  /** Executed steps (attempts) so far. */
+  unit: number;
+  plannerCalls: number;
+  viabilityCalls: number;
+  /** StepVerifier calls so far (absent in runs recorded before it). */
+  verificationCalls?: number;
+  /** The call counters as each plan step began, by plan position: where a fork from that step goes on (absent in runs recorded before). */
+  countersAt?: Array<Counters | undefined>;
+}
+
+/** Where a plan_and_execute run's model calls stand (a scripted model's positions). */
+export type Counters = Pick<PlanAndExecuteState, 'plannerCalls' | 'viabilityCalls'> & { verificationCalls: number };
+
+/** The call counters now. */
+export function countersOf(state: PlanAndExecuteState): Counters {
+  return { plannerCalls: state.plannerCalls, viabilityCalls: state.viabilityCalls, verificationCalls: state.verificationCalls ?? 0 };
+}
+
+export const initialPlanAndExecuteState = (): PlanAndExecuteState => ({
+  plan: [],
+  cursor: 0,
+  results: [],
+  observations: [],
+  replans: [],
+  unit: 0,
+  plannerCalls: 0,
+  viabilityCalls: 0,
+});
+
+export function stepView(s: PlanStep): PlanStepView {
+  return { ...s, status: 'pending', attempts: 0 };
+}
+
+/** Plan steps as the re-planning and viability prompts list them. */
+export function stepListing(steps: readonly PlanStep[]): string {
+  return steps.map((s) => `${s.step_num}. ${s.goal} [${s.primary_tools.join(', ') || 'no tool'}] — done when: ${s.success_criteria}`).join('\n') || 'none';
+}
+
+/** The results so far as the re-planning and viability prompts list them. */
+export function completedListing(results: readonly StepResult[]): string {
+  return results.map((r) => `${r.success ? '✅' : '❌'} ${r.step_num}. ${r.goal} [${r.tool_used || 'no tool'}]: ${preview(r.observation, 300)}`).join('\n') || 'none';
+}
+
+/** What the executor is asked for one attempt (1-based) of a step: guided by its tool and the recent observations. */
+export function stepActionText(state: PlanAndExecuteState, step: PlanStepView, at: { attempt: number; lastObservation: string; query: string; executionInstructions: string }): string {
+  const recent = state.observations.slice(-OBSERVATION_WINDOW);
+  return fill(STEP_ACTION_TEMPLATE, {
+    executionInstructions: at.executionInstructions,
+    query: at.query,
+    stepNum: String(step.step_num),
+    totalSteps: String(state.plan.length),
+    goal: step.goal,
+    tool: step.primary_tools[0] ?? 'none (reason from the results so far)',
+    successCriteria: step.success_criteria || 'the goal is met',
+    context: step.context ? `\nContext: ${step.context}` : '',
+    previousResults:
+      (recent.length > 0 ? `\n\nResults of previous steps:\n${recent.join('\n')}` : '') +
+      (at.attempt > 1 ? `\n\nAttempt ${at.attempt}: the previous attempt did not succeed: ${preview(at.lastObservation, 300)}` : ''),
+  });
+}
+
+/**
+ * The steps to run next: the step at `cursor`, and — with `max_parallel_steps` > 1 — the
+ * steps after it whose `depends_on` names only steps already done, up to the cap and `max_steps`.
+ */
+export function readyBatch(state: PlanAndExecuteState, cursor: number, p: { max_parallel_steps?: number; max_steps: number }): PlanStepView[] {
+  const first = state.plan[cursor];
+  const cap = p.max_parallel_steps ?? 1;
+  if (!(cap > 1)) return [first];
+  const done = new Set(state.plan.slice(0, cursor).map((s) => s.step_num));
+  const room = Math.min(cap, p.max_steps - state.results.length);
+  const batch = [first];
+  for (let i = cursor + 1; i < state.plan.length && batch.length < room; i++) {
+    const deps = state.plan[i].depends_on;
+    if (deps === undefined || deps.some((d) => !done.has(d))) break;
+    batch.push(state.plan[i]);
+  }
+  return batch;
+}
+
+/** A step's outcome in the results, observations and plan (`error` undefined: it succeeded). */
+export function recordResult(state: PlanAndExecuteState, step: PlanStepView, observation: string, error: string | undefined): void {
+  const tool = step.primary_tools[0] ?? '';
+  step.status = error === undefined ? 'completed' : 'failed';
+  state.results.push({
+    step_num: step.step_num,
+    goal: step.goal,
+    success: error === undefined,
+    tool_used: tool,
+    attempts: step.attempts,
+    observation: preview(observation, OBSERVATION_METADATA_CHARS),
+    ...(error !== undefined ? { error: preview(error, OBSERVATION_METADATA_CHARS) } : {}),
+  });
+  state.observations.push(`Step ${step.step_num} (${tool || 'no tool'}): ${preview(observation, 300)}`);
+}
+
+/** The final answer's prompt: the step summaries and observations of the whole run. */
+export function finalAnswerPrompt(state: PlanAndExecuteState, query: string): string {
+  return fill(FINAL_ANSWER_TEMPLATE, {
+    query,
+    stepSummaries: state.results.map((r) => `${r.success ? '✅' : '❌'} Step ${r.step_num}: ${r.goal} [tool: ${r.tool_used || 'none'}] → ${preview(r.observation, 300)}`).join('\n'),
+    observations: state.observations.join('\n'),
+  });
+}
+
+/** An executed attempt, as far as its success goes. */
+export interface AttemptOutcome {
+  ok: boolean;
+  result: string;
+  limit_reached: boolean;
+  tool_calls: number;
+  tool_errors: number;
+}
+
+/** Why an attempt did not succeed, or undefined when it did. */
+export function attemptError(o: AttemptOutcome): string | undefined {
+  if (!o.ok) return o.result;
+  if (o.limit_reached) return 'the executor reached its iteration limit';
+  if (o.tool_errors > 0 && o.tool_errors >= o.tool_calls) return 'every tool call returned an error';
+  return undefined;
+}
+
+/** The run output's metadata. */
+export function planAndExecuteMetadata(state: PlanAndExecuteState, stoppedAt?: number): Record<string, unknown> {
+  return {
+    agent_type: 'plan_and_execute',
+    architecture: 'plan-and-execute: structured plan, guided ReAct execution per step, re-planning triggers, synthesised answer',
+    planning: { plan: state.plan.map(({ status: _s, attempts: _a, ...s }) => s), replans: state.replans },
+    execution: { steps: state.results },
+    summary: planStatistics(state.results),
+    ...(stoppedAt !== undefined ? { stopped: `max_steps (${stoppedAt}) reached` } : {}),
+  };
+}
+
+/**
+ * A fork from plan step `step`: the plan steps before it (done, in order), the executions
+ * they took (which must come before any of a later step's), and the plan and results so far.
+ */
+export function planAndExecuteForkPoint(state: PlanAndExecuteState, executed: CompletedStepView[], step: number): ForkPoint {
+  const done = state.plan.findIndex((s) => s.status !== 'completed' && s.status !== 'failed');
+  const completed = done === -1 ? state.plan.length : done;
+  const kept = Math.max(0, Math.min(step - 1, completed));
+  const position = (label: string) => state.plan.findIndex((s) => s.step_num === Number(/^step (\d+)/.exec(label)?.[1]));
+  const reused = (label: string) => {
+    const at = position(label);
+    return at >= 0 && at < kept;
+  };
+  const ahead = executed.findIndex((u) => !reused(u.step));
+  const steps = ahead === -1 ? executed : executed.slice(0, ahead);
+  const point: ForkPoint = { completed, steps };
+  if (executed.slice(steps.length).some((u) => reused(u.step))) {
+    return { ...point, refused: `the steps before step ${step} ran in one batch with later steps (max_parallel_steps): fork from the first step of that batch` };
+  }
+  if (kept === 0) return point;
+  return {
+    ...point,
+    agent_state: {
+      plan: state.plan.map((s, i) => (i < kept ? s : { ...s, status: 'pending', attempts: 0 })),
+      cursor: kept,
+      results: state.results.slice(0, kept),
+      observations: state.observations.slice(0, kept),
+      replans: state.replans.filter((r) => r.after_step < kept),
+      unit: steps.length,
+      // A scripted model's scripts go on where the source stood at the step.
+      ...(state.countersAt?.[kept] ?? countersOf(state)),
+      countersAt: state.countersAt?.slice(0, kept),
+    } satisfies PlanAndExecuteState,
+  };
+}

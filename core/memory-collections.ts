@@ -1,0 +1,13 @@
+/**
+ * The MongoDB collections a memory lives in, and their default names. Shared by the memory
+ * store, the built-in MongoDB tools (which keep off them) and config/ (which reads
+ * PERFLOW_*_COLLECTION over these defaults).
+ */
+export interface MemoryCollections {
+  memories: string;
+  interactions: string;
+  /** The runs' static prompt material (parameters, system prompts, tool specs), by ID. */
+  prompts: string;
+}
+
+export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memories', interactions: 'perflow_interactions', prompts: 'perflow_prompts' };

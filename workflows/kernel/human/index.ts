@@ -1,0 +1,41 @@
+/**
+ * People in the loop, for every agent type: a proposed plan waits for approval
+ * (`plan_approval`, plan-review.ts), a tool call that requires approval waits in its executor
+ * child, which asks the run (tool-approval.ts), guidance reaches the next planning call and a
+ * pause holds the run between steps (steering.ts). Every decision is a workflow Update,
+ * validated before it is accepted (an invalid one changes nothing), and recorded in history,
+ * progress and memory (pending.ts).
+ *
+ * Nothing here adds a command unless a person (or `plan_approval`, or a tool's
+ * `requires_approval`) asks for it, so runs recorded before replay unchanged.
+ */
+import type { HumanState } from '../../definitions';
+import type { RunContext } from '../context';
+import { openDecisions } from './pending';
+import { openPlanReview, type PlanOutcome } from './plan-review';
+import { openSteering, type Steering } from './steering';
+import { openToolApproval } from './tool-approval';
+
+export type { HumanState, PlanOutcome };
+export { FEEDBACK_HEADING } from './steering';
+export { TIMEOUT_BY } from './pending';
+export { askToolApproval, toolApprovalAnswers } from './tool-approval';
+
+export interface HumanLoop extends Steering {
+  state: HumanState;
+  /** Puts a proposed plan to review when `plan_approval` asks for it; waits for the answer. */
+  reviewPlan(steps: string[]): Promise<PlanOutcome>;
+  /** Waits until every decision being recorded is recorded (before the run ends). */
+  settle(): Promise<void>;
+}
+
+const NO_STATE: HumanState = { plans_reviewed: 0, plans_approved: 0, rejections: 0, feedback: [], paused: false };
+
+/** Sets up the decision handlers of a run; `carried` is the state of its previous execution. */
+export function openHumanLoop(run: RunContext, carried?: HumanState): HumanLoop {
+  const state: HumanState = { ...NO_STATE, ...carried, feedback: [...(carried?.feedback ?? [])] };
+  const desk = openDecisions(run, state);
+  const reviewPlan = openPlanReview(desk);
+  openToolApproval(desk);
+  return { state, reviewPlan, ...openSteering(desk), settle: desk.settle };
+}
