@@ -3,14 +3,14 @@
  * worker hands in real ones and tests hand in scripted or real ones.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { AgentTool, AgentToolRef, ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, ToolCallInput, ToolObservation } from '../core/contract';
+import type { AgentTool, AgentToolRef, ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, ToolCallInput, ToolObservation, WholeResultsRef } from '../core/contract';
 import type { ChatMessage, ChatResponse, Usage } from '../core/llm-types';
 import { toolTimeoutSeconds } from '../core/tool-types';
 import { withHeartbeat } from './heartbeat';
 import { observeToolCall } from '../telemetry/model-and-tool-calls';
 import { chat, type ChatDeps } from './llm/chat';
-import { executorOpening, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
-import { completedStepIds } from '../core/memory-ids';
+import { executorOpening, fillWholeResults, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
+import { completedStepIds, stepTraceId } from '../core/memory-ids';
 import { createMemoryActivities, directReads, loadExecutorHistory, saveStep, saveToolCall, toolCallId } from './memory';
 import { allFound, type MemoryStore } from '../memory/store';
 import { toolSpec, type ToolRegistry } from './tools/tool';
@@ -106,7 +106,7 @@ async function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Prom
       input.model,
       {
         system: systemOf(input, material),
-        messages: [{ role: 'user', content: input.render ? await renderPlannerPrompt(deps.completedSteps, input.render, material) : (input.prompt ?? '') }],
+        messages: [{ role: 'user', content: await withWholeResults(deps, input.whole_results, input.render ? await renderPlannerPrompt(deps.completedSteps, input.render, material) : (input.prompt ?? '')) }],
         position: input.position,
         response_filter: input.response_filter,
       },
@@ -118,10 +118,13 @@ async function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Prom
 
 async function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Promise<ChatResponse> {
   return withHeartbeat(async () => {
-    const { model, material_id, system_key: _key, tool_names, step_memory, ...request } = input;
+    const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, ...request } = input;
     const material = material_id ? await deps.prompts.get(material_id) : undefined;
     const tools = tool_names && material ? material.tools.filter((t) => tool_names.includes(t.name)) : request.tools;
-    const messages = step_memory ? [...(await deps.executorHistory.get(step_memory)), ...request.messages] : request.messages;
+    const asked = whole_results
+      ? await Promise.all(request.messages.map(async (m) => (m.role === 'user' ? { ...m, content: await withWholeResults(deps, whole_results, m.content) } : m)))
+      : request.messages;
+    const messages = step_memory ? [...(await deps.executorHistory.get(step_memory)), ...asked] : asked;
     const response = await chat(model, { ...request, messages, system: systemOf(input, material), ...(tools ? { tools } : {}) }, deps);
     // A final answer is the step's result; saving it is idempotent, so a retried turn saves what it answers.
     if (step_memory && response.tool_calls.length === 0) {
@@ -130,6 +133,13 @@ async function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Pr
     }
     return response;
   });
+}
+
+/** The prompt with the whole results of the steps it marks, read from memory (an assessment judges the result, not its preview). */
+async function withWholeResults(deps: ModelCallDeps, ref: WholeResultsRef | undefined, prompt: string): Promise<string> {
+  if (!ref) return prompt;
+  const steps = await deps.completedSteps.find(ref.units.map((unit) => stepTraceId(ref.ids.parent_interaction_id, unit)));
+  return fillWholeResults(prompt, new Map(ref.units.map((unit, i) => [unit, steps[i]?.result ?? ''])));
 }
 
 /** The call's system prompt: its own, or the material's it names. */

@@ -4,7 +4,7 @@ import type { PromptMaterial } from '../core/contract';
 import type { DecisionRecord } from '../core/decisions';
 import type { CompletedStep } from '../core/template';
 import { executorStepId, stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace } from '../core/memory-ids';
-import type { MemoryStore } from '../memory/store';
+import { otherTenantMessage, type MemoryStore } from '../memory/store';
 
 export { stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace };
 
@@ -204,6 +204,11 @@ export function createMemoryActivities(store: MemoryStore) {
       if (input.resume && !(await store.memoryExists(ids.memory_id))) {
         throw ApplicationFailure.nonRetryable(`memory_id ${ids.memory_id} does not exist`, 'Memory.NotFound');
       }
+      // A conversation (or executor memory) is continued by its own tenant only, before anything is written.
+      for (const [field, id] of [['memory_id', ids.memory_id], ['executor_agent_memory_id', ids.executor_agent_memory_id]] as const) {
+        const owner = await store.memoryOwner(id);
+        if (owner && owner.tenant_id !== ids.tenant_id) throw ApplicationFailure.nonRetryable(otherTenantMessage(field, id, owner.tenant_id, ids.tenant_id), 'Memory.OtherTenant');
+      }
       const history = input.resume
         ? await store.recentExchanges(ids.memory_id, input.message_history_limit, ids.parent_interaction_id)
         : [];
@@ -251,8 +256,8 @@ export function createMemoryActivities(store: MemoryStore) {
     recordDecision: (input: { ids: MemoryIds; index: number; decision: DecisionRecord }) => recordDecision(store, input),
 
     /** Stores the run's static prompt material once, under the ID the workflow chose. */
-    async savePromptMaterial(input: { id: string; material: PromptMaterial }): Promise<void> {
-      await store.savePromptMaterial(input.id, input.material, new Date());
+    async savePromptMaterial(input: { id: string; material: PromptMaterial; tenant_id?: string }): Promise<void> {
+      await store.savePromptMaterial(input.id, input.material, new Date(), input.tenant_id);
     },
 
     /** Writes the final result (or the failure) onto the root interaction (saveAndReturnFinalResult). */

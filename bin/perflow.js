@@ -7,11 +7,11 @@ const { join } = require('node:path');
 
 const root = join(__dirname, '..');
 let cli;
-if (existsSync(join(root, 'client', 'cli.ts'))) {
+if (existsSync(join(root, 'cli', 'main.ts'))) {
   require('tsx/cjs');
-  cli = require('../client/cli.ts');
+  cli = require('../cli/main.ts');
 } else {
-  cli = require('../dist/client/cli.js');
+  cli = require('../dist/cli/main.js');
 }
 cli.main(process.argv.slice(2)).then(
   (code) => {

@@ -3,7 +3,6 @@
  * call, guide, pause and resume — each a workflow Update the run validates before accepting —
  * and the runs waiting for one (`PerflowPending`).
  */
-import { readFile } from 'node:fs/promises';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import {
   guideUpdate,
@@ -19,6 +18,7 @@ import {
   type ToolDecision,
 } from '../workflows/definitions';
 import { CliError } from './errors';
+import { parseJson, readTextFile } from './json-file';
 import { lenientClient } from './payloads';
 import { listQuery } from './ops';
 
@@ -116,19 +116,9 @@ export async function listPending(client: Client, limit = 100): Promise<PendingR
 
 /** The steps of an edited plan from a file: a JSON array of strings, or one step per non-empty line. */
 export async function readStepsFile(file: string): Promise<string[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new CliError(`cannot read steps file ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (err as Error).message}`, 2, { cause: err });
-  }
+  const text = await readTextFile(file, 'steps file');
   if (text.trim().startsWith('[')) {
-    let steps: unknown;
-    try {
-      steps = JSON.parse(text);
-    } catch (err) {
-      throw new CliError(`steps file ${file} is not valid JSON: ${(err as Error).message}`, 2, { cause: err });
-    }
+    const steps = parseJson(text, `steps file ${file}`);
     if (!Array.isArray(steps) || steps.some((s) => typeof s !== 'string')) throw new CliError(`steps file ${file} must hold a JSON array of strings`, 2);
     return steps as string[];
   }

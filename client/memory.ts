@@ -1,7 +1,7 @@
 /** The client's view of conversation memory in MongoDB (MONGODB_URI). */
 import { MongoClient } from 'mongodb';
 import { readConversation, type ConversationView } from '../memory/conversation';
-import { MemoryStore } from '../memory/store';
+import { MemoryStore, otherTenantMessage } from '../memory/store';
 import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv } from '../config/env';
 import { CliError } from './errors';
 
@@ -17,18 +17,19 @@ export async function withMemory<T>(env: NodeJS.ProcessEnv, fn: (memory: MemoryS
 }
 
 /**
- * Rejects an unknown `--memory-id` before a run starts. When MongoDB cannot be reached from
- * here, the run starts anyway and its first activity rejects the ID (the worker may see a
- * database this client cannot).
+ * Rejects an unknown `--memory-id`, or one of another tenant than the run's, before a run
+ * starts. When MongoDB cannot be reached from here, the run starts anyway and its first
+ * activity checks the ID (the worker may see a database this client cannot).
  */
-export async function assertMemoryExists(env: NodeJS.ProcessEnv, memoryId: string): Promise<void> {
-  let exists: boolean;
+export async function assertMemoryExists(env: NodeJS.ProcessEnv, memoryId: string, tenant?: string): Promise<void> {
+  let owner: { tenant_id?: string } | undefined;
   try {
-    exists = await withMemory(env, (memory) => memory.memoryExists(memoryId), 3_000);
+    owner = await withMemory(env, (memory) => memory.memoryOwner(memoryId), 3_000);
   } catch {
     return;
   }
-  if (!exists) throw new CliError(`memory_id ${memoryId} does not exist (MONGODB_URI); omit --memory-id to start a new conversation`, 2);
+  if (!owner) throw new CliError(`memory_id ${memoryId} does not exist (MONGODB_URI); omit --memory-id to start a new conversation`, 2);
+  if (owner.tenant_id !== tenant) throw new CliError(otherTenantMessage('memory_id', memoryId, owner.tenant_id, tenant), 2);
 }
 
 /**

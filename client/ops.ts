@@ -1,12 +1,13 @@
 /** Inspecting and managing runs: status, result, list, cancel, history, replay, reset. */
 import { randomUUID } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { progressQuery, WORKFLOW_TYPES, type Progress, type RunOutput } from '../workflows/definitions';
 import { CliError } from './errors';
+import { readJsonFile } from './json-file';
 import { lenientClient } from './payloads';
 
 /** The workflow type of plan_execute_and_reflect runs. */
@@ -142,15 +143,8 @@ export async function writeHistoryFile(file: string, history: History, workflowI
 
 /** A history file's events and, when {@link writeHistoryFile} recorded it, its workflow ID. */
 export async function readHistoryFile(file: string): Promise<{ history: History; workflowId?: string }> {
-  let text: string;
+  const json = (await readJsonFile(file, 'history file')) as { workflowId?: unknown };
   try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`history file not found: ${file}`, 2, { cause: err });
-    throw err;
-  }
-  try {
-    const json = JSON.parse(text) as { workflowId?: unknown };
     const workflowId = typeof json?.workflowId === 'string' ? json.workflowId : undefined;
     return { history: parseHistoryJSON(json), workflowId };
   } catch (err) {

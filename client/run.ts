@@ -1,13 +1,25 @@
-/** Starting a plan-execute-reflect run and following its progress. */
+/** Starting a run of any agent type and following its progress. */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { AgentDefinitionError, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
-import { preview, progressQuery, SearchAttributes, workflowTypeFor, type ForkSource, type PendingDecision, type Progress, type RunIds, type RunOutput } from '../workflows/definitions';
-import type { planExecuteReflect, PlanExecuteReflectInput } from '../workflows';
+import { AgentDefinitionError, parameterWarnings, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
+import {
+  preview,
+  progressQuery,
+  SearchAttributes,
+  workflowTypeFor,
+  type ForkSource,
+  type PendingDecision,
+  type Progress,
+  type RunIds,
+  type RunInput,
+  type RunOutput,
+  type RunWorkflow,
+  type RunWorkflows,
+} from '../workflows/definitions';
 import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 import { CliError } from './errors';
+import { readJsonFile } from './json-file';
 
 export interface LoadAgentFileOptions {
   /** Tool types the workers offer besides the built-in ones (tools of your own, see `perflow/worker`). */
@@ -19,24 +31,11 @@ export async function loadAgentFile(
   file: string,
   runParams: Record<string, unknown> = {},
   options: LoadAgentFileOptions = {},
-): Promise<{ agent: AgentDefinition; parameters: ResolvedParameters }> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new CliError(`agent file not found: ${file}`, 2, { cause: err });
-    throw new CliError(`cannot read agent file ${file}: ${(err as Error).message}`, 2, { cause: err });
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new CliError(`agent file ${file} is not valid JSON: ${(err as Error).message}`, 2, { cause: err });
-  }
+): Promise<{ agent: AgentDefinition; parameters: ResolvedParameters; warnings: string[] }> {
+  const json = await readJsonFile(file, 'agent file');
   try {
     const agent = parseAgentDefinition(json, { toolTypes: [...BUILTIN_TOOL_TYPES, ...(options.extraToolTypes ?? [])] });
-    return { agent, parameters: resolveParameters(agent, runParams) };
+    return { agent, parameters: resolveParameters(agent, runParams), warnings: parameterWarnings(agent, runParams) };
   } catch (err) {
     if (err instanceof AgentDefinitionError) throw new CliError(`${file}: ${err.message}`, 2, { cause: err });
     throw err;
@@ -83,7 +82,7 @@ export interface StartRunOptions {
   parameters: ResolvedParameters;
   question: string;
   taskQueue: string;
-  /** Continue this conversation. */
+  /** Continue this conversation (default: the `memory_id` parameter, else a new one). */
   memoryId?: string;
   /** Run the LLM activities on this task queue (see PERFLOW_LLM_TASK_QUEUE). */
   llmTaskQueue?: string;
@@ -97,23 +96,37 @@ export interface StartedRun {
   workflowId: string;
   runId: string;
   ids: RunIds;
-  handle: WorkflowHandle<typeof planExecuteReflect>;
+  handle: WorkflowHandle<RunWorkflow>;
+}
+
+/**
+ * The run's memory IDs, resolved here and nowhere else: the conversation and executor memory it
+ * continues (`memoryId`, else the seed's `memory_id` and `executor_agent_memory_id` parameters),
+ * else new ones. The parameters go on without them: the IDs travel in `ids` only.
+ */
+export function resolveRunIds(o: Pick<StartRunOptions, 'memoryId' | 'parameters'>): {
+  ids: RunIds;
+  continuesConversation: boolean;
+  parameters: Omit<ResolvedParameters, 'memory_id' | 'executor_agent_memory_id'>;
+} {
+  const { memory_id, executor_agent_memory_id, ...parameters } = o.parameters;
+  const memoryId = o.memoryId ?? memory_id;
+  const ids: RunIds = {
+    memory_id: memoryId ?? randomUUID(),
+    parent_interaction_id: randomUUID(),
+    executor_agent_memory_id: executor_agent_memory_id ?? randomUUID(),
+    executor_agent_parent_interaction_id: randomUUID(),
+  };
+  return { ids, continuesConversation: memoryId !== undefined, parameters };
 }
 
 /** Starts a run with client-chosen IDs, as the workflow type of the agent's type (see WORKFLOW_TYPES). */
 export async function startRun(client: Client, o: StartRunOptions): Promise<StartedRun> {
-  // The seed's parameters name a conversation and an executor memory to continue, too.
-  const memoryId = o.memoryId ?? o.parameters.memory_id;
-  const ids: RunIds = {
-    memory_id: memoryId ?? randomUUID(),
-    parent_interaction_id: randomUUID(),
-    executor_agent_memory_id: o.parameters.executor_agent_memory_id ?? randomUUID(),
-    executor_agent_parent_interaction_id: randomUUID(),
-  };
+  const { ids, continuesConversation, parameters } = resolveRunIds(o);
   const workflowId = o.workflowId ?? `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
   // Default prompts travel as the name of their set, not as text (see sparseParameters).
-  const input: PlanExecuteReflectInput = { agent: o.agent, question: o.question, ...sparseParameters(o.parameters), ids };
-  if (memoryId !== undefined) input.memory_id = memoryId;
+  const input: RunInput = { agent: o.agent, question: o.question, ...sparseParameters(parameters), ids };
+  if (continuesConversation) input.continues_conversation = true;
   if (o.llmTaskQueue) input.llm_task_queue = o.llmTaskQueue;
   if (o.fork) input.fork = o.fork;
   const details = [
@@ -129,7 +142,7 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
     workflowId,
     // A fork's memory copies are keyed by its run: a second fork under the same workflow ID is refused.
     ...(o.fork ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
-    args: [input] as [PlanExecuteReflectInput],
+    args: [input] as [RunInput],
     memo: {
       agent: o.agent.name,
       agent_type: o.agent.type,
@@ -144,18 +157,18 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
     { key: SearchAttributes.status, value: 'running' },
     { key: SearchAttributes.pending, value: 'none' },
   ]);
-  // Every agent type's workflow takes the same input and returns a RunOutput.
   const workflowType = workflowTypeFor(o.agent.type);
-  let handle: WorkflowHandleWithFirstExecutionRunId<typeof planExecuteReflect>;
+  type Workflow = RunWorkflows[typeof workflowType];
+  let handle: WorkflowHandleWithFirstExecutionRunId<Workflow>;
   try {
-    handle = await client.workflow.start<typeof planExecuteReflect>(workflowType, { ...options, typedSearchAttributes: searchable });
+    handle = await client.workflow.start<Workflow>(workflowType, { ...options, typedSearchAttributes: searchable });
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
       throw new CliError(`a run with workflow ID ${workflowId} exists already${o.fork ? ': a fork is started once under its ID (nothing was copied again)' : ''}`, 1, { cause: err });
     }
     // A server without perflow's search attributes registered still runs perflow.
     if (!/search attribute/i.test((err as Error).message)) throw err;
-    handle = await client.workflow.start<typeof planExecuteReflect>(workflowType, options);
+    handle = await client.workflow.start<Workflow>(workflowType, options);
   }
   return { workflowId, runId: handle.firstExecutionRunId, ids, handle };
 }
@@ -198,7 +211,7 @@ export function pendingLines(d: PendingDecision): string[] {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls the progress query, calling `print` for each change, until the run ends; returns its result. */
-export async function followRun(handle: WorkflowHandle<typeof planExecuteReflect>, print: (line: string) => void, intervalMs = 500): Promise<RunOutput> {
+export async function followRun(handle: WorkflowHandle<RunWorkflow>, print: (line: string) => void, intervalMs = 500): Promise<RunOutput> {
   let settled = false;
   const result = handle.result().finally(() => {
     settled = true;

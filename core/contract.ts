@@ -77,8 +77,15 @@ export interface MaterialRef {
   system_key?: 'planning' | 'executor';
 }
 
+/** Executed steps whose whole results the activity puts at their markers in the prompt (`wholeResultMarker`). */
+export interface WholeResultsRef {
+  ids: MemoryIds;
+  units: number[];
+}
+
 /** A planning-model call with a ready `prompt`, or one rendered in the activity from `render`. */
 export interface PlannerCallInput extends Omit<ChatRequest, 'messages' | 'system'>, MaterialRef {
+  whole_results?: WholeResultsRef;
   model: ModelSettings;
   /** The system prompt, unless `system_key` names the material's. */
   system?: string;
@@ -88,6 +95,8 @@ export interface PlannerCallInput extends Omit<ChatRequest, 'messages' | 'system
 
 /** An execution-model call: a chat turn, with the tools the model may call (or their names in the material). */
 export interface ExecutorCallInput extends Omit<ChatRequest, 'system'>, MaterialRef {
+  /** Steps whose whole results fill the markers of the user messages (assessments). */
+  whole_results?: WholeResultsRef;
   model: ModelSettings;
   system?: string;
   /** The tools offered, by name, from the material's specs (instead of `tools`). */

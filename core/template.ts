@@ -166,3 +166,27 @@ export function templateParams(p: Readonly<Record<string, unknown>>, question: s
   }
   return resolved;
 }
+
+/** The most characters of a step result an assessment is shown; a longer one is cut, and the prompt says so. */
+export const WHOLE_RESULT_CHARS = 50_000;
+
+/**
+ * Where a prompt built in a workflow wants the whole result of the run's executed step `unit`:
+ * the model activity fills it from memory ({@link fillWholeResults}), so the history carries the
+ * marker, not the result.
+ */
+export const wholeResultMarker = (unit: number): string => `⟦whole result of step ${unit + 1}⟧`;
+
+/**
+ * Replaces the markers of the results given (by unit) with the results, each cut at
+ * {@link WHOLE_RESULT_CHARS} with a note saying how long it was, in one pass: text put in is
+ * never scanned for markers.
+ */
+export function fillWholeResults(prompt: string, results: ReadonlyMap<number, string>): string {
+  return prompt.replace(/⟦whole result of step (\d+)⟧/g, (marker, n: string) => {
+    const result = results.get(Number(n) - 1);
+    if (result === undefined) return marker;
+    if (result.length <= WHOLE_RESULT_CHARS) return result;
+    return `${result.slice(0, WHOLE_RESULT_CHARS)}\n…[cut: the result has ${result.length} characters; the first ${WHOLE_RESULT_CHARS} are shown]`;
+  });
+}

@@ -96,6 +96,12 @@ export class MemoryStore {
     return (await this.memories.countDocuments({ _id: memoryId }, { limit: 1 })) > 0;
   }
 
+  /** Whose a memory is: undefined when it does not exist, else its tenant (`tenant_id` absent: none). */
+  async memoryOwner(memoryId: string): Promise<{ tenant_id?: string } | undefined> {
+    const doc = await this.memories.findOne({ _id: memoryId }, { projection: { tenant_id: 1 } });
+    return doc ? (doc.tenant_id !== undefined ? { tenant_id: doc.tenant_id } : {}) : undefined;
+  }
+
   /**
    * Creates the memory if it does not exist; keeps its name, `first_run` and creation time if it
    * does. Inserted first: a new memory (every new conversation) is one insert, while an update
@@ -195,10 +201,10 @@ export class MemoryStore {
   }
 
   /** Stores a run's prompt material under its ID (idempotent: the same run writes the same). */
-  async savePromptMaterial(id: string, material: PromptMaterial, now: Date): Promise<void> {
+  async savePromptMaterial(id: string, material: PromptMaterial, now: Date, tenantId?: string): Promise<void> {
     // Stored once; a retried attempt finds it there.
     try {
-      await this.prompts.insertOne({ _id: id, material: JSON.stringify(material), created: now });
+      await this.prompts.insertOne({ _id: id, material: JSON.stringify(material), created: now, ...(tenantId !== undefined ? { tenant_id: tenantId } : {}) });
     } catch (err) {
       if ((err as { code?: number }).code !== 11000) throw err; // already stored by an earlier attempt
     }
@@ -224,4 +230,10 @@ export function allFound<T>(ids: readonly string[], found: readonly (T | null)[]
   const missing = ids.filter((_, i) => found[i] === null);
   if (missing.length > 0) throw new Error(`interactions not found in memory: ${missing.join(', ')}`);
   return found as T[];
+}
+
+/** Why a run may not continue a memory of another tenant (or of none, or a tenant's without one). */
+export function otherTenantMessage(field: string, id: string, owner: string | undefined, tenant: string | undefined): string {
+  const whose = (t: string | undefined) => (t === undefined ? 'no tenant' : `tenant ${t}`);
+  return `${field} ${id} belongs to ${whose(owner)}, not to ${whose(tenant)}: a memory is continued by its own tenant only (nothing was changed)`;
 }

@@ -43,9 +43,19 @@ export interface RunInput<S = unknown> {
   parameters: ResolvedParameters | Partial<ResolvedParameters>;
   /** The set of default texts the left-out parameters take (absent: `parameters` are complete). */
   parameter_defaults?: string;
-  /** IDs chosen by the client, so it can show them before the run starts; missing ones are generated. */
+  /**
+   * The run's memory IDs, the one field they travel in: chosen by the client (so it can show
+   * them before the run starts); missing ones are generated.
+   */
   ids?: Partial<RunIds>;
-  /** Continue this existing conversation: its recent exchanges become completed steps. */
+  /** `ids.memory_id` is an existing conversation to continue: its recent exchanges become completed steps. */
+  continues_conversation?: boolean;
+  /**
+   * Runs started before `continues_conversation`: the conversation to continue (read as the
+   * memory_id and the flag). Their `parameters` may carry `memory_id` and
+   * `executor_agent_memory_id` as well; new runs send neither (see `runIdsFor`).
+   * @deprecated send `ids.memory_id` and `continues_conversation`
+   */
   memory_id?: string;
   /** Task queue of the model activities (default: the workflow's). */
   llm_task_queue?: string;
@@ -129,9 +139,15 @@ export const WORKFLOW_TYPES = {
 } as const satisfies Record<AgentType, string>;
 
 /** The workflow type of an agent type. */
-export function workflowTypeFor(type: AgentType): (typeof WORKFLOW_TYPES)[AgentType] {
+export function workflowTypeFor<T extends AgentType>(type: T): (typeof WORKFLOW_TYPES)[T] {
   return WORKFLOW_TYPES[type];
 }
+
+/** A run workflow as clients see it: a run input in, a run output out. */
+export type RunWorkflow = (input: RunInput) => Promise<RunOutput>;
+
+/** Each workflow type's signature, for typed client handles (workflows/index.ts registers them under these names). */
+export type RunWorkflows = { [T in (typeof WORKFLOW_TYPES)[AgentType]]: RunWorkflow };
 
 /** A step of a step_by_step run as `progress` shows it (Axon Ivy `AiStep` and its state). */
 export interface StepView {

@@ -40,6 +40,7 @@ import {
   type PlanStep,
 } from '../core/agent-types';
 import { planStoppedMessage } from '../core/prompts';
+import { wholeResultMarker } from '../core/template';
 import { preview } from '../core/text';
 import type { PlanStepView, Replan, RunInput, RunOutput } from './definitions';
 import { openAgentTypeRun, showPlan } from './kernel/agent-type-run';
@@ -179,7 +180,7 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
         o.observation = outcomes[k].result;
         o.error = attemptError(outcomes[k]);
         // The StepVerifier: an attempt succeeds when its observation meets the step's criteria.
-        if (o.error === undefined && batch[i].success_criteria.trim() !== '' && patched(STEP_VERIFIER_PATCH)) o.error = await verify(batch[i], o.observation);
+        if (o.error === undefined && batch[i].success_criteria.trim() !== '' && patched(STEP_VERIFIER_PATCH)) o.error = await verify(batch[i], o.observation, requests[k].unit);
         o.done = o.error === undefined;
       }
     }
@@ -229,14 +230,16 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
   }
 
   /** Whether the observation meets the step's success criteria: undefined when it does, else why not. */
-  async function verify(step: PlanStepView, observation: string): Promise<string | undefined> {
+  async function verify(step: PlanStepView, observation: string, unit: number): Promise<string | undefined> {
     const verdict = await askJudgment(
       run,
       {
         model: 'planning',
         position: { role: 'task', kind: 'verification', call: 0 },
         summary: `planning model: verify step ${step.step_num}, attempt ${step.attempts}`,
-        prompt: fill(STEP_VERIFICATION_TEMPLATE, { goal: step.goal, successCriteria: step.success_criteria, observation: preview(observation, 4_000) }),
+        // The verifier judges the whole observation (read from memory by the activity).
+        prompt: fill(STEP_VERIFICATION_TEMPLATE, { goal: step.goal, successCriteria: step.success_criteria, observation: wholeResultMarker(unit) }),
+        wholeResults: { [unit]: preview(observation, 4_000) },
       },
       parseVerification,
       counterOf(state, 'verificationCalls'),

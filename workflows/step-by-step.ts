@@ -26,6 +26,7 @@ import {
   type StepDecision,
   type Variable,
 } from '../core/agent-types';
+import { wholeResultMarker } from '../core/template';
 import { preview } from '../core/text';
 import { FailureTypes, type RunInput, type RunOutput, type StepView } from './definitions';
 import { addVariable, openAgentTypeRun, showPlan, skipPending } from './kernel/agent-type-run';
@@ -179,7 +180,7 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
 
   async function decide(step: StepView, latest: string, unit: number, remaining: StepView[]): Promise<{ decision: StepDecision; steps: AiStep[] }> {
     const prompt =
-      fill(EXECUTION_PROMPT_TEMPLATE, { goal, executionInstructions: execution, originalQuery: question, currentStepName: step.name, latestResult: latest }) +
+      fill(EXECUTION_PROMPT_TEMPLATE, { goal, executionInstructions: execution, originalQuery: question, currentStepName: step.name, latestResult: wholeResultMarker(unit) }) +
       fill(EXECUTION_DECISION_FORMAT, {
         observationHistory: progress.completed_steps.map((s) => `${s.step}: ${preview(s.result_preview, 300)}`).join('\n'),
         remainingSteps: remaining.map((s) => `${s.stepNo}. ${s.name} (${s.toolId})`).join('\n') || 'none',
@@ -188,7 +189,8 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
     // An unreadable decision is asked again, with the parse error, up to max_parse_retries times; then the plan goes on.
     const decided = await askJudgment(
       run,
-      { model: 'execution', position: { role: 'task', kind: 'decision', call: unit }, summary: `execution model: decision after step ${step.stepNo}`, prompt, takesFeedback: true },
+      // The decision judges the step's whole result (read from memory by the activity).
+      { model: 'execution', position: { role: 'task', kind: 'decision', call: unit }, summary: `execution model: decision after step ${step.stepNo}`, prompt, takesFeedback: true, wholeResults: { [unit]: latest } },
       parseStepDecision,
       { next: unit },
       {

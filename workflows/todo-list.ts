@@ -26,6 +26,7 @@ import {
   type AiTodo,
   type Variable,
 } from '../core/agent-types';
+import { wholeResultMarker } from '../core/template';
 import type { RunInput, RunOutput, TodoView } from './definitions';
 import { addVariable, openAgentTypeRun, showPlan } from './kernel/agent-type-run';
 import { checkpoint, finish, guard } from './kernel/lifecycle';
@@ -157,7 +158,9 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
           model: 'execution',
           position: { role: 'task', kind: 'completion', call: unit },
           summary: `execution model: completion of todo ${todo.stepNo}, iteration ${i + 1}`,
-          prompt: completionPrompt(todo, execution, i + 1, outcome.result),
+          // The assessment judges the whole result (read from memory by the activity).
+          prompt: completionPrompt(todo, execution, i + 1, wholeResultMarker(unit)),
+          wholeResults: { [unit]: outcome.result },
         },
         parseCompletion,
         { next: unit },

@@ -234,7 +234,7 @@ describe.each(TYPES)('%s with people in the loop', (type) => {
   it('gives the model the denial as the observation of a denied tool call', async () => {
     const question = `tool deny ${type}`;
     // A denied call is a tool error: plan_and_execute's step fails (one attempt) and the run goes on.
-    const run = await start(withApproval(typedAgent(type, 1)), question, { max_step_attempts: 1 });
+    const run = await start(withApproval(typedAgent(type, 1)), question, type === 'plan_and_execute' ? { max_step_attempts: 1 } : {});
     await pendingOf(run.workflowId, 'tool');
     await denyTool(harness().client, run.workflowId, { reason: 'no arithmetic today', by: 'hank' });
     const out = await run.result();

@@ -5,6 +5,9 @@ import type { Tool } from '../../activities/tools/tool';
 import { createMemoryActivities, saveToolCall } from '../../activities/memory';
 import { formatConversation, readConversation } from '../../memory/conversation';
 import { planExecuteReflect, progressQuery } from '../../workflows';
+import { runInputOf } from '../../client/fork';
+import { startRun } from '../../client/run';
+import { parseAgentDefinition, resolveParameters } from '../../core/agent';
 import { createHarness, final, plan, runInput, scriptedAgent, useHarness, workflowId } from '../support/harness';
 import { calculatorTurns, withCalculator } from '../support/script';
 
@@ -81,6 +84,22 @@ describe('conversation memory', () => {
     expect(roots.map((r) => r.response).sort()).toEqual(['Paris', 'about 2.1 million']);
   });
 
+  it('continues the conversation and executor memory a client names, their IDs travelling in the input\'s ids alone', async () => {
+    const agentOf = (answer: string) => parseAgentDefinition(scriptedAgent({ planner: [final(answer)] }), { toolTypes: 'any' });
+    const startAs = (answer: string, question: string, params: Record<string, unknown> = {}) =>
+      startRun(harness().client, { agent: agentOf(answer), parameters: resolveParameters(agentOf(answer), params), question, taskQueue: harness().taskQueue });
+    const first = await (await startAs('Rome', 'capital of Italy?')).handle.result();
+    const run = await startAs('about 2.8 million', 'how many people live there?', { memory_id: first.memory_id, executor_agent_memory_id: first.executor_agent_memory_id });
+    expect(await run.handle.result()).toMatchObject({ memory_id: first.memory_id, executor_agent_memory_id: first.executor_agent_memory_id });
+    const input = await runInputOf(harness().client, run.workflowId);
+    expect(input).toMatchObject({ ids: run.ids, continues_conversation: true });
+    expect(input).not.toHaveProperty('memory_id');
+    expect(input.parameters).not.toHaveProperty('memory_id');
+    expect(input.parameters).not.toHaveProperty('executor_agent_memory_id');
+    const prompt = harness().recorder.find((r) => r.messages[0]?.content.includes('how many people live there?'))!.messages[0].content;
+    expect(prompt).toContain('<step-1>\ncapital of Italy?\n</step-1>\n<step-1-result>\nRome\n</step-1-result>');
+  });
+
   it('rejects an unknown memory_id with a clear failure', async () => {
     const input = { ...runInput(scriptedAgent({ planner: [final('never')] }), 'q'), memory_id: 'no-such-memory' };
     const error = await (await start(input)).result().then(
@@ -90,6 +109,23 @@ describe('conversation memory', () => {
     expect(error).toBeInstanceOf(WorkflowFailedError);
     const activityFailure = (error as WorkflowFailedError).cause;
     expect(activityFailure?.cause).toMatchObject({ type: 'Memory.NotFound', message: 'memory_id no-such-memory does not exist' });
+  });
+
+  it('refuses to continue another tenant\'s conversation, touching nothing, and stamps every document with the run\'s tenant', async () => {
+    const first = await (await start(runInput(scriptedAgent({ planner: [final('mine')] }), 'tenant a asks', { tenant_id: 'a' }))).result();
+    const prompts = await harness().memory.prompts.find({ tenant_id: 'a' } as never).toArray();
+    expect(prompts.length).toBeGreaterThan(0);
+    for (const tenant of ['b', undefined]) {
+      const input = { ...runInput(scriptedAgent({ planner: [final('theirs')] }), 'tenant b asks', tenant ? { tenant_id: tenant } : {}), memory_id: first.memory_id };
+      const error = await (await start(input)).result().then(() => undefined, (err: WorkflowFailedError) => err);
+      expect(error?.cause?.cause).toMatchObject({
+        type: 'Memory.OtherTenant',
+        message: `memory_id ${first.memory_id} belongs to tenant a, not to ${tenant ? `tenant ${tenant}` : 'no tenant'}: a memory is continued by its own tenant only (nothing was changed)`,
+      });
+    }
+    const memory = await harness().memory.memories.findOne({ _id: first.memory_id });
+    expect(memory).toMatchObject({ tenant_id: 'a', name: 'tenant a asks' });
+    expect(await harness().memory.interactions.countDocuments({ memory_id: first.memory_id, origin: 'user' })).toBe(1);
   });
 
   it('writes the error of a failed run onto its parent interaction', async () => {

@@ -48,9 +48,10 @@ afterAll(() => {
 
 it('installs compiled JavaScript only, with the public entry points', () => {
   const pkg = join(app, 'node_modules', 'perflow');
-  expect(existsSync(join(pkg, 'dist', 'client', 'cli.js'))).toBe(true);
+  expect(existsSync(join(pkg, 'dist', 'cli', 'main.js'))).toBe(true);
   expect(existsSync(join(pkg, 'dist', 'workflow-bundle.js'))).toBe(true);
   expect(existsSync(join(pkg, 'client'))).toBe(false); // no TypeScript sources: nothing compiles at run time
+  expect(existsSync(join(pkg, 'cli'))).toBe(false);
   expect(existsSync(join(pkg, 'test'))).toBe(false);
 });
 

@@ -4,6 +4,9 @@ import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from '../su
 import { createSmokeActivities } from '../workflows/smoke-activities';
 import { smokeWorkflow } from '../workflows/smoke';
 
+// The worker bundles its workflow first: seconds on a busy machine.
+jest.setTimeout(60_000);
+
 describe('the real servers', () => {
   it('run a workflow whose activity writes a MongoDB document and reads it back', async () => {
     const mongo = await connectMongo();

@@ -100,7 +100,8 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
       ...(p.executor_agent_id !== undefined ? { executor_agent_id: p.executor_agent_id } : {}),
       question,
       app_type: agent.app_type ?? agent.type,
-      resume: input.memory_id !== undefined,
+      // Inputs recorded before the flag say so by a `memory_id`.
+      resume: input.continues_conversation ?? input.memory_id !== undefined,
       message_history_limit: p.message_history_limit,
     });
     completedIds.push(...history_ids);
@@ -112,6 +113,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     await memoryActivities.savePromptMaterial({
       id: materialId,
       material: { params, systems: { planning: systems.planner, executor: systems.executor }, tools: tools.map((t) => t.spec) },
+      ...(memoryIds.tenant_id !== undefined ? { tenant_id: memoryIds.tenant_id } : {}),
     });
   }
   const run: Omit<RunContext<S>, 'human'> & { human?: HumanLoop } = {
@@ -157,8 +159,9 @@ export function completedStepRefs(run: RunContext): CompletedStepRefs {
 }
 
 /**
- * The run's four memory IDs: the client's, else the conversation and executor memory the run
- * continues (`memory_id`, `executor_agent_memory_id`), else new ones.
+ * The run's four memory IDs: those in `ids` (the client resolves them, in one place), else new
+ * ones. Inputs recorded before also name the conversation (`memory_id`, which wins as it did)
+ * and the executor memory (`parameters.executor_agent_memory_id`) they continue.
  */
 export function runIdsFor(input: { ids?: Partial<RunIds>; memory_id?: string; parameters?: { executor_agent_memory_id?: string } }): RunIds {
   return {

@@ -4,7 +4,8 @@
  * loop for answers that must parse.
  */
 import { ApplicationFailure, log, patched } from '@temporalio/workflow';
-import type { MaterialRef, ModelSettings, PlannerPromptRef } from '../../core/contract';
+import type { MaterialRef, ModelSettings, PlannerPromptRef, WholeResultsRef } from '../../core/contract';
+import { fillWholeResults } from '../../core/template';
 import { llmResponseFilterFor } from '../../core/agent-file/llm-interfaces';
 import { addUsage, type CallPosition, type Usage } from '../../core/llm-types';
 import { assessmentRetrySuffix } from '../../core/agent-types/common';
@@ -20,6 +21,8 @@ import type { RunContext } from './context';
 const PARSE_RETRIES_PATCH = 'max-parse-retries-counts-retries';
 /** Unreadable assessments are asked again; runs recorded before took the default at once. */
 const ASSESSMENT_RETRIES_PATCH = 'assessment-retries';
+/** Assessments judge whole step results, read from memory by the activity; runs recorded before judged previews. */
+const WHOLE_RESULTS_PATCH = 'assessments-read-whole-results';
 
 /** A model call: the planning model (`llm`) or the execution model (`executor_llm`). */
 export interface ModelCall {
@@ -41,6 +44,23 @@ export interface ModelCall {
    * role; agent types opt in other calls that steer the run, such as step_by_step's decision).
    */
   takesFeedback?: boolean;
+  /**
+   * The executed steps (by unit) whose whole results the prompt marks (`wholeResultMarker`),
+   * each with its preview: the activity puts the whole results there (bounded; see core/template).
+   */
+  wholeResults?: Record<number, string>;
+}
+
+/**
+ * The call with its result markers left for the activity to fill from memory (`whole_results`),
+ * or, in runs recorded before, filled with the previews as those runs' prompts had them.
+ */
+function withWholeResults(run: RunContext, call: ModelCall): ModelCall & { whole_results?: WholeResultsRef } {
+  const marked = call.wholeResults;
+  if (marked === undefined || call.prompt === undefined) return call;
+  const units = Object.keys(marked).map(Number);
+  if (patched(WHOLE_RESULTS_PATCH)) return { ...call, whole_results: { ids: run.memoryIds, units } };
+  return { ...call, prompt: fillWholeResults(call.prompt, new Map(units.map((u) => [u, marked[u]]))) };
 }
 
 /** Whether a call gets the feedback people left for the next planning call. */
@@ -60,15 +80,16 @@ export function withParameterDefaults<M extends { parameters?: Record<string, un
 /** One model call as an activity; returns its answer text. */
 export async function ask(run: RunContext, original: ModelCall): Promise<string> {
   const { agent, progress } = run;
-  const call = withFeedback(run, original);
+  const call = withWholeResults(run, withFeedback(run, original));
   // The run's planning system prompt by reference when it has prompt material.
   const system = call.system !== undefined ? { system: call.system } : run.materialId !== undefined ? { material_id: run.materialId, system_key: 'planning' as const } : { system: run.planningSystem };
   const render = call.render ?? (call.withHistory ? historyRef(run, call.prompt ?? '') : undefined);
   const text = render ? {} : { prompt: call.prompt ?? '' };
   const filter = responseFilter(run, call.model);
+  const whole = call.whole_results ? { whole_results: call.whole_results } : {};
   if (call.model === 'planning') {
     const answer = await run.models.planning().executeWithOptions({ summary: call.summary }, [
-      { model: modelForCall(withParameterDefaults(agent.llm, call.parameterDefaults), call.position), ...system, position: call.position, ...(render ? { render } : text), ...filter },
+      { model: modelForCall(withParameterDefaults(agent.llm, call.parameterDefaults), call.position), ...system, position: call.position, ...(render ? { render } : text), ...filter, ...whole },
     ]);
     progress.usage = addUsage(progress.usage, answer.usage);
     return answer.text;
@@ -79,6 +100,7 @@ export async function ask(run: RunContext, original: ModelCall): Promise<string>
     prompt: call.prompt ?? '',
     summary: call.summary,
     ...filter,
+    ...whole,
   });
   progress.usage = addUsage(progress.usage, answer.usage);
   return answer.text;
@@ -101,7 +123,7 @@ export function responseFilter(run: RunContext, model: 'planning' | 'execution')
 export async function executionModelPrompt(
   models: ModelActivities,
   model: ModelSettings,
-  call: MaterialRef & { system?: string; position: CallPosition; prompt: string; summary: string; response_filter?: string },
+  call: MaterialRef & { system?: string; position: CallPosition; prompt: string; summary: string; response_filter?: string; whole_results?: WholeResultsRef },
 ): Promise<{ text: string; usage: Usage }> {
   const execution = models.executionPrompt();
   const { summary, prompt, ...rest } = call;

@@ -21,7 +21,7 @@ async function run(type: string, script: Record<string, unknown>, question: stri
   const progress = await progressOf(harnessOf(), handle.workflowId);
   // The files' runs go one after another: this run's calls are the ones recorded since it started.
   const calls = (kind: string) => harnessOf().recorder.slice(seen).filter((r) => r.position.role === 'task' && r.position.kind === kind);
-  return { out, progress, calls, assumed: (out.metadata?.assumed_verdicts ?? []) as AssumedVerdict[] };
+  return { handle, out, progress, calls, assumed: (out.metadata?.assumed_verdicts ?? []) as AssumedVerdict[] };
 }
 
 describe('an assessment whose answer cannot be read', () => {
@@ -91,5 +91,46 @@ describe('an assessment whose answer cannot be read', () => {
     const decision = { kind: 'decision', after_steps: 1, assumed: 'NO (the plan goes on)', error: expect.any(String) };
     expect(assumed).toEqual([decision]);
     expect(progress.assumed_verdicts).toEqual([decision]);
+  });
+});
+
+describe('an assessment', () => {
+  // Past the 2,000-character preview the history keeps: only the whole result has the end.
+  const long = `${'x'.repeat(3_000)} END OF THE RESULT`;
+  const huge = `${'y'.repeat(60_000)} NEVER SHOWN`;
+
+  it('judges a step\'s whole result in every agent type: verification, completion and decision', async () => {
+    const step = { goal: 'the long one', primary_tools: ['CalculatorTool'], success_criteria: 'it ends' };
+    const pae = await run('plan_and_execute', { planner: [JSON.stringify([step])], executor: [[{ content: long }]], verification: [JSON.stringify({ met: true })], final: ['done'] }, 'judge the whole observation');
+    expect(pae.calls('verification')[0].messages[0].content).toContain('END OF THE RESULT');
+    const todo = await run(
+      'todo_list',
+      { planner: [JSON.stringify([{ stepNo: 1, description: 'the long one', successCriteria: 'it ends' }])], executor: [[{ content: long }]], completion: ['COMPLETED'], goal: ['GOAL_ACHIEVED'] },
+      'judge the whole todo result',
+    );
+    expect(todo.calls('completion')[0].messages[0].content).toContain('END OF THE RESULT');
+    const sbs = await run(
+      'step_by_step',
+      { planner: ['one step'], mapping: [JSON.stringify([{ stepNo: 1, name: 'the long one', toolId: 'CalculatorTool' }])], executor: [[{ content: long }]], decision: ['Decision: COMPLETE'] },
+      'judge the whole step result',
+    );
+    expect(sbs.calls('decision')[0].messages[0].content).toContain('END OF THE RESULT');
+    // The decision's activity input in the history holds the marker the activity filled, not the result.
+    const events = (await sbs.handle.fetchHistory()).events ?? [];
+    const inputs = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.input?.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString());
+    const decision = inputs.find((i) => i.includes('"kind":"decision"'))!;
+    expect(decision).toContain('⟦whole result of step 1⟧');
+    expect(decision).not.toContain('END OF THE RESULT');
+  });
+
+  it('is shown at most 50,000 characters of a result, and told it was cut', async () => {
+    const { calls } = await run(
+      'todo_list',
+      { planner: [JSON.stringify([{ stepNo: 1, description: 'the huge one', successCriteria: 'it ends' }])], executor: [[{ content: huge }]], completion: ['COMPLETED'], goal: ['GOAL_ACHIEVED'] },
+      'judge a huge result',
+    );
+    const prompt = calls('completion')[0].messages[0].content;
+    expect(prompt).toContain('…[cut: the result has 60012 characters; the first 50000 are shown]');
+    expect(prompt).not.toContain('NEVER SHOWN');
   });
 });

@@ -1,0 +1,38 @@
+/** The table of commands: each name and the handler that runs it (one module per group under commands/). */
+import type { CommandHandler } from './context';
+import { codecServer } from './commands/codec-server';
+import { approve, approveTool, denyTool, guide, pause, pending, reject, resume } from './commands/decisions';
+import { diff, fork } from './commands/fork-diff';
+import { history, replay, reset } from './commands/history';
+import { memory } from './commands/memory';
+import { cancel, list, result, run, status } from './commands/runs';
+import { worker } from './commands/worker';
+
+const COMMANDS: Readonly<Record<string, CommandHandler>> = {
+  worker,
+  run,
+  status,
+  result,
+  list,
+  cancel,
+  memory,
+  history,
+  replay,
+  reset,
+  fork,
+  diff,
+  pending,
+  approve,
+  reject,
+  'approve-tool': approveTool,
+  'deny-tool': denyTool,
+  guide,
+  pause,
+  resume,
+  'codec-server': codecServer,
+};
+
+/** The handler of a command name, if there is such a command. */
+export function commandNamed(name: string): CommandHandler | undefined {
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}

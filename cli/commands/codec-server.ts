@@ -1,0 +1,37 @@
+/** `perflow codec-server`: decrypts payloads for the Temporal Web UI; serves until SIGINT/SIGTERM. */
+import { CliError, startCodecServer } from '../../client';
+import { codecTokenFromEnv } from '../../config/env';
+import type { CommandHandler } from '../context';
+import { answer, note } from '../output';
+
+export const codecServer: CommandHandler = async ({ o, config, env }) => {
+  if (!config.encryption) throw new CliError('codec-server needs PERFLOW_ENCRYPTION_KEYS (KEY_ID:BASE64_32_BYTES, comma-separated: the keys the workers encrypt with)', 2);
+  const port = o.port === undefined ? 8888 : Number(o.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new CliError(`--port expects a port number (0 picks a free one), got "${o.port}"`, 2);
+  const host = o.host ?? '127.0.0.1';
+  const uiOrigins = o['ui-origin'] ?? [new URL(config.uiUrl).origin];
+  for (const origin of uiOrigins) {
+    if (!/^https?:\/\/[^/\s]+\/?$/.test(origin)) throw new CliError(`--ui-origin expects the Web UI's origin such as http://localhost:8233, got "${origin}"`, 2);
+  }
+  const token = o.token ?? codecTokenFromEnv(env);
+  const server = await startCodecServer({ keyring: config.encryption, port, host, uiOrigins, ...(token !== undefined ? { token } : {}) }).catch((err: unknown) => {
+    throw new CliError(`cannot listen on ${host}:${port} (${(err as Error).message}): pick another --port`, 1, { cause: err });
+  });
+  const keyIds = [...config.encryption.keys.keys()];
+  answer(o.json, { url: server.url, ui_origins: uiOrigins, key_ids: keyIds, token_required: token !== undefined }, () => [
+    `perflow codec server: ${server.url} (keys ${keyIds.map((k) => `"${k}"`).join(', ')}; CORS for ${uiOrigins.join(', ')}${token !== undefined ? '; bearer token required' : ''})`,
+    `Web UI: set the codec endpoint to ${server.url} (Settings → Codec Server, or temporal server start-dev --ui-codec-endpoint ${server.url})`,
+  ]);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const stop = (sig: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(sig);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await server.close();
+  note(`perflow codec server: ${signal} received, stopped`);
+  return 0;
+};

@@ -1,0 +1,69 @@
+/** People's decisions on runs: `pending`, and the commands that answer a run's question or hold it. */
+import type { Client } from '@temporalio/client';
+import { approvePlan, approveTool as approveToolCall, CliError, denyTool as denyToolCall, guideRun, listPending, pauseRun, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type DecisionRecord } from '../../client';
+import { parseJsonObject } from '../../client/json-file';
+import { requireId, withClient, type CommandContext, type CommandHandler } from '../context';
+import { decisionLine, pendingRunLines } from '../format';
+import { answer } from '../output';
+
+export const pending: CommandHandler = (ctx) =>
+  withClient(ctx, async ({ client }) => {
+    const runs = await listPending(client);
+    answer(ctx.o.json, runs, () => pendingRunLines(runs));
+    return 0;
+  });
+
+type Send = (client: Client) => Promise<DecisionRecord>;
+
+/**
+ * A decision command: `prepare` checks the options (before connecting) and says what to send
+ * to the run; the recorded decision is printed.
+ */
+function decisionCommand(prepare: (ctx: CommandContext, id: string, by: DecidedBy) => Send | Promise<Send>): CommandHandler {
+  return async (ctx) => {
+    const id = requireId(ctx);
+    const send = await prepare(ctx, id, ctx.o.by !== undefined ? { by: ctx.o.by } : {});
+    return withClient(ctx, async ({ client }) => {
+      const d = await send(client);
+      answer(ctx.o.json, { workflow_id: id, ...d }, () => decisionLine(id, d));
+      return 0;
+    });
+  };
+}
+
+/** The `--reason` a command needs. */
+function reasonFor({ o, command }: CommandContext): string {
+  if (!o.reason) throw new CliError(`${command} needs --reason TEXT`, 2);
+  return o.reason;
+}
+
+export const approve = decisionCommand(async ({ o }, id, by) => {
+  if (o['steps-file'] && o.step) throw new CliError('use either --steps-file or --step, not both', 2);
+  const steps = o['steps-file'] ? await readStepsFile(o['steps-file']) : o.step;
+  return (c) => approvePlan(c, id, { ...by, ...(steps ? { steps } : {}) });
+});
+
+export const reject = decisionCommand((ctx, id, by) => {
+  const reason = reasonFor(ctx);
+  return (c) => rejectPlan(c, id, { ...by, reason, stop: ctx.o.stop ?? false });
+});
+
+export const approveTool = decisionCommand(({ o }, id, by) => {
+  const input = o.input !== undefined ? parseJsonObject(o.input, '--input') : undefined;
+  return (c) => approveToolCall(c, id, { ...by, ...(input ? { input } : {}) });
+});
+
+export const denyTool = decisionCommand((ctx, id, by) => {
+  const reason = reasonFor(ctx);
+  return (c) => denyToolCall(c, id, { ...by, reason });
+});
+
+export const guide = decisionCommand(({ positionals }, id, by) => {
+  const text = positionals.slice(1).join(' ');
+  if (text.trim() === '') throw new CliError('guide needs the guidance: perflow guide ID TEXT', 2);
+  return (c) => guideRun(c, id, text, by);
+});
+
+export const pause = decisionCommand(({ o }, id, by) => (c) => pauseRun(c, id, { ...by, ...(o.reason ? { reason: o.reason } : {}) }));
+
+export const resume = decisionCommand((_ctx, id, by) => (c) => resumeRun(c, id, by));

@@ -1,0 +1,39 @@
+/** Forking a run from a step, and comparing two runs: `fork`, `diff`. */
+import { CliError, diffRuns, forkRun, formatDiff, loadAgentFile, parseParams } from '../../client';
+import { aboutRun, requireId, withClient, type CommandHandler } from '../context';
+import { answer } from '../output';
+import { checkFollowOrWait, reportStarted } from '../started-run';
+
+export const fork: CommandHandler = async (ctx) => {
+  const { o, config } = ctx;
+  const id = requireId(ctx);
+  if (o['from-step'] === undefined) throw new CliError('fork needs --from-step N', 2);
+  const fromStep = Number(o['from-step']);
+  if (!Number.isInteger(fromStep) || fromStep < 1) throw new CliError(`--from-step expects a step number from 1, got "${o['from-step']}"`, 2);
+  checkFollowOrWait(o);
+  const params = parseParams(o.param ?? []);
+  const agent = o.agent ? (await loadAgentFile(o.agent, params, { extraToolTypes: config.extraToolTypes })).agent : undefined;
+  return withClient(ctx, async ({ client }) => {
+    const started = await forkRun(client, id, {
+      fromStep,
+      ...(agent ? { agent } : {}),
+      params,
+      ...(o.question !== undefined ? { question: o.question } : {}),
+      ...(o['workflow-id'] !== undefined ? { workflowId: o['workflow-id'] } : {}),
+      taskQueue: config.taskQueue,
+      ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}),
+    });
+    return reportStarted(client, ctx, started);
+  });
+};
+
+export const diff: CommandHandler = async (ctx) => {
+  const [a, b] = ctx.positionals;
+  if (!a || !b) throw new CliError('diff needs two workflow IDs: perflow diff A B', 2);
+  aboutRun(ctx, a);
+  return withClient(ctx, async ({ client }) => {
+    const d = await diffRuns(client, a, b);
+    answer(ctx.o.json, d, () => formatDiff(d));
+    return 0;
+  });
+};

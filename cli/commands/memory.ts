@@ -1,0 +1,13 @@
+/** `perflow memory`: a conversation as MongoDB holds it. */
+import { CliError, formatConversation, readMemory } from '../../client';
+import { requireId, type CommandHandler } from '../context';
+import { answer } from '../output';
+
+export const memory: CommandHandler = async (ctx) => {
+  const { o, env } = ctx;
+  const id = requireId(ctx);
+  const view = await readMemory(env, id, o.tenant);
+  if (!view) throw new CliError(`memory_id ${id} not found in MongoDB (MONGODB_URI)${o.tenant !== undefined ? ` for tenant ${o.tenant}` : ''}`, 1);
+  answer(o.json, view, () => formatConversation(view));
+  return 0;
+};

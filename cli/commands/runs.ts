@@ -1,0 +1,64 @@
+/** Starting and inspecting runs: `run`, `status`, `result`, `list`, `cancel`. */
+import { cancelRun, CliError, getResult, getStatus, listRuns, loadAgentFile, parseParams, runSummary, startRun, type ListStatus } from '../../client';
+import { assertMemoryExists } from '../../client/memory';
+import { requireId, withClient, type CommandHandler } from '../context';
+import { runListLine, statusLines } from '../format';
+import { answer, note } from '../output';
+import { checkFollowOrWait, reportStarted } from '../started-run';
+
+export const run: CommandHandler = async (ctx) => {
+  const { o, config, env } = ctx;
+  if (!o.agent) throw new CliError('run needs --agent FILE', 2);
+  checkFollowOrWait(o);
+  // --memory-id is the memory_id parameter, over --param and the agent file's: startRun resolves the run's IDs from it.
+  const runParams = { ...parseParams(o.param ?? []), ...(o['memory-id'] !== undefined ? { memory_id: o['memory-id'] } : {}) };
+  const { agent, parameters, warnings } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes });
+  const question = o.question ?? parameters.question;
+  if (!question) throw new CliError('run needs --question TEXT (or a question parameter)', 2);
+  if (parameters.memory_id !== undefined) await assertMemoryExists(env, parameters.memory_id, parameters.tenant_id);
+  for (const warning of warnings) note(`perflow: warning: ${warning}`);
+  return withClient(ctx, async ({ client }) => {
+    const started = await startRun(client, { agent, parameters, question, taskQueue: config.taskQueue, llmTaskQueue: config.llmTaskQueue });
+    return reportStarted(client, ctx, started);
+  });
+};
+
+export const status: CommandHandler = async (ctx) => {
+  const id = requireId(ctx);
+  return withClient(ctx, async ({ client }) => {
+    const p = await getStatus(client, id);
+    answer(ctx.o.json, { workflow_id: id, ...p }, () => statusLines(id, p));
+    return 0;
+  });
+};
+
+export const result: CommandHandler = async (ctx) => {
+  const id = requireId(ctx);
+  return withClient(ctx, async ({ client }) => {
+    const r = await getResult(client, id);
+    answer(ctx.o.json, r, () => r.response);
+    return 0;
+  });
+};
+
+const LIST_STATUSES: readonly string[] = ['running', 'completed', 'failed'] satisfies ListStatus[];
+
+export const list: CommandHandler = async (ctx) => {
+  const { o } = ctx;
+  const wanted = o.status as ListStatus | undefined;
+  if (wanted !== undefined && !LIST_STATUSES.includes(wanted)) throw new CliError(`--status must be running, completed or failed, got "${wanted}"`, 2);
+  return withClient(ctx, async ({ client }) => {
+    const runs = (await listRuns(client, wanted, 100, o.agent)).filter((wf) => o.tenant === undefined || wf.memo?.tenant_id === o.tenant);
+    answer(o.json, runs.map(runSummary), () => runs.map(runListLine));
+    return 0;
+  });
+};
+
+export const cancel: CommandHandler = async (ctx) => {
+  const id = requireId(ctx);
+  return withClient(ctx, async ({ client }) => {
+    await cancelRun(client, id);
+    answer(ctx.o.json, { workflow_id: id, cancel_requested: true }, () => `cancellation requested for ${id}`);
+    return 0;
+  });
+};

@@ -1,0 +1,41 @@
+/** What every command handler gets: its options, the client configuration, and a connection on demand. */
+import type { ClientConfig } from '../config/env';
+import { connectClient, type PerflowClient } from '../client/connect';
+import { CliError } from '../client/errors';
+import type { Options } from './options';
+
+export interface CommandContext {
+  command: string;
+  o: Options;
+  positionals: string[];
+  config: ClientConfig;
+  env: NodeJS.ProcessEnv;
+  /** The workflow ID the command is about, named in its error messages (see {@link aboutRun}). */
+  workflowId?: string;
+}
+
+/** A command: its exit code, or a thrown error (one line, see `describeError`). */
+export type CommandHandler = (ctx: CommandContext) => Promise<number>;
+
+/** The command's run: its first positional argument, or a one-line usage error. */
+export function requireId(ctx: CommandContext): string {
+  const id = ctx.positionals[0];
+  if (!id) throw new CliError(`${ctx.command} needs a workflow ID: perflow ${ctx.command} ID`, 2);
+  return aboutRun(ctx, id);
+}
+
+/** Remembers the run a command is about, so "not found" errors name it. */
+export function aboutRun(ctx: CommandContext, workflowId: string): string {
+  ctx.workflowId = workflowId;
+  return workflowId;
+}
+
+/** Connects to Temporal for the duration of `fn`. */
+export async function withClient<T>(ctx: CommandContext, fn: (c: PerflowClient) => Promise<T>): Promise<T> {
+  const c = await connectClient(ctx.config);
+  try {
+    return await fn(c);
+  } finally {
+    await c.close();
+  }
+}

@@ -1,0 +1,34 @@
+/** The CLI's text views of runs and decisions (what `--json` prints as JSON instead). */
+import type { WorkflowExecutionInfo } from '@temporalio/client';
+import type { DecisionRecord, PendingRun, Progress } from '../client';
+import { pendingLines } from '../client/run';
+
+/** `perflow status ID`. */
+export function statusLines(id: string, p: Progress): string[] {
+  const lines = [`${id}: ${p.status} (agent ${p.agent}, steps ${p.steps_executed}/${p.max_steps}, tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens})`];
+  p.plan.forEach((s, i) => lines.push(`  plan ${i + 1}. ${s}`));
+  for (const c of p.current_steps ?? (p.current_step ? [p.current_step] : [])) lines.push(`  running step ${c.index + 1}: ${c.step} (executor ${c.executor_workflow_id})`);
+  for (const s of p.completed_steps) lines.push(`  ${s.ok ? 'done' : 'failed'} step ${s.index + 1}: ${s.step} → ${s.result_preview.replace(/\s+/g, ' ').slice(0, 200)}`);
+  for (const d of p.pending ?? []) lines.push(...pendingLines(d).map((l) => `  ${l}`));
+  for (const v of p.assumed_verdicts ?? []) lines.push(`  assumed after step ${v.after_steps}: ${v.kind} unreadable, taken as ${v.assumed} (${v.error})`);
+  if (p.paused) lines.push(`  paused: resume with perflow resume ${id}`);
+  if (p.result !== undefined) lines.push(`  result: ${p.result}`);
+  if (p.error !== undefined) lines.push(`  error: ${p.error}`);
+  return lines;
+}
+
+/** A run of `perflow list`. */
+export const runListLine = (wf: WorkflowExecutionInfo) => `${wf.workflowId}\t${wf.status.name}\t${wf.startTime.toISOString()}\t${wf.runId}`;
+
+/** `perflow pending`: each waiting run, what it waits for, and how to answer. */
+export function pendingRunLines(runs: readonly PendingRun[]): string[] {
+  if (runs.length === 0) return ['no run is waiting for a decision'];
+  return runs.flatMap((r) => [
+    `${r.workflow_id}\t${r.waiting_for}${r.agent ? `\t${r.agent}` : ''}`,
+    ...r.pending.flatMap((d) => pendingLines(d).map((l) => `  ${l}`)),
+    ...(r.waiting_for === 'paused' ? [`  answer: perflow resume ${r.workflow_id}`] : []),
+  ]);
+}
+
+/** A decision a decision command sent, as the run recorded it. */
+export const decisionLine = (id: string, d: DecisionRecord) => `${id}: ${d.kind} ${d.action} by ${d.by} at ${d.at}${d.detail ? ` (${d.detail.replace(/\s*\n\s*/g, ' | ')})` : ''}`;

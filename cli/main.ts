@@ -1,0 +1,55 @@
+/**
+ * The `perflow` command line (bin/perflow.js runs {@link main}): a thin shell over the client
+ * library. With `--json` a command prints exactly one JSON document on stdout; everything else
+ * (progress, notes) goes to stderr. Heavy modules (the worker, replay) load only for the
+ * commands that need them, so the CLI starts fast.
+ */
+import { clientConfigFromEnv, type ClientConfig } from '../config/env';
+import { CliError, describeError } from '../client/errors';
+import { commandNamed } from './commands';
+import type { CommandContext } from './context';
+import { parseCommandLine } from './options';
+import { out } from './output';
+import { USAGE } from './usage';
+
+/** Runs the CLI; returns the exit code. */
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let config: ClientConfig;
+  try {
+    config = clientConfigFromEnv(env);
+  } catch (err) {
+    // A malformed setting (e.g. PERFLOW_ENCRYPTION_KEYS): one line, before anything runs.
+    process.stderr.write(`perflow: ${describeError(err).message}\n`);
+    return 2;
+  }
+  let verbose = argv.includes('--verbose');
+  let ctx: CommandContext | undefined;
+  try {
+    const [command, ...rest] = argv;
+    if (!command || command === '--help' || command === '-h' || command === 'help') {
+      out(USAGE);
+      return command ? 0 : 2;
+    }
+    const { values: o, positionals } = parseCommandLine(rest);
+    verbose = o.verbose ?? false;
+    if (o.help) {
+      out(USAGE);
+      return 0;
+    }
+    const handler = commandNamed(command);
+    if (!handler) throw new CliError(`unknown command "${command}" (perflow --help)`, 2);
+    ctx = { command, o, positionals, config, env };
+    return await handler(ctx);
+  } catch (err) {
+    const { message, exitCode } = describeError(err, { ...config, workflowId: ctx?.workflowId });
+    process.stderr.write(`perflow: ${message}\n`);
+    if (verbose && err instanceof Error) process.stderr.write(`${err.stack ?? ''}\n`);
+    return exitCode;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

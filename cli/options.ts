@@ -1,0 +1,44 @@
+/** The command line's options: one set for every command, parsed strictly. */
+import { parseArgs } from 'node:util';
+import { CliError } from '../client/errors';
+
+const OPTIONS = {
+  agent: { type: 'string' },
+  question: { type: 'string' },
+  'memory-id': { type: 'string' },
+  param: { type: 'string', multiple: true },
+  follow: { type: 'boolean' },
+  wait: { type: 'boolean' },
+  json: { type: 'boolean' },
+  status: { type: 'string' },
+  out: { type: 'string' },
+  history: { type: 'string' },
+  'workflow-id': { type: 'string' },
+  workflows: { type: 'string' },
+  to: { type: 'string' },
+  reason: { type: 'string' },
+  tenant: { type: 'string' },
+  step: { type: 'string', multiple: true },
+  'steps-file': { type: 'string' },
+  stop: { type: 'boolean' },
+  input: { type: 'string' },
+  by: { type: 'string' },
+  'from-step': { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'ui-origin': { type: 'string', multiple: true },
+  token: { type: 'string' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** A command's options and positional arguments; an unknown option or a missing value is one line (exit 2). */
+export function parseCommandLine(args: string[]) {
+  try {
+    return parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new CliError(`${(err as Error).message} (perflow --help)`, 2);
+  }
+}
+
+export type Options = ReturnType<typeof parseCommandLine>['values'];

@@ -1,0 +1,28 @@
+/** `perflow --help`. */
+export const USAGE = `usage: perflow <command> [options]
+  worker                                   run a worker (env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS_*, TEMPORAL_API_KEY, TEMPORAL_PROFILE, PERFLOW_TASK_QUEUE, MONGODB_URI)
+  run --agent FILE [--question TEXT] [--memory-id ID] [--param key=value]... [--follow|--wait] [--json]
+  status ID [--json]                       progress of a run
+  result ID [--json]                       result of a run (waits for it)
+  list [--status running|completed|failed] [--agent NAME] [--tenant ID] [--json]  runs
+  cancel ID [--json]                       cancel a run
+  memory MEMORY_ID [--tenant ID] [--json]  a conversation from MongoDB: questions, steps, tool calls, results
+  history ID --out FILE [--json]           save a run's event history as JSON
+  replay ID | --history FILE [--workflow-id ID] [--workflows PATH] [--json]  replay a history against the current workflow code (or the workflows module at PATH)
+  reset ID [--to last-workflow-task|first-workflow-task|failed-activity|EVENT_ID] [--reason TEXT] [--json]
+  fork ID --from-step N [--agent FILE] [--param key=value]... [--question TEXT] [--workflow-id ID] [--follow|--wait] [--json]
+                                           a new run reusing ID's first N-1 steps, then planning at step N with the new settings
+  diff A B [--json]                        two runs side by side: settings, plans, steps, tokens, durations, responses
+  pending [--json]                         runs waiting for a person's decision (or paused)
+  approve ID [--steps-file F | --step TEXT...]  approve the plan awaiting approval (with steps: an edited plan)
+  reject ID --reason TEXT [--stop]         reject the plan: the planner is asked again with the reason (--stop: end the run)
+  approve-tool ID [--input JSON]           approve the tool call awaiting approval (with --input: run it with that input)
+  deny-tool ID --reason TEXT               deny the tool call: the model gets the reason as its observation
+  guide ID TEXT                            guidance for the next planning call
+  pause ID | resume ID                     hold the run at its next point between steps / let it go on
+  codec-server [--port P] [--host H] [--ui-origin URL]... [--token T]
+                                           serve /encode and /decode for the Temporal Web UI with PERFLOW_ENCRYPTION_KEYS
+                                           (default port 8888 on 127.0.0.1; CORS for PERFLOW_TEMPORAL_UI_URL's origin;
+                                           token also from PERFLOW_CODEC_TOKEN); stops on Ctrl-C
+  (decision commands take --by NAME, recorded with the decision, and --json)
+Options for all: --json (one JSON document on stdout), --verbose (stack traces), --help`;
