@@ -7,8 +7,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Payload } from '@temporalio/common';
@@ -19,8 +18,8 @@ import { startRun } from '../../client/run';
 import { parseAgentDefinition, resolveParameters } from '../../core/agent';
 import { EncryptionCodec } from '../../codec/encryption';
 import { parseEncryptionKeys } from '../../config/env';
-import { createHarness, final, plan, scriptedAgent, type Harness } from '../support/harness';
-import { runProcess } from '../support/run-process';
+import { final, plan, scriptedAgent } from '../support/harness';
+import { useCli } from '../support/cli';
 
 jest.setTimeout(240_000);
 
@@ -40,18 +39,12 @@ const registryTool: Tool<{ island: string }> = {
   run: async () => TOOL_OUTPUT,
 };
 
-let harness: Harness;
-let dir: string;
+const cli = useCli('encryption', { tools: [registryTool as Tool<never>], encryption: parseEncryptionKeys(KEY_A) });
 let workflowId: string;
-let env: Record<string, string>;
 let history: temporal.api.history.v1.IHistory;
 
-const perflow = (args: string[], keys: string | undefined, timeoutMs = 90_000) => {
-  const e: NodeJS.ProcessEnv = { ...process.env, ...env };
-  if (keys === undefined) delete e.PERFLOW_ENCRYPTION_KEYS;
-  else e.PERFLOW_ENCRYPTION_KEYS = keys;
-  return runProcess(process.execPath, [BIN, ...args], { env: e, timeoutMs });
-};
+/** The CLI with PERFLOW_ENCRYPTION_KEYS set to `keys`, or unset. */
+const perflow = (args: string[], keys: string | undefined, timeoutMs = 90_000) => cli.perflow(args, { PERFLOW_ENCRYPTION_KEYS: keys }, timeoutMs);
 
 /** Every Payload in a history (objects with metadata and data), by walking it. */
 function payloadsIn(value: unknown, out: Payload[] = []): Payload[] {
@@ -62,14 +55,7 @@ function payloadsIn(value: unknown, out: Payload[] = []): Payload[] {
 }
 
 beforeAll(async () => {
-  harness = await createHarness({ tools: [registryTool as Tool<never>], encryption: parseEncryptionKeys(KEY_A) });
-  dir = mkdtempSync(join(tmpdir(), 'perflow-encryption-'));
-  env = {
-    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '',
-    TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
-    MONGODB_URI: process.env.MONGODB_URI ?? '',
-    PERFLOW_TASK_QUEUE: harness.taskQueue,
-  };
+  const harness = cli.harness;
   const agent = parseAgentDefinition(
     scriptedAgent(
       {
@@ -87,15 +73,10 @@ beforeAll(async () => {
   history = await harness.client.workflow.getHandle(workflowId).fetchHistory();
 });
 
-afterAll(async () => {
-  await harness?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
 describe('a run with PERFLOW_ENCRYPTION_KEYS', () => {
   it('keeps the question, the planner answer and the tool output out of the history bytes, which still carry them encrypted', async () => {
     const bytes = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
-    const child = await harness.client.workflow.getHandle(`${workflowId}/step-1`).fetchHistory();
+    const child = await cli.harness.client.workflow.getHandle(`${workflowId}/step-1`).fetchHistory();
     const childBytes = Buffer.from(temporal.api.history.v1.History.encode(child).finish());
     for (const secret of [QUESTION, ANSWER, TOOL_OUTPUT, tag]) {
       expect(bytes.includes(secret)).toBe(false);
@@ -153,7 +134,7 @@ describe('a run with PERFLOW_ENCRYPTION_KEYS', () => {
   });
 
   it('saves its history encrypted and replays it (from the file and from the server) with the keys', async () => {
-    const file = join(dir, 'history.json');
+    const file = join(cli.dir, 'history.json');
     const saved = await perflow(['history', workflowId, '--out', file], KEY_A);
     expect(saved.stderr).toBe('');
     expect(saved.code).toBe(0);
@@ -186,7 +167,7 @@ describe('perflow codec-server', () => {
 
   /** Starts the CLI's codec server; resolves with its URL from the first line it prints. */
   function startServer(extra: string[]): Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string }> {
-    const child = spawn(process.execPath, [BIN, 'codec-server', '--port', '0', ...extra], { env: { ...process.env, ...env, PERFLOW_ENCRYPTION_KEYS: `${KEY_B},${KEY_A}` } });
+    const child = spawn(process.execPath, [BIN, 'codec-server', '--port', '0', ...extra], { env: { ...process.env, ...cli.env, PERFLOW_ENCRYPTION_KEYS: `${KEY_B},${KEY_A}` } });
     let output = '';
     return new Promise((done, fail) => {
       const timer = setTimeout(() => (child.kill('SIGKILL'), fail(new Error(`codec-server printed no URL in 30 s: ${output}`))), 30_000);
@@ -218,7 +199,7 @@ describe('perflow codec-server', () => {
       expect(server.output()).toContain(`CORS for ${UI}; bearer token required`);
       const input = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0] as Payload;
       const body = JSON.stringify({ payloads: [payloadToJson(input)] });
-      const headers = { 'Content-Type': 'application/json', 'X-Namespace': env.TEMPORAL_NAMESPACE, Origin: UI };
+      const headers = { 'Content-Type': 'application/json', 'X-Namespace': cli.env.TEMPORAL_NAMESPACE, Origin: UI };
 
       const preflight = await fetch(`${server.url}/decode`, {
         method: 'OPTIONS',

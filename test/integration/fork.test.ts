@@ -12,7 +12,7 @@ import { formatConversation, readConversation } from '../../memory/conversation'
 import { diffRuns, type RunDiff } from '../../client/diff';
 import { typedAgent } from '../support/typed-agents';
 import { gateTool } from '../support/gate-tool';
-import { calculatorTurns, onTrack, planAndExecuteAgent, planStep, verdict } from '../support/plan-and-execute-script';
+import { calculatorTurns, onTrack, planAndExecuteAgent, planStep, verdict, withCalculator } from '../support/script';
 
 jest.setTimeout(120_000);
 
@@ -25,12 +25,12 @@ const SOURCE = scriptedAgent(
   {
     planner: [plan('compute 6*7', 'compute 2^10', 'add them'), plan('compute 2^10', 'add them'), plan('add them'), final('1066')],
     executor: [
-      [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: 'six times seven is 42' }],
-      [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2^10' } }] }, { content: 'two to the ten is 1024' }],
+      calculatorTurns('6*7', 'six times seven is 42'),
+      calculatorTurns('2^10', 'two to the ten is 1024'),
       [{ content: '1066' }],
     ],
   },
-  { tools: [{ type: 'CalculatorTool' }] },
+  withCalculator(),
 );
 
 describe('perflow fork', () => {
@@ -40,7 +40,7 @@ describe('perflow fork', () => {
 
     // The fork's agent: the same, with a planner that answers at once. Its first call is step 3's,
     // at the script position where the source stood then (2: positions 0–1 planned the reused steps).
-    const forkAgent = parseAgentDefinition(scriptedAgent({ planner: ['(planned step 1)', '(planned step 2)', final('1066, forked')] }, { tools: [{ type: 'CalculatorTool' }] }), { toolTypes: 'any' });
+    const forkAgent = parseAgentDefinition(scriptedAgent({ planner: ['(planned step 1)', '(planned step 2)', final('1066, forked')] }, withCalculator()), { toolTypes: 'any' });
     const template = 'CUSTOM REFLECT for ${parameters.user_prompt}\nDone so far:\n${parameters.completed_steps}\n${parameters.plan_execute_reflect_response_format}';
     const fork = await forkRun(harness().client, source.workflowId, { fromStep: 3, agent: forkAgent, params: { reflect_prompt_template: template }, taskQueue: harness().taskQueue });
     const out = await fork.handle.result();
@@ -207,7 +207,7 @@ describe('perflow fork (plan_and_execute)', () => {
 
   it('forks a running run with the steps it completed so far', async () => {
     const gated = planAndExecuteAgent({
-      planner: [JSON.stringify([planStep('compute 6*7'), planStep('wait for the gate', 'GateTool'), planStep('add 1')])],
+      planner: [JSON.stringify([planStep('compute 6*7'), planStep('wait for the gate', { primary_tools: ['GateTool'] }), planStep('add 1')])],
       executor: [calculatorTurns('6*7', 'six times seven is 42'), [{ tool_calls: [{ name: 'GateTool', input: { label: 'step 2' } }] }, { content: 'the gate opened' }], calculatorTurns('42+1', '43')],
       verification: [verdict(true), verdict(true), verdict(true)],
       viability: [onTrack(), onTrack()],

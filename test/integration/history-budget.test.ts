@@ -5,6 +5,7 @@
  */
 import { temporal } from '@temporalio/proto';
 import { useHarness, runInput, scriptedAgent, startAgentRun, plan, final } from '../support/harness';
+import { calculatorCall, withCalculator } from '../support/script';
 
 jest.setTimeout(120_000);
 
@@ -15,10 +16,10 @@ function agent(steps: number) {
   const planner = Array.from({ length: steps }, (_, i) => plan(...Array.from({ length: steps - i }, (_, j) => `step ${i + j + 1}`)));
   planner.push(final('done'));
   const executor = Array.from({ length: steps }, (_, i) => [
-    { tool_calls: [{ name: 'CalculatorTool', input: { expression: `${i}+1` } }] },
+    calculatorCall(`${i}+1`),
     { content: `result ${i + 1}` },
   ]);
-  return scriptedAgent({ planner, executor }, { tools: [{ type: 'CalculatorTool' }] });
+  return scriptedAgent({ planner, executor }, withCalculator());
 }
 
 async function historyOf(id: string) {

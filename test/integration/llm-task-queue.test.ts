@@ -3,58 +3,49 @@
  * that queue (rate-limited there), and a run started with `llm_task_queue` schedules every
  * planner and executor LLM call on it.
  */
-import { Client, Connection } from '@temporalio/client';
 import { planExecuteReflect } from '../../workflows';
-import { createWorker } from '../../workers/main';
 import { workerConfigFromEnv } from '../../config/env';
-import { final, plan, runInput, scriptedAgent, workflowId } from '../support/harness';
+import { final, plan, runInput, scriptedAgent, useHarness, workflowId } from '../support/harness';
 import { serverEnv, uniqueTaskQueue } from '../support/env';
 
 jest.setTimeout(120_000);
 
-it('runs the LLM activities on their own rate-limited task queue', async () => {
-  const taskQueue = uniqueTaskQueue('perflow-wf');
-  const llmQueue = uniqueTaskQueue('perflow-llm');
+const llmQueue = uniqueTaskQueue('perflow-llm');
+const harness = useHarness(() => {
   const { temporalAddress, namespace, mongoUri } = serverEnv();
   const config = workerConfigFromEnv({
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_NAMESPACE: namespace,
-    MONGODB_URI: `${mongoUri.replace(/\/$/, '')}/perflow_llm_queue_test`,
-    PERFLOW_TASK_QUEUE: taskQueue,
+    MONGODB_URI: mongoUri,
     PERFLOW_LLM_TASK_QUEUE: llmQueue,
     PERFLOW_LLM_RATE_LIMIT: '50',
     PERFLOW_LLM_CONCURRENCY: '2',
   });
-  const worker = await createWorker(config);
-  const running = worker.run();
-  const connection = await Connection.connect({ address: temporalAddress });
-  try {
-    const client = new Client({ connection, namespace });
-    const input = runInput(
-      scriptedAgent({ planner: [plan('say hi'), final('done')], executor: [[{ content: 'hi' }]] }),
-      'queues?',
-    );
-    const handle = await client.workflow.start(planExecuteReflect, {
-      taskQueue,
-      workflowId: workflowId('llm-queue'),
-      args: [{ ...input, llm_task_queue: llmQueue }],
-    });
-    expect((await handle.result()).response).toBe('done');
+  return { llm: config.llm };
+});
 
-    const queuesOf = async (id: string) =>
-      ((await client.workflow.getHandle(id).fetchHistory()).events ?? []).flatMap((e) => {
-        const a = e.activityTaskScheduledEventAttributes;
-        return a ? [[a.activityType?.name, a.taskQueue?.name]] : [];
-      });
-    const parent = await queuesOf(handle.workflowId);
-    const child = await queuesOf(`${handle.workflowId}/step-1`);
-    expect(parent.filter(([name]) => name === 'planningModel')).toEqual([['planningModel', llmQueue], ['planningModel', llmQueue]]);
-    expect(child.filter(([name]) => name === 'executionModel')).toEqual([['executionModel', llmQueue]]);
-    const isModelCall = (name: unknown) => /Model$/.test(String(name));
-    expect([...parent, ...child].filter(([name]) => !isModelCall(name)).every(([, q]) => q === taskQueue)).toBe(true);
-  } finally {
-    worker.shutdown();
-    await running;
-    await connection.close();
-  }
+it('runs the LLM activities on their own rate-limited task queue', async () => {
+  const { client, taskQueue } = harness();
+  const input = runInput(
+    scriptedAgent({ planner: [plan('say hi'), final('done')], executor: [[{ content: 'hi' }]] }),
+    'queues?',
+  );
+  const handle = await client.workflow.start(planExecuteReflect, {
+    taskQueue,
+    workflowId: workflowId('llm-queue'),
+    args: [{ ...input, llm_task_queue: llmQueue }],
+  });
+  expect((await handle.result()).response).toBe('done');
+
+  const queuesOf = async (id: string) =>
+    ((await client.workflow.getHandle(id).fetchHistory()).events ?? []).flatMap((e) => {
+      const a = e.activityTaskScheduledEventAttributes;
+      return a ? [[a.activityType?.name, a.taskQueue?.name]] : [];
+    });
+  const parent = await queuesOf(handle.workflowId);
+  const child = await queuesOf(`${handle.workflowId}/step-1`);
+  expect(parent.filter(([name]) => name === 'planningModel')).toEqual([['planningModel', llmQueue], ['planningModel', llmQueue]]);
+  expect(child.filter(([name]) => name === 'executionModel')).toEqual([['executionModel', llmQueue]]);
+  const isModelCall = (name: unknown) => /Model$/.test(String(name));
+  expect([...parent, ...child].filter(([name]) => !isModelCall(name)).every(([, q]) => q === taskQueue)).toBe(true);
 });

@@ -8,31 +8,26 @@ import { planExecuteReflect, progressQuery } from '../../workflows';
 import { runInputOf } from '../../client/fork';
 import { startRun } from '../../client/run';
 import { parseAgentDefinition, resolveParameters } from '../../core/agent';
-import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../support/harness';
+import { createHarness, final, plan, runInput, scriptedAgent, useHarness, workflowId } from '../support/harness';
+import { calculatorTurns, withCalculator } from '../support/script';
 
 jest.setTimeout(60_000);
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await createHarness();
-});
-afterAll(async () => {
-  await harness.close();
-});
+const harness = useHarness();
 
 const start = (input: ReturnType<typeof runInput>) =>
-  harness.client.workflow.start(planExecuteReflect, { taskQueue: harness.taskQueue, workflowId: workflowId('memory'), args: [input] });
+  harness().client.workflow.start(planExecuteReflect, { taskQueue: harness().taskQueue, workflowId: workflowId('memory'), args: [input] });
 
 const threeSteps = scriptedAgent(
   {
     planner: [plan('find A', 'find B', 'find C'), plan('find B', 'find C'), plan('find C'), final('A, B and C found')],
     executor: [
-      [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+2' } }] }, { content: 'A is 3' }],
+      calculatorTurns('1+2', 'A is 3'),
       [{ content: 'B is 4' }],
       [{ content: 'C is 5' }],
     ],
   },
-  { tools: [{ type: 'CalculatorTool' }] },
+  withCalculator(),
 );
 
 describe('conversation memory', () => {
@@ -43,7 +38,7 @@ describe('conversation memory', () => {
     expect(progress.memory_id).toBe(out.memory_id);
     expect(progress.executor_agent_memory_id).toBe(out.executor_agent_memory_id);
 
-    const memories = await harness.memory.memories.find({ _id: { $in: [out.memory_id, out.executor_agent_memory_id] } }).toArray();
+    const memories = await harness().memory.memories.find({ _id: { $in: [out.memory_id, out.executor_agent_memory_id] } }).toArray();
     expect(memories.map((m) => [m.role, m.name, m.parent_memory_id])).toEqual(
       expect.arrayContaining([
         ['planner', 'find A, B and C', undefined],
@@ -51,11 +46,11 @@ describe('conversation memory', () => {
       ]),
     );
 
-    const roots = await harness.memory.interactions.find({ memory_id: out.memory_id, parent_interaction_id: null }).toArray();
+    const roots = await harness().memory.interactions.find({ memory_id: out.memory_id, parent_interaction_id: null }).toArray();
     expect(roots).toHaveLength(1);
     expect(roots[0]).toMatchObject({ _id: out.parent_interaction_id, input: 'find A, B and C', response: 'A, B and C found' });
 
-    const traces = await harness.memory.interactions
+    const traces = await harness().memory.interactions
       .find({ parent_interaction_id: out.parent_interaction_id })
       .sort({ trace_number: 1 })
       .toArray();
@@ -65,12 +60,12 @@ describe('conversation memory', () => {
       [3, 'find C', 'C is 5'],
     ]);
 
-    const executorSteps = await harness.memory.interactions
+    const executorSteps = await harness().memory.interactions
       .find({ memory_id: out.executor_agent_memory_id, parent_interaction_id: out.executor_agent_parent_interaction_id })
       .sort({ trace_number: 1 })
       .toArray();
     expect(executorSteps.map((t) => t.response)).toEqual(['A is 3', 'B is 4', 'C is 5']);
-    const toolCalls = await harness.memory.interactions.find({ memory_id: out.executor_agent_memory_id, origin: 'tool' }).toArray();
+    const toolCalls = await harness().memory.interactions.find({ memory_id: out.executor_agent_memory_id, origin: 'tool' }).toArray();
     expect(toolCalls).toHaveLength(1);
     expect(toolCalls[0]).toMatchObject({ tool_name: 'CalculatorTool', input: '{"expression":"1+2"}', response: '3', parent_interaction_id: executorSteps[0]._id });
   });
@@ -81,27 +76,27 @@ describe('conversation memory', () => {
     const input = { ...runInput(scriptedAgent({ planner: [final('about 2.1 million')] }), question), memory_id: first.memory_id };
     const second = await (await start(input)).result();
     expect(second.memory_id).toBe(first.memory_id);
-    const prompt = harness.recorder.find((r) => r.messages[0]?.content.includes(question))!.messages[0].content;
+    const prompt = harness().recorder.find((r) => r.messages[0]?.content.includes(question))!.messages[0].content;
     expect(prompt).toContain('You have currently executed the following steps:');
     expect(prompt).toContain('<step-1>\ncapital of France?\n</step-1>\n<step-1-result>\nParis\n</step-1-result>');
     expect(prompt).not.toContain('Original plan:');
-    const roots = await harness.memory.interactions.find({ memory_id: first.memory_id, parent_interaction_id: null }).toArray();
+    const roots = await harness().memory.interactions.find({ memory_id: first.memory_id, parent_interaction_id: null }).toArray();
     expect(roots.map((r) => r.response).sort()).toEqual(['Paris', 'about 2.1 million']);
   });
 
   it('continues the conversation and executor memory a client names, their IDs travelling in the input\'s ids alone', async () => {
     const agentOf = (answer: string) => parseAgentDefinition(scriptedAgent({ planner: [final(answer)] }), { toolTypes: 'any' });
     const startAs = (answer: string, question: string, params: Record<string, unknown> = {}) =>
-      startRun(harness.client, { agent: agentOf(answer), parameters: resolveParameters(agentOf(answer), params), question, taskQueue: harness.taskQueue });
+      startRun(harness().client, { agent: agentOf(answer), parameters: resolveParameters(agentOf(answer), params), question, taskQueue: harness().taskQueue });
     const first = await (await startAs('Rome', 'capital of Italy?')).handle.result();
     const run = await startAs('about 2.8 million', 'how many people live there?', { memory_id: first.memory_id, executor_agent_memory_id: first.executor_agent_memory_id });
     expect(await run.handle.result()).toMatchObject({ memory_id: first.memory_id, executor_agent_memory_id: first.executor_agent_memory_id });
-    const input = await runInputOf(harness.client, run.workflowId);
+    const input = await runInputOf(harness().client, run.workflowId);
     expect(input).toMatchObject({ ids: run.ids, continues_conversation: true });
     expect(input).not.toHaveProperty('memory_id');
     expect(input.parameters).not.toHaveProperty('memory_id');
     expect(input.parameters).not.toHaveProperty('executor_agent_memory_id');
-    const prompt = harness.recorder.find((r) => r.messages[0]?.content.includes('how many people live there?'))!.messages[0].content;
+    const prompt = harness().recorder.find((r) => r.messages[0]?.content.includes('how many people live there?'))!.messages[0].content;
     expect(prompt).toContain('<step-1>\ncapital of Italy?\n</step-1>\n<step-1-result>\nRome\n</step-1-result>');
   });
 
@@ -118,7 +113,7 @@ describe('conversation memory', () => {
 
   it('refuses to continue another tenant\'s conversation, touching nothing, and stamps every document with the run\'s tenant', async () => {
     const first = await (await start(runInput(scriptedAgent({ planner: [final('mine')] }), 'tenant a asks', { tenant_id: 'a' }))).result();
-    const prompts = await harness.memory.prompts.find({ tenant_id: 'a' } as never).toArray();
+    const prompts = await harness().memory.prompts.find({ tenant_id: 'a' } as never).toArray();
     expect(prompts.length).toBeGreaterThan(0);
     for (const tenant of ['b', undefined]) {
       const input = { ...runInput(scriptedAgent({ planner: [final('theirs')] }), 'tenant b asks', tenant ? { tenant_id: tenant } : {}), memory_id: first.memory_id };
@@ -128,58 +123,58 @@ describe('conversation memory', () => {
         message: `memory_id ${first.memory_id} belongs to tenant a, not to ${tenant ? `tenant ${tenant}` : 'no tenant'}: a memory is continued by its own tenant only (nothing was changed)`,
       });
     }
-    const memory = await harness.memory.memories.findOne({ _id: first.memory_id });
+    const memory = await harness().memory.memories.findOne({ _id: first.memory_id });
     expect(memory).toMatchObject({ tenant_id: 'a', name: 'tenant a asks' });
-    expect(await harness.memory.interactions.countDocuments({ memory_id: first.memory_id, origin: 'user' })).toBe(1);
+    expect(await harness().memory.interactions.countDocuments({ memory_id: first.memory_id, origin: 'user' })).toBe(1);
   });
 
   it('writes the error of a failed run onto its parent interaction', async () => {
     const handle = await start(runInput(scriptedAgent({ planner: ['x', 'y', 'z'] }), 'will fail'));
     await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
     const { parent_interaction_id } = await handle.query(progressQuery);
-    const root = await harness.memory.interactions.findOne({ _id: parent_interaction_id });
+    const root = await harness().memory.interactions.findOne({ _id: parent_interaction_id });
     expect(root?.response).toMatch(/^Agent execution failed: planner answer could not be parsed after 3 attempts/);
   });
 
   it('leaves exactly one document per record when memory writes are retried', async () => {
-    const memory = createMemoryActivities(harness.memory);
+    const memory = createMemoryActivities(harness().memory);
     const ids = { memory_id: 'm-retry', parent_interaction_id: 'p-retry', executor_agent_memory_id: 'em-retry', executor_agent_parent_interaction_id: 'ep-retry' };
     const startInput = { ids, question: 'retry?', app_type: 'test', resume: false, message_history_limit: 10 };
     const step = { ids, stepIndex: 0, step: 's', result: 'r' };
     for (let i = 0; i < 2; i++) {
       await memory.startRun(startInput);
       await memory.saveStep(step);
-      await saveToolCall(harness.memory, { ids, stepIndex: 0, callIndex: 0 }, { name: 'CalculatorTool', input: {}, output: '1', is_error: false });
+      await saveToolCall(harness().memory, { ids, stepIndex: 0, callIndex: 0 }, { name: 'CalculatorTool', input: {}, output: '1', is_error: false });
       await memory.finishRun({ ids, response: 'done' });
     }
-    expect(await harness.memory.memories.countDocuments({ _id: { $in: ['m-retry', 'em-retry'] } })).toBe(2);
-    expect(await harness.memory.interactions.countDocuments({ memory_id: { $in: ['m-retry', 'em-retry'] } })).toBe(5);
-    expect((await harness.memory.interactions.findOne({ _id: 'p-retry' }))?.response).toBe('done');
+    expect(await harness().memory.memories.countDocuments({ _id: { $in: ['m-retry', 'em-retry'] } })).toBe(2);
+    expect(await harness().memory.interactions.countDocuments({ memory_id: { $in: ['m-retry', 'em-retry'] } })).toBe(5);
+    expect((await harness().memory.interactions.findOne({ _id: 'p-retry' }))?.response).toBe('done');
   });
 
   it('writes new records as inserts and existing ones as updates: a step saved again with another result keeps one document, with the new result', async () => {
-    const memory = createMemoryActivities(harness.memory);
+    const memory = createMemoryActivities(harness().memory);
     const ids = { memory_id: 'm-again', parent_interaction_id: 'p-again', executor_agent_memory_id: 'em-again', executor_agent_parent_interaction_id: 'ep-again' };
     await memory.startRun({ ids, question: 'again?', app_type: 'test', resume: false, message_history_limit: 10 });
     await memory.saveStep({ ids, stepIndex: 0, step: 's', result: 'first' });
-    const created = (await harness.memory.interactions.findOne({ _id: 'p-again:step-1' }))?.created;
-    const conversation = await harness.memory.memory('m-again');
+    const created = (await harness().memory.interactions.findOne({ _id: 'p-again:step-1' }))?.created;
+    const conversation = await harness().memory.memory('m-again');
     // A reset re-runs the step: same IDs, another result. The root's question stays as first written.
     await memory.saveStep({ ids, stepIndex: 0, step: 's', result: 'second' });
     await memory.startRun({ ids, question: 'changed?', app_type: 'test', resume: false, message_history_limit: 10 });
-    const docs = await harness.memory.findInteractions(['p-again:step-1', 'ep-again:step-1', 'p-again', 'missing']);
+    const docs = await harness().memory.findInteractions(['p-again:step-1', 'ep-again:step-1', 'p-again', 'missing']);
     expect(docs.map((d) => d?.response ?? null)).toEqual(['second', 'second', '', null]);
     expect(docs[0]?.created).toEqual(created);
     expect(docs[2]?.input).toBe('again?');
-    expect((await harness.memory.memory('em-again'))?.first_run).toBe('ep-again');
+    expect((await harness().memory.memory('em-again'))?.first_run).toBe('ep-again');
     // The memory is written once as new; starting again updates it, keeping its name and creation time.
-    const again = await harness.memory.memory('m-again');
+    const again = await harness().memory.memory('m-again');
     expect(again).toMatchObject({ name: 'again?', created: conversation?.created, role: 'planner' });
     expect(again!.updated.getTime()).toBeGreaterThanOrEqual(conversation!.updated.getTime());
   });
 
   it('shows a step the executor’s earlier steps of its own run by ID, and a continued conversation’s earlier runs too', async () => {
-    const memory = createMemoryActivities(harness.memory);
+    const memory = createMemoryActivities(harness().memory);
     const run = (n: number) => ({ memory_id: 'm-hist', parent_interaction_id: `p-hist-${n}`, executor_agent_memory_id: 'em-hist', executor_agent_parent_interaction_id: `ep-hist-${n}` });
     await memory.startRun({ ids: run(1), question: 'one', app_type: 'test', resume: false, message_history_limit: 10 });
     // Apart in time: the conversation's history is ordered by creation time.
@@ -254,12 +249,12 @@ describe('claim check of step results', () => {
     expect(out.response).toBe('done');
 
     // The last planner prompt holds every result whole...
-    const prompts = harness.recorder.filter((r) => r.position.role === 'planner' && r.messages[0].content.includes('three big results'));
+    const prompts = harness().recorder.filter((r) => r.position.role === 'planner' && r.messages[0].content.includes('three big results'));
     const last = prompts.at(-1)!.messages[0].content;
     for (const c of ['a', 'b', 'c']) expect(last).toContain(big(c));
     // ...while in the run's history, planner inputs stay the same size from call to call and the
     // executor children return previews (the scripted answers themselves travel in the agent file).
-    const history = await harness.client.workflow.getHandle(handle.workflowId).fetchHistory();
+    const history = await harness().client.workflow.getHandle(handle.workflowId).fetchHistory();
     const { EventType } = temporal.api.enums.v1;
     const size = (e: temporal.api.history.v1.IHistoryEvent) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
     const events = history.events ?? [];
@@ -271,7 +266,7 @@ describe('claim check of step results', () => {
     const childResults = events.filter((e) => e.eventType === EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED).map(size);
     expect(childResults).toHaveLength(3);
     for (const bytes of childResults) expect(bytes).toBeLessThan(3_000);
-    const traces = await harness.memory.interactions.find({ parent_interaction_id: out.parent_interaction_id }).sort({ trace_number: 1 }).toArray();
+    const traces = await harness().memory.interactions.find({ parent_interaction_id: out.parent_interaction_id }).sort({ trace_number: 1 }).toArray();
     expect(traces.map((t) => t.response.length)).toEqual([50_000, 50_000, 50_000]);
   });
 });
@@ -279,7 +274,7 @@ describe('claim check of step results', () => {
 describe('reading a conversation', () => {
   it('shows questions, steps, tool calls and results in order', async () => {
     const out = await (await start(runInput(threeSteps, 'read me back'))).result();
-    const view = await readConversation(harness.memory, out.memory_id);
+    const view = await readConversation(harness().memory, out.memory_id);
     expect(view?.runs).toHaveLength(1);
     expect(view?.runs[0].steps.map((s) => [s.step, s.result, s.tool_calls.map((t) => `${t.tool}=${t.output}`)])).toEqual([
       ['find A', 'A is 3', ['CalculatorTool=3']],
@@ -290,6 +285,6 @@ describe('reading a conversation', () => {
     expect(text).toContain('question: read me back');
     expect(text).toContain('tool CalculatorTool {"expression":"1+2"} → 3');
     expect(text).toContain('response: A, B and C found');
-    expect(await readConversation(harness.memory, 'unknown')).toBeUndefined();
+    expect(await readConversation(harness().memory, 'unknown')).toBeUndefined();
   });
 });

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { findTemporalCli } from '../../servers/binaries';
 import { serverEnv, uniqueTaskQueue } from '../support/env';
 import { runProcess, userEnv } from '../support/run-process';
+import { calculatorTurns } from '../support/script';
 
 jest.setTimeout(600_000);
 
@@ -73,7 +74,7 @@ it('the installed CLI starts a worker from its prebuilt bundle and runs an agent
       interface: 'scripted',
       script: {
         planner: ['{"steps": ["multiply"], "result": ""}', '{"steps": [], "result": "{{step_result:1}}"}'],
-        executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: 'The product is {{observation}}.' }]],
+        executor: [calculatorTurns('6*7', 'The product is {{observation}}.')],
       },
     },
     tools: [{ type: 'CalculatorTool' }],

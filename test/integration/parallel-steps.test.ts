@@ -8,6 +8,7 @@ import type { temporal } from '@temporalio/proto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { gateTool } from '../support/gate-tool';
 import { final, plan, progressOf, runInput, scriptedAgent, startAgentRun, useHarness } from '../support/harness';
+import { calculatorTurns } from '../support/script';
 
 jest.setTimeout(120_000);
 
@@ -148,7 +149,6 @@ describe('parallel steps (plan_and_execute with depends_on)', () => {
   it('runs steps 1 and 2 concurrently and step 3 after both', async () => {
     const question = 'two lookups, then a comparison';
     const step = (goal: string, depends_on?: number[]) => ({ goal, primary_tools: ['CalculatorTool'], success_criteria: 'a number', ...(depends_on ? { depends_on } : {}) });
-    const call = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
     const agent = {
       name: 'parallel-pae',
       type: 'plan_and_execute',
@@ -156,7 +156,7 @@ describe('parallel steps (plan_and_execute with depends_on)', () => {
         interface: 'scripted',
         script: {
           planner: [JSON.stringify([step('compute 6*7', []), step('compute 2^5', []), step('compare them', [1, 2])])],
-          executor: [call('6*7', '42'), call('2^5', '32'), call('42-32', '10')],
+          executor: [calculatorTurns('6*7', '42'), calculatorTurns('2^5', '32'), calculatorTurns('42-32', '10')],
           verification: [1, 2, 3].map(() => JSON.stringify({ met: true, reason: 'a number' })),
           viability: [JSON.stringify({ replan: false, confidence: 0.1, reason: 'on track' })],
           final: ['6*7 is larger by 10'],

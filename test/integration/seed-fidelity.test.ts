@@ -8,6 +8,7 @@ import { startRun } from '../../client/run';
 import { denseParameters } from '../../core/agent';
 import { readMemory } from '../../client/memory';
 import { serverEnv } from '../support/env';
+import { calculatorTurns, withCalculator } from '../support/script';
 
 jest.setTimeout(120_000);
 
@@ -32,7 +33,7 @@ it('a continued conversation shows the planner its earlier answers but not a fai
 
 it("a tool's timeout_seconds over the default sets its activity's timeout, and its retries are bounded", async () => {
   const agent = scriptedAgent(
-    { planner: [plan('compute'), final('ok')], executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+1' } }] }, { content: '2' }]] },
+    { planner: [plan('compute'), final('ok')], executor: [calculatorTurns('1+1', '2')] },
     { tools: [{ type: 'CalculatorTool', parameters: { timeout_seconds: 250 } }] },
   );
   const handle = await run(agent, 'slow tool');
@@ -67,7 +68,7 @@ it('renders ${parameters.x} in the system prompts and inside parameter values, n
 
 it('tenant_id stamps every memory document and interaction, executor_agent_id is stored, and executor_agent_memory_id continues that executor memory', async () => {
   const agentFile = (step: string) =>
-    scriptedAgent({ planner: [plan(step), final(`${step} done`)], executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2+2' } }] }, { content: `${step}: 4` }]] }, { tools: [{ type: 'CalculatorTool' }] });
+    scriptedAgent({ planner: [plan(step), final(`${step} done`)], executor: [calculatorTurns('2+2', `${step}: 4`)] }, withCalculator());
   const start = async (step: string, params: Record<string, unknown>) => {
     const input = runInput(agentFile(step), `${step}?`, params);
     const started = await startRun(harness().client, { agent: input.agent, parameters: denseParameters(input), question: `${step}?`, taskQueue: harness().taskQueue });

@@ -17,6 +17,7 @@ import { MongoClient } from 'mongodb';
 import { final, plan, scriptedAgent } from '../support/harness';
 import { connectTemporal, serverEnv, uniqueTaskQueue } from '../support/env';
 import { runProcess, userEnv } from '../support/run-process';
+import { calculatorTurns, withCalculator } from '../support/script';
 // The OTLP protobuf definitions the exporters encode with.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const otlp = require('@opentelemetry/otlp-transformer/build/src/generated/root') as OtlpRoot;
@@ -167,8 +168,8 @@ describe('traces and metrics', () => {
       agentFile,
       JSON.stringify(
         scriptedAgent(
-          { planner: [plan('compute 6*7'), final('42')], executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }]] },
-          { tools: [{ type: 'CalculatorTool' }] },
+          { planner: [plan('compute 6*7'), final('42')], executor: [calculatorTurns('6*7', '42')] },
+          withCalculator(),
         ),
       ),
     );

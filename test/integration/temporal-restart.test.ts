@@ -13,6 +13,7 @@ import { createWorker, defineTool } from '../../workers/main';
 import { freePort, startTemporalDevServer, type TemporalServer } from '../../servers';
 import { planExecuteReflect } from '../../workflows';
 import { connectMongo, serverEnv, uniqueTaskQueue } from '../support/env';
+import { workflowBundle } from '../support/workflow-bundles';
 import { final, plan, runInput, scriptedAgent, workflowId } from '../support/harness';
 
 jest.setTimeout(240_000);
@@ -51,6 +52,7 @@ it('completes every run across a Temporal server restart', async () => {
     mongoUri: serverEnv().mongoUri,
     database: db.databaseName,
     tools: [slowTool],
+    workflows: { workflowBundle: await workflowBundle('plain') },
   });
   const running = worker.run();
   const connection = await Connection.connect({ address: server.address });

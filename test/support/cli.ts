@@ -4,11 +4,10 @@
  * and a temporary directory for agent and history files. Created before a file's tests, closed
  * after them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Tool } from '../../activities/tools/tool';
-import { createHarness, type Harness } from './harness';
+import { useHarness, type Harness, type HarnessOptions } from './harness';
 import { serverEnv } from './env';
 import { runProcess, type ProcessResult } from './run-process';
 
@@ -22,45 +21,50 @@ export interface CliFixture {
   readonly env: Record<string, string>;
   /** The MongoDB URI naming the harness's own database (for `perflow memory`). */
   readonly memoryUri: string;
-  /** Runs the CLI with a bound on its duration; `env` adds to the fixture's. */
-  perflow(args: string[], env?: Record<string, string>, timeoutMs?: number): Promise<ProcessResult>;
+  /** Writes an agent file into {@link dir} as `<name>.json` and returns its path. */
+  agentFile(name: string, agent: unknown): string;
+  /** Runs the CLI with a bound on its duration; `env` adds to the fixture's (a variable set to undefined is unset). */
+  perflow(args: string[], env?: Record<string, string | undefined>, timeoutMs?: number): Promise<ProcessResult>;
 }
 
-export function useCli(prefix: string, options: { tools?: Tool<never>[] } = {}): CliFixture {
-  let harness: Harness | undefined;
+export function useCli(prefix: string, options: HarnessOptions = {}): CliFixture {
+  const harness = useHarness(options);
   let dir: string | undefined;
-  let env: Record<string, string> = {};
-  beforeAll(async () => {
-    harness = await createHarness(options);
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), `perflow-${prefix}-`));
-    env = {
-      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '',
-      TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
-      MONGODB_URI: process.env.MONGODB_URI ?? '',
-      PERFLOW_TASK_QUEUE: harness.taskQueue,
-    };
   });
-  afterAll(async () => {
-    await harness?.close();
+  afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
-  const ready = <T>(v: T | undefined): T => {
-    if (v === undefined) throw new Error('the CLI fixture is not ready: use it inside a test');
-    return v;
-  };
+  const env = (): Record<string, string> => ({
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '',
+    TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    MONGODB_URI: process.env.MONGODB_URI ?? '',
+    PERFLOW_TASK_QUEUE: harness().taskQueue,
+  });
   return {
     get harness() {
-      return ready(harness);
+      return harness();
     },
     get dir() {
-      return ready(dir);
+      if (dir === undefined) throw new Error('the CLI fixture is not ready: use it inside a test');
+      return dir;
     },
     get env() {
-      return env;
+      return env();
     },
     get memoryUri() {
-      return `${serverEnv().mongoUri.replace(/\/$/, '')}/${ready(harness).db.databaseName}`;
+      return `${serverEnv().mongoUri.replace(/\/$/, '')}/${harness().db.databaseName}`;
     },
-    perflow: (args, extra = {}, timeoutMs = 60_000) => runProcess(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, ...extra }, timeoutMs }),
+    agentFile(name, agent) {
+      const file = join(this.dir, `${name}.json`);
+      writeFileSync(file, JSON.stringify(agent));
+      return file;
+    },
+    // Node leaves variables whose value is undefined out of a child's environment.
+    perflow: (args, extra = {}, timeoutMs = 60_000) => runProcess(process.execPath, [BIN, ...args], { env: { ...process.env, ...env(), ...extra }, timeoutMs }),
   };
 }
+
+/** The lines of a command's output that are not blank (a one-line error is one of them). */
+export const nonEmptyLines = (s: string) => s.split('\n').filter((l) => l.trim() !== '');

@@ -26,3 +26,16 @@ export async function connectMongo(uri = serverEnv().mongoUri): Promise<MongoCli
   // Short server selection, so an outage surfaces as a retried activity rather than a long hang.
   return new MongoClient(uri, { serverSelectionTimeoutMS: 2_000 }).connect();
 }
+
+/** Sets environment variables and returns a function that restores them. */
+export function withEnv(vars: Record<string, string | undefined>): () => void {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  const apply = (v: Record<string, string | undefined>): void => {
+    for (const [k, val] of Object.entries(v)) {
+      if (val === undefined) delete process.env[k];
+      else process.env[k] = val;
+    }
+  };
+  apply(vars);
+  return () => apply(saved);
+}

@@ -1,6 +1,7 @@
 /**
  * Runs perflow workflows in tests: a real worker on its own task queue against the servers of
- * global-setup, with activities built from the given (scripted or real) dependencies.
+ * global-setup, with activities built from the given (scripted or real) dependencies, running
+ * the workflow code bundled once for the test run (./workflow-bundles).
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
@@ -8,13 +9,15 @@ import type { Db, MongoClient } from 'mongodb';
 import { MemoryStore } from '../../memory/store';
 import type { RecordedRequest } from '../../activities/llm/scripted';
 import type { Tool } from '../../activities/tools/tool';
-import { providerConfigFromEnv } from '../../config/env';
+import { providerConfigFromEnv, type PerflowWorkerConfig } from '../../config/env';
 import { encryptionDataConverter } from '../../codec/encryption';
 import type { EncryptionKeyring } from '../../core/encryption-keyring';
 import { createWorker } from '../../workers/main';
 import { parseAgentDefinition, resolveParameters, sparseParameters } from '../../core/agent';
 import { progressQuery, workflowTypeFor, type PlanExecuteReflectInput, type RunOutput } from '../../workflows';
+import { startMongo, type MongoServer } from '../../servers';
 import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
+import { workflowBundle } from './workflow-bundles';
 
 export interface Harness {
   client: Client;
@@ -23,16 +26,30 @@ export interface Harness {
   /** The database holding this harness's memory (a fresh one per harness). */
   db: Db;
   memory: MemoryStore;
-  /** Stops the worker and closes the connections. */
+  /** The MongoDB server the harness started for itself (with `ownMongo`). */
+  ownMongo?: MongoServer;
+  /** Stops the worker and closes the connections (and stops its own MongoDB server). */
   close(): Promise<void>;
 }
 
-export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?: string; encryption?: EncryptionKeyring } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  tools?: Tool<never>[];
+  /** The MongoDB server to use (default: the test servers'). */
+  mongoUri?: string;
+  /** A MongoDB server of the harness's own, started with these variables (e.g. PERFLOW_MONGO_BACKEND) and stopped by `close`. */
+  ownMongo?: Record<string, string>;
+  encryption?: EncryptionKeyring;
+  /** The model calls on a task queue of their own (PERFLOW_LLM_TASK_QUEUE), served by a second worker. */
+  llm?: PerflowWorkerConfig['llm'];
+}
+
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const ownMongo = options.ownMongo ? await startOwnMongo(options.ownMongo) : undefined;
   // With `encryption`, the worker and the harness's client encrypt payloads as PERFLOW_ENCRYPTION_KEYS would.
   const { connection, client } = await connectTemporal(options.encryption ? encryptionDataConverter(options.encryption) : undefined);
   const taskQueue = uniqueTaskQueue('perflow-test');
   const recorder: RecordedRequest[] = [];
-  const mongoUri = options.mongoUri ?? serverEnv().mongoUri;
+  const mongoUri = ownMongo?.uri ?? options.mongoUri ?? serverEnv().mongoUri;
   const mongo: MongoClient = await connectMongo(mongoUri);
   const database = `perflow_test_${taskQueue.split('-').pop()}`;
   const db = mongo.db(database);
@@ -48,6 +65,9 @@ export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?:
     recorder,
     providers: providerConfigFromEnv(),
     ...(options.encryption ? { encryption: options.encryption } : {}),
+    ...(options.llm ? { llm: options.llm } : {}),
+    // The workflow code bundled from the sources, once for the whole test run.
+    workflows: { workflowBundle: await workflowBundle('plain') },
   });
   const running = worker.run();
   return {
@@ -56,21 +76,31 @@ export async function createHarness(options: { tools?: Tool<never>[]; mongoUri?:
     recorder,
     db,
     memory,
+    ...(ownMongo ? { ownMongo } : {}),
     async close() {
       worker.shutdown();
       await running;
       await connection.close();
       await db.dropDatabase().catch(() => undefined);
       await mongo.close();
+      await ownMongo?.stop();
     },
   };
 }
 
-/** A harness for the test file: created before its tests, closed after them. */
-export function useHarness(options: Parameters<typeof createHarness>[0] = {}): () => Harness {
+/** A MongoDB-wire server started as global-setup starts one (not reusing MONGODB_URI), with `env` added to the environment. */
+function startOwnMongo(env: Record<string, string>): Promise<MongoServer> {
+  return startMongo({ ...process.env, ...env, MONGODB_URI: '' });
+}
+
+/**
+ * A harness for the test file: created before its tests, closed after them. `options` may be a
+ * function, called when the harness is created (after the `beforeAll` hooks declared before it).
+ */
+export function useHarness(options: HarnessOptions | (() => HarnessOptions) = {}): () => Harness {
   let harness: Harness | undefined;
   beforeAll(async () => {
-    harness = await createHarness(options);
+    harness = await createHarness(typeof options === 'function' ? options() : options);
   });
   afterAll(async () => {
     await harness?.close();
@@ -112,6 +142,16 @@ export function startAgentRun(harness: Harness, input: PlanExecuteReflectInput, 
     workflowId: workflowId(prefix),
     args: [input],
   });
+}
+
+/** Runs an agent as {@link startAgentRun} starts it and returns its output. */
+export async function runAgent(harness: Harness, input: PlanExecuteReflectInput, prefix = 'agent'): Promise<RunOutput> {
+  return (await startAgentRun(harness, input, prefix)).result();
+}
+
+/** The model requests the harness's worker received whose messages mention `text` (a run's question, say). */
+export function requestsAbout(harness: Harness, text: string): RecordedRequest[] {
+  return harness.recorder.filter((r) => JSON.stringify(r.messages).includes(text));
 }
 
 /** The `progress` query of a run. */

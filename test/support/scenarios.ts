@@ -3,6 +3,10 @@
  * in `npm test`, so a workflow change that breaks running executions is caught before it lands.
  * Regenerate with `npm run record-histories` (only when a change is meant to be incompatible,
  * and behind `patched()` otherwise — see docs/contributing.md).
+ *
+ * One table in one file, over 300 lines on purpose: the recorder and the replay suite read the
+ * same list, and a new scenario goes at its end. Scripted turns are written with the builders of
+ * ./script, so a scenario records the same script however often it is rewritten.
  */
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -10,7 +14,7 @@ import { approvePlan, approveTool, denyTool, guideRun, pauseRun, rejectPlan, res
 import { progressQuery, type Progress } from '../../workflows/definitions';
 import { final, plan, scriptedAgent } from './harness';
 import { typedAgent } from './typed-agents';
-import { calculatorTurns, onTrack, planAndExecuteAgent, planStep, verdict } from './plan-and-execute-script';
+import { calculatorCall, calculatorTurns, onTrack, planAndExecuteAgent, planStep, verdict, withCalculator } from './script';
 
 export interface Scenario {
   name: string;
@@ -39,12 +43,9 @@ const sixTimesSevenPlus1024 = () =>
   scriptedAgent(
     {
       planner: [plan('compute 6*7', 'add 1024'), plan('add 1024'), final('1066')],
-      executor: [
-        [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
-        [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1024' } }] }, { content: '1066' }],
-      ],
+      executor: [calculatorTurns('6*7', '42'), calculatorTurns('42+1024', '1066')],
     },
-    { tools: [{ type: 'CalculatorTool' }] },
+    withCalculator(),
   );
 
 const awaiting = (id: string) => (p: Progress) => (p.pending ?? []).some((d) => d.id === id);
@@ -56,13 +57,9 @@ export const SCENARIOS: Scenario[] = [
     agent: scriptedAgent(
       {
         planner: [plan('compute 6*7', 'compute 2^10', 'add them'), plan('compute 2^10', 'add them'), plan('add them'), final('1066')],
-        executor: [
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2^10' } }] }, { content: '1024' }],
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1024' } }] }, { content: '1066' }],
-        ],
+        executor: [calculatorTurns('6*7', '42'), calculatorTurns('2^10', '1024'), calculatorTurns('42+1024', '1066')],
       },
-      { tools: [{ type: 'CalculatorTool' }] },
+      withCalculator(),
     ),
   },
   {
@@ -117,14 +114,10 @@ export const SCENARIOS: Scenario[] = [
             { stepNo: 2, name: 'add one', toolId: 'CalculatorTool', resultName: 'sum' },
           ]),
         ],
-        executor: [
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '7*6' } }] }, { content: '42 again' }],
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1' } }] }, { content: '43' }],
-        ],
+        executor: [calculatorTurns('6*7', '42'), calculatorTurns('7*6', '42 again'), calculatorTurns('42+1', '43')],
         decision: ['Decision: YES\n[{"stepNo": 1, "name": "check", "toolId": "CalculatorTool", "resultName": "check"}]', 'Decision: NO', 'Decision: COMPLETE'],
       } as never,
-      { type: 'step_by_step', goal: 'an exact number', tools: [{ type: 'CalculatorTool' }] },
+      withCalculator({ type: 'step_by_step', goal: 'an exact number' }),
     ),
   },
   {
@@ -136,11 +129,11 @@ export const SCENARIOS: Scenario[] = [
         planner: [
           JSON.stringify([1, 2, 3].map((n) => ({ stepNo: n, description: `todo ${n}`, successCriteria: 'an exact number', availableToolIds: ['CalculatorTool'] }))),
         ],
-        executor: [[{ content: 'about 40' }], [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }], [{ content: '1024' }]],
+        executor: [[{ content: 'about 40' }], calculatorTurns('6*7', '42'), [{ content: '1024' }]],
         completion: ['NOT_COMPLETED: not exact', 'COMPLETED', 'COMPLETED'],
         goal: ['CONTINUE_NEEDED', 'GOAL_ACHIEVED'],
       } as never,
-      { type: 'todo_list', tools: [{ type: 'CalculatorTool' }] },
+      withCalculator({ type: 'todo_list' }),
     ),
   },
   {
@@ -150,19 +143,19 @@ export const SCENARIOS: Scenario[] = [
     agent: scriptedAgent(
       {
         planner: [
-          JSON.stringify([{ goal: 'look up the rate', primary_tools: ['CalculatorTool'], success_criteria: 'a rate' }, { goal: 'apply it', primary_tools: ['CalculatorTool'], success_criteria: 'a number' }]),
-          JSON.stringify([{ goal: 'compute the rate', primary_tools: ['CalculatorTool'], success_criteria: 'a rate' }, { goal: 'apply it', primary_tools: ['CalculatorTool'], success_criteria: 'a number' }]),
+          JSON.stringify([planStep('look up the rate', { success_criteria: 'a rate' }), planStep('apply it')]),
+          JSON.stringify([planStep('compute the rate', { success_criteria: 'a rate' }), planStep('apply it')]),
         ],
         executor: [
           [{ content: 'The rate table was not found.' }],
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '3/4' } }] }, { content: '0.75' }],
+          calculatorTurns('3/4', '0.75'),
           [{ content: '75' }],
         ],
         verification: Array.from({ length: 4 }, () => JSON.stringify({ met: true })),
         viability: [JSON.stringify({ replan: false, confidence: 0.2, reason: 'fine' })],
         final: ['75'],
       } as never,
-      { type: 'plan_and_execute', tools: [{ type: 'CalculatorTool' }] },
+      withCalculator({ type: 'plan_and_execute' }),
     ),
   },
   {
@@ -189,7 +182,7 @@ export const SCENARIOS: Scenario[] = [
         completion: ['COMPLETED', 'COMPLETED'],
         goal: ['CONTINUE_NEEDED', 'CONTINUE_NEEDED', 'Decision: CONTINUE_NEEDED'],
       } as never,
-      { type: 'todo_list', tools: [{ type: 'CalculatorTool' }] },
+      withCalculator({ type: 'todo_list' }),
     ),
   },
   {
@@ -210,7 +203,7 @@ export const SCENARIOS: Scenario[] = [
         decision: ['Decision: NO', 'hmm'],
         decision_retry: ['Decision: COMPLETE'],
       } as never,
-      { type: 'step_by_step', goal: 'an exact number', tools: [{ type: 'CalculatorTool' }] },
+      withCalculator({ type: 'step_by_step', goal: 'an exact number' }),
     ),
   },
   {
@@ -219,12 +212,12 @@ export const SCENARIOS: Scenario[] = [
     question: 'verified steps',
     agent: scriptedAgent(
       {
-        planner: [JSON.stringify([{ goal: 'multiply', primary_tools: ['CalculatorTool'], success_criteria: 'the exact product' }])],
-        executor: [[{ content: 'about 40' }], [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }]],
+        planner: [JSON.stringify([planStep('multiply', { success_criteria: 'the exact product' })])],
+        executor: [[{ content: 'about 40' }], calculatorTurns('6*7', '42')],
         verification: [JSON.stringify({ met: false, reason: 'an estimate' }), JSON.stringify({ met: true })],
         final: ['42'],
       } as never,
-      { type: 'plan_and_execute', tools: [{ type: 'CalculatorTool' }] },
+      withCalculator({ type: 'plan_and_execute' }),
     ),
   },
   // Static prompt material by reference (patched): a plan-execute-reflect run and a todo_list run.
@@ -244,12 +237,12 @@ export const SCENARIOS: Scenario[] = [
       {
         planner: [plan('compute 6*7', 'add 1024', 'check'), plan('add 1024', 'check'), plan('check'), final('1066')],
         executor: [
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1024' } }] }, { content: '1066' }],
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+1' } }] }, { tool_calls: [{ name: 'CalculatorTool', input: { expression: '2+2' } }] }],
+          calculatorTurns('6*7', '42'),
+          calculatorTurns('42+1024', '1066'),
+          [calculatorCall('1+1'), calculatorCall('2+2')],
         ],
       },
-      { tools: [{ type: 'CalculatorTool' }] },
+      withCalculator(),
     ),
   },
   { name: 'step-memory-todo-list', question: 'sum 1..2, with step memory', agent: typedAgent('todo_list', 2) },
@@ -261,10 +254,7 @@ export const SCENARIOS: Scenario[] = [
     agent: scriptedAgent(
       {
         planner: [plan('compute 6*7'), plan('compute 6*7', 'add 1'), plan('add 1'), final('43')],
-        executor: [
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*6' } }] }, { content: '42' }],
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42+1' } }] }, { content: '43' }],
-        ],
+        executor: [calculatorTurns('6*6', '42'), calculatorTurns('42+1', '43')],
       },
       { tools: [{ type: 'CalculatorTool', requires_approval: true }] },
     ),
@@ -301,12 +291,12 @@ export const SCENARIOS: Scenario[] = [
       {
         planner: [JSON.stringify({ steps: [['compute 6*7', 'compute 2^5'], 'compare'], result: '' }), plan('compare'), final('6*7 is larger')],
         executor: [
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
-          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2^5' } }] }, { content: '32' }],
+          calculatorTurns('6*7', '42'),
+          calculatorTurns('2^5', '32'),
           [{ content: '42 > 32' }],
         ],
       },
-      { tools: [{ type: 'CalculatorTool' }] },
+      withCalculator(),
     ),
   },
   // plan_and_execute: steps 1 and 2 (depends_on []) at once, step 3 after both.
@@ -322,18 +312,14 @@ export const SCENARIOS: Scenario[] = [
         script: {
           planner: [
             JSON.stringify([
-              { goal: 'compute 6*7', primary_tools: ['CalculatorTool'], success_criteria: 'a number', depends_on: [] },
-              { goal: 'compute 2^5', primary_tools: ['CalculatorTool'], success_criteria: 'a number', depends_on: [] },
-              { goal: 'subtract', primary_tools: ['CalculatorTool'], success_criteria: 'a number', depends_on: [1, 2] },
+              planStep('compute 6*7', { depends_on: [] }),
+              planStep('compute 2^5', { depends_on: [] }),
+              planStep('subtract', { depends_on: [1, 2] }),
             ]),
           ],
-          executor: [
-            [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
-            [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2^5' } }] }, { content: '32' }],
-            [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '42-32' } }] }, { content: '10' }],
-          ],
-          verification: [1, 2, 3].map(() => JSON.stringify({ met: true, reason: 'a number' })),
-          viability: [JSON.stringify({ replan: false, confidence: 0.1, reason: 'on track' })],
+          executor: [calculatorTurns('6*7', '42'), calculatorTurns('2^5', '32'), calculatorTurns('42-32', '10')],
+          verification: [1, 2, 3].map(() => verdict(true)),
+          viability: [onTrack()],
           final: ['42 - 32 = 10'],
         },
       },
@@ -346,7 +332,7 @@ export const SCENARIOS: Scenario[] = [
     question: 'What is (6*7) + 2^10, forked?',
     params: { reflect_prompt_template: 'FORKED ${parameters.user_prompt}\n${parameters.completed_steps}\n${parameters.plan_execute_reflect_response_format}' },
     // Its planner goes on where the source's stood at step 3 (position 2).
-    agent: scriptedAgent({ planner: ['(planned step 1)', '(planned step 2)', final('1066, forked')] }, { tools: [{ type: 'CalculatorTool' }] }),
+    agent: scriptedAgent({ planner: ['(planned step 1)', '(planned step 2)', final('1066, forked')] }, withCalculator()),
     forkOf: {
       question: 'What is (6*7) + 2^10, forked?',
       step: 3,
@@ -354,12 +340,12 @@ export const SCENARIOS: Scenario[] = [
         {
           planner: [plan('compute 6*7', 'compute 2^10', 'add them'), plan('compute 2^10', 'add them'), plan('add them'), final('1066')],
           executor: [
-            [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }],
-            [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2^10' } }] }, { content: '1024' }],
+            calculatorTurns('6*7', '42'),
+            calculatorTurns('2^10', '1024'),
             [{ content: '1066' }],
           ],
         },
-        { tools: [{ type: 'CalculatorTool' }] },
+        withCalculator(),
       ),
     },
   },
@@ -416,7 +402,7 @@ export const SCENARIOS: Scenario[] = [
         completion_retry: ['COMPLETED'],
         goal: ['mostly there', 'GOAL_ACHIEVED'],
       } as never,
-      { type: 'todo_list', tools: [{ type: 'CalculatorTool' }] },
+      withCalculator({ type: 'todo_list' }),
     ),
   },
 ];

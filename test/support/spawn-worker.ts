@@ -8,15 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import type { MongoClient } from 'mongodb';
 import { MemoryStore } from '../../memory/store';
-import { workflowBundleOptions } from '../../workers/workflow-source';
 import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
+import { workflowBundle } from './workflow-bundles';
 
-/** The workflow code bundled once, so each started worker is ready quickly. */
+/** The workflow code of the test run (./workflow-bundles) in a file, so each started worker is ready quickly. */
 async function bundleWorkflows(): Promise<string> {
-  const bundle = await bundleWorkflowCode({ ...workflowBundleOptions(require.resolve('../../workflows')), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
+  const bundle = await workflowBundle('plain');
   const path = join(mkdtempSync(join(tmpdir(), 'perflow-bundle-')), 'workflows.js');
   writeFileSync(path, bundle.code);
   return path;

@@ -5,6 +5,7 @@
  * final answer) are scripted to carry the run to the end.
  */
 import type { AgentType } from '../../core/agent';
+import { calculatorTurns } from './script';
 
 export const AGENT_TYPES: AgentType[] = ['plan_execute_and_reflect', 'step_by_step', 'todo_list', 'plan_and_execute'];
 
@@ -20,8 +21,8 @@ const total = (k: number) => (k * (k + 1)) / 2;
 
 /** Executor turns of step k (1-based): a tool call, then the running total. */
 function stepTurns(k: number, toolType?: string): unknown[] {
-  const call = toolType ? { name: toolType, input: { label: `step ${k}` } } : { name: 'CalculatorTool', input: { expression: `${total(k - 1)}+${k}` } };
-  return [{ tool_calls: [call] }, { content: `total ${total(k)}` }];
+  const answer = `total ${total(k)}`;
+  return toolType ? [{ tool_calls: [{ name: toolType, input: { label: `step ${k}` } }] }, { content: answer }] : calculatorTurns(`${total(k - 1)}+${k}`, answer);
 }
 
 /** The response the run of {@link typedAgent} with `steps` steps ends with. */

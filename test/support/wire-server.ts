@@ -7,6 +7,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo, Server } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { withEnv } from './env';
 
 /** One canned reply. */
 export interface WireReply {
@@ -75,17 +77,45 @@ export async function startWireServer(options: { http2?: boolean } = {}): Promis
   };
 }
 
-/** Sets environment variables and returns a function that restores them. */
-export function withEnv(vars: Record<string, string | undefined>): () => void {
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  const apply = (v: Record<string, string | undefined>): void => {
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) delete process.env[k];
-      else process.env[k] = val;
-    }
+/** A wire server for the test file, started before its tests with `env` (given the server's URL) set, and closed after them. */
+export function useWireServer(env: (url: string) => Record<string, string | undefined> = () => ({})): () => WireServer {
+  let server: WireServer | undefined;
+  let restoreEnv: (() => void) | undefined;
+  beforeAll(async () => {
+    server = await startWireServer();
+    restoreEnv = withEnv(env(server.url));
+  });
+  afterAll(async () => {
+    await server?.close();
+    restoreEnv?.();
+  });
+  return () => {
+    if (!server) throw new Error('the wire server is not ready: use it inside a test');
+    return server;
   };
-  apply(vars);
-  return () => apply(saved);
+}
+
+/**
+ * A Chat Completions reply: `message` as the assistant's, its finish reason `tool_calls` when it
+ * calls tools and `stop` otherwise; `usage` as [prompt tokens, completion tokens]; `extra` adds
+ * top-level fields (for a custom response filter).
+ */
+export function chatCompletion(
+  message: Record<string, unknown>,
+  o: { model?: string; usage?: [number, number]; finishReason?: string; extra?: Record<string, unknown> } = {},
+): WireReply {
+  const [prompt, completion] = o.usage ?? [10, 5];
+  return {
+    body: {
+      id: `chatcmpl-${randomUUID()}`,
+      object: 'chat.completion',
+      created: 1,
+      model: o.model ?? 'local',
+      choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: o.finishReason ?? (message.tool_calls ? 'tool_calls' : 'stop') }],
+      usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+      ...o.extra,
+    },
+  };
 }
 
 /** The error a promise rejects with (fails the test when it resolves). */

@@ -6,12 +6,12 @@
  */
 import type { AssumedVerdict } from '../../../workflows';
 import { progressOf, runInput, scriptedAgent, startAgentRun, useHarness } from '../../support/harness';
+import { calculatorTurns } from '../../support/script';
 
 jest.setTimeout(90_000);
 
 const harnessOf = useHarness();
 
-const calc = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
 const tools = [{ type: 'CalculatorTool' }];
 
 async function run(type: string, script: Record<string, unknown>, question: string, params: Record<string, unknown> = {}) {
@@ -32,7 +32,7 @@ describe('an assessment whose answer cannot be read', () => {
       'plan_and_execute',
       {
         planner: [JSON.stringify([step('the product'), step('the sum')])],
-        executor: [calc('6*7', '42'), calc('42+1', '43')],
+        executor: [calculatorTurns('6*7', '42'), calculatorTurns('42+1', '43')],
         verification: ['it looks fine to me', JSON.stringify({ met: true }), JSON.stringify({ met: true })],
         viability: ['probably viable', 'viable, I think'],
         final: ['43'],
@@ -58,7 +58,7 @@ describe('an assessment whose answer cannot be read', () => {
       'todo_list',
       {
         planner: [JSON.stringify([{ stepNo: 1, description: 'the product', successCriteria: 'an exact number', availableToolIds: ['CalculatorTool'] }])],
-        executor: [calc('6*7', '42')],
+        executor: [calculatorTurns('6*7', '42')],
         completion: ['I would say so'],
         completion_retry: ['COMPLETED'],
         goal: ['mostly there', 'GOAL_ACHIEVED'],
@@ -79,7 +79,7 @@ describe('an assessment whose answer cannot be read', () => {
       {
         planner: ['one step'],
         mapping: [JSON.stringify([{ stepNo: 1, name: 'multiply', toolId: 'CalculatorTool' }])],
-        executor: [calc('6*7', '42')],
+        executor: [calculatorTurns('6*7', '42')],
         decision: ['hmm'],
         decision_retry: ['still hmm'],
       },

@@ -10,8 +10,8 @@ import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import type { Tool } from '../../../activities/tools/tool';
 import type { StepView } from '../../../workflows';
-import { createHarness, progressOf, runInput, startAgentRun, type Harness } from '../../support/harness';
-import { startWireServer, withEnv, type WireServer } from '../../support/wire-server';
+import { progressOf, runInput, startAgentRun, useHarness } from '../../support/harness';
+import { chatCompletion, useWireServer } from '../../support/wire-server';
 
 jest.setTimeout(120_000);
 
@@ -20,38 +20,18 @@ const KEY = `sk-ivy-secret-${randomUUID()}`;
 const supportTool = (type: string, run: (input: Record<string, string>) => string): Tool<never> =>
   ({ type, description: `Support system: ${type}`, input: z.record(z.string(), z.string()), run: async (input: Record<string, string>) => run(input) }) as unknown as Tool<never>;
 
-const completion = (message: Record<string, unknown>) => ({
-  body: {
-    id: `chatcmpl-${randomUUID()}`,
-    object: 'chat.completion',
-    created: 1,
-    model: 'local',
-    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
-    usage: { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 },
-  },
-});
+const completion = (message: Record<string, unknown>) => chatCompletion(message, { usage: [50, 5] });
 const text = (content: string) => completion({ content });
 const toolCall = (id: string, name: string, args: Record<string, string>) =>
   completion({ content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
 
-let harness: Harness;
-let server: WireServer;
-let restoreEnv: () => void;
-beforeAll(async () => {
-  server = await startWireServer();
-  restoreEnv = withEnv({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url });
-  harness = await createHarness({
-    tools: [
-      supportTool('create-support-task', () => 'task created'),
-      supportTool('create-support-ticket', ({ summary }) => `ticket T-1 created: ${summary}`),
-      supportTool('choose-ticket-approvers', ({ ticket }) => `approvers of ${ticket}: alice, bob`),
-    ],
-  });
-});
-afterAll(async () => {
-  await harness?.close();
-  await server?.close();
-  restoreEnv?.();
+const server = useWireServer((url) => ({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: url }));
+const harness = useHarness({
+  tools: [
+    supportTool('create-support-task', () => 'task created'),
+    supportTool('create-support-ticket', ({ summary }) => `ticket T-1 created: ${summary}`),
+    supportTool('choose-ticket-approvers', ({ ticket }) => `approvers of ${ticket}: alice, bob`),
+  ],
 });
 
 it("runs seed 004's STEP_BY_STEP example file through the OpenAI interface, its key read from the worker's environment", async () => {
@@ -60,7 +40,7 @@ it("runs seed 004's STEP_BY_STEP example file through the OpenAI interface, its 
     { stepNo: 1, name: 'create the ticket', analysis: 'a ticket first', toolId: 'create-support-ticket', previous: 0, next: 2, resultName: 'ticket', resultDescription: 'the ticket ID' },
     { stepNo: 2, name: 'choose approvers', analysis: 'then approvers', toolId: 'choose-ticket-approvers', previous: 1, next: -1, resultName: 'approvers', resultDescription: 'who approves' },
   ];
-  server.reply(
+  server().reply(
     text('1. Create the support ticket.\n2. Choose its approvers.'),
     text('```json\n' + JSON.stringify(steps) + '\n```'),
     toolCall('c1', 'create-support-ticket', { summary: 'printer on fire' }),
@@ -70,7 +50,7 @@ it("runs seed 004's STEP_BY_STEP example file through the OpenAI interface, its 
     text('Approvers of T-1: alice, bob'),
     text('Ticket and approvers are done.\nDecision: COMPLETE'),
   );
-  const handle = await startAgentRun(harness, runInput(file, 'The office printer is on fire, please open a ticket'), 'ivy');
+  const handle = await startAgentRun(harness(), runInput(file, 'The office printer is on fire, please open a ticket'), 'ivy');
   const out = await handle.result();
   expect(out.response).toBe('Approvers of T-1: alice, bob');
   expect((out.metadata?.steps as StepView[]).map((s) => [s.stepNo, s.toolId, s.status, s.decision])).toEqual([
@@ -79,7 +59,7 @@ it("runs seed 004's STEP_BY_STEP example file through the OpenAI interface, its 
   ]);
 
   type Body = { model: string; messages: { role: string; content: unknown }[]; tools?: { function: { name: string } }[] };
-  const bodies = server.requests.map((r) => r.body as Body);
+  const bodies = server().requests.map((r) => r.body as Body);
   expect(bodies).toHaveLength(8);
   // Planning model plans; the execution model maps, executes and decides.
   expect(bodies.map((b) => b.model)).toEqual(['gpt-4o', ...Array(7).fill('gpt-4o-mini')]);
@@ -88,19 +68,19 @@ it("runs seed 004's STEP_BY_STEP example file through the OpenAI interface, its 
   expect(bodies[5].tools?.map((t) => t.function.name)).toEqual(['choose-ticket-approvers']);
   expect(String(bodies[5].messages.at(-1)?.content)).toContain('- ticket: Ticket T-1 created');
   expect(String(bodies[4].messages.at(-1)?.content)).toContain('Execute each step in planned sequence and verify completion\n\nCURRENT SITUATION:');
-  for (const r of server.requests) expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
+  for (const r of server().requests) expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
 
   // The key never enters the run: neither the histories nor memory hold it.
   const needle = Buffer.from(KEY);
   for (const id of [handle.workflowId, `${handle.workflowId}/step-1`, `${handle.workflowId}/step-2`]) {
-    const history = await harness.client.workflow.getHandle(id).fetchHistory();
+    const history = await harness().client.workflow.getHandle(id).fetchHistory();
     const bytes = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
     expect([id, bytes.includes(Buffer.from('OPENAI_API_KEY')), bytes.includes(needle)]).toEqual([id, true, false]);
   }
-  for (const { name } of await harness.db.listCollections().toArray()) {
-    for (const doc of await harness.db.collection(name).find().toArray()) expect([name, JSON.stringify(doc).includes(KEY)]).toEqual([name, false]);
+  for (const { name } of await harness().db.listCollections().toArray()) {
+    for (const doc of await harness().db.collection(name).find().toArray()) expect([name, JSON.stringify(doc).includes(KEY)]).toEqual([name, false]);
   }
-  const progress = await progressOf(harness, handle.workflowId);
+  const progress = await progressOf(harness(), handle.workflowId);
   expect(progress.agent).toBe('Step-by-Step Support Agent');
   expect(progress.usage).toEqual({ input_tokens: 400, output_tokens: 40 });
 });

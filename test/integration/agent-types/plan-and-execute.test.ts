@@ -6,20 +6,21 @@
 import type { PlanStep, StepResult } from '../../../core/agent-types';
 import type { Replan } from '../../../workflows';
 import { useHarness, progressOf, runInput, scriptedAgent, startAgentRun } from '../../support/harness';
+import { calculatorTurns, onTrack, planStep, withCalculator } from '../../support/script';
 
 jest.setTimeout(90_000);
 
 const harnessOf = useHarness();
 
-const planStep = (goal: string, extra: Record<string, unknown> = {}) => ({ goal, primary_tools: ['CalculatorTool'], success_criteria: `${goal} is known`, ...extra });
-const calc = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
-const noReplan = (confidence = 0.1) => JSON.stringify({ replan: false, confidence, reason: 'the plan still works' });
+/** A plan step whose criteria name its goal (the StepVerifier's prompt shows them). */
+const step = (goal: string, extra: Record<string, unknown> = {}) => planStep(goal, { success_criteria: `${goal} is known`, ...extra });
+const noReplan = (confidence = 0.1) => onTrack(confidence, 'the plan still works');
 
 /** The StepVerifier's verdicts: every successful attempt meets its criteria unless a script says otherwise. */
 const allMet = Array.from({ length: 10 }, () => JSON.stringify({ met: true, reason: 'met' }));
 
 const agent = (script: Record<string, unknown>, question: string) =>
-  runInput(scriptedAgent({ verification: allMet, ...script } as never, { type: 'plan_and_execute', tools: [{ type: 'CalculatorTool' }] }), question);
+  runInput(scriptedAgent({ verification: allMet, ...script } as never, withCalculator({ type: 'plan_and_execute' })), question);
 
 async function run(script: Record<string, unknown>, question: string) {
   const handle = await startAgentRun(harnessOf(), agent(script, question), 'pae');
@@ -43,12 +44,12 @@ describe('the plan_and_execute agent', () => {
       {
         planner: [
           // step_num is missing: numbered 1, 2, 3 by position.
-          JSON.stringify([planStep('the product'), planStep('read the broken sensor'), planStep('the total')]),
+          JSON.stringify([step('the product'), step('read the broken sensor'), step('the total')]),
           // The adapted plan's own numbers are replaced: it continues after the kept steps.
-          JSON.stringify([planStep('estimate the sensor value', { step_num: 1 }), planStep('the total', { step_num: 2, context: 'add the estimate' })]),
+          JSON.stringify([step('estimate the sensor value', { step_num: 1 }), step('the total', { step_num: 2, context: 'add the estimate' })]),
         ],
         // Step 2 has no executor turns three times: each attempt fails.
-        executor: [calc('6*7', '42'), [], [], [], calc('10+5', '15'), calc('42+15', '57')],
+        executor: [calculatorTurns('6*7', '42'), [], [], [], calculatorTurns('10+5', '15'), calculatorTurns('42+15', '57')],
         viability: [noReplan(), noReplan(0.6)],
         final: ['The total is 57.'],
       },
@@ -94,10 +95,10 @@ describe('the plan_and_execute agent', () => {
     const { out, meta } = await run(
       {
         planner: [
-          JSON.stringify([planStep('look up the rate'), planStep('apply the rate')]),
-          JSON.stringify([planStep('compute the rate from its parts'), planStep('apply the rate')]),
+          JSON.stringify([step('look up the rate'), step('apply the rate')]),
+          JSON.stringify([step('compute the rate from its parts'), step('apply the rate')]),
         ],
-        executor: [[{ content: 'The rate table was not found in the database.' }], calc('3/4', '0.75'), calc('100*0.75', '75')],
+        executor: [[{ content: 'The rate table was not found in the database.' }], calculatorTurns('3/4', '0.75'), calculatorTurns('100*0.75', '75')],
         viability: [noReplan()],
         final: ['75'],
       },
@@ -122,10 +123,10 @@ describe('the plan_and_execute agent', () => {
     const { out, meta } = await run(
       {
         planner: [
-          JSON.stringify([planStep('count the flights'), planStep('count them again'), planStep('report the count')]),
-          JSON.stringify([planStep('report the count', { primary_tools: [] })]),
+          JSON.stringify([step('count the flights'), step('count them again'), step('report the count')]),
+          JSON.stringify([step('report the count', { primary_tools: [] })]),
         ],
-        executor: [calc('12+30', '42 flights'), [{ content: 'There are 42 flights.' }]],
+        executor: [calculatorTurns('12+30', '42 flights'), [{ content: 'There are 42 flights.' }]],
         viability: [JSON.stringify({ replan: true, confidence: 0.85, reason: 'counting twice adds nothing' })],
         final: ['There are 42 flights.'],
       },
@@ -151,8 +152,8 @@ describe('the plan_and_execute agent', () => {
     const question = 'no trigger: confidence 0.6';
     const { meta } = await run(
       {
-        planner: [JSON.stringify([planStep('a'), planStep('b')])],
-        executor: [calc('1+1', '2'), calc('2+2', '4')],
+        planner: [JSON.stringify([step('a'), step('b')])],
+        executor: [calculatorTurns('1+1', '2'), calculatorTurns('2+2', '4')],
         viability: [JSON.stringify({ replan: true, confidence: 0.6, reason: 'unsure' })],
         final: ['4'],
       },
@@ -166,8 +167,8 @@ describe('the plan_and_execute agent', () => {
     const question = 'verified steps';
     const { handle, out, meta } = await run(
       {
-        planner: [JSON.stringify([planStep('the verified product'), planStep('the verified sum')])],
-        executor: [calc('6*7', '41?'), calc('6*7', '42'), calc('42+1', '43')],
+        planner: [JSON.stringify([step('the verified product'), step('the verified sum')])],
+        executor: [calculatorTurns('6*7', '41?'), calculatorTurns('6*7', '42'), calculatorTurns('42+1', '43')],
         verification: [JSON.stringify({ met: false, reason: 'not the exact product' }), JSON.stringify({ met: true }), JSON.stringify({ met: true })],
         viability: [noReplan()],
         final: ['43'],
@@ -200,8 +201,8 @@ describe('the plan_and_execute agent', () => {
     const notMet = JSON.stringify({ met: false, reason: 'wrong' });
     const { meta } = await run(
       {
-        planner: [JSON.stringify([planStep('the product'), planStep('the sum')]), JSON.stringify([planStep('the product, again')])],
-        executor: [calc('6*7', 'a'), calc('6*7', 'b'), calc('6*7', 'c'), calc('6*7', '42')],
+        planner: [JSON.stringify([step('the product'), step('the sum')]), JSON.stringify([step('the product, again')])],
+        executor: [calculatorTurns('6*7', 'a'), calculatorTurns('6*7', 'b'), calculatorTurns('6*7', 'c'), calculatorTurns('6*7', '42')],
         verification: [notMet, notMet, notMet, JSON.stringify({ met: true })],
         final: ['42'],
       },

@@ -1,6 +1,7 @@
 /** todo_list (Axon Ivy TodoAgent) runs on real servers with the scripted model. */
 import type { TodoView } from '../../../workflows';
 import { useHarness, progressOf, runInput, scriptedAgent, startAgentRun } from '../../support/harness';
+import { calculatorTurns } from '../../support/script';
 
 jest.setTimeout(90_000);
 
@@ -16,7 +17,6 @@ const todo = (stepNo: number, description: string, extra: Record<string, unknown
   resultDescription: 'a number',
   ...extra,
 });
-const calc = (expression: string, answer: string) => [{ tool_calls: [{ name: 'CalculatorTool', input: { expression } }] }, { content: answer }];
 
 const agent = (script: Record<string, unknown>, question: string, parameters: Record<string, unknown> = {}) =>
   runInput(
@@ -39,7 +39,7 @@ describe('the todo_list agent', () => {
       agent(
         {
           planner: [JSON.stringify([todo(1, 'the product'), todo(2, 'the power'), todo(3, 'the sum')])],
-          executor: [[{ content: 'about 40' }], calc('6*7', '42'), calc('2^10', '1024')],
+          executor: [[{ content: 'about 40' }], calculatorTurns('6*7', '42'), calculatorTurns('2^10', '1024')],
           completion: ['Decision: NOT_COMPLETED\nThe result is an estimate, not the exact product.', 'Decision: COMPLETED', 'COMPLETED'],
           goal: ['Decision: CONTINUE_NEEDED', 'Both numbers are known.\nDecision: GOAL_ACHIEVED'],
         },
@@ -100,7 +100,7 @@ describe('the todo_list agent', () => {
         agent(
           {
             planner: [JSON.stringify([todo(1, 'the impossible', { maxIterationsPerTodo: 2 }), todo(2, 'the easy')])],
-            executor: [[{ content: 'try 1' }], [{ content: 'try 2' }], calc('1+1', '2')],
+            executor: [[{ content: 'try 1' }], [{ content: 'try 2' }], calculatorTurns('1+1', '2')],
             completion: ['NOT_COMPLETED: still impossible', 'NOT_COMPLETED: still impossible', 'COMPLETED'],
             goal: ['CONTINUE_NEEDED', 'All there is to do is done.\nDecision: GOAL_ACHIEVED'],
           },

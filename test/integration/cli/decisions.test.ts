@@ -7,21 +7,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useCli } from '../../support/cli';
+import { calculatorCall, ONE_STEP_SCRIPT } from '../../support/script';
 
 jest.setTimeout(180_000);
 
 const cli = useCli('decisions');
 const perflow = cli.perflow;
 
-function agentFile(name: string, agent: Record<string, unknown>): string {
-  const file = join(cli.dir, `${name}.json`);
-  writeFileSync(file, JSON.stringify({ name, type: 'plan_execute_and_reflect', ...agent }));
-  return file;
-}
+const agentFile = (name: string, agent: Record<string, unknown>) => cli.agentFile(name, { name, type: 'plan_execute_and_reflect', ...agent });
 
-const PLANNED = {
-  llm: { interface: 'scripted', script: { planner: [JSON.stringify({ steps: ['step A'], result: '' }), JSON.stringify({ steps: [], result: 'the answer' })], executor: [[{ content: 'result A' }]] } },
-};
+const PLANNED = { llm: { interface: 'scripted', script: ONE_STEP_SCRIPT } };
 
 /** Polls `perflow pending --json` until a run of `agent` waits for `kind`; returns its workflow ID. */
 async function waitingRun(agent: string, kind: string): Promise<string> {
@@ -103,8 +98,8 @@ describe('perflow decisions', () => {
           planner: [JSON.stringify({ steps: ['compute twice'], result: '' }), JSON.stringify({ steps: [], result: 'computed' })],
           executor: [
             [
-              { tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+1' } }] },
-              { tool_calls: [{ name: 'CalculatorTool', input: { expression: '3+3' } }] },
+              calculatorCall('1+1'),
+              calculatorCall('3+3'),
               { content: 'done' },
             ],
           ],

@@ -13,7 +13,7 @@ import { parseEncryptionKeys } from '../../../config/env';
 import type { AgentType } from '../../../core/agent';
 import { useCli } from '../../support/cli';
 import { serverEnv } from '../../support/env';
-import { createHarness, runInput, startAgentRun, type Harness } from '../../support/harness';
+import { runInput, startAgentRun, useHarness } from '../../support/harness';
 import { runProcess } from '../../support/run-process';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../../support/typed-agents';
 import { workflowTypeFor } from '../../../workflows/definitions';
@@ -22,14 +22,7 @@ jest.setTimeout(240_000);
 
 const KEY = `K:${randomBytes(32).toString('base64')}`;
 const cli = useCli('replay-exported');
-let encrypted: Harness;
-
-beforeAll(async () => {
-  encrypted = await createHarness({ encryption: parseEncryptionKeys(KEY) });
-});
-afterAll(async () => {
-  await encrypted?.close();
-});
+const encrypted = useHarness({ encryption: parseEncryptionKeys(KEY) });
 
 /** `temporal workflow show -w ID --output json`, as a user saves it. */
 async function exportWithTemporalCli(workflowId: string): Promise<string> {
@@ -76,7 +69,7 @@ beforeAll(async () => {
       runs[type] = { workflowId: handle.workflowId, runId: handle.firstExecutionRunId, file: '' };
     }),
   );
-  const handle = await startAgentRun(encrypted, runInput(typedAgent('plan_execute_and_reflect', 1), ENCRYPTED_QUESTION), 'exported-encrypted');
+  const handle = await startAgentRun(encrypted(), runInput(typedAgent('plan_execute_and_reflect', 1), ENCRYPTED_QUESTION), 'exported-encrypted');
   await handle.result();
   for (const type of AGENT_TYPES) runs[type].file = await exportWithTemporalCli(runs[type].workflowId);
   secret = { workflowId: handle.workflowId, file: await exportWithTemporalCli(handle.workflowId) };

@@ -7,44 +7,24 @@
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { planExecuteReflect, progressQuery } from '../../../workflows';
-import { createHarness, final, plan, runInput, workflowId, type Harness } from '../../support/harness';
-import { startWireServer, withEnv, type WireServer } from '../../support/wire-server';
+import { final, plan, runInput, useHarness, workflowId } from '../../support/harness';
+import { chatCompletion, useWireServer } from '../../support/wire-server';
 
 jest.setTimeout(120_000);
 
 const KEY = `sk-perflow-secret-${randomUUID()}`;
 
-/** A Chat Completions answer; `extra` adds top-level fields for a custom response filter. */
-const completion = (message: Record<string, unknown>, finishReason: string, extra: Record<string, unknown> = {}) => ({
-  body: {
-    id: `chatcmpl-${randomUUID()}`,
-    object: 'chat.completion',
-    created: 1,
-    model: 'gpt-local',
-    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }],
-    usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
-    ...extra,
-  },
-});
+/** A Chat Completions answer of the local model; `extra` adds top-level fields for a custom response filter. */
+const completion = (message: Record<string, unknown>, finishReason: string, extra: Record<string, unknown> = {}) =>
+  chatCompletion(message, { model: 'gpt-local', usage: [100, 10], finishReason, extra });
 
-let harness: Harness;
-let server: WireServer;
-let restoreEnv: () => void;
-beforeAll(async () => {
-  server = await startWireServer();
-  restoreEnv = withEnv({ OPENAI_API_KEY: KEY });
-  harness = await createHarness();
-});
-afterAll(async () => {
-  await harness?.close();
-  await server?.close();
-  restoreEnv?.();
-});
+const server = useWireServer(() => ({ OPENAI_API_KEY: KEY }));
+const harness = useHarness();
 
 it('plans, calls a tool and answers through the OpenAI interface, and keeps the key out of history and memory', async () => {
   // The answers sit in `perflow_answer`, which the agent's llm_response_filter selects: the
   // planner's, and the executor's final answer (its tool-call turn has no answer to select).
-  server.reply(
+  server().reply(
     completion({ content: 'ignored by the filter' }, 'stop', { perflow_answer: plan('compute 6*7 with the calculator') }),
     completion({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'CalculatorTool', arguments: '{"expression":"6*7"}' } }] }, 'tool_calls'),
     completion({ content: 'ignored by the filter' }, 'stop', { perflow_answer: '6*7 is 42' }),
@@ -53,12 +33,12 @@ it('plans, calls a tool and answers through the OpenAI interface, and keeps the 
   const agent = {
     name: 'openai-agent',
     type: 'plan_execute_and_reflect',
-    llm: { interface: 'openai/v1/chat/completions', model: 'gpt-local', base_url: server.url },
+    llm: { interface: 'openai/v1/chat/completions', model: 'gpt-local', base_url: server().url },
     tools: [{ type: 'CalculatorTool' }],
     parameters: { llm_response_filter: '$.perflow_answer' },
   };
-  const handle = await harness.client.workflow.start(planExecuteReflect, {
-    taskQueue: harness.taskQueue,
+  const handle = await harness().client.workflow.start(planExecuteReflect, {
+    taskQueue: harness().taskQueue,
     workflowId: workflowId('openai'),
     args: [runInput(agent, 'What is 6 times 7?')],
   });
@@ -68,25 +48,25 @@ it('plans, calls a tool and answers through the OpenAI interface, and keeps the 
   expect(out.usage).toEqual({ input_tokens: 400, output_tokens: 40 });
 
   // What went over the wire: the planner prompt, the tools schema, the tool result.
-  expect(server.requests).toHaveLength(4);
-  const [planner, firstExec, secondExec] = server.requests.map((r) => r.body as { messages: { role: string; content: unknown; tool_call_id?: string }[]; tools?: { function: { name: string } }[] });
+  expect(server().requests).toHaveLength(4);
+  const [planner, firstExec, secondExec] = server().requests.map((r) => r.body as { messages: { role: string; content: unknown; tool_call_id?: string }[]; tools?: { function: { name: string } }[] });
   expect(planner.messages[0].role).toBe('system');
   expect(String(planner.messages[1].content)).toContain('What is 6 times 7?');
   expect(firstExec.tools?.map((t) => t.function.name)).toEqual(['CalculatorTool']);
   expect(secondExec.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_1', content: '42' });
-  for (const r of server.requests) expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
+  for (const r of server().requests) expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
 
   // The secret scan: no history event and no memory document holds the key.
   const needle = Buffer.from(KEY);
   for (const id of [handle.workflowId, `${handle.workflowId}/step-1`]) {
-    const history = await harness.client.workflow.getHandle(id).fetchHistory();
+    const history = await harness().client.workflow.getHandle(id).fetchHistory();
     const bytes = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
     expect(bytes.length).toBeGreaterThan(1_000);
     expect([id, bytes.includes(needle)]).toEqual([id, false]);
   }
   let documents = 0;
-  for (const { name } of await harness.db.listCollections().toArray()) {
-    for (const doc of await harness.db.collection(name).find().toArray()) {
+  for (const { name } of await harness().db.listCollections().toArray()) {
+    for (const doc of await harness().db.collection(name).find().toArray()) {
       documents++;
       expect([name, JSON.stringify(doc).includes(KEY)]).toEqual([name, false]);
     }
@@ -95,7 +75,7 @@ it('plans, calls a tool and answers through the OpenAI interface, and keeps the 
 });
 
 it('applies the custom llm_response_filter to the max-steps summary too', async () => {
-  server.reply(
+  server().reply(
     completion({ content: 'ignored by the filter' }, 'stop', { perflow_answer: plan('count', 'then more') }),
     completion({ content: 'ignored by the filter' }, 'stop', { perflow_answer: 'counted 3' }),
     completion({ content: 'the unfiltered summary' }, 'stop', { perflow_answer: 'The filtered summary: 3 counted.' }),
@@ -103,11 +83,11 @@ it('applies the custom llm_response_filter to the max-steps summary too', async 
   const agent = {
     name: 'openai-summary',
     type: 'plan_execute_and_reflect',
-    llm: { interface: 'openai/v1/chat/completions', model: 'gpt-local', base_url: server.url },
+    llm: { interface: 'openai/v1/chat/completions', model: 'gpt-local', base_url: server().url },
     parameters: { llm_response_filter: '$.perflow_answer', max_steps: 1 },
   };
-  const handle = await harness.client.workflow.start(planExecuteReflect, {
-    taskQueue: harness.taskQueue,
+  const handle = await harness().client.workflow.start(planExecuteReflect, {
+    taskQueue: harness().taskQueue,
     workflowId: workflowId('openai-summary'),
     args: [runInput(agent, 'Count, then more?')],
   });

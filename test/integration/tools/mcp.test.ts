@@ -7,19 +7,13 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { planExecuteReflect } from '../../../workflows';
-import { createHarness, final, plan, runInput, scriptedAgent, workflowId, type Harness } from '../../support/harness';
+import { final, plan, runInput, scriptedAgent, useHarness, workflowId } from '../../support/harness';
 
 jest.setTimeout(120_000);
 
 const SERVER = resolve(__dirname, '../../support/mcp-test-server.ts');
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await createHarness();
-});
-afterAll(async () => {
-  await harness.close();
-});
+const harness = useHarness();
 
 it('lists and calls the tools of an MCP server, skipping one that fails to start', async () => {
   const agent = scriptedAgent(
@@ -34,8 +28,8 @@ it('lists and calls the tools of an MCP server, skipping one that fails to start
       ],
     },
   );
-  const handle = await harness.client.workflow.start(planExecuteReflect, {
-    taskQueue: harness.taskQueue,
+  const handle = await harness().client.workflow.start(planExecuteReflect, {
+    taskQueue: harness().taskQueue,
     workflowId: workflowId('mcp'),
     args: [runInput(agent, 'What is 2 + 40?')],
   });
@@ -43,7 +37,7 @@ it('lists and calls the tools of an MCP server, skipping one that fails to start
   expect(out.response).toBe('42');
 
   // The executor offered the MCP tools (listed once, at run start) and got the server's answer.
-  const executorCalls = harness.recorder.filter((r) => r.position.role === 'executor' && r.messages.some((m) => m.content.includes('add 2 and 40')));
+  const executorCalls = harness().recorder.filter((r) => r.position.role === 'executor' && r.messages.some((m) => m.content.includes('add 2 and 40')));
   expect(executorCalls[0].tools?.map((t) => t.name)).toEqual(['add', 'shout', 'wait']);
   const observation = executorCalls[1].messages.find((m) => m.role === 'tool');
   expect(observation?.content).toBe('42 (computed by the test server)');
@@ -51,7 +45,7 @@ it('lists and calls the tools of an MCP server, skipping one that fails to start
   const history = await handle.fetchHistory();
   const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
   expect(activities.filter((a) => a === 'describeTools')).toHaveLength(1);
-  const stored = await harness.memory.interactions.findOne({ memory_id: out.executor_agent_memory_id, origin: 'tool' });
+  const stored = await harness().memory.interactions.findOne({ memory_id: out.executor_agent_memory_id, origin: 'tool' });
   expect(stored).toMatchObject({ tool_name: 'add', response: '42 (computed by the test server)' });
 });
 
@@ -66,11 +60,11 @@ it('resolves ${NAME} in an MCP server’s env from the worker’s environment, i
       },
       { mcp_servers: [{ name: 'calc', command: process.execPath, args: ['--require', 'tsx/cjs', SERVER], env: { MCP_TEST_LABEL: 'calc', MCP_TEST_TOKEN: 'Bearer ${PERFLOW_TEST_MCP_TOKEN}' } }] },
     );
-    const handle = await harness.client.workflow.start(planExecuteReflect, { taskQueue: harness.taskQueue, workflowId: workflowId('mcp-secret'), args: [runInput(agent, 'What is 1 + 1?')] });
+    const handle = await harness().client.workflow.start(planExecuteReflect, { taskQueue: harness().taskQueue, workflowId: workflowId('mcp-secret'), args: [runInput(agent, 'What is 1 + 1?')] });
     const out = await handle.result();
     expect(out.response).toBe('2');
     // The server got the resolved value (it answers with its hash) ...
-    const stored = await harness.memory.interactions.findOne({ memory_id: out.executor_agent_memory_id, origin: 'tool' });
+    const stored = await harness().memory.interactions.findOne({ memory_id: out.executor_agent_memory_id, origin: 'tool' });
     const hash = createHash('sha256').update(`Bearer ${secret}`).digest('hex').slice(0, 16);
     expect(stored?.response).toBe(`2 (computed by calc, token sha256 ${hash})`);
     // ... while the history holds only the reference.
@@ -90,11 +84,11 @@ it('gives a call of an MCP server\'s tool the server\'s timeout_seconds: a slowe
     },
     { mcp_servers: [{ name: 'slow', command: process.execPath, args: ['--require', 'tsx/cjs', SERVER], timeout_seconds: 2 }] },
   );
-  const handle = await harness.client.workflow.start(planExecuteReflect, { taskQueue: harness.taskQueue, workflowId: workflowId('mcp-timeout'), args: [runInput(agent, 'Wait 30 s?')] });
+  const handle = await harness().client.workflow.start(planExecuteReflect, { taskQueue: harness().taskQueue, workflowId: workflowId('mcp-timeout'), args: [runInput(agent, 'Wait 30 s?')] });
   expect((await handle.result()).response).toBe('gave up waiting');
-  const observation = harness.recorder.filter((r) => r.position.role === 'executor' && r.messages.some((m) => m.content.includes('wait with the MCP tool')))[1].messages.find((m) => m.role === 'tool');
+  const observation = harness().recorder.filter((r) => r.position.role === 'executor' && r.messages.some((m) => m.content.includes('wait with the MCP tool')))[1].messages.find((m) => m.role === 'tool');
   expect(observation?.content).toMatch(/^Error: wait failed: .*timed out/i);
-  const step = await harness.client.workflow.getHandle(`${handle.workflowId}/step-1`).fetchHistory();
+  const step = await harness().client.workflow.getHandle(`${handle.workflowId}/step-1`).fetchHistory();
   const call = (step.events ?? []).find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callTool')!.activityTaskScheduledEventAttributes!;
   expect(Number(call.startToCloseTimeout?.seconds)).toBe(2 + 60);
 });

@@ -10,7 +10,7 @@ import { startCodecServer, type CodecServer } from '../../../client/codec-server
 import { startRun } from '../../../client/run';
 import { parseAgentDefinition, resolveParameters } from '../../../core/agent';
 import { parseEncryptionKeys } from '../../../config/env';
-import { createHarness, final, plan, scriptedAgent, type Harness } from '../../support/harness';
+import { final, plan, scriptedAgent, useHarness } from '../../support/harness';
 import { serverEnv } from '../../support/env';
 
 jest.setTimeout(300_000);
@@ -22,21 +22,16 @@ const keyring = parseEncryptionKeys(`ui-key:${randomBytes(32).toString('base64')
  */
 const UI_CODEC_SETTING = (endpoint: string) => ({ endpoint: JSON.stringify(endpoint), overrideRemoteCodecConfiguration: 'true' });
 
-let harness: Harness | undefined;
+const harness = useHarness({ encryption: keyring });
 let codec: CodecServer | undefined;
-
-beforeAll(async () => {
-  harness = await createHarness({ encryption: keyring });
-});
 afterAll(async () => {
   await codec?.close();
-  await harness?.close();
 });
 
 it('shows the decoded question of an encrypted run with the codec endpoint set, and not without it', async () => {
   const ui = process.env.PERFLOW_TEMPORAL_UI_URL;
   if (!ui) throw new Error('PERFLOW_TEMPORAL_UI_URL is not set: the UI check needs the Web UI of the Temporal server under test');
-  const h = harness!;
+  const h = harness();
   const agent = parseAgentDefinition(
     scriptedAgent({ planner: [plan('look it up'), final('The keeper is Ada')], executor: [[{ content: 'Ada keeps it' }]] }, { name: 'encrypted-ui-agent' }),
   );

@@ -7,18 +7,12 @@ import { existsSync, statSync } from 'node:fs';
 import { checkPage } from '../../../scripts/ui-check';
 import { startRun } from '../../../client/run';
 import { parseAgentDefinition, resolveParameters } from '../../../core/agent';
-import { createHarness, final, plan, scriptedAgent, type Harness } from '../../support/harness';
+import { final, plan, scriptedAgent, useHarness } from '../../support/harness';
 import { serverEnv } from '../../support/env';
 
 jest.setTimeout(240_000);
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await createHarness();
-});
-afterAll(async () => {
-  await harness.close();
-});
+const harness = useHarness();
 
 it('shows a finished run with its question in the Temporal UI', async () => {
   const ui = process.env.PERFLOW_TEMPORAL_UI_URL;
@@ -27,7 +21,7 @@ it('shows a finished run with its question in the Temporal UI', async () => {
     scriptedAgent({ planner: [plan('look it up'), final('The lighthouse keeper is Ada')], executor: [[{ content: 'Ada keeps it' }]] }, { name: 'ui-check-agent' }),
   );
   const question = 'Who keeps the lighthouse on Tern Island?';
-  const run = await startRun(harness.client, { agent, parameters: resolveParameters(agent), question, taskQueue: harness.taskQueue });
+  const run = await startRun(harness().client, { agent, parameters: resolveParameters(agent), question, taskQueue: harness().taskQueue });
   await run.handle.result();
 
   const url = `${ui}/namespaces/${encodeURIComponent(serverEnv().namespace)}/workflows/${encodeURIComponent(run.workflowId)}/${run.runId}/history`;

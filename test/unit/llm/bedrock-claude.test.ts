@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { chat } from '../../../activities/llm/chat';
-import type { ChatRequest } from '../../../activities/llm/scripted';
-import { rejectionOf, startWireServer, withEnv, type WireServer } from '../../support/wire-server';
+import { rejectionOf, startWireServer, type WireServer } from '../../support/wire-server';
+import { withEnv } from '../../support/env';
+import { executorRequest } from '../../support/chat-requests';
 import { createLlmClients } from '../../../activities/llm/clients';
 import { providerConfigFromEnv } from '../../../config/env';
 
@@ -10,30 +11,19 @@ const deps = { llm: createLlmClients(providerConfigFromEnv()) };
 
 const MODEL_ID = 'us.anthropic.claude-3-7-sonnet-20250219-v1:0';
 
-const request: ChatRequest = {
-  system: 'You are an executor.',
-  position: { role: 'executor', step: 0, iteration: 1 },
-  tools: [
-    {
-      name: 'search_index',
-      description: 'Searches an index',
-      input_schema: { type: 'object', properties: { index: { type: 'string' } }, required: ['index'] },
-    },
-  ],
-  messages: [
-    { role: 'user', content: 'Count flights and hotels.' },
-    {
-      role: 'assistant',
-      content: 'Searching both.',
-      tool_calls: [
-        { id: 'tu_1', name: 'search_index', input: { index: 'flights' } },
-        { id: 'tu_2', name: 'search_index', input: { index: 'hotels' } },
-      ],
-    },
-    { role: 'tool', tool_call_id: 'tu_1', name: 'search_index', content: '{"count": 3}' },
-    { role: 'tool', tool_call_id: 'tu_2', name: 'search_index', content: 'index not found', is_error: true },
-  ],
-};
+const request = executorRequest([
+  { role: 'user', content: 'Count flights and hotels.' },
+  {
+    role: 'assistant',
+    content: 'Searching both.',
+    tool_calls: [
+      { id: 'tu_1', name: 'search_index', input: { index: 'flights' } },
+      { id: 'tu_2', name: 'search_index', input: { index: 'hotels' } },
+    ],
+  },
+  { role: 'tool', tool_call_id: 'tu_1', name: 'search_index', content: '{"count": 3}' },
+  { role: 'tool', tool_call_id: 'tu_2', name: 'search_index', content: 'index not found', is_error: true },
+]);
 
 function converseReply(content: unknown[], stopReason: string): unknown {
   return {

@@ -1,7 +1,8 @@
 import { chat } from '../../../activities/llm/chat';
 import { parseDeepSeekAnswer, stripReasoning } from '../../../activities/llm/deepseek-r1';
 import type { ChatRequest } from '../../../activities/llm/scripted';
-import { startWireServer, withEnv, type WireServer } from '../../support/wire-server';
+import { startWireServer, type WireServer } from '../../support/wire-server';
+import { withEnv } from '../../support/env';
 import { createLlmClients } from '../../../activities/llm/clients';
 import { providerConfigFromEnv } from '../../../config/env';
 

@@ -1,41 +1,22 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { chat } from '../../../activities/llm/chat';
 import { toOpenAiTools } from '../../../activities/llm/openai-chat';
-import type { ChatRequest } from '../../../activities/llm/scripted';
-import { rejectionOf, startWireServer, withEnv, type WireServer } from '../../support/wire-server';
+import { chatCompletion, rejectionOf, startWireServer, type WireServer } from '../../support/wire-server';
+import { withEnv } from '../../support/env';
+import { executorRequest } from '../../support/chat-requests';
 import { createLlmClients } from '../../../activities/llm/clients';
 import { providerConfigFromEnv } from '../../../config/env';
 
 /** The worker's model clients, from this process's environment (the tests set it). */
 const deps = { llm: createLlmClients(providerConfigFromEnv()) };
 
-const request: ChatRequest = {
-  system: 'You are an executor.',
-  position: { role: 'executor', step: 0, iteration: 1 },
-  tools: [
-    {
-      name: 'search_index',
-      description: 'Searches an index',
-      input_schema: { type: 'object', properties: { index: { type: 'string' } }, required: ['index'] },
-    },
-  ],
-  messages: [
-    { role: 'user', content: 'How many flights?' },
-    { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'search_index', input: { index: 'flights' } }] },
-    { role: 'tool', tool_call_id: 'call_1', name: 'search_index', content: '{"count": 3}' },
-  ],
-};
+const request = executorRequest([
+  { role: 'user', content: 'How many flights?' },
+  { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'search_index', input: { index: 'flights' } }] },
+  { role: 'tool', tool_call_id: 'call_1', name: 'search_index', content: '{"count": 3}' },
+]);
 
-function completion(message: Record<string, unknown>, finishReason: string): unknown {
-  return {
-    id: 'chatcmpl-1',
-    object: 'chat.completion',
-    created: 1,
-    model: 'gpt-4o',
-    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }],
-    usage: { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 },
-  };
-}
+const completion = (message: Record<string, unknown>, finishReason: string) => chatCompletion(message, { model: 'gpt-4o', usage: [42, 7], finishReason });
 
 describe('openai/v1/chat/completions against a local Chat Completions server', () => {
   let server: WireServer;
@@ -58,12 +39,9 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
   beforeEach(() => server.requests.splice(0));
 
   it('sends the system prompt, the tools and the tool results, and parses a tool call', async () => {
-    server.reply({
-      body: completion(
-        { content: null, tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'search_index', arguments: '{"index":"hotels"}' } }] },
-        'tool_calls',
-      ),
-    });
+    server.reply(
+      completion({ content: null, tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'search_index', arguments: '{"index":"hotels"}' } }] }, 'tool_calls'),
+    );
     const response = await chat(model(), request, deps);
     expect(response).toEqual({
       content: '',
@@ -104,7 +82,7 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
   });
 
   it('parses a final answer and leaves out tools and parallel_tool_calls when no tools are offered', async () => {
-    server.reply({ body: completion({ content: 'There are 3 flights.' }, 'stop') });
+    server.reply(completion({ content: 'There are 3 flights.' }, 'stop'));
     const response = await chat(model(), { ...request, tools: undefined }, deps);
     expect(response.content).toBe('There are 3 flights.');
     expect(response.stop_reason).toBe('end_turn');
@@ -114,7 +92,7 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
   });
 
   it('sends llm.parameters it does not map as they are (never dropping one), and perflow\'s own settings not at all', async () => {
-    server.reply({ body: completion({ content: 'ok' }, 'stop') });
+    server.reply(completion({ content: 'ok' }, 'stop'));
     const parameters = { temperature: 0.2, response_format: { type: 'json_object' }, top_k: 5, user: 'u-1', timeout_ms: 5_000, parallel_tool_calls: true };
     await chat({ ...model(), parameters }, { ...request, tools: undefined }, deps);
     const body = server.requests[0].body as Record<string, unknown>;
@@ -124,9 +102,7 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
   });
 
   it('keeps going with an empty input when the tool call arguments are not JSON', async () => {
-    server.reply({
-      body: completion({ content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'search_index', arguments: '{oops' } }] }, 'tool_calls'),
-    });
+    server.reply(completion({ content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'search_index', arguments: '{oops' } }] }, 'tool_calls'));
     const response = await chat(model(), request, deps);
     expect(response.tool_calls).toEqual([{ id: 'c', name: 'search_index', input: {} }]);
   });

@@ -3,21 +3,20 @@
  * code. A failure means a change would break executions already running in production: put it
  * behind `patched()` (see docs/contributing.md and docs/patches.md).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { SHARED_WORKFLOW_MODULES, workflowBundleOptions } from '../../../workers/workflow-source';
+import { relative, resolve } from 'node:path';
+import { Worker, type ReplayResult } from '@temporalio/worker';
+import { SHARED_WORKFLOW_MODULES } from '../../../workers/workflow-source';
+import { HISTORY_FILES as files, readHistory, recordedHistories, recordedWorkflowId } from '../../support/replay';
+import { workflowBundle } from '../../support/workflow-bundles';
 
-const dir = join(__dirname, '..', '..', 'fixtures', 'histories');
-const files = readdirSync(dir).filter((f) => f.endsWith('.binpb')).sort();
-
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: { code: string };
+/** The replay of every recorded history, in file order: one replay worker for them all. */
+let replays: ReplayResult[];
 beforeAll(async () => {
-  bundle = await bundleWorkflowCode({ ...workflowBundleOptions(require.resolve('../../../workflows')), logger: quietLogger });
-}, 60_000);
-
-const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
+  bundle = await workflowBundle('plain');
+  replays = [];
+  for await (const result of Worker.runReplayHistories({ workflowBundle: bundle }, recordedHistories())) replays.push(result);
+}, 120_000);
 
 describe('recorded histories', () => {
   it('include the representative runs', () => {
@@ -99,7 +98,7 @@ describe('recorded histories', () => {
 
   it('are replayed by workflow code whose every perflow module outside workflows/ is shared among workflows', () => {
     // A core module not shared is evaluated again for every workflow a worker runs (memory and CPU per step).
-    const root = join(__dirname, '..', '..', '..');
+    const root = resolve(__dirname, '..', '..', '..');
     const bundled = [...bundle.code.matchAll(/^\/\*\*\*\/ "\.\/((?!node_modules\/|workflows\/)[^"]+)"/gm)].map((m) => m[1]);
     const shared = SHARED_WORKFLOW_MODULES.filter((m) => m.startsWith(root)).map((m) => relative(root, m));
     expect(bundled.length).toBeGreaterThan(10);
@@ -107,7 +106,7 @@ describe('recorded histories', () => {
   });
 
   it('hold executor children without a patch marker or search-attribute upsert once the parent says they take step memory', () => {
-    const eventsOf = (file: string) => temporal.api.history.v1.History.decode(readFileSync(join(dir, file))).events ?? [];
+    const eventsOf = (file: string) => readHistory(file).events ?? [];
     const patchEvents = (file: string) => eventsOf(file).filter((e) => e.markerRecordedEventAttributes || e.upsertWorkflowSearchAttributesEventAttributes).length;
     expect(patchEvents('step-memory-three-steps.step-1.binpb')).toBe(2);
     expect(patchEvents('executor-step-memory-by-input.step-1.binpb')).toBe(0);
@@ -115,7 +114,7 @@ describe('recorded histories', () => {
   });
 
   it('hold todo_list iterations as the kernel\'s executor children, told to take step memory, and no todo children', () => {
-    const eventsOf = (file: string) => temporal.api.history.v1.History.decode(readFileSync(join(dir, file))).events ?? [];
+    const eventsOf = (file: string) => readHistory(file).events ?? [];
     const children = eventsOf('todo-list-goal-achieved.binpb').flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
     expect(children.map((c) => [c.workflowType?.name, c.workflowId])).toEqual([1, 2, 3].map((n) => ['reactExecutor', `history-todo-list-goal-achieved/step-${n}`]));
     const before = eventsOf('before-todo-kernel-steps.todo-list-goal-achieved.binpb').flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name ?? []);
@@ -124,28 +123,24 @@ describe('recorded histories', () => {
   });
 
   it('replay a child told to take step memory whose patch marker a worker from before the flag recorded (a rolling upgrade)', async () => {
-    const history = temporal.api.history.v1.History.decode(readFileSync(join(dir, 'step-memory-three-steps.step-1.binpb')));
+    const history = readHistory('step-memory-three-steps.step-1.binpb');
     const payload = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
     payload.data = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload.data!).toString()), step_memory: true }));
     await Worker.runReplayHistory({ workflowBundle: bundle }, history, 'history-step-memory-three-steps/step-1');
   });
 
   it('hold every kind of decision a person takes', () => {
-    const events = temporal.api.history.v1.History.decode(readFileSync(join(dir, 'decisions-plan-execute-reflect.binpb'))).events ?? [];
+    const events = readHistory('decisions-plan-execute-reflect.binpb').events ?? [];
     const updates = events.flatMap((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? []);
     expect(updates).toEqual(['decidePlan', 'decidePlan', 'pause', 'decideTool', 'guide', 'resume', 'decidePlan', 'decideTool']);
     const signals = events.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);
     expect(signals).toEqual(['toolApprovalRequest', 'toolApprovalRequest']);
-    const timers = temporal.api.history.v1.History.decode(readFileSync(join(dir, 'decisions-plan-and-execute-timeout.binpb'))).events ?? [];
+    const timers = readHistory('decisions-plan-and-execute-timeout.binpb').events ?? [];
     expect(timers.filter((e) => e.timerFiredEventAttributes)).toHaveLength(2); // the plan's and the tool call's timeout
   });
 
-  it.each(files)('replay deterministically: %s', async (file) => {
-    const history = temporal.api.history.v1.History.decode(readFileSync(join(dir, file)));
-    // Recorded as workflow `history-<scenario>` (one file per execution `.run-<k>` when it
-    // continued-as-new) and its children `history-<scenario>/step-<n>` (or `/todo-<n>`, todo_list runs from before the kernel ran their iterations). `before-<patch>.` files are
-    // copies kept from before a patched change.
-    const workflowId = `history-${file.replace(/^before-[a-z-]+\./, '').replace(/\.binpb$/, '').replace(/\.run-\d+$/, '').replace(/\.((?:step|todo)-\d+)$/, '/$1')}`;
-    await Worker.runReplayHistory({ workflowBundle: bundle }, history, workflowId);
+  it.each(files.map((file, i) => [file, i] as const))('replay deterministically: %s', (file, i) => {
+    expect(replays[i]?.workflowId).toBe(recordedWorkflowId(file));
+    if (replays[i]!.error) throw replays[i]!.error;
   });
 });

@@ -1,13 +1,14 @@
 /**
  * The `perflow` CLI as people use it: a subprocess (`node bin/perflow.js …`) talking to the test
- * servers, while a worker runs in this process on the task queue the CLI is given.
+ * servers, while a worker runs in this process on the task queue the CLI is given. `perflow run`
+ * in its forms, then the commands that read, replay and reset the run it followed.
  */
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { freePort } from '../../../servers';
-import { useCli } from '../../support/cli';
 import { progressQuery } from '../../../workflows/definitions';
+import { nonEmptyLines, useCli } from '../../support/cli';
+import { scriptedAgent } from '../../support/harness';
+import { ONE_STEP_SCRIPT } from '../../support/script';
 import type { ProcessResult } from '../../support/run-process';
 
 jest.setTimeout(120_000);
@@ -15,27 +16,12 @@ jest.setTimeout(120_000);
 const cli = useCli('cli');
 const perflow = cli.perflow;
 
-const AGENT = {
-  name: 'cli-agent',
-  type: 'plan_execute_and_reflect',
-  llm: {
-    interface: 'scripted',
-    script: {
-      planner: [JSON.stringify({ steps: ['step A'], result: '' }), JSON.stringify({ steps: [], result: 'the answer' })],
-      executor: [[{ content: 'result A' }]],
-    },
-  },
-};
-
+const AGENT = scriptedAgent(ONE_STEP_SCRIPT, { name: 'cli-agent' });
 let agentFile: string;
-let followedId: string;
-
-const nonEmptyLines = (s: string) => s.split('\n').filter((l) => l.trim() !== '');
-
 beforeAll(() => {
-  agentFile = join(cli.dir, 'agent.json');
-  writeFileSync(agentFile, JSON.stringify(AGENT));
+  agentFile = cli.agentFile('agent', AGENT);
 });
+let followedId: string;
 
 describe('perflow run', () => {
   it('--follow prints the IDs, the progress of the step and the final result', async () => {
@@ -244,169 +230,5 @@ describe('perflow on a finished run', () => {
     expect(desc.runId).toBe(runId);
     const after = await cli.harness.client.workflow.getHandle(followedId, runId).result();
     expect(after).toMatchObject({ response: 'the answer' });
-  });
-});
-
-/** A scripted agent file of each other agent type: one step (todo) and a final answer. */
-const calc = [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }] }, { content: '42' }];
-const TYPED_AGENTS: Record<string, { agent: Record<string, unknown>; list: string }> = {
-  step_by_step: {
-    list: 'steps',
-    agent: {
-      goal: 'the product',
-      tools: [{ type: 'CalculatorTool' }],
-      llm: { interface: 'scripted', script: { planner: ['multiply'], mapping: [JSON.stringify([{ stepNo: 1, name: 'multiply', toolId: 'CalculatorTool' }])], executor: [calc], decision: ['Decision: COMPLETE'] } },
-    },
-  },
-  todo_list: {
-    list: 'todos',
-    agent: {
-      tools: [{ type: 'CalculatorTool' }],
-      llm: { interface: 'scripted', script: { planner: [JSON.stringify([{ stepNo: 1, description: 'multiply', successCriteria: 'a number' }])], executor: [calc], completion: ['COMPLETED'], goal: ['GOAL_ACHIEVED'] } },
-    },
-  },
-  plan_and_execute: {
-    list: 'plan_steps',
-    agent: {
-      tools: [{ type: 'CalculatorTool' }],
-      llm: { interface: 'scripted', script: { planner: [JSON.stringify([{ goal: 'multiply', primary_tools: ['CalculatorTool'], success_criteria: 'a number' }])], executor: [calc], verification: ['{"met": true}'], final: ['42'] } },
-    },
-  },
-};
-
-describe.each(Object.keys(TYPED_AGENTS))('perflow with a %s agent', (type) => {
-  let id: string;
-  it('run, then result --json, gives the RunOutput with metadata', async () => {
-    const file = join(cli.dir, `${type}.json`);
-    writeFileSync(file, JSON.stringify({ name: `cli-${type}`, type, ...TYPED_AGENTS[type].agent }));
-    const started = await perflow(['run', '--agent', file, '--question', `${type}: what is 6*7?`]);
-    expect(started.code).toBe(0);
-    id = /^workflow_id: (\S+)$/m.exec(started.stdout)![1];
-    const r = await perflow(['result', id, '--json']);
-    expect(r.code).toBe(0);
-    const out = JSON.parse(r.stdout) as { response: string; metadata: { agent_type: string } };
-    expect(out.response).toBe('42');
-    expect(out.metadata.agent_type).toBe(type);
-  });
-
-  it('status --json shows its type-specific progress', async () => {
-    const r = await perflow(['status', id, '--json']);
-    expect(r.code).toBe(0);
-    const p = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(p).toMatchObject({ status: 'completed', agent_type: type, result: '42', steps_executed: 1 });
-    expect(p[TYPED_AGENTS[type].list]).toHaveLength(1);
-    // `list` covers every agent type's workflow (visibility is eventually consistent).
-    let listed = '';
-    for (let i = 0; i < 20 && !listed.includes(id); i++) {
-      listed = (await perflow(['list', '--agent', `cli-${type}`])).stdout;
-      if (!listed.includes(id)) await new Promise((done) => setTimeout(done, 500));
-    }
-    expect(listed).toContain(id);
-  });
-
-  it('replay ID replays its history, children included in the bundle', async () => {
-    const r = await perflow(['replay', id], {}, 90_000);
-    expect(r.stdout).toContain('replay ok');
-    expect(r.code).toBe(0);
-  });
-
-  it('reset re-runs it from the first workflow task to the same result', async () => {
-    const r = await perflow(['reset', id, '--to', 'first-workflow-task', '--reason', 'test', '--json']);
-    expect(r.code).toBe(0);
-    const reset = JSON.parse(r.stdout) as { workflow_id: string; run_id: string; reset_to_event: number; ui_url: string };
-    expect(reset).toMatchObject({ workflow_id: id, reset_to_event: expect.any(Number), ui_url: expect.stringContaining(reset.run_id) });
-    const runId = reset.run_id;
-    // The reset run starts its children again under the same IDs: the earlier ones have closed.
-    expect(await cli.harness.client.workflow.getHandle(id, runId).result()).toMatchObject({ response: '42' });
-  });
-});
-
-describe('perflow cancel', () => {
-  it('requests cancellation of a running run', async () => {
-    // A task queue no worker polls keeps the run open for as long as the test needs.
-    const env = { PERFLOW_TASK_QUEUE: `${cli.harness.taskQueue}-idle` };
-    const started = await perflow(['run', '--agent', agentFile, '--question', 'idle'], env);
-    expect(started.code).toBe(0);
-    const id = /^workflow_id: (\S+)$/m.exec(started.stdout)?.[1];
-    expect(id).toBeDefined();
-    const handle = cli.harness.client.workflow.getHandle(id!);
-    try {
-      const r = await perflow(['cancel', id!, '--json'], env);
-      expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout)).toEqual({ workflow_id: id, cancel_requested: true });
-      const history = await handle.fetchHistory();
-      expect(history.events?.some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
-    } finally {
-      await handle.terminate('test cleanup').catch(() => undefined);
-    }
-  });
-});
-
-describe('perflow worker', () => {
-  it('runs the workflows on its task queue and stops on SIGINT', async () => {
-    const env = { ...process.env, ...cli.env, PERFLOW_TASK_QUEUE: `${cli.harness.taskQueue}-cli-worker` };
-    const child = spawn(process.execPath, [resolve(__dirname, '../../../bin/perflow.js'), 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stdout += d.toString()));
-    const exited = new Promise<number | null>((ok) => child.on('close', ok));
-    try {
-      for (let i = 0; i < 300 && !stdout.includes('perflow worker connected'); i++) await new Promise((ok) => setTimeout(ok, 100));
-      expect(stdout).toContain(`task queue ${env.PERFLOW_TASK_QUEUE}`);
-      const r = await perflow(['run', '--agent', agentFile, '--question', 'via the CLI worker', '--wait'], { PERFLOW_TASK_QUEUE: env.PERFLOW_TASK_QUEUE });
-      expect(r.stdout.trim()).toBe('the answer');
-      expect(r.code).toBe(0);
-    } finally {
-      child.kill('SIGINT');
-    }
-    const timeout = new Promise<string>((ok) => setTimeout(() => ok('timeout'), 30_000).unref());
-    expect(await Promise.race([exited, timeout])).toBe(0);
-    expect(stdout).toContain('perflow worker stopped');
-  });
-});
-
-describe('perflow errors', () => {
-  it('an unknown workflow ID: one line, non-zero exit', async () => {
-    const r = await perflow(['status', 'no-such-workflow-123']);
-    expect(r.code).not.toBe(0);
-    const lines = nonEmptyLines(r.stderr);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain('no-such-workflow-123');
-  });
-
-  it('a worker that cannot reach Temporal or MongoDB: one line naming the address and the variable', async () => {
-    const port = await freePort();
-    const temporal = await perflow(['worker'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` }, 30_000);
-    expect(temporal.code).not.toBe(0);
-    expect(nonEmptyLines(temporal.stderr)).toEqual([expect.stringMatching(new RegExp(`^perflow: cannot reach the Temporal server at 127\\.0\\.0\\.1:${port} \\(.*\\): start it or set TEMPORAL_ADDRESS$`))]);
-    const mongo = await perflow(['worker'], { MONGODB_URI: `mongodb://u:secret@127.0.0.1:${port}/db` }, 30_000);
-    expect(mongo.code).not.toBe(0);
-    expect(nonEmptyLines(mongo.stderr)).toEqual([expect.stringMatching(/^perflow: cannot reach MongoDB at mongodb:\/\/u:\*\*\*@127\.0\.0\.1:\d+\/db \(.*\): start it or set MONGODB_URI$/)]);
-  });
-
-  it('an unreachable server: one line, non-zero exit', async () => {
-    const port = await freePort();
-    const r = await perflow(['status', 'anything'], { TEMPORAL_ADDRESS: `127.0.0.1:${port}` }, 30_000);
-    expect(r.code).not.toBe(0);
-    const lines = nonEmptyLines(r.stderr);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`127.0.0.1:${port}`);
-    expect(lines[0]).toContain('TEMPORAL_ADDRESS');
-  });
-
-  it('missing provider credentials: the run fails at once with one line naming the variable', async () => {
-    const saved = process.env.OPENAI_API_KEY;
-    delete process.env.OPENAI_API_KEY; // the worker of this test runs in this process
-    try {
-      const file = join(cli.dir, 'openai-agent.json');
-      writeFileSync(file, JSON.stringify({ name: 'keyless', type: 'plan_execute_and_reflect', llm: { interface: 'openai/v1/chat/completions', model: 'gpt-4o' } }));
-      const r = await perflow(['run', '--agent', file, '--question', 'anyone there?', '--wait']);
-      expect(r.code).not.toBe(0);
-      const lines = nonEmptyLines(r.stderr);
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toContain("OPENAI_API_KEY is not set in the worker's environment");
-    } finally {
-      if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
-    }
   });
 });

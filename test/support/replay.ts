@@ -1,0 +1,38 @@
+/**
+ * The recorded histories under test/fixtures/histories, as the replay suites read them, with the
+ * workflow IDs they were recorded under.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { temporal } from '@temporalio/proto';
+
+export const HISTORY_DIR = resolve(__dirname, '..', 'fixtures', 'histories');
+
+/** The recorded history files, sorted. */
+export const HISTORY_FILES: readonly string[] = readdirSync(HISTORY_DIR)
+  .filter((f) => f.endsWith('.binpb'))
+  .sort();
+
+export function readHistory(file: string): temporal.api.history.v1.History {
+  return temporal.api.history.v1.History.decode(readFileSync(join(HISTORY_DIR, file)));
+}
+
+/**
+ * The workflow ID a history file was recorded under: workflow `history-<scenario>` (one file per
+ * execution `.run-<k>` when it continued-as-new) and its children `history-<scenario>/step-<n>`
+ * (or `/todo-<n>`, todo_list runs from before the kernel ran their iterations). `before-<patch>.`
+ * files are copies kept from before a patched change.
+ */
+export function recordedWorkflowId(file: string): string {
+  const name = file
+    .replace(/^before-[a-z-]+\./, '')
+    .replace(/\.binpb$/, '')
+    .replace(/\.run-\d+$/, '')
+    .replace(/\.((?:step|todo)-\d+)$/, '/$1');
+  return `history-${name}`;
+}
+
+/** Every recorded history with its workflow ID, in file order (as Worker.runReplayHistories takes them). */
+export function recordedHistories(): { file: string; workflowId: string; history: temporal.api.history.v1.History }[] {
+  return HISTORY_FILES.map((file) => ({ file, workflowId: recordedWorkflowId(file), history: readHistory(file) }));
+}
