@@ -54,3 +54,46 @@ describe('perflow errors', () => {
     }
   });
 });
+
+describe('perflow run with an agent file that says something it does not mean', () => {
+  const scripted = { interface: 'scripted', script: { planner: [JSON.stringify({ steps: [], result: 'ok' })] } };
+  const agentFile = (name: string, agent: Record<string, unknown>) => {
+    const file = join(cli.dir, `${name}.json`);
+    writeFileSync(file, JSON.stringify({ name, llm: scripted, ...agent }));
+    return file;
+  };
+
+  it('refuses a parameter its type ignores, in the file or given with --param, in one line naming it and the type', async () => {
+    const todo = agentFile('todo-with-max-steps', { type: 'todo_list', parameters: { max_steps: 3 } });
+    const r = await perflow(['run', '--agent', todo, '--question', 'q', '--json']);
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(nonEmptyLines(r.stderr)).toEqual([`perflow: ${todo}: invalid agent file: parameters.max_steps: does nothing for a todo_list agent (it is for plan_execute_and_reflect and plan_and_execute); remove it`]);
+    const per = agentFile('per', { type: 'plan_execute_and_reflect' });
+    const p = await perflow(['run', '--agent', per, '--question', 'q', '--param', 'max_iterations=3']);
+    expect([p.code, nonEmptyLines(p.stderr)]).toEqual([2, [`perflow: ${per}: invalid agent parameters: parameters.max_iterations: does nothing for a plan_execute_and_reflect agent (it is for step_by_step and todo_list); remove it`]]);
+  });
+
+  it('refuses a datetime_format it cannot format, naming the letters', async () => {
+    const per = agentFile('per-datetime', { type: 'plan_execute_and_reflect', parameters: { inject_datetime: true, datetime_format: 'hh:mm a' } });
+    const r = await perflow(['run', '--agent', per, '--question', 'q']);
+    expect(r.code).toBe(2);
+    expect(nonEmptyLines(r.stderr)).toEqual([expect.stringMatching(/^perflow: .*: invalid agent file: parameters\.datetime_format: "hh" is not supported; supported: strftime/)]);
+  });
+
+  it('warns about a parameter perflow does not know, naming the closest one, and runs', async () => {
+    const per = agentFile('per-typo', { type: 'plan_execute_and_reflect', parameters: { max_step: 2 } });
+    const r = await perflow(['run', '--agent', per, '--question', 'typo?', '--wait']);
+    expect(r.code).toBe(0);
+    expect(nonEmptyLines(r.stderr)).toContain('perflow: warning: parameters.max_step is not a perflow parameter (did you mean max_steps?); it is kept for prompts that use ${parameters.max_step}');
+  });
+
+  it('refuses to continue the conversation of another tenant before starting', async () => {
+    const per = agentFile('per-tenant', { type: 'plan_execute_and_reflect' });
+    const first = JSON.parse((await perflow(['run', '--agent', per, '--question', 'mine', '--param', 'tenant_id=a', '--wait', '--json'])).stdout) as { memory_id: string };
+    const r = await perflow(['run', '--agent', per, '--question', 'theirs', '--param', 'tenant_id=b', '--memory-id', first.memory_id], { MONGODB_URI: cli.memoryUri });
+    expect([r.code, nonEmptyLines(r.stderr)]).toEqual([2, [`perflow: memory_id ${first.memory_id} belongs to tenant a, not to tenant b: a memory is continued by its own tenant only (nothing was changed)`]]);
+    const other = await perflow(['memory', first.memory_id, '--tenant', 'b'], { MONGODB_URI: cli.memoryUri });
+    expect(other.code).toBe(1);
+    expect(nonEmptyLines(other.stderr)).toEqual([`perflow: memory_id ${first.memory_id} not found in MongoDB (MONGODB_URI) for tenant b`]);
+  });
+});
