@@ -17,10 +17,10 @@ export interface CommandContext {
 /** A command: its exit code, or a thrown error (one line, see `describeError`). */
 export type CommandHandler = (ctx: CommandContext) => Promise<number>;
 
-/** The command's run: its first positional argument, or a one-line usage error. */
-export function requireId(ctx: CommandContext): string {
+/** The command's run (or, as `what` says, memory): its first positional argument, or a one-line usage error. */
+export function requireId(ctx: CommandContext, what = 'a workflow ID'): string {
   const id = ctx.positionals[0];
-  if (!id) throw new CliError(`${ctx.command} needs a workflow ID: perflow ${ctx.command} ID`, 2);
+  if (!id) throw new CliError(`${ctx.command} needs ${what}: perflow ${ctx.command} ID`, 2);
   return aboutRun(ctx, id);
 }
 

@@ -34,7 +34,7 @@ export function describeError(
   if (err instanceof WorkflowNotFoundError || (ctx.workflowId !== undefined && isNotFound(err))) {
     const wid = err instanceof WorkflowNotFoundError && err.workflowId ? err.workflowId : ctx.workflowId;
     const id = wid ? `"${wid}" ` : '';
-    return { message: `no workflow ${id}in namespace ${ctx.namespace ?? 'default'}: check the workflow ID (perflow list)`, exitCode: 1 };
+    return { message: `no workflow ${id}in namespace ${ctx.namespace ?? 'default'}: check the workflow ID (perflow list)`, exitCode: 2 };
   }
   if (err instanceof WorkflowFailedError) return { message: `run failed: ${failureMessage(err)}`, exitCode: 1 };
   const msg = err instanceof Error ? err.message : String(err);

@@ -2,7 +2,8 @@
 import { MongoClient } from 'mongodb';
 import { readConversation, type ConversationView } from '../memory/conversation';
 import { MemoryStore, otherTenantMessage } from '../memory/store';
-import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv } from '../config/env';
+import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv, redact } from '../config/env';
+import { firstLine } from '../core/text';
 import { CliError } from './errors';
 
 /** Opens the memory store of MONGODB_URI for the duration of `fn`. */
@@ -10,6 +11,9 @@ export async function withMemory<T>(env: NodeJS.ProcessEnv, fn: (memory: MemoryS
   const uri = mongoUriFromEnv(env);
   const mongo = new MongoClient(uri, { serverSelectionTimeoutMS: timeoutMs });
   try {
+    await mongo.connect().catch((err: unknown) => {
+      throw new CliError(`cannot reach MongoDB at ${redact(uri)} (${firstLine(err)}): start it or set MONGODB_URI`, 1, { cause: err });
+    });
     return await fn(new MemoryStore(mongo.db(databaseFromUri(uri)), memoryCollectionsFromEnv(env)));
   } finally {
     await mongo.close();

@@ -30,8 +30,9 @@ export const fork: CommandHandler = async (ctx) => {
 export const diff: CommandHandler = async (ctx) => {
   const [a, b] = ctx.positionals;
   if (!a || !b) throw new CliError('diff needs two workflow IDs: perflow diff A B', 2);
-  aboutRun(ctx, a);
   return withClient(ctx, async ({ client }) => {
+    // Each run named on its own: a missing one is the one the error names.
+    for (const id of [a, b]) await client.workflow.getHandle(aboutRun(ctx, id)).describe();
     const d = await diffRuns(client, a, b);
     answer(ctx.o.json, d, () => formatDiff(d));
     return 0;

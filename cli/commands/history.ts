@@ -29,7 +29,7 @@ export const replay: CommandHandler = async (ctx) => {
     history = read.history;
     workflowId = historyWorkflowId(o.history, read.workflowId, o['workflow-id']);
   } else {
-    const id = requireId(ctx);
+    const id = requireId(ctx, 'a workflow ID or --history FILE');
     workflowId = id;
     history = await withClient(ctx, ({ client }) => fetchHistory(client, id));
   }

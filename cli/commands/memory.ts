@@ -5,9 +5,9 @@ import { answer } from '../output';
 
 export const memory: CommandHandler = async (ctx) => {
   const { o, env } = ctx;
-  const id = requireId(ctx);
+  const id = requireId(ctx, 'a memory ID');
   const view = await readMemory(env, id, o.tenant);
-  if (!view) throw new CliError(`memory_id ${id} not found in MongoDB (MONGODB_URI)${o.tenant !== undefined ? ` for tenant ${o.tenant}` : ''}`, 1);
+  if (!view) throw new CliError(`memory_id ${id} not found in MongoDB (MONGODB_URI)${o.tenant !== undefined ? ` for tenant ${o.tenant}` : ''}`, 2);
   answer(o.json, view, () => formatConversation(view));
   return 0;
 };

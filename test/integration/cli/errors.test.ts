@@ -93,7 +93,7 @@ describe('perflow run with an agent file that says something it does not mean', 
     const r = await perflow(['run', '--agent', per, '--question', 'theirs', '--param', 'tenant_id=b', '--memory-id', first.memory_id], { MONGODB_URI: cli.memoryUri });
     expect([r.code, nonEmptyLines(r.stderr)]).toEqual([2, [`perflow: memory_id ${first.memory_id} belongs to tenant a, not to tenant b: a memory is continued by its own tenant only (nothing was changed)`]]);
     const other = await perflow(['memory', first.memory_id, '--tenant', 'b'], { MONGODB_URI: cli.memoryUri });
-    expect(other.code).toBe(1);
+    expect(other.code).toBe(2);
     expect(nonEmptyLines(other.stderr)).toEqual([`perflow: memory_id ${first.memory_id} not found in MongoDB (MONGODB_URI) for tenant b`]);
   });
 });
