@@ -1,6 +1,8 @@
 /**
  * What workflows and clients share: the run's input and output, the `progress` query, search
  * attributes, failure types and workflow type names. The only workflow module a client imports.
+ * Over 300 lines on purpose: it is the contract between workers and clients (every type, query,
+ * update, signal and name that crosses), kept whole so a change to it is seen as one.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
