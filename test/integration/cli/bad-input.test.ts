@@ -2,12 +2,15 @@
  * Bad input across every command, as one table: each case is one line on stderr starting
  * `perflow:` that names the offending argument, ID, option or file, the documented exit code
  * (2 bad input, 1 a state the user can change), nothing on stdout with `--json`, and no run
- * started or changed. A command added to the CLI gets its rows here.
+ * started or changed. A command added to the CLI gets its rows here. The rows run the CLI's
+ * `main` in this process, its output captured (one after another: a process a row would cost a
+ * second each); other CLI tests run it as a subprocess.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../../servers';
 import { nonEmptyLines, useCli } from '../../support/cli';
+import { main } from '../../../cli/main';
 import { final, plan, runInput, scriptedAgent, startAgentRun } from '../../support/harness';
 import { typedAgent } from '../../support/typed-agents';
 
@@ -106,6 +109,22 @@ beforeAll(async () => {
   ids.D = d;
 });
 
+/** What `run` wrote on stdout and stderr, and the exit code it returned. */
+async function captured(run: () => Promise<number>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const written = { stdout: '', stderr: '' };
+  const spies = (['stdout', 'stderr'] as const).map((stream) =>
+    jest.spyOn(process[stream], 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written[stream] += chunk.toString();
+      return true;
+    }),
+  );
+  try {
+    return { code: await run(), ...written };
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+}
+
 const fill = (s: string) => s.replace(/\{([ASD])\}/g, (_, k: string) => ids[k]);
 
 it('every command answers bad input in one line naming what to fix, with its exit code, and nothing on stdout', async () => {
@@ -115,17 +134,12 @@ it('every command answers bad input in one line naming what to fix, with its exi
   const before = await cli.harness.client.workflow.count(`TaskQueue = '${cli.harness.taskQueue}'`);
   const historyOfA = (await cli.harness.client.workflow.getHandle(ids.A).fetchHistory()).events?.length;
   const seen: string[] = [];
-  // A few at a time: each is a CLI process.
-  for (let i = 0; i < CASES.length; i += 6) {
-    await Promise.all(
-      CASES.slice(i, i + 6).map(async (c) => {
-        const args = [...fill(c.args).split(' '), '--json'];
-        const r = await cli.perflow(args, envOf(c), 30_000);
-        const lines = nonEmptyLines(r.stderr);
-        const ok = r.code === c.code && r.stdout === '' && lines.length === 1 && lines[0].startsWith('perflow: ') && lines[0].includes(fill(c.names));
-        if (!ok) seen.push(`perflow ${args.join(' ')} → exit ${r.code}, stdout ${JSON.stringify(r.stdout.slice(0, 80))}, stderr ${JSON.stringify(r.stderr.slice(0, 400))}; expected exit ${c.code} naming ${fill(c.names)}`);
-      }),
-    );
+  for (const c of CASES) {
+    const args = [...fill(c.args).split(' '), '--json'];
+    const r = await captured(() => main(args, { ...process.env, ...cli.env, ...envOf(c) }));
+    const lines = nonEmptyLines(r.stderr);
+    const ok = r.code === c.code && r.stdout === '' && lines.length === 1 && lines[0].startsWith('perflow: ') && lines[0].includes(fill(c.names));
+    if (!ok) seen.push(`perflow ${args.join(' ')} → exit ${r.code}, stdout ${JSON.stringify(r.stdout.slice(0, 80))}, stderr ${JSON.stringify(r.stderr.slice(0, 400))}; expected exit ${c.code} naming ${fill(c.names)}`);
   }
   expect(seen).toEqual([]);
   expect((await cli.harness.client.workflow.count(`TaskQueue = '${cli.harness.taskQueue}'`)).count).toBe(before.count);
