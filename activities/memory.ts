@@ -201,12 +201,10 @@ export function createMemoryActivities(store: MemoryStore) {
      */
     async startRun(input: StartRunInput): Promise<{ history_ids: string[] }> {
       const { ids } = input;
-      if (input.resume && !(await store.memoryExists(ids.memory_id))) {
-        throw ApplicationFailure.nonRetryable(`memory_id ${ids.memory_id} does not exist`, 'Memory.NotFound');
-      }
-      // A conversation (or executor memory) is continued by its own tenant only, before anything is written.
+      // A conversation (or executor memory) exists when continued, and is continued by its own tenant only: checked before anything is written.
       for (const [field, id] of [['memory_id', ids.memory_id], ['executor_agent_memory_id', ids.executor_agent_memory_id]] as const) {
         const owner = await store.memoryOwner(id);
+        if (!owner && field === 'memory_id' && input.resume) throw ApplicationFailure.nonRetryable(`memory_id ${id} does not exist`, 'Memory.NotFound');
         if (owner && owner.tenant_id !== ids.tenant_id) throw ApplicationFailure.nonRetryable(otherTenantMessage(field, id, owner.tenant_id, ids.tenant_id), 'Memory.OtherTenant');
       }
       const history = input.resume

@@ -42,7 +42,7 @@ export async function assertMemoryExists(env: NodeJS.ProcessEnv, memoryId: strin
  */
 export async function readMemory(env: NodeJS.ProcessEnv, memoryId: string, tenant?: string): Promise<ConversationView | undefined> {
   return withMemory(env, async (memory) => {
-    if (tenant !== undefined && (await memory.memories.findOne({ _id: memoryId }))?.tenant_id !== tenant) return undefined;
+    if (tenant !== undefined && (await memory.memoryOwner(memoryId))?.tenant_id !== tenant) return undefined;
     return readConversation(memory, memoryId);
   });
 }

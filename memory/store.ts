@@ -92,10 +92,6 @@ export class MemoryStore {
     await this.interactions.createIndex({ parent_interaction_id: 1, trace_number: 1 }, { name: 'children_in_order' });
   }
 
-  async memoryExists(memoryId: string): Promise<boolean> {
-    return (await this.memories.countDocuments({ _id: memoryId }, { limit: 1 })) > 0;
-  }
-
   /** Whose a memory is: undefined when it does not exist, else its tenant (`tenant_id` absent: none). */
   async memoryOwner(memoryId: string): Promise<{ tenant_id?: string } | undefined> {
     const doc = await this.memories.findOne({ _id: memoryId }, { projection: { tenant_id: 1 } });

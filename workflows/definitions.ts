@@ -11,7 +11,7 @@ import type { PlanStepView, Replan } from '../core/agent-types/plan-and-execute'
 import type { RunIds } from '../core/memory-ids';
 import type { AgentDefinition, AgentType, ResolvedParameters } from '../core/agent';
 import type { Usage } from '../core/llm-types';
-import { preview, RESULT_PREVIEW_CHARS } from '../core/text';
+import { causeChain, preview, RESULT_PREVIEW_CHARS } from '../core/text';
 import type { DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanDecision, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
 
 export type { DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanApproval, PlanDecision, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
@@ -275,11 +275,9 @@ export function searchAttributeCreateCommand(names: readonly string[], namespace
  * chain names it); '' when it names none of them; undefined when it is about something else.
  */
 export function searchAttributeRefused(err: unknown): string | undefined {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    if (!/search attribute/i.test(e.message)) continue;
-    return Object.values(SearchAttributes).map((k) => k.name).find((name) => e instanceof Error && e.message.includes(name)) ?? '';
-  }
-  return undefined;
+  const refusal = causeChain(err).find((e) => /search attribute/i.test(e.message ?? ''))?.message;
+  if (refusal === undefined) return undefined;
+  return Object.values(SearchAttributes).map((k) => k.name).find((name) => refusal.includes(name)) ?? '';
 }
 
 /** Failure types a client can match on (docs/how-a-run-works.md, "Failure types"). */

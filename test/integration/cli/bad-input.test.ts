@@ -97,8 +97,8 @@ const ids: Record<string, string> = {};
 beforeAll(async () => {
   const d = cli.dir;
   writeFileSync(join(d, 'not-json.json'), '{ not json');
-  writeFileSync(join(d, 'ok.json'), JSON.stringify({ name: 'sweep', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [final('ok')] } } }));
-  writeFileSync(join(d, 'bad-type.json'), JSON.stringify({ name: 'sweep', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] } }, parameters: { max_steps: 'many' } }));
+  cli.agentFile('ok', { name: 'sweep', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [final('ok')] } } });
+  cli.agentFile('bad-type', { name: 'sweep', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] } }, parameters: { max_steps: 'many' } });
   const finished = async (input: ReturnType<typeof runInput>, prefix: string) => {
     const handle = await startAgentRun(cli.harness, input, prefix);
     await handle.result();

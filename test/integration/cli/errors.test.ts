@@ -57,11 +57,7 @@ describe('perflow errors', () => {
 
 describe('perflow run with an agent file that says something it does not mean', () => {
   const scripted = { interface: 'scripted', script: { planner: [JSON.stringify({ steps: [], result: 'ok' })] } };
-  const agentFile = (name: string, agent: Record<string, unknown>) => {
-    const file = join(cli.dir, `${name}.json`);
-    writeFileSync(file, JSON.stringify({ name, llm: scripted, ...agent }));
-    return file;
-  };
+  const agentFile = (name: string, agent: Record<string, unknown>) => cli.agentFile(name, { name, llm: scripted, ...agent });
 
   it('refuses a parameter its type ignores, in the file or given with --param, in one line naming it and the type', async () => {
     const todo = agentFile('todo-with-max-steps', { type: 'todo_list', parameters: { max_steps: 3 } });
