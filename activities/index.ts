@@ -14,6 +14,12 @@ import { completedStepIds, stepTraceId } from '../core/memory-ids';
 import { createMemoryActivities, directReads, loadExecutorHistory, saveStep, saveToolCall, toolCallId } from './memory';
 import { allFound, type MemoryStore } from '../memory/store';
 import { toolSpec, type ToolRegistry } from './tools/tool';
+import { activityStream } from './run-events';
+import { booleanParam } from './llm/call-options';
+import { toolCallName } from '../core/run-events';
+import type { RunEventLog } from '../memory/run-events';
+import type { ChatRequest } from './llm/scripted';
+import type { ModelSettings } from '../core/contract';
 import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters, type SecretReader } from './tools/mcp';
 import type { McpServerConfig } from '../core/agent';
 
@@ -22,6 +28,8 @@ export interface ActivityDeps extends ChatDeps {
   memory: MemoryStore;
   /** The worker's environment variables, for `${NAME}` references in MCP servers' env and headers (none without). */
   secret?: SecretReader;
+  /** The runs' event streams: model text, tool calls and results are published as they happen (none without). */
+  events?: RunEventLog;
 }
 
 export type { AgentTool, AgentToolRef, ExecutorCallInput, PlannerCallInput, PlannerPromptRef, ToolCallInput, ToolObservation };
@@ -78,8 +86,13 @@ export function createActivities(activityDeps: ActivityDeps) {
 
     /** Runs one tool call; bad input and tool errors become observations the model can act on. */
     async callTool({ tool: ref, input, place }: ToolCallInput): Promise<ToolObservation> {
-      const observation = await withHeartbeat(() => observeToolCall(deps, { name: ref.name ?? ref.type, type: ref.type }, () => runTool(deps.tools, ref, input, deps.secret ?? noSecrets)));
-      await saveToolCall(deps.memory, place, { name: ref.name ?? ref.type, input, output: observation.content, is_error: observation.is_error });
+      const name = ref.name ?? ref.type;
+      const stream = activityStream(deps.events);
+      const call = toolCallName(place.stepIndex, place.callIndex);
+      stream?.toolCall(place.stepIndex, name, call, input);
+      const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps.tools, ref, input, deps.secret ?? noSecrets)));
+      await saveToolCall(deps.memory, place, { name, input, output: observation.content, is_error: observation.is_error });
+      await stream?.toolResult(place.stepIndex, name, call, !observation.is_error, observation.content);
       if (observation.content.length <= TOOL_OUTPUT_MODEL_LIMIT) return observation;
       const marker = `\n…[truncated: the tool returned ${observation.content.length} characters; the whole output is stored in memory as interaction ${toolCallId(place)}]`;
       return { ...observation, content: observation.content.slice(0, TOOL_OUTPUT_MODEL_LIMIT) + marker };
@@ -102,16 +115,12 @@ async function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Prom
   // Loading the material and the completed steps from MongoDB counts as work: heartbeat through it too.
   const response = await withHeartbeat(async () => {
     const material = input.material_id ? await deps.prompts.get(input.material_id) : undefined;
-    return chat(
-      input.model,
-      {
-        system: systemOf(input, material),
-        messages: [{ role: 'user', content: await withWholeResults(deps, input.whole_results, input.render ? await renderPlannerPrompt(deps.completedSteps, input.render, material) : (input.prompt ?? '')) }],
-        position: input.position,
-        response_filter: input.response_filter,
-      },
-      deps,
-    );
+    return streamedChat(deps, input.model, {
+      system: systemOf(input, material),
+      messages: [{ role: 'user', content: await withWholeResults(deps, input.whole_results, input.render ? await renderPlannerPrompt(deps.completedSteps, input.render, material) : (input.prompt ?? '')) }],
+      position: input.position,
+      response_filter: input.response_filter,
+    });
   });
   return { text: response.content, usage: response.usage };
 }
@@ -125,7 +134,7 @@ async function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Pr
       ? await Promise.all(request.messages.map(async (m) => (m.role === 'user' ? { ...m, content: await withWholeResults(deps, whole_results, m.content) } : m)))
       : request.messages;
     const messages = step_memory ? [...(await deps.executorHistory.get(step_memory)), ...asked] : asked;
-    const response = await chat(model, { ...request, messages, system: systemOf(input, material), ...(tools ? { tools } : {}) }, deps);
+    const response = await streamedChat(deps, model, { ...request, messages, system: systemOf(input, material), ...(tools ? { tools } : {}) }, step_memory?.step_index);
     // A final answer is the step's result; saving it is idempotent, so a retried turn saves what it answers.
     if (step_memory && response.tool_calls.length === 0) {
       const saved = await saveStep(deps.memory, { ids: step_memory.ids, stepIndex: step_memory.step_index, step: step_memory.step, result: response.content });
@@ -133,6 +142,25 @@ async function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Pr
     }
     return response;
   });
+}
+
+/**
+ * A model call whose text goes to the run's event stream as the model writes it; with
+ * `llm.parameters.stream` false the provider is not asked to stream and the answer is published
+ * whole when it is there.
+ */
+async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, step?: number): Promise<ChatResponse> {
+  const stream = activityStream(deps.events);
+  if (!stream) return chat(model, request, deps);
+  const text = stream.modelText(request.position, step);
+  const streaming = booleanParam(model.parameters, 'stream') !== false;
+  try {
+    const response = await chat(model, request, deps, streaming ? text.push : undefined);
+    if (!streaming) text.push(response.content);
+    return response;
+  } finally {
+    await text.end();
+  }
 }
 
 /** The prompt with the whole results of the steps it marks, read from memory (an assessment judges the result, not its preview). */

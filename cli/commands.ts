@@ -5,13 +5,14 @@ import { approve, approveTool, denyTool, guide, pause, pending, reject, resume }
 import { diff, fork } from './commands/fork-diff';
 import { history, replay, reset } from './commands/history';
 import { memory } from './commands/memory';
-import { cancel, list, result, run, status } from './commands/runs';
+import { cancel, list, result, run, status, watch } from './commands/runs';
 import { worker } from './commands/worker';
 
 const COMMANDS: Readonly<Record<string, CommandHandler>> = {
   worker,
   run,
   status,
+  watch,
   result,
   list,
   cancel,

@@ -24,6 +24,7 @@ const OPTIONS = {
   input: { type: 'string' },
   by: { type: 'string' },
   'from-step': { type: 'string' },
+  from: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
   'ui-origin': { type: 'string', multiple: true },

@@ -3,6 +3,8 @@ export const USAGE = `usage: perflow <command> [options]
   worker                                   run a worker (env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS_*, TEMPORAL_API_KEY, TEMPORAL_PROFILE, PERFLOW_TASK_QUEUE, MONGODB_URI)
   run --agent FILE [--question TEXT] [--memory-id ID] [--param key=value]... [--follow|--wait] [--json]
   status ID [--json]                       progress of a run
+  watch ID [--from OFFSET] [--json]        a run's events live until it ends: model text as written, plans, steps, tools, decisions
+                                           (--json: one event per line; --from: re-attach at that event offset)
   result ID [--json]                       result of a run (waits for it)
   list [--status running|completed|failed] [--agent NAME] [--tenant ID] [--json]  runs
   cancel ID [--json]                       cancel a run

@@ -23,6 +23,8 @@ export {
   type RunSummary,
 } from './ops';
 export { readMemory } from './memory';
+export { StreamUnavailableError, watchRun, type WatchOptions } from './watch';
+export { answersOf, RUN_EVENT_TYPES, type RunEvent, type RunEventBody, type RunEventType } from '../core/run-events';
 export { forkRun, forkSource, runInputOf, type ForkOptions } from './fork';
 export { diffRuns, formatDiff, unifiedDiff, type RunDiff, type RunSide, type StepSide } from './diff';
 export { EncryptionCodec, encryptionDataConverter, PayloadDecryptionError } from '../codec/encryption';

@@ -106,6 +106,26 @@ export function encryptionDataConverter(keyring?: EncryptionKeyring): DataConver
   return { payloadCodecs: [new EncryptionCodec(keyring)] };
 }
 
+/**
+ * Seals and opens text the way payloads are (runs' event streams in MongoDB): a JSON payload
+ * through the codec, stored as the Payload proto's bytes. Without keys text is sealed as a
+ * plain payload (callers store it unsealed instead).
+ */
+export function textSealer(keyring: EncryptionKeyring): { seal(text: string): Promise<Uint8Array>; open(sealed: Uint8Array): Promise<string> } {
+  const codec = new EncryptionCodec(keyring);
+  const Proto = temporal.api.common.v1.Payload;
+  return {
+    async seal(value) {
+      const [payload] = await codec.encode([{ metadata: { [METADATA_ENCODING_KEY]: utf8('json/plain') }, data: utf8(value) }]);
+      return Proto.encode(payload).finish();
+    },
+    async open(sealed) {
+      const [payload] = await codec.decode([Proto.decode(sealed)]);
+      return text(payload.data) ?? '';
+    },
+  };
+}
+
 function encrypt(plain: Uint8Array, key: Uint8Array): Uint8Array {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv(CIPHER, key, iv, { authTagLength: TAG_BYTES });

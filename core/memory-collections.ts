@@ -8,6 +8,8 @@ export interface MemoryCollections {
   interactions: string;
   /** The runs' static prompt material (parameters, system prompts, tool specs), by ID. */
   prompts: string;
+  /** The runs' event streams (see memory/run-events.ts). */
+  events: string;
 }
 
-export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memories', interactions: 'perflow_interactions', prompts: 'perflow_prompts' };
+export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memories', interactions: 'perflow_interactions', prompts: 'perflow_prompts', events: 'perflow_events' };

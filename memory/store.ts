@@ -12,6 +12,7 @@
 import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 'mongodb';
 import type { PromptMaterial } from '../core/contract';
 import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
+import { RunEventLog, type EventSealer } from './run-events';
 
 /** `reviewer`: a person's decision (plan or tool approval, guidance, pause, resume). */
 export type Origin = 'user' | 'planner' | 'executor' | 'tool' | 'reviewer';
@@ -90,6 +91,13 @@ export class MemoryStore {
   async ensureIndexes(): Promise<void> {
     await this.interactions.createIndex({ memory_id: 1, created: 1 }, { name: 'memory_in_order' });
     await this.interactions.createIndex({ parent_interaction_id: 1, trace_number: 1 }, { name: 'children_in_order' });
+    // Re-attaching to a stream mid-way finds its batch by offset (the chain itself is read by _id).
+    await this.db.collection(this.collections.events).createIndex({ run: 1, first: 1 }, { name: 'stream_in_order' });
+  }
+
+  /** The runs' event streams, beside the memory; sealed with `sealer` when given (encryption keys). */
+  eventLog(sealer?: EventSealer): RunEventLog {
+    return new RunEventLog(this.db.collection(this.collections.events), sealer);
   }
 
   /** Whose a memory is: undefined when it does not exist, else its tenant (`tenant_id` absent: none). */

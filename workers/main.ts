@@ -2,7 +2,7 @@
  * The perflow worker: connects to Temporal and MongoDB and runs the workflows and activities
  * on one task queue until SIGINT/SIGTERM.
  */
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { MongoClient, type MongoClientOptions } from 'mongodb';
 import { createActivities, MODEL_ACTIVITY_NAMES } from '../activities';
 import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
@@ -15,7 +15,8 @@ import type { RecordedRequest } from '../activities/llm/scripted';
 import { firstLine } from '../core/text';
 import { temporalConnectOptions } from '../config/temporal-connection';
 import { connectFailureMessage } from '../config/temporal-connect-failure';
-import { encryptionDataConverter } from '../codec/encryption';
+import { encryptionDataConverter, textSealer } from '../codec/encryption';
+import { runEventSinks } from './run-event-sink';
 import { describeWorkflowSource, workflowCode, workflowSource, type WorkflowSource } from './workflow-source';
 import { describeTelemetry } from '../config/telemetry';
 import { startTracing, type Tracing } from '../telemetry/tracing';
@@ -87,9 +88,12 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
     // OTEL_EXPORTER_OTLP_*: spans of workflows, activities, model and tool calls.
     tracing = config.telemetry?.traces ? startTracing(config.telemetry.traces) : undefined;
     const traced: Pick<WorkerOptions, 'interceptors' | 'sinks'> = tracing ? tracingWorkerOptions(tracing) : {};
+    // Runs' event streams: sealed like payloads when PERFLOW_ENCRYPTION_KEYS is set.
+    const events = memory.eventLog(config.encryption ? textSealer(config.encryption) : undefined);
     const activities = createActivities({
       tools: toolRegistry(tools),
       memory,
+      events,
       llm,
       secret: providers.secret,
       ...(config.recorder ? { recorder: config.recorder } : {}),
@@ -104,6 +108,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
       ...(await workflowCode(config.workflows ?? workflowSource({ traced: !!tracing }), tracing ? { interceptorModules: WORKFLOW_TRACING_MODULES } : {})),
       activities: { ...activities, ...config.extraActivities },
       ...traced,
+      sinks: { ...traced.sinks, ...runEventSinks(events, (message, attrs) => Runtime.instance().logger.warn(message, attrs)) },
       ...dataConverter,
       shutdownGraceTime: '10 seconds',
       ...config.tuning,

@@ -39,6 +39,7 @@ export const SHARED_WORKFLOW_MODULES: readonly string[] = [
     '../core/memory-ids',
     '../core/schema-check',
     '../core/tool-types',
+    '../core/run-events',
     '../telemetry/metric-names',
     '../core/agent-file/parameter-defaults',
     '../core/agent-file/llm-interfaces',

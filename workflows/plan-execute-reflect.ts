@@ -12,6 +12,7 @@ import { completedStepRefs, openRun } from './kernel/context';
 import { checkpoint, finish, guard, summarizeSteps } from './kernel/lifecycle';
 import { askParsed } from './kernel/model-calls';
 import { runSteps } from './kernel/steps';
+import { showPlan } from './kernel/agent-type-run';
 
 type TemplateKey = 'planner_prompt_template' | 'reflect_prompt_template' | 'planner_with_history_template';
 
@@ -66,7 +67,7 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
       const review = await run.human.reviewPlan(parsed.steps);
       if (review.action === 'stop') return finish(run, planStoppedMessage(review));
       if (review.action === 'replan') continue;
-      progress.plan = review.steps;
+      showPlan(run, review.steps);
       // The planner's first group of independent steps (an edited plan runs step by step).
       const grouped = review.steps === parsed.steps && p.max_parallel_steps > 1 ? (parsed.batch ?? 1) : 1;
       const batch = review.steps.slice(0, Math.min(grouped, p.max_steps - progress.steps_executed));

@@ -26,9 +26,9 @@ export interface ChatDeps extends TelemetryDeps {
  * Sends one chat request to the interface named in `model.interface`. Provider errors arrive as
  * `ApplicationFailure`s (see `errors.ts`): Temporal's retry policy decides on another attempt.
  */
-export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps): Promise<ChatResponse> {
+export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta?: (text: string) => void): Promise<ChatResponse> {
   // The span and the token counts cover the provider call only (not loading prompts from memory).
-  const { raw, ...response } = await observeModelCall(deps, model, async () => send(model, request, deps));
+  const { raw, ...response } = await observeModelCall(deps, model, async () => send(model, request, deps, onDelta));
   // The filter selects the answer text; a turn that calls tools has no answer to select.
   if (request.response_filter && raw !== undefined && response.tool_calls.length === 0) {
     response.content = applyResponseFilter(raw, request.response_filter, model.interface);
@@ -36,10 +36,10 @@ export async function chat(model: ModelSettings, request: ChatRequest, deps: Cha
   return response;
 }
 
-function send(model: ModelSettings, request: ChatRequest, deps: ChatDeps): Promise<RawChatResponse> | RawChatResponse {
+function send(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta?: (text: string) => void): Promise<RawChatResponse> | RawChatResponse {
   switch (model.interface) {
     case 'scripted':
-      return withLatency(numberParam(model.parameters, 'latency_ms'), () => scriptedChat(model.script ?? {}, request, deps.recorder));
+      return scriptedWithLatency(model, () => scriptedChat(model.script ?? {}, request, deps.recorder), onDelta);
     case OPENAI_INTERFACE:
       return openAiChat(model, request, clientsOf(deps));
     case BEDROCK_CLAUDE_INTERFACE:
@@ -59,18 +59,34 @@ function clientsOf(deps: ChatDeps): LlmClients {
   return deps.llm;
 }
 
+/** How many characters a scripted answer streams at a time unless `llm.parameters.stream_chunk_chars` says. */
+export const SCRIPTED_CHUNK_CHARS = 16;
+
 /**
  * The scripted model answers after `llm.parameters.latency_ms` (for measuring what perflow adds
- * to real model latency); the wait ends early when the activity is cancelled.
+ * to real model latency); streamed, its answer arrives in pieces of `stream_chunk_chars`
+ * spread evenly over that time, the last one at its end. The wait ends early when the activity
+ * is cancelled.
  */
-async function withLatency<T>(ms: number | undefined, answer: () => T): Promise<T> {
-  if (ms !== undefined && ms > 0) {
-    const signal = activitySignal();
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-    });
-    signal?.throwIfAborted();
+async function scriptedWithLatency(model: ModelSettings, answer: () => RawChatResponse, onDelta?: (text: string) => void): Promise<RawChatResponse> {
+  const response = answer();
+  const ms = Math.max(0, numberParam(model.parameters, 'latency_ms') ?? 0);
+  const size = Math.max(1, Math.floor(numberParam(model.parameters, 'stream_chunk_chars') ?? SCRIPTED_CHUNK_CHARS));
+  const pieces = onDelta ? (response.content.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g')) ?? []) : [];
+  const signal = activitySignal();
+  const waits = Math.max(1, pieces.length);
+  for (let i = 0; i < waits; i++) {
+    if (ms > 0) await sleep(ms / waits, signal);
+    if (pieces[i] !== undefined) onDelta?.(pieces[i]);
   }
-  return answer();
+  return response;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const abort = () => (clearTimeout(timer), reject(signal?.reason));
+    const timer = setTimeout(() => (signal?.removeEventListener('abort', abort), resolve()), ms);
+    signal?.addEventListener('abort', abort, { once: true });
+  });
 }

@@ -13,8 +13,8 @@ export const fork: CommandHandler = async (ctx) => {
   checkFollowOrWait(o);
   const params = parseParams(o.param ?? []);
   const agent = o.agent ? (await loadAgentFile(o.agent, params, { extraToolTypes: config.extraToolTypes })).agent : undefined;
-  return withClient(ctx, async ({ client }) => {
-    const started = await forkRun(client, id, {
+  return withClient(ctx, async (perflow) => {
+    const started = await forkRun(perflow.client, id, {
       fromStep,
       ...(agent ? { agent } : {}),
       params,
@@ -23,7 +23,7 @@ export const fork: CommandHandler = async (ctx) => {
       taskQueue: config.taskQueue,
       ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}),
     });
-    return reportStarted(client, ctx, started);
+    return reportStarted(perflow, ctx, started);
   });
 };
 

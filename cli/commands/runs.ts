@@ -1,10 +1,11 @@
-/** Starting and inspecting runs: `run`, `status`, `result`, `list`, `cancel`. */
-import { cancelRun, CliError, getResult, getStatus, listRuns, loadAgentFile, parseParams, runSummary, startRun, type ListStatus } from '../../client';
+/** Starting and inspecting runs: `run`, `status`, `watch`, `result`, `list`, `cancel`. */
+import { cancelRun, CliError, getResult, getStatus, listRuns, loadAgentFile, parseParams, runSummary, startRun, watchRun, type ListStatus } from '../../client';
 import { assertMemoryExists } from '../../client/memory';
 import { requireId, withClient, type CommandHandler } from '../context';
 import { runListLine, statusLines } from '../format';
 import { answer, note } from '../output';
-import { checkFollowOrWait, reportStarted } from '../started-run';
+import { checkFollowOrWait, reportStarted, terminalColumns } from '../started-run';
+import { EventPrinter } from '../event-lines';
 
 export const run: CommandHandler = async (ctx) => {
   const { o, config, env } = ctx;
@@ -17,9 +18,9 @@ export const run: CommandHandler = async (ctx) => {
   if (!question) throw new CliError('run needs --question TEXT (or a question parameter)', 2);
   if (parameters.memory_id !== undefined) await assertMemoryExists(env, parameters.memory_id, parameters.tenant_id);
   for (const warning of warnings) note(`perflow: warning: ${warning}`);
-  return withClient(ctx, async ({ client }) => {
-    const started = await startRun(client, { agent, parameters, question, taskQueue: config.taskQueue, llmTaskQueue: config.llmTaskQueue });
-    return reportStarted(client, ctx, started);
+  return withClient(ctx, async (perflow) => {
+    const started = await startRun(perflow.client, { agent, parameters, question, taskQueue: config.taskQueue, llmTaskQueue: config.llmTaskQueue });
+    return reportStarted(perflow, ctx, started);
   });
 };
 
@@ -28,6 +29,22 @@ export const status: CommandHandler = async (ctx) => {
   return withClient(ctx, async ({ client }) => {
     const p = await getStatus(client, id);
     answer(ctx.o.json, { workflow_id: id, ...p }, () => statusLines(id, p));
+    return 0;
+  });
+};
+
+export const watch: CommandHandler = async (ctx) => {
+  const id = requireId(ctx);
+  const raw = ctx.o.from;
+  const from = raw === undefined ? 0 : Number(raw);
+  if (!Number.isInteger(from) || from < 0) throw new CliError(`--from expects an event offset (0, 1, 2, …), got "${raw}"`, 2);
+  return withClient(ctx, async (perflow) => {
+    // --json: one event per line (NDJSON), each written as it arrives.
+    const printer = ctx.o.json ? undefined : new EventPrinter({ write: (t) => void process.stdout.write(t), ...terminalColumns(true) });
+    for await (const event of watchRun(perflow, id, { from, env: ctx.env })) {
+      if (printer) printer.print(event);
+      else process.stdout.write(`${JSON.stringify(event)}\n`);
+    }
     return 0;
   });
 };

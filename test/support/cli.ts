@@ -39,7 +39,8 @@ export function useCli(prefix: string, options: HarnessOptions = {}): CliFixture
   const env = (): Record<string, string> => ({
     TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '',
     TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE ?? 'default',
-    MONGODB_URI: process.env.MONGODB_URI ?? '',
+    // The worker's memory database: the CLI reads memory and run events where the worker writes them.
+    MONGODB_URI: `${serverEnv().mongoUri.replace(/\/$/, '')}/${harness().db.databaseName}`,
     PERFLOW_TASK_QUEUE: harness().taskQueue,
   });
   return {

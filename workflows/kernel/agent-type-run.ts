@@ -32,9 +32,10 @@ export async function openAgentTypeRun<S>(input: RunInput<S>, maxUnits: (p: Reso
   };
 }
 
-/** Shows the plan's items still to run as `progress.plan`. */
+/** Shows the plan's items still to run as `progress.plan` (and in the event stream when they are a new plan). */
 export function showPlan(run: RunContext, open: string[]): void {
   run.progress.plan = open;
+  run.events.planned(open);
   run.showProgress();
 }
 

@@ -15,6 +15,9 @@ import { compactStepIds, completedStepIds, stepTraceId, type CompletedStepRefs, 
 import { forkPointQuery, progressMarkdown, progressQuery, type CarriedState, type ForkPoint, type ForkSource, type Progress, type RunIds, type RunInput } from '../definitions';
 import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activity-presets';
 import { openHumanLoop, type HumanLoop } from './human';
+import { RunEvents } from './events';
+import { streamOf, EVENT_PREVIEW_CHARS } from '../../core/run-events';
+import { preview } from '../../core/text';
 
 /** Static prompt material travels by reference; runs recorded before carried it in every call. */
 const PROMPT_MATERIAL_PATCH = 'prompt-material-by-reference';
@@ -54,6 +57,8 @@ export interface RunContext<S = unknown> {
   carried?: CarriedState<S>;
   /** People's decisions: plan and tool approval, guidance, pause (see kernel/human.ts). */
   human: HumanLoop;
+  /** The run's event stream (see kernel/events.ts). */
+  events: RunEvents;
   /**
    * What a fork from step N takes over (query `forkPoint`): by default the first N−1 executed
    * steps; an agent type whose steps mean something else sets its own.
@@ -86,6 +91,12 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     ...(input.fork ? { forked_from: { workflow_id: input.fork.workflow_id, step: input.fork.step } } : {}),
   };
   setHandler(progressQuery, () => progress);
+  const events = new RunEvents(streamOf(workflowInfo().workflowId));
+  if (!carried) {
+    const head = { memory_id: ids.memory_id, ...(p.tenant_id !== undefined ? { tenant_id: p.tenant_id } : {}) };
+    const forked = progress.forked_from ? { forked_from: progress.forked_from } : {};
+    events.emit({ type: 'run_started', workflow_id: workflowInfo().workflowId, agent: agent.name, agent_type: agent.type, question: preview(question, EVENT_PREVIEW_CHARS), memory_id: ids.memory_id, ...forked }, head);
+  }
   const models = modelActivities(input.llm_task_queue);
   const tools: AgentTool[] = carried?.tools ?? (await listTools(agent));
   const params = templateParams(p, question, tools.map((t) => t.spec));
@@ -133,6 +144,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     executorSystem: systems.executor,
     models,
     carried,
+    events,
     forkPoint: (step) => ({ completed: progress.completed_steps.length, steps: progress.completed_steps.slice(0, Math.max(0, step - 1)) }),
     showProgress: () => setCurrentDetails(progressMarkdown(progress, workflowInfo().workflowId)),
   };

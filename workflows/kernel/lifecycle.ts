@@ -7,6 +7,7 @@ import { CancellationScope, ContinueAsNew, continueAsNew, isCancellation, log, p
 import { addUsage } from '../../core/llm-types';
 import { MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tokenBudgetReachedMessage } from '../../core/prompts';
 import { preview } from '../../core/text';
+import { EVENT_PREVIEW_CHARS } from '../../core/run-events';
 import { SearchAttributes, type CarriedState, type RunOutput } from '../definitions';
 import { memoryActivities } from './activity-presets';
 import { causeMessage, completedStepRefs, type RunContext } from './context';
@@ -30,6 +31,7 @@ export async function finish(run: RunContext, response: string, metadata?: Recor
   const { ids, progress } = run;
   await run.human.settle();
   await memoryActivities.finishRun({ ids: run.memoryIds, response });
+  run.events.emit({ type: 'run_finished', status: 'completed', response: preview(response, EVENT_PREVIEW_CHARS) });
   progress.status = 'completed';
   progress.result = response;
   setStatusAttribute(run, 'completed');
@@ -57,6 +59,7 @@ export async function guard(run: RunContext, body: () => Promise<RunOutput>): Pr
     setStatusAttribute(run, 'failed');
     // Recorded even when the run is being cancelled.
     await CancellationScope.nonCancellable(() => memoryActivities.finishRun({ ids: run.memoryIds, response: '', error: progress.error }));
+    run.events.emit({ type: 'run_finished', status: isCancellation(err) ? 'cancelled' : 'failed', response: '', error: preview(progress.error, EVENT_PREVIEW_CHARS) });
     countRun(run.agent.type, isCancellation(err) ? 'cancelled' : 'failed');
     throw err;
   }

@@ -9,6 +9,7 @@ import type { AgentTool } from '../../core/contract';
 import { stepTraceId } from '../../core/memory-ids';
 import { addUsage } from '../../core/llm-types';
 import { preview } from '../../core/text';
+import { EVENT_PREVIEW_CHARS } from '../../core/run-events';
 import type { MemoryIds } from '../../core/memory-ids';
 import { reactExecutor, type ReactExecutorInput, type ReactExecutorOutput } from './react-executor';
 import { memoryActivities } from './activity-presets';
@@ -78,6 +79,7 @@ async function executeStep(run: RunContext, step: StepRequest): Promise<StepOutc
   progress.current_step = progress.current_step ?? running;
   if (progress.current_step !== running) progress.current_steps = [...(progress.current_steps ?? [progress.current_step]), running];
   run.showProgress();
+  run.events.emit({ type: 'step_started', index: step.unit, step: preview(step.label, EVENT_PREVIEW_CHARS) });
   let outcome: StepOutcome;
   try {
     const out: ReactExecutorOutput = await executeChild(reactExecutor, {
@@ -100,6 +102,7 @@ async function executeStep(run: RunContext, step: StepRequest): Promise<StepOutc
     const result = await saveFailedStep(ids, step.unit, step.text, err, 'Step failed');
     outcome = { ok: false, result, result_chars: result.length, tool_calls: 0, tool_errors: 0, limit_reached: false, executor_workflow_id: executorWorkflowId };
   }
+  run.events.stepFinished(step.unit, outcome.ok, outcome.result);
   if (progress.current_steps) {
     const rest = progress.current_steps.filter((c) => c.index !== step.unit);
     progress.current_steps = rest.length > 1 ? rest : undefined;

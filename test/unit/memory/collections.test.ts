@@ -2,15 +2,18 @@ import { memoryCollectionsFromEnv } from '../../../config/env';
 import { DEFAULT_COLLECTIONS } from '../../../core/memory-collections';
 
 describe('memory collection names from the environment', () => {
-  it('defaults to perflow_memories, perflow_interactions and perflow_prompts', () => {
+  it('defaults to perflow_memories, perflow_interactions, perflow_prompts and perflow_events', () => {
     expect(memoryCollectionsFromEnv({})).toEqual(DEFAULT_COLLECTIONS);
   });
 
-  it('takes PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION and PERFLOW_PROMPTS_COLLECTION', () => {
-    expect(memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'agent_memories', PERFLOW_INTERACTIONS_COLLECTION: 'agent.interactions', PERFLOW_PROMPTS_COLLECTION: 'agent_prompts' })).toEqual({
+  it('takes PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION and PERFLOW_EVENTS_COLLECTION', () => {
+    expect(
+      memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'agent_memories', PERFLOW_INTERACTIONS_COLLECTION: 'agent.interactions', PERFLOW_PROMPTS_COLLECTION: 'agent_prompts', PERFLOW_EVENTS_COLLECTION: 'agent_events' }),
+    ).toEqual({
       memories: 'agent_memories',
       interactions: 'agent.interactions',
       prompts: 'agent_prompts',
+      events: 'agent_events',
     });
   });
 
@@ -18,5 +21,6 @@ describe('memory collection names from the environment', () => {
     expect(() => memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'bad$name' })).toThrow(/^PERFLOW_MEMORIES_COLLECTION="bad\$name" is not a usable collection name/);
     expect(() => memoryCollectionsFromEnv({ PERFLOW_INTERACTIONS_COLLECTION: 'system.views' })).toThrow(/PERFLOW_INTERACTIONS_COLLECTION/);
     expect(() => memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'same', PERFLOW_INTERACTIONS_COLLECTION: 'same' })).toThrow(/must differ/);
+    expect(() => memoryCollectionsFromEnv({ PERFLOW_EVENTS_COLLECTION: 'perflow_prompts' })).toThrow(/must differ/);
   });
 });

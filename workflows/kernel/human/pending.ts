@@ -64,6 +64,7 @@ export function openDecisions(run: RunContext, state: HumanState): Decisions {
       const decision: DecisionRecord = { ...d, at: now(), after_steps: progress.steps_executed };
       progress.decisions = [...(progress.decisions ?? []), decision];
       run.showProgress();
+      run.events.emit({ type: 'decision', id: d.decision_id ?? `decision-${progress.decisions.length}`, kind: d.kind, action: d.action, by: d.by });
       recording++;
       try {
         await memoryActivities.recordDecision({ ids: run.memoryIds, index: progress.decisions.length - 1, decision });
@@ -77,6 +78,7 @@ export function openDecisions(run: RunContext, state: HumanState): Decisions {
       if ((progress.pending ?? []).length === 0) statusBefore = progress.status;
       progress.pending = [...(progress.pending ?? []), d];
       progress.status = 'awaiting_approval';
+      run.events.emit({ type: 'decision_pending', ...d });
       syncPending();
       run.showProgress();
     },

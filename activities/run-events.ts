@@ -1,0 +1,107 @@
+/**
+ * What activities publish to their run's event stream: model text as it is written, tool calls
+ * and their results, and `retry` when an attempt is a retry (consumers drop what the failed
+ * attempt streamed). Publishing never fails a call: a stream write that fails is logged.
+ */
+import { Context, log } from '@temporalio/activity';
+import { preview } from '../core/text';
+import { EVENT_PREVIEW_CHARS, modelCallName, streamOf, type RunEventBody } from '../core/run-events';
+import type { CallPosition } from '../core/llm-types';
+import type { RunEventLog } from '../memory/run-events';
+
+/** Deltas are sent in batches at most this often (the first at once: the first token is what people wait for). */
+export const DELTA_FLUSH_MS = 100;
+
+/** The stream of the current activity's run, and which attempt this is; undefined outside an activity or without a log. */
+export function activityStream(log?: RunEventLog): ActivityStream | undefined {
+  if (!log) return undefined;
+  let info: Context['info'];
+  try {
+    info = Context.current().info;
+  } catch {
+    return undefined;
+  }
+  const workflowId = info.workflowExecution?.workflowId;
+  return workflowId === undefined ? undefined : new ActivityStream(log, streamOf(workflowId), info.attempt);
+}
+
+export class ActivityStream {
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly log: RunEventLog,
+    readonly run: string,
+    readonly attempt: number,
+  ) {}
+
+  /** Queues events for the stream, in order after those queued before. */
+  publish(...events: RunEventBody[]): Promise<void> {
+    const at = new Date().toISOString();
+    this.chain = this.chain.then(() =>
+      this.log.append(this.run, events.map((e) => ({ ...e, at }))).then(
+        () => undefined,
+        (err: unknown) => log.warn('a run event could not be published', { run: this.run, error: String(err) }),
+      ),
+    );
+    return this.chain;
+  }
+
+  /** Waits for everything queued, and records where the stream now ends. */
+  async close(): Promise<void> {
+    await this.chain;
+    await this.log.saveHint(this.run).catch(() => undefined);
+  }
+
+  /**
+   * A model call's text as it is written: `push` pieces, `end` when the call returned. A retried
+   * attempt first says `retry`.
+   */
+  modelText(position: CallPosition, step: number | undefined): ModelText {
+    const call = modelCallName(position);
+    const role = position.role === 'task' ? position.kind : position.role;
+    const where = step !== undefined ? { step } : {};
+    if (this.attempt > 1) void this.publish({ type: 'retry', call, attempt: this.attempt, role, ...where });
+    // Each piece stays an event of its own; the pieces written meanwhile are sent together.
+    let pieces: string[] = [];
+    let sent = false;
+    let timer: NodeJS.Timeout | undefined;
+    const flush = () => {
+      timer = undefined;
+      if (pieces.length === 0) return;
+      const texts = pieces;
+      pieces = [];
+      sent = true;
+      void this.publish(...texts.map((text): RunEventBody => ({ type: 'model_delta', role, ...where, call, text })));
+    };
+    return {
+      push: (text: string) => {
+        if (text === '') return;
+        pieces.push(text);
+        if (!sent) flush();
+        else timer ??= setTimeout(flush, DELTA_FLUSH_MS);
+      },
+      end: async () => {
+        clearTimeout(timer);
+        flush();
+        await this.close();
+      },
+    };
+  }
+
+  /** A tool call about to run (after `retry` when this attempt is one). */
+  toolCall(step: number, tool: string, call: string, input: unknown): void {
+    if (this.attempt > 1) void this.publish({ type: 'retry', call, attempt: this.attempt, tool, step });
+    void this.publish({ type: 'tool_call', step, tool, call, input: preview(JSON.stringify(input ?? {}), EVENT_PREVIEW_CHARS) });
+  }
+
+  /** A tool call's outcome. */
+  async toolResult(step: number, tool: string, call: string, ok: boolean, output: string): Promise<void> {
+    void this.publish({ type: 'tool_result', step, tool, call, ok, output: preview(output, EVENT_PREVIEW_CHARS) });
+    await this.close();
+  }
+}
+
+export interface ModelText {
+  push(text: string): void;
+  end(): Promise<void>;
+}

@@ -1,0 +1,116 @@
+/**
+ * Following a run's event stream (MongoDB, MONGODB_URI) from any offset until the run ends:
+ * `perflow watch`, `run --follow` and the client library's {@link watchRun}.
+ */
+import { MongoClient } from 'mongodb';
+import type { WorkflowExecutionStatusName } from '@temporalio/client';
+import type { RunEvent, RunEventBody } from '../core/run-events';
+import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv, redact } from '../config/env';
+import { MemoryStore } from '../memory/store';
+import type { RunEventLog } from '../memory/run-events';
+import { textSealer } from '../codec/encryption';
+import { firstLine } from '../core/text';
+import type { PerflowClient } from './connect';
+import { CliError } from './errors';
+
+export interface WatchOptions {
+  /** The first offset to give (default 0: the whole stream). */
+  from?: number;
+  /** Where MONGODB_URI and the collection names come from (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** How often to look for new events while there are none (default 100 ms). */
+  pollMs?: number;
+  /** Stops the watch (the iteration ends). */
+  signal?: AbortSignal;
+}
+
+/** The events cannot be read from here: MongoDB (MONGODB_URI) cannot be reached. */
+export class StreamUnavailableError extends CliError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 1, options);
+  }
+}
+
+/** How often a watch with nothing new asks Temporal whether the run ended without saying so (terminated, timed out). */
+const CLOSED_CHECK_MS = 2_000;
+
+const END_STATUS: Partial<Record<WorkflowExecutionStatusName, Extract<RunEventBody, { type: 'run_finished' }>['status']>> = {
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+  TERMINATED: 'terminated',
+  TIMED_OUT: 'timed_out',
+};
+
+/**
+ * A run's events from offset `from` on, each once, in order, as they are published, until the
+ * run ends (`run_finished`, the last event). Re-attaching with `from: K` gives the events from K
+ * on. A run that ended without a `run_finished` (terminated, timed out) gets one, so every
+ * stream ends.
+ *
+ * @throws CliError (exit 2) when there is no such run; (exit 1) when MongoDB cannot be reached,
+ *   or the run has no stream (it ran before perflow streamed events)
+ */
+export async function* watchRun(perflow: PerflowClient, workflowId: string, options: WatchOptions = {}): AsyncGenerator<RunEvent> {
+  const env = options.env ?? process.env;
+  const uri = mongoUriFromEnv(env);
+  const mongo = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
+  try {
+    await mongo.connect().catch((err: unknown) => {
+      throw new StreamUnavailableError(`cannot reach MongoDB at ${redact(uri)} (${firstLine(err)}): start it or set MONGODB_URI`, { cause: err });
+    });
+    const encryption = perflow.config.encryption;
+    const log = new MemoryStore(mongo.db(databaseFromUri(uri)), memoryCollectionsFromEnv(env)).eventLog(encryption ? textSealer(encryption) : undefined);
+    yield* follow(perflow, log, workflowId, options);
+  } finally {
+    await mongo.close();
+  }
+}
+
+async function* follow(perflow: PerflowClient, log: RunEventLog, workflowId: string, options: WatchOptions): AsyncGenerator<RunEvent> {
+  const pollMs = options.pollMs ?? 100;
+  let next = options.from ?? 0;
+  let batch: number | undefined;
+  let checked = 0;
+  const handle = perflow.client.workflow.getHandle(workflowId);
+  for (;;) {
+    if (options.signal?.aborted) return;
+    const read = await log.read(workflowId, next, batch);
+    batch = read.batch;
+    for (const event of read.events) {
+      yield event;
+      next = event.offset + 1;
+      if (event.type === 'run_finished') return;
+    }
+    if (read.events.length > 0) continue;
+    if (Date.now() - checked >= CLOSED_CHECK_MS) {
+      checked = Date.now();
+      if (await settleEnded(handle, log, workflowId, next, batch)) continue;
+    }
+    await sleep(pollMs, options.signal);
+  }
+}
+
+/**
+ * When the run has ended without a `run_finished` event, adds one (idempotently: watchers may
+ * race) and says so. A run with no stream at all fails here: unknown, or from before streams.
+ */
+async function settleEnded(handle: ReturnType<PerflowClient['client']['workflow']['getHandle']>, log: RunEventLog, workflowId: string, next: number, batch: number | undefined): Promise<boolean> {
+  const { status } = await handle.describe(); // an unknown workflow ID fails here
+  const ended = END_STATUS[status.name];
+  if (!ended) return false;
+  // A run's own last event is written before it ends: read again before adding one.
+  if ((await log.read(workflowId, next, batch)).events.length > 0) return true;
+  if (next === 0 && !(await log.head(workflowId))) {
+    throw new CliError(`run ${workflowId} has no event stream: it ran before perflow published events (use perflow status / history)`, 1);
+  }
+  await log.append(workflowId, [{ type: 'run_finished', status: ended, response: '', at: new Date().toISOString() }], ['ended-without-event']);
+  return true;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * A run's event stream: what happens in a run, in order, as it happens — plans, steps, tool
+ * calls and every piece of model text. Each event has an offset (0, 1, 2, … without gaps) in
+ * its run's stream; consumers re-attach from an offset.
+ *
+ * Pure module: the workflow (through a sink), the activities and the client share these types.
+ *
+ * @module
+ */
+
+import type { PendingDecision } from './decisions';
+
+/** Longest text of an event's previews (questions, inputs, outputs, results). */
+export const EVENT_PREVIEW_CHARS = 500;
+
+/** Who is writing a model answer: the planner, a step's executor, or another agent type's role (the kind of call). */
+export type ModelRole = 'planner' | 'executor' | 'summary' | string;
+
+/** The events a run's stream carries, by type, without offset and time. */
+export type RunEventBody =
+  | { type: 'run_started'; workflow_id: string; agent: string; agent_type: string; question: string; memory_id: string; forked_from?: { workflow_id: string; step: number } }
+  /** The steps still to do, when a plan is made or changed (not when a step of it ends). */
+  | { type: 'plan'; steps: string[] }
+  | { type: 'step_started'; index: number; step: string }
+  /** A piece of a model's answer; `step` for executor turns; `call` names the model call (unique in the run). */
+  | { type: 'model_delta'; role: ModelRole; step?: number; call: string; text: string }
+  | { type: 'tool_call'; step: number; tool: string; call: string; input: string }
+  | { type: 'tool_result'; step: number; tool: string; call: string; ok: boolean; output: string }
+  | { type: 'step_finished'; index: number; ok: boolean; result: string }
+  /** What waits for a person: the pending decision as `status` shows it, with the commands that answer it. */
+  | ({ type: 'decision_pending' } & PendingDecision)
+  | { type: 'decision'; id: string; kind: string; action: string; by: string }
+  /**
+   * A model or tool attempt is being retried: `call` names it (with its `role` and `step`, or its
+   * `tool`); a consumer drops the text that call streamed so far.
+   */
+  | { type: 'retry'; call: string; attempt: number; role?: ModelRole; step?: number; tool?: string }
+  | { type: 'run_finished'; status: 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out'; response: string; error?: string };
+
+export type RunEventType = RunEventBody['type'];
+
+/** Every event type, in the order a run usually emits them. */
+export const RUN_EVENT_TYPES: readonly RunEventType[] = [
+  'run_started',
+  'plan',
+  'step_started',
+  'model_delta',
+  'tool_call',
+  'tool_result',
+  'step_finished',
+  'decision_pending',
+  'decision',
+  'retry',
+  'run_finished',
+];
+
+/** An event as a consumer sees it: its offset in the run's stream and when it was published (ISO-8601). */
+export type RunEvent = { offset: number; at: string } & RunEventBody;
+
+/** An event before its offset is known: the time it was published. */
+export type TimedEvent = RunEventBody & { at: string };
+
+/**
+ * The run a workflow execution's events belong to: an executor child `<run>/step-<n>` streams
+ * into its run's stream.
+ */
+export function streamOf(workflowId: string): string {
+  return workflowId.replace(/\/step-\d+$/, '');
+}
+
+/**
+ * The model answers a stream carries, whole and in order, with the text of retried attempts
+ * dropped: what counted. (`watch` shows the same; tests compare it with the run's answers.)
+ */
+export function answersOf(events: Iterable<RunEvent | RunEventBody>): Array<{ role: ModelRole; step?: number; call: string; text: string }> {
+  const answers = new Map<string, { role: ModelRole; step?: number; call: string; text: string }>();
+  for (const e of events) {
+    if (e.type === 'model_delta') {
+      const answer = answers.get(e.call) ?? { role: e.role, ...(e.step !== undefined ? { step: e.step } : {}), call: e.call, text: '' };
+      answer.text += e.text;
+      answers.set(e.call, answer);
+    } else if (e.type === 'retry') {
+      const answer = answers.get(e.call);
+      if (answer) answer.text = '';
+    }
+  }
+  return [...answers.values()].filter((a) => a.text !== '');
+}
+
+/** The name of a model call in events: its position in the run (unique, the same in every attempt). */
+export function modelCallName(position: { role: string; kind?: string; call?: number; step?: number; iteration?: number }): string {
+  if (position.role === 'executor') return `executor:${position.step}:${position.iteration}`;
+  if (position.role === 'task') return `${position.kind}:${position.call}`;
+  return position.call !== undefined ? `${position.role}:${position.call}` : position.role;
+}
+
+/** The name of a tool call in events. */
+export const toolCallName = (step: number, index: number): string => `tool:${step}:${index}`;

@@ -1,0 +1,214 @@
+/**
+ * Runs' event streams in MongoDB, beside their memory (and kept as long as it is).
+ *
+ * A stream is a chain of batch documents: `<run>:<first>` holds the events at offsets `first` …
+ * `first + count - 1`, so the next batch is `<run>:<first + count>`. Writers append by inserting
+ * the next batch's `_id`; a writer that loses the race (duplicate key) reads the winner's batch
+ * and tries after it, so offsets never skip or repeat. Readers follow the chain with point reads
+ * by `_id` — the one lookup every MongoDB-wire server serves without scanning other runs' events
+ * (FerretDB filters nothing else in its database). `<run>` alone is the stream's head: its
+ * tenant, its memory and a hint of where the chain ends.
+ *
+ * With encryption keys the events of a batch are stored sealed (`sealed`), else as documents.
+ */
+import { Binary, MongoServerError, type Collection } from 'mongodb';
+import type { RunEvent, TimedEvent } from '../core/run-events';
+
+/** Seals and opens the events of a batch (the payload codec of PERFLOW_ENCRYPTION_KEYS). */
+export interface EventSealer {
+  seal(json: string): Promise<Uint8Array>;
+  open(sealed: Uint8Array): Promise<string>;
+}
+
+export interface StreamHeadDoc {
+  _id: string;
+  memory_id?: string;
+  tenant_id?: string;
+  /** Where the chain ended when a writer last said (the chain may have grown since). */
+  next: number;
+  created: Date;
+}
+
+export interface EventBatchDoc {
+  _id: string;
+  run: string;
+  first: number;
+  count: number;
+  tenant_id?: string;
+  /** Keys of workflow events: a workflow task run again publishes them again, and finds them here. */
+  keys?: string[];
+  events?: TimedEvent[];
+  sealed?: Binary;
+  created: Date;
+}
+
+type StreamDoc = StreamHeadDoc | EventBatchDoc;
+
+const DUPLICATE_KEY = 11000;
+/** How far back a writer new to a stream looks for workflow events already published. */
+const KEY_LOOKBACK_BATCHES = 32;
+
+const batchId = (run: string, first: number) => `${run}:${first}`;
+
+/** How many workflow-event keys a writer remembers per stream (a re-run task republishes its latest events only). */
+const KEYS_REMEMBERED = 512;
+
+/** What a writer knows of a stream: where it ends, whose it is, and the keys of its latest workflow events. */
+interface Tail {
+  next: number;
+  tenant_id?: string;
+  keys: Set<string>;
+}
+
+function remember(keys: Set<string>, more: readonly string[] | undefined): void {
+  for (const k of more ?? []) keys.add(k);
+  for (const k of keys) {
+    if (keys.size <= KEYS_REMEMBERED) break;
+    keys.delete(k);
+  }
+}
+
+export class RunEventLog {
+  private readonly tails = new Map<string, Tail>();
+
+  constructor(
+    readonly collection: Collection<StreamDoc>,
+    private readonly sealer?: EventSealer,
+  ) {}
+
+  /** Creates the stream's head (once; a second call keeps the first's). */
+  async open(run: string, head: { memory_id: string; tenant_id?: string }): Promise<void> {
+    try {
+      await this.collection.insertOne({ _id: run, ...head, next: 0, created: new Date() } as StreamHeadDoc);
+    } catch (err) {
+      if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+    }
+  }
+
+  /**
+   * Appends events to a run's stream and returns their first offset. `keys` (one per event)
+   * make the append idempotent: events whose key the stream already holds are not appended again.
+   */
+  async append(run: string, events: TimedEvent[], keys?: string[]): Promise<number> {
+    let tail = this.tails.get(run) ?? (await this.findTail(run, keys !== undefined));
+    let pending = events;
+    let pendingKeys = keys;
+    // Workflow events are published again when a workflow task runs again: see what is there since.
+    if (keys) tail = await this.walk(run, tail);
+    for (;;) {
+      if (pendingKeys) {
+        const fresh = pendingKeys.map((k, i) => [k, i] as const).filter(([k]) => !tail.keys.has(k));
+        pending = fresh.map(([, i]) => pending[i]);
+        pendingKeys = fresh.map(([k]) => k);
+        if (pending.length === 0) return tail.next;
+      }
+      const doc: EventBatchDoc = {
+        _id: batchId(run, tail.next),
+        run,
+        first: tail.next,
+        count: pending.length,
+        ...(tail.tenant_id !== undefined ? { tenant_id: tail.tenant_id } : {}),
+        ...(pendingKeys ? { keys: pendingKeys } : {}),
+        ...(await this.store(pending)),
+        created: new Date(),
+      };
+      try {
+        await this.collection.insertOne(doc);
+        const first = tail.next;
+        tail.next = first + pending.length;
+        remember(tail.keys, pendingKeys);
+        return first;
+      } catch (err) {
+        if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+        // Another writer took this place: go on after its batch.
+        tail = await this.walk(run, tail);
+      }
+    }
+  }
+
+  /** Records where the chain ends in the head, so writers new to the stream start near it. */
+  async saveHint(run: string): Promise<void> {
+    const tail = this.tails.get(run);
+    if (tail) await this.collection.updateOne({ _id: run }, { $max: { next: tail.next } });
+  }
+
+  /** Forgets a finished stream's tail (the process keeps no state of ended runs). */
+  forget(run: string): void {
+    this.tails.delete(run);
+  }
+
+  /** The stream's head; undefined when the run has no stream. */
+  async head(run: string): Promise<StreamHeadDoc | undefined> {
+    const doc = await this.collection.findOne({ _id: run });
+    return (doc as StreamHeadDoc | null) ?? undefined;
+  }
+
+  /**
+   * The events from `offset` on that are there now, in order, from at most `limit` batches, and
+   * where the next read goes on (`batch`: the start of the next batch). A reader passes `batch`
+   * back; without it the batch holding `offset` is looked up.
+   */
+  async read(run: string, offset: number, batch?: number, limit = 64): Promise<{ events: RunEvent[]; batch?: number }> {
+    const events: RunEvent[] = [];
+    let start = batch ?? (offset === 0 ? 0 : await this.batchStartOf(run, offset));
+    if (start === undefined) return { events };
+    for (let i = 0; i < limit; i++) {
+      const doc = (await this.collection.findOne({ _id: batchId(run, start) })) as EventBatchDoc | null;
+      if (!doc) break;
+      (await this.eventsOf(doc)).forEach((e, j) => {
+        if (doc.first + j >= offset) events.push({ offset: doc.first + j, ...e } as RunEvent);
+      });
+      start = doc.first + doc.count;
+    }
+    return { events, batch: start };
+  }
+
+  /** The start of the batch holding `offset` (a reader re-attaching mid-stream); undefined when no batch holds it yet. */
+  private async batchStartOf(run: string, offset: number): Promise<number | undefined> {
+    const doc = await this.collection.findOne({ run, first: { $lte: offset } } as object, { sort: { first: -1 }, projection: { first: 1, count: 1 } });
+    if (!doc) return undefined;
+    const { first, count } = doc as EventBatchDoc;
+    return offset < first + count ? first : first + count;
+  }
+
+  private async store(events: TimedEvent[]): Promise<Pick<EventBatchDoc, 'events' | 'sealed'>> {
+    if (!this.sealer) return { events };
+    return { sealed: new Binary(await this.sealer.seal(JSON.stringify(events))) };
+  }
+
+  private async eventsOf(doc: EventBatchDoc): Promise<TimedEvent[]> {
+    if (doc.sealed) {
+      if (!this.sealer) throw new Error(`the events of run ${doc.run} are encrypted: set PERFLOW_ENCRYPTION_KEYS to read them`);
+      return JSON.parse(await this.sealer.open(doc.sealed.buffer)) as TimedEvent[];
+    }
+    return doc.events ?? [];
+  }
+
+  /**
+   * A writer's first look at a stream: the head's hint, then the chain from there; a writer of
+   * workflow events also reads the keys of the batches before the hint.
+   */
+  private async findTail(run: string, lookBack: boolean): Promise<Tail> {
+    const head = await this.head(run);
+    const start: Tail = { next: head?.next ?? 0, ...(head?.tenant_id !== undefined ? { tenant_id: head.tenant_id } : {}), keys: new Set() };
+    if (lookBack && start.next > 0) {
+      const earlier = await this.collection
+        .find({ run, first: { $lt: start.next } } as object, { sort: { first: -1 }, limit: KEY_LOOKBACK_BATCHES, projection: { keys: 1 } })
+        .toArray();
+      for (const d of earlier.reverse()) remember(start.keys, (d as EventBatchDoc).keys);
+    }
+    const tail = await this.walk(run, start);
+    this.tails.set(run, tail);
+    return tail;
+  }
+
+  /** Follows the chain from `tail.next` to its end, remembering the workflow events it passes. */
+  private async walk(run: string, tail: Tail): Promise<Tail> {
+    for (;;) {
+      const doc = (await this.collection.findOne({ _id: batchId(run, tail.next) }, { projection: { first: 1, count: 1, keys: 1 } })) as EventBatchDoc | null;
+      if (!doc) return tail;
+      remember(tail.keys, doc.keys);
+      tail.next = doc.first + doc.count;
+    }
+  }
+}

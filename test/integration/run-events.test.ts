@@ -1,0 +1,114 @@
+/**
+ * A run's event stream, as a client watching it sees it: every agent type's events in order and
+ * without gaps, model text streamed in pieces that join to the answers the run used, re-attaching
+ * from an offset, a finished run's stream, and `perflow watch` / `run --follow` showing it.
+ */
+import { answersOf, clientConfigFromEnv, watchRun, type PerflowClient, type RunEvent } from '../../client';
+import type { AgentType } from '../../core/agent';
+import { startAgentRun, runInput } from '../support/harness';
+import { useCli } from '../support/cli';
+import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
+
+jest.setTimeout(180_000);
+
+const cli = useCli('events');
+
+/** The client library's view of the harness's servers, as a user's client has it. */
+function perflowClient(): PerflowClient {
+  return { client: cli.harness.client, config: clientConfigFromEnv(cli.env), close: async () => undefined };
+}
+
+async function collect(workflowId: string, from = 0): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for await (const e of watchRun(perflowClient(), workflowId, { from, env: cli.env })) events.push(e);
+  return events;
+}
+
+/** Scripted model answers arrive in pieces of 5 characters over 60 ms. */
+const STREAMED = { latency_ms: 60, stream_chunk_chars: 5 };
+
+function streamedAgent(type: AgentType, steps: number) {
+  const agent = typedAgent(type, steps) as { llm: { parameters?: Record<string, unknown> }; executor_llm?: { parameters?: Record<string, unknown> } };
+  agent.llm.parameters = { ...agent.llm.parameters, ...STREAMED };
+  return agent;
+}
+
+const typesOf = (events: RunEvent[]) => events.map((e) => e.type);
+const indexOfType = (events: RunEvent[], pred: (e: RunEvent) => boolean) => events.findIndex(pred);
+
+describe('run event streams', () => {
+  const watched = new Map<AgentType, { id: string; events: RunEvent[] }>();
+
+  it.each(AGENT_TYPES)('%s: events of every kind, in order, offsets without gaps, text that joins to the answers', async (type) => {
+    const handle = await startAgentRun(cli.harness, runInput(streamedAgent(type, 2), `streamed ${type}`), `events-${type.replace(/_/g, '-')}`);
+    // Watching from the start while the run goes on.
+    const events = await collect(handle.workflowId);
+    const output = await handle.result();
+    watched.set(type, { id: handle.workflowId, events });
+
+    expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+    expect(events[0]).toMatchObject({ type: 'run_started', workflow_id: handle.workflowId, agent_type: type, question: `streamed ${type}` });
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', response: expectedResponse(type, 2) });
+    for (const e of events) expect(Number.isNaN(Date.parse(e.at))).toBe(false);
+    const types = typesOf(events);
+    for (const t of ['plan', 'step_started', 'model_delta', 'tool_call', 'tool_result', 'step_finished'] as const) expect(types).toContain(t);
+
+    for (const index of [0, 1]) {
+      // Each step: started, its tool call and result, finished — in that order.
+      const started = indexOfType(events, (e) => e.type === 'step_started' && e.index === index);
+      const call = indexOfType(events, (e) => e.type === 'tool_call' && e.step === index);
+      const result = indexOfType(events, (e) => e.type === 'tool_result' && e.step === index);
+      const finished = indexOfType(events, (e) => e.type === 'step_finished' && e.index === index);
+      expect(started).toBeGreaterThan(0);
+      expect([started < call, call < result, result < finished]).toEqual([true, true, true]);
+      expect(events[result]).toMatchObject({ tool: 'CalculatorTool', ok: true });
+      expect(events[finished]).toMatchObject({ ok: true, result: `total ${index === 0 ? 1 : 3}` });
+    }
+    // Answers arrive in pieces of at most 5 characters and join to what the model answered.
+    const deltas = events.filter((e) => e.type === 'model_delta');
+    expect(deltas.length).toBeGreaterThan(20);
+    for (const d of deltas) expect(d.type === 'model_delta' && d.text.length).toBeLessThanOrEqual(5);
+    const answers = answersOf(events);
+    expect(answers.find((a) => a.role === 'executor' && a.step === 1)?.text).toBe('total 3');
+    const roles = new Set(answers.map((a) => a.role));
+    expect(roles.has('executor')).toBe(true);
+    expect(roles.has('planner')).toBe(true);
+    expect(output.response).toBe(expectedResponse(type, 2));
+  });
+
+  it('re-attaching from an offset gives exactly the events from there on; a finished run still streams', async () => {
+    const { id, events } = watched.get('plan_execute_and_reflect')!;
+    for (const from of [0, 1, 7, events.length - 1]) expect(await collect(id, from)).toEqual(events.slice(from));
+  });
+
+  it('perflow watch prints the events, --json one per line; run --follow shows them live', async () => {
+    const { id, events } = watched.get('plan_execute_and_reflect')!;
+    const json = await cli.perflow(['watch', id, '--json']);
+    expect(json.code).toBe(0);
+    expect(json.stdout.trim().split('\n').map((l) => JSON.parse(l) as RunEvent)).toEqual(events);
+    const fromSix = await cli.perflow(['watch', id, '--json', '--from', '6']);
+    expect(fromSix.stdout.trim().split('\n').map((l) => (JSON.parse(l) as RunEvent).offset)).toEqual(events.slice(6).map((e) => e.offset));
+
+    const text = await cli.perflow(['watch', id]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^run \S+ started: kernel-plan-execute-and-reflect \(plan_execute_and_reflect\)$/m);
+    expect(text.stdout).toContain('plan: 1. add 1 | 2. add 2');
+    expect(text.stdout).toMatch(/^\[executor, step 2\]\ntotal 3$/m);
+    expect(text.stdout).toMatch(/^ {2}→ CalculatorTool \{"expression":"1\+2"\}$/m);
+    expect(text.stdout).toMatch(/^step 2 done: add 2 → total 3$/m);
+    expect(text.stdout).toMatch(/^run completed$/m);
+
+    const bad = await cli.perflow(['watch', id, '--from', 'end']);
+    expect([bad.code, bad.stderr.trim()]).toEqual([2, 'perflow: --from expects an event offset (0, 1, 2, …), got "end"']);
+    const unknown = await cli.perflow(['watch', 'no-such-run']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no workflow "no-such-run"/);
+
+    const agent = cli.agentFile('followed', streamedAgent('plan_execute_and_reflect', 1));
+    const followed = await cli.perflow(['run', '--agent', agent, '--question', 'followed live', '--follow']);
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toMatch(/^\[planner\]\n\{"steps":\["add 1"\],"result":""\}$/m);
+    expect(followed.stdout).toMatch(/^step 1 done: add 1 → total 1$/m);
+    expect(followed.stdout).toMatch(/^result:\nthe total is 1$/m);
+  });
+});
