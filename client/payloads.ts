@@ -4,7 +4,7 @@
  */
 import { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@temporalio/common';
-import { PayloadDecryptionError } from '../codec/encryption';
+import { FAILURE_CONVERTER_PATH, PayloadDecryptionError } from '../codec/encryption';
 
 /** The values of `payloads`, decoded with the client's data converter. */
 export async function decodePayloads(client: Client, payloads: readonly Payload[]): Promise<unknown[]> {
@@ -28,7 +28,8 @@ export async function decodePayload(client: Client, payload: Payload): Promise<u
 export function lenientClient(client: Client): Client {
   const codecs = client.options.loadedDataConverter.payloadCodecs;
   if (codecs.length === 0) return client;
-  return new Client({ connection: client.connection, namespace: client.options.namespace, dataConverter: { payloadCodecs: codecs.map(lenient) } });
+  const dataConverter = { failureConverterPath: FAILURE_CONVERTER_PATH, payloadCodecs: codecs.map(lenient) };
+  return new Client({ connection: client.connection, namespace: client.options.namespace, dataConverter });
 }
 
 function lenient(codec: PayloadCodec): PayloadCodec {

@@ -101,9 +101,19 @@ export function encryptionKeyIdsIn(value: unknown, found = new Set<string>()): S
   return found;
 }
 
-/** The data converter of perflow's workers and clients: the default converters, with the encryption codec. */
+/**
+ * The module of perflow's failure converter (./failure-converter): failure messages and stack
+ * traces as an encoded payload. Workers, the workflow bundles (workers/workflow-source.ts) and
+ * clients all name it, with keys or without.
+ */
+export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
+
+/**
+ * The data converter of perflow's workers and clients: the default payload converter, the
+ * failure converter that encodes messages and stack traces, and the encryption codec.
+ */
 export function encryptionDataConverter(keyring?: EncryptionKeyring): DataConverter {
-  return { payloadCodecs: [new EncryptionCodec(keyring)] };
+  return { payloadCodecs: [new EncryptionCodec(keyring)], failureConverterPath: FAILURE_CONVERTER_PATH };
 }
 
 /**

@@ -99,8 +99,10 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
       ...(config.recorder ? { recorder: config.recorder } : {}),
       ...(tracing ? { tracer: tracing.tracer } : {}),
     });
-    // PERFLOW_ENCRYPTION_KEYS: inputs, results, queries, updates, memos and failure details encrypted in history.
-    const dataConverter = config.encryption ? { dataConverter: encryptionDataConverter(config.encryption) } : {};
+    // PERFLOW_ENCRYPTION_KEYS: inputs, results, queries, updates, memos and failures (messages,
+    // stack traces, details) encrypted in history. Without keys the codec encrypts nothing; the
+    // failure converter is the workflow bundle's either way (failure messages as a payload).
+    const dataConverter = { dataConverter: encryptionDataConverter(config.encryption) };
     const worker = await Worker.create({
       connection,
       namespace: config.namespace,

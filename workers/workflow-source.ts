@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Runtime, bundleWorkflowCode, type BundleOptions, type WorkerOptions } from '@temporalio/worker';
+import { FAILURE_CONVERTER_PATH } from '../codec/encryption';
 
 /** Written by scripts/bundle-workflows.js beside the compiled modules. */
 export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
@@ -18,8 +19,8 @@ export type WorkflowSource = Pick<WorkerOptions, 'workflowsPath' | 'workflowBund
 
 /**
  * Modules all workflows of a worker share instead of each evaluating its own copy (the SDK's
- * `preloadModules`, loaded once into its reusable V8 context): zod, and the core modules workflow
- * code imports that hold only functions and constants. Evaluating them for every workflow made
+ * `preloadModules`, loaded once into its reusable V8 context): zod, the core modules workflow
+ * code imports that hold only functions and constants, and perflow's failure converter. Evaluating them for every workflow made
  * each cached workflow cost megabytes and each new executor child milliseconds of CPU. The SDK
  * freezes their exports, so a shared module must not export schema instances (zod writes into a
  * schema on its first parse: core/agent-types builds its schemas on first use) or anything a
@@ -51,12 +52,20 @@ export const SHARED_WORKFLOW_MODULES: readonly string[] = [
     '../core/agent-types/step-by-step',
     '../core/agent-types/todo-list',
   ].map((m) => require.resolve(m)),
+  // Loaded by every workflow's runtime (failureConverterPath); it changes nothing once made.
+  FAILURE_CONVERTER_PATH,
 ];
 
-/** How perflow bundles workflow code: the modules shared among workflows, and any workflow interceptor modules. */
+/**
+ * How perflow bundles workflow code: the modules shared among workflows, any workflow
+ * interceptor modules, and perflow's failure converter (failure messages and stack traces
+ * encoded, hence encrypted with PERFLOW_ENCRYPTION_KEYS: codec/failure-converter.ts), in every
+ * bundle whether the worker has keys or not.
+ */
 export function workflowBundleOptions(workflowsPath: string, interceptorModules: readonly string[] = []): BundleOptions {
   return {
     workflowsPath,
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     preloadModules: [...SHARED_WORKFLOW_MODULES],
     ...(interceptorModules.length > 0 ? { workflowInterceptorModules: [...interceptorModules] } : {}),
   };

@@ -2,8 +2,10 @@
  * Encrypted payloads end to end: a run on a worker and client with PERFLOW_ENCRYPTION_KEYS
  * leaves neither the question, nor the planner's answer, nor the tool output readable in its
  * history; the CLI with the keys reads it (status, result, history, replay, diff), also after
- * the keys rotate; without them it fails in one line naming the key; `perflow codec-server`
- * decodes the history's payloads for the Web UI.
+ * the keys rotate; without them it fails in one line naming the key. A run failing on an
+ * unparseable planner answer leaves neither the question, nor the model's text, nor the
+ * failure message quoting it readable either. `perflow codec-server` decodes the history's
+ * payloads for the Web UI.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -18,7 +20,7 @@ import { startRun } from '../../client/run';
 import { parseAgentDefinition, resolveParameters } from '../../core/agent';
 import { EncryptionCodec } from '../../codec/encryption';
 import { parseEncryptionKeys } from '../../config/env';
-import { final, plan, scriptedAgent } from '../support/harness';
+import { failureOf, final, plan, scriptedAgent } from '../support/harness';
 import { useCli } from '../support/cli';
 
 jest.setTimeout(240_000);
@@ -159,6 +161,48 @@ describe('a run with PERFLOW_ENCRYPTION_KEYS', () => {
     expect(d.settings).toEqual([]);
     expect(d.a.plans).toEqual([{ steps: ['look up the keeper in the registry'] }, { steps: [], result: ANSWER }]);
     expect(d.a.steps[0].tool_calls.map((c) => c.tool)).toEqual(['KeeperRegistryTool']);
+  });
+});
+
+describe('a run with PERFLOW_ENCRYPTION_KEYS that fails on an unparseable planner answer', () => {
+  const QUESTION_WORDS = ['Quillfeather', 'marmalade', 'barometer', `Ostrowski${tag}`];
+  const MODEL_TEXT = `Certainly not a plan: the Quillfeather barometer smells of marmalade ${tag}`;
+  let failedId: string;
+  let failedHistory: temporal.api.history.v1.IHistory;
+  let message: string;
+
+  beforeAll(async () => {
+    const harness = cli.harness;
+    const agent = parseAgentDefinition(scriptedAgent({ planner: [MODEL_TEXT, MODEL_TEXT] }, { name: 'unparseable-agent' }), { toolTypes: 'any' });
+    const question = `Which ${QUESTION_WORDS.join(' ')} rises first?`;
+    const run = await startRun(harness.client, { agent, parameters: resolveParameters(agent, { max_parse_retries: 1 }), question, taskQueue: harness.taskQueue });
+    failedId = run.workflowId;
+    message = (await failureOf(run.handle.result())).message;
+    failedHistory = await harness.client.workflow.getHandle(failedId).fetchHistory();
+  });
+
+  it("keeps the question's words, the model's text and the failure message (which quotes it) out of the history bytes", async () => {
+    expect(message).toMatch(/^planner answer could not be parsed after 2 attempts \(.*\); last answer: ".*marmalade/);
+    const bytes = Buffer.from(temporal.api.history.v1.History.encode(failedHistory).finish());
+    for (const secret of [...QUESTION_WORDS, MODEL_TEXT, tag, message, 'could not be parsed', 'last answer']) expect(bytes.includes(secret)).toBe(false);
+    // The failure is there, its message and stack trace encrypted in its encoded attributes.
+    const failure = failedHistory.events!.at(-1)!.workflowExecutionFailedEventAttributes!.failure!;
+    expect(failure.message).toBe('Encoded failure');
+    expect(failure.stackTrace).toBe('');
+    const [attributes] = await new EncryptionCodec(parseEncryptionKeys(KEY_A)).decode([failure.encodedAttributes as Payload]);
+    expect(JSON.parse(Buffer.from(attributes.data!).toString('utf8'))).toMatchObject({ message, stack_trace: expect.any(String) });
+  });
+
+  it('shows why it failed with the key (result and status); without it fails in one line naming the key', async () => {
+    const result = await perflow(['result', failedId], KEY_A);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`perflow: run failed: ${message}\n`);
+    const status = await perflow(['status', failedId], KEY_A);
+    expect(status.stdout).toContain(`${failedId}: failed`);
+    expect(status.stdout).toContain(`error: ${message}`);
+    const noKey = await perflow(['result', failedId], undefined);
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toBe('perflow: a payload is encrypted with key "A": set PERFLOW_ENCRYPTION_KEYS with that key to read it\n');
   });
 });
 
