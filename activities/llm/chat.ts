@@ -6,14 +6,14 @@ import { applyResponseFilter } from './response-filter';
 import { bedrockClaudeChat, BEDROCK_CLAUDE_INTERFACE } from './bedrock-claude';
 import { deepSeekR1Chat, DEEPSEEK_R1_INTERFACE } from './deepseek-r1';
 import { OPENAI_INTERFACE, openAiChat } from './openai-chat';
-import { activitySignal, numberParam } from './call-options';
+import { activitySignal, numberParam, type OnDelta } from './call-options';
 import type { LlmClients } from './clients';
 import { scriptedChat, type ChatRequest, type RecordedRequest } from './scripted';
 import { observeModelCall, type TelemetryDeps } from '../../telemetry/model-and-tool-calls';
 
 const AVAILABLE = [OPENAI_INTERFACE, BEDROCK_CLAUDE_INTERFACE, DEEPSEEK_R1_INTERFACE, 'scripted'];
 
-export type { ModelSettings };
+export type { ModelSettings, OnDelta };
 
 export interface ChatDeps extends TelemetryDeps {
   /** The providers' SDK clients (the worker builds them from its environment); only the scripted model works without. */
@@ -23,12 +23,14 @@ export interface ChatDeps extends TelemetryDeps {
 }
 
 /**
- * Sends one chat request to the interface named in `model.interface`. Provider errors arrive as
- * `ApplicationFailure`s (see `errors.ts`): Temporal's retry policy decides on another attempt.
+ * Sends one chat request to the interface named in `model.interface`; with `onDelta`, the
+ * provider streams and each text delta goes to it as it arrives (the response is the same).
+ * Provider errors arrive as `ApplicationFailure`s (see `errors.ts`): Temporal's retry policy
+ * decides on another attempt.
  */
-export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps): Promise<ChatResponse> {
+export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta?: OnDelta): Promise<ChatResponse> {
   // The span and the token counts cover the provider call only (not loading prompts from memory).
-  const { raw, ...response } = await observeModelCall(deps, model, async () => send(model, request, deps));
+  const { raw, ...response } = await observeModelCall(deps, model, async () => send(model, request, deps, onDelta));
   // The filter selects the answer text; a turn that calls tools has no answer to select.
   if (request.response_filter && raw !== undefined && response.tool_calls.length === 0) {
     response.content = applyResponseFilter(raw, request.response_filter, model.interface);
@@ -36,16 +38,16 @@ export async function chat(model: ModelSettings, request: ChatRequest, deps: Cha
   return response;
 }
 
-function send(model: ModelSettings, request: ChatRequest, deps: ChatDeps): Promise<RawChatResponse> | RawChatResponse {
+function send(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta: OnDelta | undefined): Promise<RawChatResponse> | RawChatResponse {
   switch (model.interface) {
     case 'scripted':
       return withLatency(numberParam(model.parameters, 'latency_ms'), () => scriptedChat(model.script ?? {}, request, deps.recorder));
     case OPENAI_INTERFACE:
-      return openAiChat(model, request, clientsOf(deps));
+      return openAiChat(model, request, clientsOf(deps), onDelta);
     case BEDROCK_CLAUDE_INTERFACE:
-      return bedrockClaudeChat(model, request, clientsOf(deps));
+      return bedrockClaudeChat(model, request, clientsOf(deps), onDelta);
     case DEEPSEEK_R1_INTERFACE:
-      return deepSeekR1Chat(model, request, clientsOf(deps));
+      return deepSeekR1Chat(model, request, clientsOf(deps), onDelta);
     default:
       throw ApplicationFailure.nonRetryable(
         `LLM interface "${model.interface}" is not available in this worker; use one of: ${AVAILABLE.join(', ')}`,
