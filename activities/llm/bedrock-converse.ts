@@ -12,6 +12,7 @@ import {
   type ConverseStreamCommandInput,
   type ConverseStreamCommandOutput,
   type Message,
+  type ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { LlmClients } from './clients';
@@ -56,14 +57,14 @@ interface BlockSoFar {
 
 function finishedBlock(b: BlockSoFar): ContentBlock[] {
   if (b.toolUse) {
-    const { input, ...rest } = b.toolUse;
-    let parsed: unknown = {};
+    const { toolUseId, name, input } = b.toolUse;
+    let parsed: ToolUseBlock['input'] = {};
     try {
-      parsed = input.trim() === '' ? {} : JSON.parse(input);
+      parsed = input.trim() === '' ? {} : (JSON.parse(input) as ToolUseBlock['input']);
     } catch {
       // The executor sees the tool's own validation error and can try again.
     }
-    return [{ toolUse: { ...rest, input: parsed as never } as never }];
+    return [{ toolUse: { toolUseId, name, input: parsed } }];
   }
   if (b.reasoning) return [{ reasoningContent: { reasoningText: b.reasoning } }];
   return b.text !== undefined ? [{ text: b.text }] : [];
@@ -108,7 +109,7 @@ async function readStream(output: ConverseStreamCommandOutput, onDelta: OnDelta,
   if (!stop?.stopReason) throw streamCutFailure('Bedrock', ctx);
   return {
     $metadata: output.$metadata,
-    output: { message: { role, content: blocks.flatMap((b) => (b ? finishedBlock(b) : [])) } },
+    output: { message: { role, content: blocks.flatMap((b) => finishedBlock(b)) } },
     stopReason: stop.stopReason,
     ...(stop.additionalModelResponseFields !== undefined ? { additionalModelResponseFields: stop.additionalModelResponseFields } : {}),
     usage: meta.usage,

@@ -148,11 +148,13 @@ async function streamCompletion(
       const choice = (completion.choices[c.index] ??= {
         index: c.index,
         message: { role: 'assistant', content: null, refusal: null },
+        // null until a chunk names it: a stream without one was cut.
         finish_reason: null as unknown as Choice['finish_reason'],
         logprobs: null,
       });
       addDelta(choice, c);
-      if (c.delta.content) onDelta(c.delta.content);
+      // The answer is the first choice's (as without streaming); other choices (`n`) are only assembled.
+      if (c.delta.content && c.index === 0) onDelta(c.delta.content);
     }
   }
   // The SDK ends the iteration quietly when the request is aborted.
