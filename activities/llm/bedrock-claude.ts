@@ -7,6 +7,7 @@ import type { ChatMessage, RawChatResponse, ToolCall, ToolSpec } from '../../cor
 import { converse, inferenceConfig, mapStopReason, pushBlocks, type BedrockModelSettings } from './bedrock-converse';
 import type { ChatRequest } from './scripted';
 import type { LlmClients } from './clients';
+import type { OnDelta } from './call-options';
 
 /** Interface name, as in the agent file. */
 export const BEDROCK_CLAUDE_INTERFACE = 'bedrock/converse/claude';
@@ -52,18 +53,24 @@ function asInput(v: unknown): Record<string, unknown> {
 }
 
 /**
- * Calls Converse once with the tools in `toolConfig`.
+ * Calls Converse once with the tools in `toolConfig`; with `onDelta`, streamed (`ConverseStream`),
+ * each answer text delta handed to it as it arrives and the same response returned.
  *
  * @throws ApplicationFailure `Bedrock.<Kind>` (see `errors.ts`)
  */
-export async function bedrockClaudeChat(model: BedrockModelSettings, request: ChatRequest, clients: LlmClients): Promise<RawChatResponse> {
+export async function bedrockClaudeChat(
+  model: BedrockModelSettings,
+  request: ChatRequest,
+  clients: LlmClients,
+  onDelta?: OnDelta,
+): Promise<RawChatResponse> {
   const tools = request.tools ?? [];
   const output = await converse(BEDROCK_CLAUDE_INTERFACE, model, {
     ...(request.system !== '' ? { system: [{ text: request.system }] } : {}),
     messages: toConverseMessages(request.messages),
     ...(tools.length > 0 ? { toolConfig: { tools: toConverseTools(tools) } } : {}),
     inferenceConfig: inferenceConfig(model.parameters),
-  }, clients);
+  }, clients, onDelta);
   const blocks = output.output?.message?.content ?? [];
   const text = blocks.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
   const toolCalls: ToolCall[] = blocks.flatMap((b) =>

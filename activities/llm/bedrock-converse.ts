@@ -1,18 +1,23 @@
 /**
  * One call of the Bedrock Converse API, shared by the Bedrock interfaces: builds the client
- * (its own retries off), sends the command, and turns errors into `ApplicationFailure`s.
+ * (its own retries off), sends the command (streamed with `ConverseStream` when the caller takes
+ * the text as it comes), and turns errors into `ApplicationFailure`s.
  */
 import {
   ConverseCommand,
+  ConverseStreamCommand,
   type ContentBlock,
   type ConverseCommandInput,
   type ConverseCommandOutput,
+  type ConverseStreamCommandInput,
+  type ConverseStreamCommandOutput,
   type Message,
+  type ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { LlmClients } from './clients';
-import { activitySignal, numberParam, otherParameters, stopParam, timeoutMs } from './call-options';
-import { bedrockFailure } from './errors';
+import { activitySignal, numberParam, otherParameters, stopParam, timeoutMs, type OnDelta } from './call-options';
+import { bedrockFailure, streamCutFailure, type ModelCallContext } from './errors';
 
 /** The settings the Bedrock interfaces read (a structural subset of `ModelSettings`). */
 export interface BedrockModelSettings {
@@ -43,9 +48,79 @@ export function inferenceConfig(parameters: Record<string, unknown> | undefined)
   return Object.keys(config).length > 0 ? config : undefined;
 }
 
+/** One content block of a streamed answer, as its deltas have built it so far. */
+interface BlockSoFar {
+  text?: string;
+  toolUse?: { toolUseId?: string; name?: string; input: string };
+  reasoning?: { text: string; signature?: string };
+}
+
+function finishedBlock(b: BlockSoFar): ContentBlock[] {
+  if (b.toolUse) {
+    const { toolUseId, name, input } = b.toolUse;
+    let parsed: ToolUseBlock['input'] = {};
+    try {
+      parsed = input.trim() === '' ? {} : (JSON.parse(input) as ToolUseBlock['input']);
+    } catch {
+      // The executor sees the tool's own validation error and can try again.
+    }
+    return [{ toolUse: { toolUseId, name, input: parsed } }];
+  }
+  if (b.reasoning) return [{ reasoningContent: { reasoningText: b.reasoning } }];
+  return b.text !== undefined ? [{ text: b.text }] : [];
+}
+
+/**
+ * Reads a `ConverseStream` answer into what `ConverseCommand` returns (content blocks, stop
+ * reason, usage), handing each text delta to `onDelta` as it arrives. Exceptions sent inside the
+ * stream (`throttlingException`, `modelStreamErrorException`, ...) are thrown by the SDK here.
+ */
+async function readStream(output: ConverseStreamCommandOutput, onDelta: OnDelta, ctx: ModelCallContext): Promise<ConverseCommandOutput> {
+  const blocks: BlockSoFar[] = [];
+  let role: Message['role'] = 'assistant';
+  let stop: Pick<ConverseCommandOutput, 'stopReason' | 'additionalModelResponseFields'> | undefined;
+  let meta: Pick<ConverseCommandOutput, 'usage' | 'metrics'> = { usage: undefined, metrics: undefined };
+  for await (const event of output.stream ?? []) {
+    if (event.messageStart?.role) role = event.messageStart.role;
+    const start = event.contentBlockStart;
+    if (start?.start?.toolUse) {
+      blocks[start.contentBlockIndex ?? 0] = { toolUse: { toolUseId: start.start.toolUse.toolUseId, name: start.start.toolUse.name, input: '' } };
+    }
+    const delta = event.contentBlockDelta?.delta;
+    if (delta) {
+      const block = (blocks[event.contentBlockDelta?.contentBlockIndex ?? 0] ??= {});
+      if (delta.text !== undefined) {
+        block.text = (block.text ?? '') + delta.text;
+        onDelta(delta.text);
+      } else if (delta.toolUse) {
+        block.toolUse ??= { input: '' };
+        block.toolUse.input += delta.toolUse.input ?? '';
+      } else if (delta.reasoningContent) {
+        // Reasoning is kept in the raw answer as the plain call has it, never handed to onDelta.
+        block.reasoning ??= { text: '' };
+        block.reasoning.text += delta.reasoningContent.text ?? '';
+        if (delta.reasoningContent.signature) block.reasoning.signature = delta.reasoningContent.signature;
+      }
+    }
+    if (event.messageStop) stop = { stopReason: event.messageStop.stopReason, additionalModelResponseFields: event.messageStop.additionalModelResponseFields };
+    if (event.metadata) meta = { usage: event.metadata.usage, metrics: event.metadata.metrics };
+  }
+  // A stream that ends before messageStop was cut without an error.
+  if (!stop?.stopReason) throw streamCutFailure('Bedrock', ctx);
+  return {
+    $metadata: output.$metadata,
+    output: { message: { role, content: blocks.flatMap((b) => finishedBlock(b)) } },
+    stopReason: stop.stopReason,
+    ...(stop.additionalModelResponseFields !== undefined ? { additionalModelResponseFields: stop.additionalModelResponseFields } : {}),
+    usage: meta.usage,
+    metrics: meta.metrics,
+  };
+}
+
 /**
  * Sends one `ConverseCommand` with `maxAttempts: 1`: Temporal's retry policy is the one retry
- * mechanism. Credentials come from the SDK's default chain.
+ * mechanism. Credentials come from the SDK's default chain. With `onDelta`, sends
+ * `ConverseStreamCommand` instead and hands it each text delta; the output has the same shape.
  *
  * @param iface - interface name, for failure messages
  * @param input - the command input without `modelId` (taken from `model.model`)
@@ -56,6 +131,7 @@ export async function converse(
   model: BedrockModelSettings,
   input: Omit<ConverseCommandInput, 'modelId'>,
   clients: LlmClients,
+  onDelta?: OnDelta,
 ): Promise<ConverseCommandOutput> {
   if (!model.model) {
     throw ApplicationFailure.nonRetryable(`${iface} needs llm.model in the agent file`, 'Bedrock.Configuration');
@@ -65,7 +141,12 @@ export async function converse(
   try {
     // Parameters inferenceConfig does not hold are the model's own fields (Claude's top_k …).
     const extra = otherParameters(model.parameters, INFERENCE_PARAMETERS);
-    return await client.send(new ConverseCommand({ ...input, ...(extra ? { additionalModelRequestFields: extra as never } : {}), modelId: model.model }), { abortSignal: activitySignal() });
+    const command = { ...input, ...(extra ? { additionalModelRequestFields: extra as never } : {}), modelId: model.model };
+    const options = { abortSignal: activitySignal() };
+    if (!onDelta) return await client.send(new ConverseCommand(command), options);
+    // Only guardrailConfig differs between the two inputs, and perflow sets none.
+    const streamed = await client.send(new ConverseStreamCommand(command as ConverseStreamCommandInput), options);
+    return await readStream(streamed, onDelta, ctx);
   } catch (err) {
     throw bedrockFailure(err, ctx);
   }

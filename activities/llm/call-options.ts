@@ -4,6 +4,9 @@
  */
 import { Context } from '@temporalio/activity';
 
+/** Receives the answer text of a streamed model call, piece by piece, as the provider produces it. */
+export type OnDelta = (text: string) => void;
+
 /** Request timeout when `parameters.timeout_ms` is not set. @default 120000 (120 s) */
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
@@ -30,8 +33,8 @@ export function stopParam(parameters: Record<string, unknown> | undefined): stri
   return undefined;
 }
 
-/** `llm.parameters` that are perflow's own settings, never sent to a provider. */
-const PERFLOW_PARAMETERS = ['timeout_ms', 'latency_ms', 'parallel_tool_calls'];
+/** `llm.parameters` that are perflow's own settings, never sent to a provider (`stream`, `stream_chunk_chars`: whether and how answers stream). */
+const PERFLOW_PARAMETERS = ['timeout_ms', 'latency_ms', 'parallel_tool_calls', 'stream', 'stream_chunk_chars'];
 
 /**
  * The `llm.parameters` an adapter does not map itself, to pass to the provider as they are

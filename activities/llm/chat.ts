@@ -6,14 +6,14 @@ import { applyResponseFilter } from './response-filter';
 import { bedrockClaudeChat, BEDROCK_CLAUDE_INTERFACE } from './bedrock-claude';
 import { deepSeekR1Chat, DEEPSEEK_R1_INTERFACE } from './deepseek-r1';
 import { OPENAI_INTERFACE, openAiChat } from './openai-chat';
-import { activitySignal, numberParam } from './call-options';
+import { activitySignal, numberParam, type OnDelta } from './call-options';
 import type { LlmClients } from './clients';
 import { scriptedChat, type ChatRequest, type RecordedRequest } from './scripted';
 import { observeModelCall, type TelemetryDeps } from '../../telemetry/model-and-tool-calls';
 
 const AVAILABLE = [OPENAI_INTERFACE, BEDROCK_CLAUDE_INTERFACE, DEEPSEEK_R1_INTERFACE, 'scripted'];
 
-export type { ModelSettings };
+export type { ModelSettings, OnDelta };
 
 export interface ChatDeps extends TelemetryDeps {
   /** The providers' SDK clients (the worker builds them from its environment); only the scripted model works without. */
@@ -23,10 +23,12 @@ export interface ChatDeps extends TelemetryDeps {
 }
 
 /**
- * Sends one chat request to the interface named in `model.interface`. Provider errors arrive as
- * `ApplicationFailure`s (see `errors.ts`): Temporal's retry policy decides on another attempt.
+ * Sends one chat request to the interface named in `model.interface`; with `onDelta`, the
+ * provider streams and each text delta goes to it as it arrives (the response is the same).
+ * Provider errors arrive as `ApplicationFailure`s (see `errors.ts`): Temporal's retry policy
+ * decides on another attempt.
  */
-export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta?: (text: string) => void): Promise<ChatResponse> {
+export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta?: OnDelta): Promise<ChatResponse> {
   // The span and the token counts cover the provider call only (not loading prompts from memory).
   const { raw, ...response } = await observeModelCall(deps, model, async () => send(model, request, deps, onDelta));
   // The filter selects the answer text; a turn that calls tools has no answer to select.
@@ -36,16 +38,16 @@ export async function chat(model: ModelSettings, request: ChatRequest, deps: Cha
   return response;
 }
 
-function send(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta?: (text: string) => void): Promise<RawChatResponse> | RawChatResponse {
+function send(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta: OnDelta | undefined): Promise<RawChatResponse> | RawChatResponse {
   switch (model.interface) {
     case 'scripted':
       return scriptedWithLatency(model, () => scriptedChat(model.script ?? {}, request, deps.recorder), onDelta);
     case OPENAI_INTERFACE:
-      return openAiChat(model, request, clientsOf(deps));
+      return openAiChat(model, request, clientsOf(deps), onDelta);
     case BEDROCK_CLAUDE_INTERFACE:
-      return bedrockClaudeChat(model, request, clientsOf(deps));
+      return bedrockClaudeChat(model, request, clientsOf(deps), onDelta);
     case DEEPSEEK_R1_INTERFACE:
-      return deepSeekR1Chat(model, request, clientsOf(deps));
+      return deepSeekR1Chat(model, request, clientsOf(deps), onDelta);
     default:
       throw ApplicationFailure.nonRetryable(
         `LLM interface "${model.interface}" is not available in this worker; use one of: ${AVAILABLE.join(', ')}`,
@@ -68,7 +70,7 @@ export const SCRIPTED_CHUNK_CHARS = 16;
  * spread evenly over that time, the last one at its end. The wait ends early when the activity
  * is cancelled.
  */
-async function scriptedWithLatency(model: ModelSettings, answer: () => RawChatResponse, onDelta?: (text: string) => void): Promise<RawChatResponse> {
+async function scriptedWithLatency(model: ModelSettings, answer: () => RawChatResponse, onDelta?: OnDelta): Promise<RawChatResponse> {
   const response = answer();
   const ms = Math.max(0, numberParam(model.parameters, 'latency_ms') ?? 0);
   const size = Math.max(1, Math.floor(numberParam(model.parameters, 'stream_chunk_chars') ?? SCRIPTED_CHUNK_CHARS));

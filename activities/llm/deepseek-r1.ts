@@ -13,6 +13,7 @@ import type { Message } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatRequest } from './scripted';
 import { extractJson } from '../../core/json-in-text';
 import type { LlmClients } from './clients';
+import type { OnDelta } from './call-options';
 
 /** Interface name, as in the agent file. */
 export const DEEPSEEK_R1_INTERFACE = 'bedrock/converse/deepseek_r1';
@@ -144,17 +145,24 @@ export function toDeepSeekMessages(messages: ChatMessage[]): Message[] {
 }
 
 /**
- * Calls Converse once, without `toolConfig`, and parses the protocol's JSON answer.
+ * Calls Converse once, without `toolConfig`, and parses the protocol's JSON answer. With
+ * `onDelta`, streamed (`ConverseStream`): the deltas are the model's raw text (protocol JSON,
+ * `<think>` reasoning and all), the response is the parsed answer as without.
  *
  * @throws ApplicationFailure `Bedrock.<Kind>` (see `errors.ts`)
  */
-export async function deepSeekR1Chat(model: BedrockModelSettings, request: ChatRequest, clients: LlmClients): Promise<RawChatResponse> {
+export async function deepSeekR1Chat(
+  model: BedrockModelSettings,
+  request: ChatRequest,
+  clients: LlmClients,
+  onDelta?: OnDelta,
+): Promise<RawChatResponse> {
   const system = deepSeekSystemPrompt(request.system, request.tools ?? []);
   const output = await converse(DEEPSEEK_R1_INTERFACE, model, {
     ...(system !== '' ? { system: [{ text: system }] } : {}),
     messages: toDeepSeekMessages(request.messages),
     inferenceConfig: inferenceConfig(model.parameters),
-  }, clients);
+  }, clients, onDelta);
   // reasoningContent blocks carry no `text`: only the answer text is kept.
   const raw = (output.output?.message?.content ?? []).flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
   const answer = parseDeepSeekAnswer(raw);

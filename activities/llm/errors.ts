@@ -98,6 +98,22 @@ function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** Node socket error codes of a connection that failed or dropped. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Whether an error (or one of its causes) is a connection that dropped while a response body was
+ * read: fetch then throws `TypeError: terminated` caused by undici's `UND_ERR_SOCKET`, which the
+ * SDK does not wrap as a connection error (a streamed answer cut midway).
+ */
+function isDroppedConnection(err: unknown): boolean {
+  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'UND_ERR_SOCKET' || (typeof code === 'string' && CONNECTION_CODES.has(code))) return true;
+  }
+  return false;
+}
+
 /**
  * Classifies an error of the `openai` SDK.
  *
@@ -113,10 +129,10 @@ export function openAiFailure(err: unknown, ctx: ModelCallContext): ApplicationF
   if (err instanceof APIConnectionTimeoutError) {
     return failure({ type: 'OpenAI.Timeout', message: `${describe(ctx)} timed out: ${err.message}`, retryable: true, cause: err });
   }
-  if (err instanceof APIConnectionError) {
+  if (err instanceof APIConnectionError || isDroppedConnection(err)) {
     return failure({
       type: 'OpenAI.Connection',
-      message: `${describe(ctx)} could not be reached: ${err.message}`,
+      message: `${describe(ctx)} could not be reached: ${errorMessage(err)}`,
       retryable: true,
       cause: err,
     });
@@ -135,13 +151,20 @@ export function openAiFailure(err: unknown, ctx: ModelCallContext): ApplicationF
   return failure({ type: 'OpenAI.Unknown', message: `${describe(ctx)} failed: ${errorMessage(err)}`, retryable: true, cause: err });
 }
 
+/**
+ * A streamed answer that ended before the provider said it was complete (no finish reason, no
+ * `messageStop`): the connection was cut without an error, and another attempt may get through.
+ *
+ * @param provider - the failure type's prefix
+ */
+export function streamCutFailure(provider: 'OpenAI' | 'Bedrock', ctx: ModelCallContext): ApplicationFailure {
+  return failure({ type: `${provider}.Connection`, message: `${describe(ctx)} stream ended before the answer was complete`, retryable: true, cause: undefined });
+}
+
 /** Bedrock exception names (without `Exception`) that a later attempt may get past. */
-const BEDROCK_RETRYABLE = new Set(['Throttling', 'ServiceUnavailable', 'InternalServer', 'ModelNotReady', 'ModelTimeout']);
+const BEDROCK_RETRYABLE = new Set(['Throttling', 'ServiceUnavailable', 'InternalServer', 'ModelNotReady', 'ModelTimeout', 'ModelStreamError']);
 /** Bedrock exception names that no later attempt gets past. */
 const BEDROCK_PERMANENT = new Set(['AccessDenied', 'Validation', 'ResourceNotFound', 'UnrecognizedClient']);
-/** Node socket error codes of a connection that failed or dropped. */
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-
 interface AwsLikeError {
   name?: string;
   code?: string;

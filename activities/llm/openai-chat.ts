@@ -3,11 +3,11 @@
  * `openai` SDK, with native function calling. Works with any compatible server via `base_url`.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import OpenAI from 'openai';
+import OpenAI, { APIUserAbortError } from 'openai';
 import type { ChatMessage, ChatResponse, RawChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
 import type { LlmClients } from './clients';
-import { activitySignal, booleanParam, numberParam, stopParam, timeoutMs, otherParameters } from './call-options';
-import { openAiFailure } from './errors';
+import { activitySignal, booleanParam, numberParam, stopParam, timeoutMs, otherParameters, type OnDelta } from './call-options';
+import { openAiFailure, streamCutFailure } from './errors';
 import type { ChatRequest } from './scripted';
 
 /** Interface name, as in the agent file. */
@@ -105,13 +105,79 @@ function samplingParameters(p: Record<string, unknown> | undefined): Partial<Ope
   return out as Partial<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming>;
 }
 
+type Completion = OpenAI.Chat.ChatCompletion;
+type Choice = Completion['choices'][number];
+type FunctionCall = OpenAI.Chat.ChatCompletionMessageFunctionToolCall;
+
+/** Adds one chunk's deltas of one choice to what is assembled so far. */
+function addDelta(choice: Choice, chunk: OpenAI.Chat.ChatCompletionChunk.Choice): void {
+  const { delta } = chunk;
+  const message = choice.message;
+  if (delta.content) message.content = (message.content ?? '') + delta.content;
+  if (delta.refusal) message.refusal = (message.refusal ?? '') + delta.refusal;
+  for (const d of delta.tool_calls ?? []) {
+    const calls = (message.tool_calls ??= []) as FunctionCall[];
+    const call = (calls[d.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+    if (d.id) call.id = d.id;
+    if (d.function?.name) call.function.name = d.function.name;
+    if (d.function?.arguments) call.function.arguments += d.function.arguments;
+  }
+  if (chunk.finish_reason) choice.finish_reason = chunk.finish_reason;
+}
+
 /**
- * Calls Chat Completions once. The SDK's own retries are off (`maxRetries: 0`): errors become
- * `ApplicationFailure`s (see `errors.ts`) and Temporal's retry policy decides.
+ * Streams one completion, handing every content delta to `onDelta` as it arrives, and assembles
+ * the chunks into the `ChatCompletion` the plain call returns (so a response filter reads the same
+ * raw). Not the SDK's `stream()` helper: with a strict tool it parses the arguments and fails on
+ * `finish_reason: "length"`, where the plain call answers.
+ */
+async function streamCompletion(
+  client: OpenAI,
+  body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+  options: { signal?: AbortSignal; timeout: number },
+  onDelta: OnDelta,
+  ctx: { interface: string; model?: string },
+): Promise<Completion> {
+  const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, options);
+  const completion: Completion = { id: '', object: 'chat.completion', created: 0, model: body.model, choices: [] };
+  for await (const chunk of stream) {
+    // The top-level fields (id, model, usage in the last chunk, a server's own) as the plain call has them.
+    const { choices, object: _object, obfuscation: _obfuscation, ...head } = chunk as OpenAI.Chat.ChatCompletionChunk & { obfuscation?: unknown };
+    Object.assign(completion, Object.fromEntries(Object.entries(head).filter(([, v]) => v !== null && v !== undefined)));
+    for (const c of choices) {
+      const choice = (completion.choices[c.index] ??= {
+        index: c.index,
+        message: { role: 'assistant', content: null, refusal: null },
+        // null until a chunk names it: a stream without one was cut.
+        finish_reason: null as unknown as Choice['finish_reason'],
+        logprobs: null,
+      });
+      addDelta(choice, c);
+      // The answer is the first choice's (as without streaming); other choices (`n`) are only assembled.
+      if (c.delta.content && c.index === 0) onDelta(c.delta.content);
+    }
+  }
+  // The SDK ends the iteration quietly when the request is aborted.
+  if (options.signal?.aborted) throw new APIUserAbortError();
+  // A stream that stops before a finish reason was cut (by a proxy, a restart) without an error.
+  if (completion.choices.length === 0 || completion.choices.some((c) => !c.finish_reason)) throw streamCutFailure('OpenAI', ctx);
+  return completion;
+}
+
+/**
+ * Calls Chat Completions once; with `onDelta`, streamed (`stream: true`), each text delta handed
+ * to it as it arrives and the same response returned. The SDK's own retries are off
+ * (`maxRetries: 0`): errors become `ApplicationFailure`s (see `errors.ts`) and Temporal's retry
+ * policy decides.
  *
  * @throws ApplicationFailure `OpenAI.Configuration` (non-retryable) when the API key variable (`OPENAI_API_KEY` unless `api_key_env` names another) or the model is missing
  */
-export async function openAiChat(model: OpenAiModelSettings, request: ChatRequest, clients: LlmClients): Promise<RawChatResponse> {
+export async function openAiChat(
+  model: OpenAiModelSettings,
+  request: ChatRequest,
+  clients: LlmClients,
+  onDelta?: OnDelta,
+): Promise<RawChatResponse> {
   const ctx = { interface: OPENAI_INTERFACE, model: model.model };
   const client = clients.openai({ apiKeyEnv: model.api_key_env ?? 'OPENAI_API_KEY', ...(model.base_url ? { baseURL: model.base_url } : {}) });
   if (!model.model) {
@@ -126,9 +192,10 @@ export async function openAiChat(model: OpenAiModelSettings, request: ChatReques
       ? { tools: toOpenAiTools(tools), parallel_tool_calls: booleanParam(model.parameters, 'parallel_tool_calls') === true }
       : {}),
   };
-  let completion: OpenAI.Chat.ChatCompletion;
+  const options = { signal: activitySignal(), timeout: timeoutMs(model.parameters) };
+  let completion: Completion;
   try {
-    completion = await client.chat.completions.create(body, { signal: activitySignal(), timeout: timeoutMs(model.parameters) });
+    completion = onDelta ? await streamCompletion(client, body, options, onDelta, ctx) : await client.chat.completions.create(body, options);
   } catch (err) {
     throw openAiFailure(err, ctx);
   }

@@ -2,12 +2,16 @@
  * A local server on 127.0.0.1 that speaks a provider's wire protocol to the real SDK clients:
  * it records every request and answers from a queue of canned replies. HTTP/1.1 (`node:http`)
  * by default; cleartext HTTP/2 (`node:http2`) for the Bedrock runtime client, whose default
- * request handler speaks only HTTP/2.
+ * request handler speaks only HTTP/2. A reply may be streamed: its parts written one by one (server-sent
+ * events for OpenAI, `application/vnd.amazon.eventstream` frames for Bedrock), optionally apart in
+ * time or with the connection cut partway.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import { constants as http2Constants, createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo, Server } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EventStreamCodec } from '@smithy/core/event-streams';
 import { withEnv } from './env';
 
 /** One canned reply. */
@@ -15,6 +19,18 @@ export interface WireReply {
   status?: number;
   headers?: Record<string, string>;
   body: unknown;
+}
+
+/** One streamed reply: its parts are written as they are, in order. */
+export interface WireStream {
+  status?: number;
+  headers?: Record<string, string>;
+  /** Already framed: SSE text or event-stream frames. */
+  parts: (string | Uint8Array)[];
+  /** Wait before each part after the first. */
+  delayMs?: number;
+  /** Cut the connection (socket destroyed; HTTP/2 stream reset) after this many parts. */
+  cutAfter?: number;
 }
 
 /** One request the server received. */
@@ -31,14 +47,14 @@ export interface WireServer {
   url: string;
   requests: WireRequest[];
   /** Queues replies, answered in order. */
-  reply(...replies: WireReply[]): void;
+  reply(...replies: (WireReply | WireStream)[]): void;
   close(): Promise<void>;
 }
 
 /** Starts a server on an ephemeral port; `http2` for cleartext HTTP/2 with prior knowledge. */
 export async function startWireServer(options: { http2?: boolean } = {}): Promise<WireServer> {
   const requests: WireRequest[] = [];
-  const queue: WireReply[] = [];
+  const queue: (WireReply | WireStream)[] = [];
   const handle = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -52,6 +68,10 @@ export async function startWireServer(options: { http2?: boolean } = {}): Promis
       }
       requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
       const reply = queue.shift() ?? { status: 500, body: { message: 'no reply queued' } };
+      if ('parts' in reply) {
+        void writeStream(res, reply);
+        return;
+      }
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
       res.end(JSON.stringify(reply.body));
     });
@@ -75,6 +95,22 @@ export async function startWireServer(options: { http2?: boolean } = {}): Promis
         server.close((err) => (err ? reject(err) : resolve()));
       }),
   };
+}
+
+async function writeStream(res: ServerResponse | Http2ServerResponse, reply: WireStream): Promise<void> {
+  res.writeHead(reply.status ?? 200, reply.headers);
+  for (const [i, part] of reply.parts.entries()) {
+    if (i > 0 && reply.delayMs) await sleep(reply.delayMs);
+    // The test may have closed the server meanwhile.
+    if (res.destroyed) return;
+    if (i === reply.cutAfter) {
+      if ('stream' in res) res.stream.close(http2Constants.NGHTTP2_INTERNAL_ERROR);
+      else res.socket?.destroy();
+      return;
+    }
+    (res as { write(chunk: string | Uint8Array): boolean }).write(part);
+  }
+  res.end();
 }
 
 /** A wire server for the test file, started before its tests with `env` (given the server's URL) set, and closed after them. */
@@ -116,6 +152,109 @@ export function chatCompletion(
       ...o.extra,
     },
   };
+}
+
+/** What one streamed Chat Completions reply holds. */
+export interface StreamedCompletion {
+  /** The answer text, one content delta a piece. */
+  content?: string[];
+  /** Tool calls, each sent as a first delta with its id and name and then its arguments in `argumentParts`. */
+  toolCalls?: { id: string; name: string; argumentParts: string[] }[];
+  finishReason?: string;
+  /** [prompt tokens, completion tokens], sent in a last chunk without choices (`stream_options.include_usage`). */
+  usage?: [number, number];
+  /** Top-level fields of every chunk (for a custom response filter). */
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * A streamed Chat Completions reply: server-sent `chat.completion.chunk`s, the role first, then the
+ * content and tool call deltas, the finish reason, the usage, and `data: [DONE]`.
+ */
+export function streamedChatCompletion(c: StreamedCompletion, o: { delayMs?: number; cutAfter?: number } = {}): WireStream {
+  const id = `chatcmpl-${randomUUID()}`;
+  const chunk = (choices: unknown[], more: Record<string, unknown> = {}) => ({ id, object: 'chat.completion.chunk', created: 1, model: 'local', choices, ...c.extra, ...more });
+  const delta = (d: Record<string, unknown>, finish: string | null = null) => chunk([{ index: 0, delta: d, finish_reason: finish }]);
+  const chunks: unknown[] = [delta({ role: 'assistant', content: '' })];
+  for (const text of c.content ?? []) chunks.push(delta({ content: text }));
+  for (const [index, call] of (c.toolCalls ?? []).entries()) {
+    chunks.push(delta({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    for (const part of call.argumentParts) chunks.push(delta({ tool_calls: [{ index, function: { arguments: part } }] }));
+  }
+  chunks.push(delta({}, c.finishReason ?? (c.toolCalls?.length ? 'tool_calls' : 'stop')));
+  const [prompt, completion] = c.usage ?? [10, 5];
+  chunks.push(chunk([], { usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } }));
+  return {
+    headers: { 'content-type': 'text/event-stream' },
+    parts: [...chunks.map((x) => `data: ${JSON.stringify(x)}\n\n`), 'data: [DONE]\n\n'],
+    ...o,
+  };
+}
+
+/** One Bedrock event-stream message: an event (`messageStart`, `contentBlockDelta`, ...) or an exception (`throttlingException`, ...). */
+export type BedrockStreamEvent = { event: string; body: unknown } | { exception: string; body: unknown };
+
+const eventCodec = new EventStreamCodec((b) => new TextDecoder().decode(b), (s) => new TextEncoder().encode(s));
+
+/** A streamed Converse reply (`ConverseStream`): each event one `application/vnd.amazon.eventstream` frame. */
+export function converseStream(events: BedrockStreamEvent[], o: { delayMs?: number; cutAfter?: number } = {}): WireStream {
+  const frame = (e: BedrockStreamEvent): Uint8Array => {
+    const kind = 'event' in e
+      ? { ':message-type': 'event', ':event-type': e.event }
+      : { ':message-type': 'exception', ':exception-type': e.exception };
+    const headers = Object.fromEntries(
+      Object.entries({ ...kind, ':content-type': 'application/json' }).map(([k, v]) => [k, { type: 'string' as const, value: v }]),
+    );
+    return eventCodec.encode({ headers, body: new TextEncoder().encode(JSON.stringify(e.body)) });
+  };
+  return { headers: { 'content-type': 'application/vnd.amazon.eventstream' }, parts: events.map(frame), ...o };
+}
+
+/**
+ * The events of a streamed Converse answer: any reasoning (a `reasoningContent` block), its text
+ * in `text` pieces, then any tool uses (input JSON in pieces), `messageStop` and the `metadata`
+ * with the usage [input, output tokens].
+ */
+export function converseEvents(a: {
+  reasoning?: string[];
+  text?: string[];
+  toolUses?: { id: string; name: string; inputParts: string[] }[];
+  stopReason?: string;
+  usage?: [number, number];
+}): BedrockStreamEvent[] {
+  const events: BedrockStreamEvent[] = [{ event: 'messageStart', body: { role: 'assistant' } }];
+  let index = 0;
+  for (const [pieces, delta] of [
+    [a.reasoning, (text: string) => ({ reasoningContent: { text } })],
+    [a.text, (text: string) => ({ text })],
+  ] as const) {
+    if (!pieces?.length) continue;
+    for (const text of pieces) events.push({ event: 'contentBlockDelta', body: { contentBlockIndex: index, delta: delta(text) } });
+    events.push({ event: 'contentBlockStop', body: { contentBlockIndex: index++ } });
+  }
+  for (const t of a.toolUses ?? []) {
+    events.push({ event: 'contentBlockStart', body: { contentBlockIndex: index, start: { toolUse: { toolUseId: t.id, name: t.name } } } });
+    for (const input of t.inputParts) events.push({ event: 'contentBlockDelta', body: { contentBlockIndex: index, delta: { toolUse: { input } } } });
+    events.push({ event: 'contentBlockStop', body: { contentBlockIndex: index++ } });
+  }
+  events.push({ event: 'messageStop', body: { stopReason: a.stopReason ?? (a.toolUses?.length ? 'tool_use' : 'end_turn') } });
+  const [input, output] = a.usage ?? [10, 5];
+  events.push({ event: 'metadata', body: { usage: { inputTokens: input, outputTokens: output, totalTokens: input + output }, metrics: { latencyMs: 10 } } });
+  return events;
+}
+
+/**
+ * Runs a streamed call with an `onDelta` that records the text deltas; `leadMs` is how long
+ * before the call returned the first delta arrived (a stream, not one answer at the end).
+ */
+export async function streamedCall<T>(call: (onDelta: (text: string) => void) => Promise<T>): Promise<{ result: T; deltas: string[]; leadMs: number }> {
+  const deltas: string[] = [];
+  let firstAt: number | undefined;
+  const result = await call((text) => {
+    firstAt ??= Date.now();
+    deltas.push(text);
+  });
+  return { result, deltas, leadMs: Date.now() - (firstAt ?? Date.now()) };
 }
 
 /** The error a promise rejects with (fails the test when it resolves). */

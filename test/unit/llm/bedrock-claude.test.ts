@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { chat } from '../../../activities/llm/chat';
-import { rejectionOf, startWireServer, type WireServer } from '../../support/wire-server';
+import { converseEvents, converseStream, rejectionOf, startWireServer, streamedCall, type WireServer } from '../../support/wire-server';
 import { withEnv } from '../../support/env';
 import { executorRequest } from '../../support/chat-requests';
 import { createLlmClients } from '../../../activities/llm/clients';
@@ -149,5 +150,101 @@ describe('bedrock/converse/claude against a local Converse server', () => {
     expect(failure.message).toContain('bedrock/converse/claude');
     expect(failure.message).toContain(MODEL_ID);
     expect(failure.message).toContain('HTTP 403');
+  });
+
+  describe('streamed (ConverseStream)', () => {
+    it('hands each text delta over in order as it arrives, long before the answer ends, and returns the answer with the usage of the metadata event', async () => {
+      server.reply(converseStream(converseEvents({ text: ['There ', 'are ', '3 ', 'flights.'], usage: [120, 15] }), { delayMs: 100 }));
+      const { result, deltas, leadMs } = await streamedCall((onDelta) => chat(model(), request, deps, onDelta));
+      expect(deltas).toEqual(['There ', 'are ', '3 ', 'flights.']);
+      expect(leadMs).toBeGreaterThanOrEqual(300);
+      expect(result).toEqual({ content: 'There are 3 flights.', tool_calls: [], stop_reason: 'end_turn', usage: { input_tokens: 120, output_tokens: 15 } });
+      expect(decodeURIComponent(server.requests[0].url)).toBe(`/model/${MODEL_ID}/converse-stream`);
+      expect(server.requests[0].body).toMatchObject({ inferenceConfig: { temperature: 0, maxTokens: 1000 }, toolConfig: {} });
+    });
+
+    it('assembles a streamed tool use from its input deltas, after the text before it', async () => {
+      server.reply(
+        converseStream(converseEvents({ text: ['Retrying ', 'hotels.'], toolUses: [{ id: 'tu_3', name: 'search_index', inputParts: ['{"ind', 'ex": "hot', 'el"}'] }] })),
+      );
+      const deltas: string[] = [];
+      const response = await chat(model(), request, deps, (text) => deltas.push(text));
+      expect(response).toEqual({
+        content: 'Retrying hotels.',
+        tool_calls: [{ id: 'tu_3', name: 'search_index', input: { index: 'hotel' } }],
+        stop_reason: 'tool_use',
+        usage: { input_tokens: 10, output_tokens: 5 },
+      });
+      expect(deltas).toEqual(['Retrying ', 'hotels.']);
+    });
+
+    it('applies a response_filter to the assembled output as to a plain one', async () => {
+      server.reply(converseStream(converseEvents({ text: ['3 ', 'flights.'] })));
+      const response = await chat(model(), { ...request, response_filter: '$.output.message.content[0].text' }, deps, () => undefined);
+      expect(response.content).toBe('3 flights.');
+      server.reply(converseStream(converseEvents({ text: ['ok'] })));
+      expect((await chat(model(), { ...request, response_filter: '$.stopReason' }, deps, () => undefined)).content).toBe('end_turn');
+    });
+
+    it('sends neither stream nor stream_chunk_chars (perflow\'s own settings) as the model\'s own fields', async () => {
+      server.reply(converseStream(converseEvents({ text: ['ok'] })));
+      await chat({ ...model(), parameters: { temperature: 0, top_k: 40, stream: true, stream_chunk_chars: 40 } }, request, deps, () => undefined);
+      expect((server.requests[0].body as Record<string, unknown>).additionalModelRequestFields).toEqual({ top_k: 40 });
+    });
+
+    it.each([
+      ['throttlingException', 'Bedrock.Throttling'],
+      ['modelStreamErrorException', 'Bedrock.ModelStreamError'],
+    ])('reports a %s sent inside the stream as a retryable %s', async (exception, type) => {
+      const events = converseEvents({ text: ['There ', 'are'] });
+      server.reply(converseStream([...events.slice(0, 2), { exception, body: { message: 'try again' } }]));
+      const deltas: string[] = [];
+      const failure = (await rejectionOf(chat(model(), request, deps, (text) => deltas.push(text)))) as ApplicationFailure;
+      expect(failure).toBeInstanceOf(ApplicationFailure);
+      expect(failure.type).toBe(type);
+      expect(failure.nonRetryable).toBe(false);
+      expect(deltas).toEqual(['There ']);
+    });
+
+    it('reports a validationException sent inside the stream as non-retryable', async () => {
+      server.reply(converseStream([{ exception: 'validationException', body: { message: 'bad input' } }]));
+      const failure = (await rejectionOf(chat(model(), request, deps, () => undefined))) as ApplicationFailure;
+      expect(failure.type).toBe('Bedrock.Validation');
+      expect(failure.nonRetryable).toBe(true);
+    });
+
+    it('reports a connection cut mid-stream, and a stream that ends before messageStop, as retryable', async () => {
+      server.reply(converseStream(converseEvents({ text: ['There ', 'are ', '3 ', 'flights.'] }), { delayMs: 20, cutAfter: 3 }));
+      const deltas: string[] = [];
+      const cut = (await rejectionOf(chat(model(), request, deps, (text) => deltas.push(text)))) as ApplicationFailure;
+      expect(cut).toBeInstanceOf(ApplicationFailure);
+      expect(cut.type).toBe('Bedrock.Connection');
+      expect(cut.nonRetryable).toBe(false);
+      expect(deltas).toEqual(['There ', 'are ']);
+      server.reply(converseStream(converseEvents({ text: ['There ', 'are'] }).slice(0, 3)));
+      const ended = (await rejectionOf(chat(model(), request, deps, () => undefined))) as ApplicationFailure;
+      expect(ended.type).toBe('Bedrock.Connection');
+      expect(ended.nonRetryable).toBe(false);
+    });
+
+    it('stops when the activity is cancelled, as a retryable failure', async () => {
+      server.reply(converseStream(converseEvents({ text: ['There ', 'are ', '3 ', 'flights.'] }), { delayMs: 100 }));
+      const activity = new MockActivityEnvironment();
+      const deltas: string[] = [];
+      const started = Date.now();
+      const failure = (await rejectionOf(activity.run(() => chat(model(), request, deps, (text) => (deltas.push(text), activity.cancel()))))) as ApplicationFailure;
+      expect(failure).toBeInstanceOf(ApplicationFailure);
+      expect(failure.nonRetryable).toBe(false);
+      expect(deltas).toEqual(['There ']);
+      expect(Date.now() - started).toBeLessThan(300);
+    });
+
+    it('reports an HTTP 400 to a streamed request as non-retryable', async () => {
+      server.reply({ status: 400, headers: { 'x-amzn-errortype': 'ValidationException' }, body: { message: 'streaming is not supported for this model' } });
+      const failure = (await rejectionOf(chat(model(), request, deps, () => undefined))) as ApplicationFailure;
+      expect(failure.type).toBe('Bedrock.Validation');
+      expect(failure.nonRetryable).toBe(true);
+      expect(failure.message).toContain('HTTP 400');
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { chat } from '../../../activities/llm/chat';
 import { parseDeepSeekAnswer, stripReasoning } from '../../../activities/llm/deepseek-r1';
 import type { ChatRequest } from '../../../activities/llm/scripted';
-import { startWireServer, type WireServer } from '../../support/wire-server';
+import { converseEvents, converseStream, startWireServer, streamedCall, type WireServer } from '../../support/wire-server';
 import { withEnv } from '../../support/env';
 import { createLlmClients } from '../../../activities/llm/clients';
 import { providerConfigFromEnv } from '../../../config/env';
@@ -93,6 +93,30 @@ describe('bedrock/converse/deepseek_r1 against a local Converse server', () => {
     expect(body.messages[2].role).toBe('user');
     expect(body.messages[2].content[0].text).toContain('tool_use_abc');
     expect(body.messages[2].content[0].text).toContain('{"count": 3}');
+  });
+
+  it('streamed, hands over the raw text (reasoning, protocol JSON) as it arrives and parses the joined answer as unstreamed', async () => {
+    const text = ['<think>The user wants', ' flights.</think>\n{"stop_reason": "tool_use", ', '"tool_calls": [{"id": "tool_use_abc", "tool_name": "search_index", ', '"input": {"index": "flights"}}]}'];
+    // The reasoning block is no answer text: no delta of its own.
+    server.reply(converseStream(converseEvents({ reasoning: ['I should search ', 'flights.'], text, usage: [300, 40] }), { delayMs: 50 }));
+    const { result, deltas, leadMs } = await streamedCall((onDelta) =>
+      chat(
+        model(),
+        { system: 'You are an executor.', messages: [{ role: 'user', content: 'Count flights.' }], tools, position: { role: 'executor', step: 0, iteration: 0 } },
+        deps,
+        onDelta,
+      ),
+    );
+    expect(deltas).toEqual(text);
+    expect(leadMs).toBeGreaterThanOrEqual(100);
+    expect(result).toEqual({
+      content: '',
+      tool_calls: [{ id: 'tool_use_abc', name: 'search_index', input: { index: 'flights' } }],
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 300, output_tokens: 40 },
+    });
+    expect(decodeURIComponent(server.requests[0].url)).toBe(`/model/${MODEL_ID}/converse-stream`);
+    expect((server.requests[0].body as { toolConfig?: unknown }).toolConfig).toBeUndefined();
   });
 });
 

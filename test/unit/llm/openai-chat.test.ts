@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { chat } from '../../../activities/llm/chat';
 import { toOpenAiTools } from '../../../activities/llm/openai-chat';
-import { chatCompletion, rejectionOf, startWireServer, type WireServer } from '../../support/wire-server';
+import { chatCompletion, rejectionOf, startWireServer, streamedCall, streamedChatCompletion, type WireServer } from '../../support/wire-server';
 import { withEnv } from '../../support/env';
 import { executorRequest } from '../../support/chat-requests';
 import { createLlmClients } from '../../../activities/llm/clients';
@@ -138,6 +139,89 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
     } finally {
       restore();
     }
+  });
+
+  describe('streamed', () => {
+    const answerOnly = { ...request, tools: undefined };
+
+    it('hands each text delta over in order as it arrives, long before the answer ends, and returns the joined answer with the usage of the last chunk', async () => {
+      server.reply(streamedChatCompletion({ content: ['There ', 'are ', '3 ', 'flights.'], usage: [42, 7] }, { delayMs: 100 }));
+      const { result, deltas, leadMs } = await streamedCall((onDelta) => chat(model(), answerOnly, deps, onDelta));
+      expect(deltas).toEqual(['There ', 'are ', '3 ', 'flights.']);
+      expect(leadMs).toBeGreaterThanOrEqual(300);
+      expect(result).toEqual({ content: 'There are 3 flights.', tool_calls: [], stop_reason: 'end_turn', usage: { input_tokens: 42, output_tokens: 7 } });
+      expect(server.requests[0].body).toMatchObject({ model: 'gpt-4o', temperature: 0.2, stream: true, stream_options: { include_usage: true } });
+    });
+
+    it('assembles a streamed tool call from its deltas (id, name, parsed input)', async () => {
+      server.reply(streamedChatCompletion({ toolCalls: [{ id: 'call_2', name: 'search_index', argumentParts: ['{"ind', 'ex": "ho', 'tels"}'] }] }));
+      const deltas: string[] = [];
+      const response = await chat(model(), request, deps, (text) => deltas.push(text));
+      expect(response).toEqual({
+        content: '',
+        tool_calls: [{ id: 'call_2', name: 'search_index', input: { index: 'hotels' } }],
+        stop_reason: 'tool_use',
+        usage: { input_tokens: 10, output_tokens: 5 },
+      });
+      expect(deltas).toEqual([]);
+    });
+
+    it('applies a response_filter to the assembled response as to a plain one', async () => {
+      server.reply(streamedChatCompletion({ content: ['ignored'], extra: { answer: { text: 'from the filter' } } }));
+      const response = await chat(model(), { ...answerOnly, response_filter: '$.answer.text' }, deps, () => undefined);
+      expect(response.content).toBe('from the filter');
+      server.reply(streamedChatCompletion({ content: ['par', 'ts'] }));
+      expect((await chat(model(), { ...answerOnly, response_filter: '$.choices[0].message.content' }, deps, () => undefined)).content).toBe('parts');
+    });
+
+    it('sends neither stream nor stream_chunk_chars (perflow\'s own settings) as parameters, streamed or not', async () => {
+      const parameters = { temperature: 0.2, stream: false, stream_chunk_chars: 40 };
+      server.reply(chatCompletion({ content: 'ok' }), streamedChatCompletion({ content: ['ok'] }));
+      await chat({ ...model(), parameters }, answerOnly, deps);
+      await chat({ ...model(), parameters }, answerOnly, deps, () => undefined);
+      const [plain, streamed] = server.requests.map((r) => r.body as Record<string, unknown>);
+      expect(plain).not.toHaveProperty('stream');
+      expect(plain).not.toHaveProperty('stream_chunk_chars');
+      expect(streamed).toMatchObject({ temperature: 0.2, stream: true });
+      expect(streamed).not.toHaveProperty('stream_chunk_chars');
+    });
+
+    it('reports a connection cut mid-stream as a retryable failure, after the deltas that did arrive', async () => {
+      server.reply(streamedChatCompletion({ content: ['There ', 'are ', '3 ', 'flights.'] }, { delayMs: 20, cutAfter: 3 }));
+      const deltas: string[] = [];
+      const failure = (await rejectionOf(chat(model(), answerOnly, deps, (text) => deltas.push(text)))) as ApplicationFailure;
+      expect(failure).toBeInstanceOf(ApplicationFailure);
+      expect(failure.type).toBe('OpenAI.Connection');
+      expect(failure.nonRetryable).toBe(false);
+      expect(deltas).toEqual(['There ', 'are ']);
+    });
+
+    it('stops a streamed call when the activity is cancelled, as a retryable OpenAI.Aborted', async () => {
+      server.reply(streamedChatCompletion({ content: ['There ', 'are ', '3 ', 'flights.'] }, { delayMs: 100 }));
+      const activity = new MockActivityEnvironment();
+      const deltas: string[] = [];
+      const call = activity.run(() => chat(model(), answerOnly, deps, (text) => (deltas.push(text), activity.cancel())));
+      const failure = (await rejectionOf(call)) as ApplicationFailure;
+      expect(failure.type).toBe('OpenAI.Aborted');
+      expect(failure.nonRetryable).toBe(false);
+      expect(deltas).toEqual(['There ']);
+    });
+
+    it('reports a stream that ends without a finish reason as a retryable failure', async () => {
+      const reply = streamedChatCompletion({ content: ['There ', 'are'] });
+      server.reply({ ...reply, parts: reply.parts.slice(0, 3) });
+      const failure = (await rejectionOf(chat(model(), answerOnly, deps, () => undefined))) as ApplicationFailure;
+      expect(failure.type).toBe('OpenAI.Connection');
+      expect(failure.nonRetryable).toBe(false);
+    });
+
+    it('reports an HTTP 400 to a streamed request as a non-retryable failure', async () => {
+      server.reply({ status: 400, body: { error: { message: 'stream_options is not supported', type: 'invalid_request_error' } } });
+      const failure = (await rejectionOf(chat(model(), answerOnly, deps, () => undefined))) as ApplicationFailure;
+      expect(failure.type).toBe('OpenAI.BadRequest');
+      expect(failure.nonRetryable).toBe(true);
+      expect(failure.message).toContain('400');
+    });
   });
 });
 
