@@ -198,7 +198,7 @@ export async function replayHistory(history: unknown, workflowId = 'replay', wor
   // checkout's tsx hook is CommonJS only.)
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { DefaultLogger, Runtime, Worker } = require('@temporalio/worker') as typeof import('@temporalio/worker');
-  const { workflowSource } = require('../workers/workflow-source') as typeof import('../workers/workflow-source');
+  const { REPLAY_SINKS, workflowSource } = require('../workers/workflow-source') as typeof import('../workers/workflow-source');
   /* eslint-enable @typescript-eslint/no-require-imports */
   try {
     // Replay logs errors only, so its output is the verdict (the native core's warning about the
@@ -209,7 +209,7 @@ export async function replayHistory(history: unknown, workflowId = 'replay', wor
   }
   try {
     const source = workflowsPath ? { workflowsPath } : workflowSource();
-    await Worker.runReplayHistory({ ...source, ...(dataConverter ? { dataConverter } : {}) }, history, workflowId);
+    await Worker.runReplayHistory({ ...source, sinks: REPLAY_SINKS, ...(dataConverter ? { dataConverter } : {}) }, history, workflowId);
     return undefined;
   } catch (err) {
     const e = err as Error;

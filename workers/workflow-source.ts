@@ -71,6 +71,12 @@ export function workflowBundleOptions(workflowsPath: string, interceptorModules:
   };
 }
 
+/**
+ * The sinks of a replaying worker: the run-event sink is never called on replay, but a worker
+ * must know every sink the workflow code names.
+ */
+export const REPLAY_SINKS = { runEvents: { publish: { fn: () => undefined } } };
+
 /** The prebuilt bundle when there is one (the traced one for a traced worker), else the sources. */
 export function workflowSource(options: { traced?: boolean } = {}): WorkflowSource {
   const codePath = join(__dirname, '..', options.traced ? TRACED_WORKFLOW_BUNDLE_FILE : WORKFLOW_BUNDLE_FILE);

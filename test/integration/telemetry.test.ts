@@ -18,6 +18,7 @@ import { final, plan, scriptedAgent } from '../support/harness';
 import { connectTemporal, serverEnv, uniqueTaskQueue } from '../support/env';
 import { runProcess, userEnv } from '../support/run-process';
 import { calculatorTurns, withCalculator } from '../support/script';
+import { REPLAY_SINKS } from '../../workers/workflow-source';
 // The OTLP protobuf definitions the exporters encode with.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const otlp = require('@opentelemetry/otlp-transformer/build/src/generated/root') as OtlpRoot;
@@ -270,7 +271,7 @@ describe('traces and metrics', () => {
     try {
       for (const workflowId of [id, `${id}/step-1`]) {
         const history = await client.workflow.getHandle(workflowId).fetchHistory();
-        await Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows') }, history, workflowId);
+        await Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows'), sinks: REPLAY_SINKS }, history, workflowId);
       }
     } finally {
       await connection.close();

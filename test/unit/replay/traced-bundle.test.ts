@@ -8,6 +8,7 @@ import { Resource } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Worker } from '@temporalio/worker';
 import { recordedHistories } from '../../support/replay';
+import { REPLAY_SINKS } from '../../../workers/workflow-source';
 import { workflowBundle } from '../../support/workflow-bundles';
 
 let bundle: { code: string };
@@ -18,7 +19,7 @@ beforeAll(async () => {
 describe('the traced workflow bundle', () => {
   it('replays every recorded history deterministically, exporting no span while replaying', async () => {
     const spans = new InMemorySpanExporter();
-    const sinks = { exporter: makeWorkflowExporter(new SimpleSpanProcessor(spans), new Resource({})) };
+    const sinks = { ...REPLAY_SINKS, exporter: makeWorkflowExporter(new SimpleSpanProcessor(spans), new Resource({})) };
     const failed: string[] = [];
     for await (const result of Worker.runReplayHistories({ workflowBundle: bundle, sinks }, recordedHistories())) {
       if (result.error) failed.push(`${result.workflowId}: ${result.error.message}`);
