@@ -22,6 +22,12 @@ export interface WatchOptions {
   pollMs?: number;
   /** Stops the watch (the iteration ends). */
   signal?: AbortSignal;
+  /**
+   * A connected MongoDB client to read with (its pool is shared: a server watching many runs
+   * passes one); default a client of MONGODB_URI's for this watch. The database and collection
+   * names still come from `env`.
+   */
+  mongo?: MongoClient;
 }
 
 /** The events cannot be read from here: MongoDB (MONGODB_URI) cannot be reached. */
@@ -54,16 +60,18 @@ const END_STATUS: Partial<Record<WorkflowExecutionStatusName, Extract<RunEventBo
 export async function* watchRun(perflow: PerflowClient, workflowId: string, options: WatchOptions = {}): AsyncGenerator<RunEvent> {
   const env = options.env ?? process.env;
   const uri = mongoUriFromEnv(env);
-  const mongo = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
+  const mongo = options.mongo ?? new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
   try {
-    await mongo.connect().catch((err: unknown) => {
-      throw new StreamUnavailableError(`cannot reach MongoDB at ${redact(uri)} (${firstLine(err)}): start it or set MONGODB_URI`, { cause: err });
-    });
+    if (!options.mongo) {
+      await mongo.connect().catch((err: unknown) => {
+        throw new StreamUnavailableError(`cannot reach MongoDB at ${redact(uri)} (${firstLine(err)}): start it or set MONGODB_URI`, { cause: err });
+      });
+    }
     const encryption = perflow.config.encryption;
     const log = new MemoryStore(mongo.db(databaseFromUri(uri)), memoryCollectionsFromEnv(env)).eventLog(encryption ? textSealer(encryption) : undefined);
     yield* follow(perflow, log, workflowId, options);
   } finally {
-    await mongo.close();
+    if (!options.mongo) await mongo.close();
   }
 }
 

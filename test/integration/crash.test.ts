@@ -7,6 +7,7 @@
 import { planExecuteReflect } from '../../workflows';
 import { useWorkerProcess } from '../support/spawn-worker';
 import { final, plan, runInput, scriptedAgent } from '../support/harness';
+import { answersOf, type RunEvent } from '../../client';
 
 jest.setTimeout(600_000);
 
@@ -70,5 +71,37 @@ describe('worker crashes', () => {
     // per run: root + 3 traces (planner memory); root + 3 steps + 3 tool calls (executor memory)
     expect(interactions).toHaveLength(RUNS * (1 + STEPS + 1 + STEPS + STEPS));
     expect(new Set(interactions.map((i) => i._id)).size).toBe(interactions.length);
+  });
+
+  it('a worker killed while a model streams: the retry says so first, and the stream holds the answer that counted', async () => {
+    await fixture.restart();
+    const planned = plan('stream one step');
+    // The planner's first answer streams 4 characters at a time over 4 s.
+    const agent = {
+      name: 'streamed-crash',
+      type: 'plan_execute_and_reflect',
+      llm: { interface: 'scripted', script: { planner: [planned, final('streamed to the end')], executor: [[{ content: 'step done' }]] }, parameters: { latency_ms: 4_000, stream_chunk_chars: 4 } },
+    };
+    const handle = await fixture.client.workflow.start(planExecuteReflect, { taskQueue: fixture.taskQueue, workflowId: `streamed-crash-${fixture.taskQueue}`, args: [runInput(agent, 'killed mid-stream')] });
+    const log = fixture.memory.eventLog();
+    const events = async () => (await log.read(handle.workflowId, 0, undefined, 10_000)).events;
+    const deltasOf = (es: RunEvent[]) => es.filter((e) => e.type === 'model_delta' && e.call === 'planner:0');
+    for (let i = 0; i < 100 && deltasOf(await events()).length < 3; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(deltasOf(await events()).length).toBeGreaterThanOrEqual(3);
+    await fixture.restart();
+
+    expect((await handle.result()).response).toBe('streamed to the end');
+    const all = await events();
+    expect(all.map((e) => e.offset)).toEqual(all.map((_, i) => i));
+    const retry = all.findIndex((e) => e.type === 'retry');
+    expect(all[retry]).toMatchObject({ type: 'retry', call: 'planner:0', role: 'planner', attempt: 2 });
+    // Part of the answer came before the retry, all of it after.
+    const before = deltasOf(all.slice(0, retry)).map((e) => (e.type === 'model_delta' ? e.text : '')).join('');
+    expect(before.length).toBeGreaterThan(0);
+    expect(planned.startsWith(before)).toBe(true);
+    expect(deltasOf(all.slice(retry)).map((e) => (e.type === 'model_delta' ? e.text : '')).join('')).toBe(planned);
+    expect(answersOf(all).find((a) => a.call === 'planner:0')?.text).toBe(planned);
+    expect(all.filter((e) => e.type === 'run_started')).toHaveLength(1);
+    expect(all.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed' });
   });
 });

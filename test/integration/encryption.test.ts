@@ -92,6 +92,23 @@ describe('a run with PERFLOW_ENCRYPTION_KEYS', () => {
     for (const secret of [QUESTION, ANSWER, TOOL_OUTPUT]) expect(plain).toContain(secret);
   });
 
+  it('keeps its event stream sealed in MongoDB: perflow watch reads it with the key, and fails in one line without', async () => {
+    const docs = await cli.harness.db.collection('perflow_events').find({ run: workflowId }).toArray();
+    expect(docs.length).toBeGreaterThan(3);
+    const raw = JSON.stringify(docs);
+    for (const secret of [QUESTION, ANSWER, TOOL_OUTPUT, tag, 'Ada', 'keeper']) expect([secret, raw.includes(secret)]).toEqual([secret, false]);
+    const watched = await perflow(['watch', workflowId, '--json'], KEY_A);
+    expect(watched.code).toBe(0);
+    const events = watched.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; question?: string; output?: string; response?: string });
+    expect(events[0]).toMatchObject({ type: 'run_started', question: QUESTION });
+    expect(events.find((e) => e.type === 'tool_result')?.output).toBe(TOOL_OUTPUT);
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', response: ANSWER });
+    const keyless = await perflow(['watch', workflowId], undefined);
+    expect(keyless.code).toBe(1);
+    expect(keyless.stderr.trim().split('\n')).toHaveLength(1);
+    expect(keyless.stderr).toMatch(/encrypted.*PERFLOW_ENCRYPTION_KEYS/);
+  });
+
   it('is read by the CLI with the key: result and status', async () => {
     const result = await perflow(['result', workflowId], KEY_A);
     expect(result.stderr).toBe('');
