@@ -70,6 +70,16 @@ function withApproval(agent: Record<string, unknown>): Record<string, unknown> {
   return { ...agent, tools: (agent.tools as object[]).map((t) => ({ ...t, requires_approval: true })) };
 }
 
+/** The decision events of a run's stream (and its step starts), in order, as short lines. */
+async function decisionEvents(id: string): Promise<string[]> {
+  const { events } = await harness().memory.eventLog().read(id, 0, undefined, 1_000);
+  return events.flatMap((e) => {
+    if (e.type === 'decision_pending') return [`decision_pending ${e.kind} ${e.id}: ${e.kind === 'plan' ? (e.plan ?? []).join(' | ') : e.tool}`];
+    if (e.type === 'decision') return [`decision ${e.id}: ${e.kind} ${e.action} by ${e.by}`];
+    return e.type === 'step_started' && e.index === 0 ? [`step_started ${e.index}`] : [];
+  });
+}
+
 const searchAttribute = async (run: Run) => (await run.describe()).typedSearchAttributes.get(SearchAttributes.pending);
 
 const TYPES: AgentType[] = ['plan_execute_and_reflect', 'plan_and_execute'];
@@ -93,6 +103,8 @@ describe.each(TYPES)('%s with people in the loop', (type) => {
     const decision = await approvePlan(harness().client, run.workflowId, { by: 'alice' });
     expect(decision).toMatchObject({ kind: 'plan', action: 'approve', by: 'alice', decision_id: 'plan-1' });
     expect((await run.result()).response).toBe(expectedResponse(type, 2));
+    // The run's events: the plan waited for approval, alice approved it, then the steps ran.
+    expect(await decisionEvents(run.workflowId)).toEqual(['decision_pending plan plan-1: add 1 | add 2', 'decision plan-1: plan approve by alice', 'step_started 0']);
     // `first`: the later plans of plan_execute_and_reflect ran without a review.
     const done = await progressOf(harness(), run.workflowId);
     expect(done.decisions).toHaveLength(1);
@@ -227,6 +239,7 @@ describe.each(TYPES)('%s with people in the loop', (type) => {
     await approveTool(harness().client, run.workflowId, { by: 'gina' });
     const out = await run.result();
     expect(out.response).toBe(expectedResponse(type, 1));
+    expect(await decisionEvents(run.workflowId)).toEqual(['step_started 0', 'decision_pending tool tool-1-1: CalculatorTool', 'decision tool-1-1: tool approve by gina']);
     const calls = await harness().memory.interactions.find({ memory_id: out.executor_agent_memory_id, origin: 'tool' }).toArray();
     expect(calls.map((c) => [c.input, c.response])).toEqual([['{"expression":"0+1"}', '1']]);
   });
@@ -290,5 +303,8 @@ describe.each<AgentType>(['step_by_step', 'todo_list'])('%s with people in the l
     expect(steering[0].messages[0].content).toContain(`${FEEDBACK_HEADING}\n- Guidance from jo: mind the totals`);
     const done = await progressOf(harness(), run.workflowId);
     expect(done.decisions?.map((d) => `${d.kind}:${d.action}`)).toEqual(['pause:pause', 'guidance:guide', 'tool:approve', 'resume:resume', 'tool:approve']);
+    const events = await decisionEvents(run.workflowId);
+    expect(events.filter((e) => e.startsWith('decision_pending'))).toEqual(['decision_pending tool tool-1-1: CalculatorTool', 'decision_pending tool tool-2-1: CalculatorTool']);
+    expect(events.filter((e) => e.startsWith('decision ')).map((e) => e.split(': ')[1])).toEqual(['pause pause by jo', 'guidance guide by jo', 'tool approve by jo', 'resume resume by jo', 'tool approve by jo']);
   });
 });
