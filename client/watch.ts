@@ -14,7 +14,10 @@ import type { PerflowClient } from './connect';
 import { CliError } from './errors';
 
 export interface WatchOptions {
-  /** The first offset to give (default 0: the whole stream). */
+  /**
+   * The first offset to give. Default: the run's first event (0, unless the workflow ID was used
+   * again for a later run: then that run's first event).
+   */
   from?: number;
   /** Where MONGODB_URI and the collection names come from (default `process.env`). */
   env?: NodeJS.ProcessEnv;
@@ -77,7 +80,7 @@ export async function* watchRun(perflow: PerflowClient, workflowId: string, opti
 
 async function* follow(perflow: PerflowClient, log: RunEventLog, workflowId: string, options: WatchOptions): AsyncGenerator<RunEvent> {
   const pollMs = options.pollMs ?? 100;
-  let next = options.from ?? 0;
+  let next = options.from ?? (await log.head(workflowId))?.start ?? 0;
   let batch: number | undefined;
   let checked = 0;
   const handle = perflow.client.workflow.getHandle(workflowId);
@@ -109,7 +112,7 @@ async function settleEnded(handle: ReturnType<PerflowClient['client']['workflow'
   if (!ended) return false;
   // A run's own last event is written before it ends: read again before adding one.
   if ((await log.read(workflowId, next, batch)).events.length > 0) return true;
-  if (next === 0 && !(await log.head(workflowId))) {
+  if (!(await log.head(workflowId))) {
     throw new CliError(`run ${workflowId} has no event stream: it ran before perflow published events (use perflow status / history)`, 1);
   }
   await log.append(workflowId, [{ type: 'run_finished', status: ended, response: '', at: new Date().toISOString() }], ['ended-without-event']);

@@ -26,6 +26,8 @@ export interface StreamHeadDoc {
   tenant_id?: string;
   /** Where the chain ended when a writer last said (the chain may have grown since). */
   next: number;
+  /** Where the latest run under this workflow ID begins (absent: 0). */
+  start?: number;
   created: Date;
 }
 
@@ -86,10 +88,11 @@ export class RunEventLog {
   }
 
   /**
-   * Appends events to a run's stream and returns their first offset. `keys` (one per event)
-   * make the append idempotent: events whose key the stream already holds are not appended again.
+   * Appends events to a run's stream and returns their first offset (undefined when all were
+   * there already). `keys` (one per event) make the append idempotent: events whose key the
+   * stream already holds are not appended again.
    */
-  async append(run: string, events: TimedEvent[], keys?: string[]): Promise<number> {
+  async append(run: string, events: TimedEvent[], keys?: string[]): Promise<number | undefined> {
     let tail = this.tails.get(run) ?? (await this.findTail(run, keys !== undefined));
     let pending = events;
     let pendingKeys = keys;
@@ -100,7 +103,7 @@ export class RunEventLog {
         const fresh = pendingKeys.map((k, i) => [k, i] as const).filter(([k]) => !tail.keys.has(k));
         pending = fresh.map(([, i]) => pending[i]);
         pendingKeys = fresh.map(([k]) => k);
-        if (pending.length === 0) return tail.next;
+        if (pending.length === 0) return undefined;
       }
       const doc: EventBatchDoc = {
         _id: batchId(run, tail.next),
@@ -124,6 +127,14 @@ export class RunEventLog {
         tail = await this.walk(run, tail);
       }
     }
+  }
+
+  /**
+   * Marks where the latest run under this workflow ID begins (a workflow ID used again after its
+   * run closed continues the stream): watching without an offset starts there.
+   */
+  async markStart(run: string, offset: number): Promise<void> {
+    await this.collection.updateOne({ _id: run }, { $set: { start: offset } });
   }
 
   /** Records where the chain ends in the head, so writers new to the stream start near it. */

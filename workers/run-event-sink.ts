@@ -38,7 +38,9 @@ export function runEventSinks(log: RunEventLog, warn: (message: string, attrs: R
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       try {
         if (head) await log.open(run, head);
-        await log.append(run, events.map((e) => ({ ...e, at })), keys);
+        const first = await log.append(run, events.map((e) => ({ ...e, at })), keys);
+        // A workflow ID used again: its new run's events begin here.
+        if (head && first !== undefined && first > 0) await log.markStart(run, first);
         await log.saveHint(run);
         if (events.some((e) => e.type === 'run_finished')) log.forget(run);
         return;

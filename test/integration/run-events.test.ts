@@ -8,6 +8,7 @@ import type { AgentType } from '../../core/agent';
 import { startAgentRun, runInput } from '../support/harness';
 import { useCli } from '../support/cli';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
+import { workflowTypeFor } from '../../workflows';
 
 jest.setTimeout(180_000);
 
@@ -18,9 +19,9 @@ function perflowClient(): PerflowClient {
   return { client: cli.harness.client, config: clientConfigFromEnv(cli.env), close: async () => undefined };
 }
 
-async function collect(workflowId: string, from = 0): Promise<RunEvent[]> {
+async function collect(workflowId: string, from?: number): Promise<RunEvent[]> {
   const events: RunEvent[] = [];
-  for await (const e of watchRun(perflowClient(), workflowId, { from, env: cli.env })) events.push(e);
+  for await (const e of watchRun(perflowClient(), workflowId, { ...(from !== undefined ? { from } : {}), env: cli.env })) events.push(e);
   return events;
 }
 
@@ -79,6 +80,22 @@ describe('run event streams', () => {
   it('re-attaching from an offset gives exactly the events from there on; a finished run still streams', async () => {
     const { id, events } = watched.get('plan_execute_and_reflect')!;
     for (const from of [0, 1, 7, events.length - 1]) expect(await collect(id, from)).toEqual(events.slice(from));
+  });
+
+  it('a workflow ID used again for a new run: watching gives the new run from its start, --from 0 the earlier one', async () => {
+    const id = `events-again-${Date.now()}`;
+    const input = runInput(streamedAgent('plan_execute_and_reflect', 1), 'asked twice');
+    for (let i = 0; i < 2; i++) {
+      const handle = await cli.harness.client.workflow.start(workflowTypeFor('plan_execute_and_reflect'), { taskQueue: cli.harness.taskQueue, workflowId: id, args: [input] });
+      await handle.result();
+    }
+    const latest = await collect(id);
+    expect(latest[0]).toMatchObject({ type: 'run_started', workflow_id: id });
+    expect(latest[0].offset).toBeGreaterThan(0);
+    const earlier = await collect(id, 0);
+    expect(earlier[0]).toMatchObject({ type: 'run_started', offset: 0 });
+    expect(earlier.at(-1)).toMatchObject({ type: 'run_finished', offset: latest[0].offset - 1 });
+    expect(latest.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed' });
   });
 
   it('perflow watch prints the events, --json one per line; run --follow shows them live', async () => {
