@@ -1,0 +1,81 @@
+/**
+ * The event log on a real MongoDB-wire server: writers in different processes (here: log
+ * instances with caches of their own) append to one stream at once and the offsets neither skip
+ * nor repeat; a workflow task that runs again publishes its keyed events again and they are not
+ * duplicated; sealed batches hold no plaintext.
+ */
+import { randomUUID } from 'node:crypto';
+import type { MongoClient } from 'mongodb';
+import { RunEventLog } from '../../memory/run-events';
+import { textSealer } from '../../codec/encryption';
+import { parseEncryptionKeys } from '../../config/env';
+import type { TimedEvent } from '../../core/run-events';
+import { connectMongo } from '../support/env';
+
+jest.setTimeout(60_000);
+
+let mongo: MongoClient;
+const database = `perflow_event_log_${randomUUID().slice(0, 8)}`;
+beforeAll(async () => {
+  mongo = await connectMongo();
+});
+afterAll(async () => {
+  await mongo.db(database).dropDatabase();
+  await mongo.close();
+});
+
+const log = (sealed = false) => new RunEventLog(mongo.db(database).collection('perflow_events'), sealed ? textSealer(parseEncryptionKeys(`k:${Buffer.alloc(32, 7).toString('base64')}`)) : undefined);
+const delta = (writer: number, n: number, text = `w${writer}-${n}`): TimedEvent => ({ type: 'model_delta', role: 'executor', step: writer, call: `executor:${writer}:0`, text, at: new Date().toISOString() });
+
+describe('the run event log', () => {
+  it('gives concurrent writers consecutive offsets, none skipped or repeated, each writer in its order', async () => {
+    const run = `log-${randomUUID()}`;
+    await log().open(run, { memory_id: 'm', tenant_id: 't' });
+    const WRITERS = 4;
+    const BATCHES = 15;
+    await Promise.all(
+      Array.from({ length: WRITERS }, async (_, w) => {
+        const writer = log();
+        for (let b = 0; b < BATCHES; b++) await writer.append(run, [delta(w, 2 * b), delta(w, 2 * b + 1)]);
+      }),
+    );
+    const { events } = await log().read(run, 0, undefined, 1_000);
+    expect(events.map((e) => e.offset)).toEqual(Array.from({ length: WRITERS * BATCHES * 2 }, (_, i) => i));
+    for (let w = 0; w < WRITERS; w++) {
+      const mine = events.flatMap((e) => (e.type === 'model_delta' && e.step === w ? [e.text] : []));
+      expect(mine).toEqual(Array.from({ length: BATCHES * 2 }, (_, n) => `w${w}-${n}`));
+    }
+    // Every batch document carries the run's tenant.
+    const docs = await mongo.db(database).collection('perflow_events').find({ run }).toArray();
+    expect(docs.every((d) => d.tenant_id === 't')).toBe(true);
+    // Re-reading from the middle starts inside a batch.
+    expect((await log().read(run, 31, undefined, 1_000)).events.map((e) => e.offset)[0]).toBe(31);
+  });
+
+  it('does not append a keyed event again, also from a writer new to the stream', async () => {
+    const run = `log-${randomUUID()}`;
+    const first = log();
+    await first.open(run, { memory_id: 'm' });
+    const started: TimedEvent = { type: 'step_started', index: 0, step: 's', at: new Date().toISOString() };
+    expect(await first.append(run, [started], ['exec-1#0'])).toBe(0);
+    await first.append(run, [delta(0, 0)]);
+    await first.saveHint(run);
+    // The same task's events published again: by the same writer, and by another process's.
+    expect(await first.append(run, [started], ['exec-1#0'])).toBeUndefined();
+    expect(await log().append(run, [started, { ...started, index: 1 }], ['exec-1#0', 'exec-1#1'])).toBe(2);
+    const { events } = await log().read(run, 0);
+    expect(events.map((e) => `${e.offset}:${e.type}`)).toEqual(['0:step_started', '1:model_delta', '2:step_started']);
+    expect(events[2]).toMatchObject({ index: 1 });
+  });
+
+  it('seals batches with the keys: the documents hold no text of the events, the log reads them', async () => {
+    const run = `log-${randomUUID()}`;
+    const sealed = log(true);
+    await sealed.open(run, { memory_id: 'm' });
+    await sealed.append(run, [delta(0, 0, 'the secret answer')]);
+    const raw = JSON.stringify(await mongo.db(database).collection('perflow_events').find({ run }).toArray());
+    expect(raw).not.toContain('secret');
+    expect((await log(true).read(run, 0)).events[0]).toMatchObject({ text: 'the secret answer' });
+    await expect(log().read(run, 0)).rejects.toThrow(/encrypted: set PERFLOW_ENCRYPTION_KEYS/);
+  });
+});
