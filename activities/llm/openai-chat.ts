@@ -8,6 +8,7 @@ import type { ChatMessage, ChatResponse, RawChatResponse, ToolCall, ToolSpec } f
 import type { LlmClients } from './clients';
 import { activitySignal, booleanParam, numberParam, stopParam, timeoutMs, otherParameters, type OnDelta } from './call-options';
 import { openAiFailure, streamCutFailure } from './errors';
+import { Stream } from 'openai/core/streaming';
 import type { ChatRequest } from './scripted';
 
 /** Interface name, as in the agent file. */
@@ -138,7 +139,15 @@ async function streamCompletion(
   onDelta: OnDelta,
   ctx: { interface: string; model?: string },
 ): Promise<Completion> {
-  const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, options);
+  const response = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, options).asResponse();
+  // A compatible server that does not stream answers the whole completion: take it as it is.
+  if (response.headers.get('content-type')?.includes('application/json')) {
+    const whole = (await response.json()) as Completion;
+    const text = whole.choices?.[0]?.message?.content;
+    if (text) onDelta(text);
+    return whole;
+  }
+  const stream = Stream.fromSSEResponse<OpenAI.Chat.ChatCompletionChunk>(response, new AbortController());
   const completion: Completion = { id: '', object: 'chat.completion', created: 0, model: body.model, choices: [] };
   for await (const chunk of stream) {
     // The top-level fields (id, model, usage in the last chunk, a server's own) as the plain call has them.
