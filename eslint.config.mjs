@@ -38,8 +38,10 @@ const LAYERS = {
   servers: { may: ['core', 'config'] },
   workers: { may: ['core', 'config', 'codec', 'memory', 'telemetry', 'activities', 'workflows'] },
   client: { may: ['core', 'config', 'codec', 'memory', 'telemetry', 'workflows/definitions', 'workers/workflow-source'], types: ['workflows', 'workers'] },
+  // The web console: a server over the client library (and the event streams' store).
+  console: { may: ['core', 'config', 'client', 'workflows/definitions'] },
   // A shell over the client library; the worker only for `perflow worker`, which loads it lazily (cli/commands/worker.ts).
-  cli: { may: ['core', 'config', 'codec', 'client', 'workers'] },
+  cli: { may: ['core', 'config', 'codec', 'client', 'workers', 'console'] },
   bench: { may: [...LIBRARY, 'servers'] },
   scripts: { may: [...LIBRARY, 'servers', 'bench'] },
   // Pure constants that workflow code counts with (the workflow-side counters are workflows/kernel/metrics.ts).

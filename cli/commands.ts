@@ -1,6 +1,7 @@
 /** The table of commands: each name and the handler that runs it (one module per group under commands/). */
 import type { CommandHandler } from './context';
 import { codecServer } from './commands/codec-server';
+import { consoleCommand } from './commands/console';
 import { approve, approveTool, denyTool, guide, pause, pending, reject, resume } from './commands/decisions';
 import { diff, fork } from './commands/fork-diff';
 import { history, replay, reset } from './commands/history';
@@ -31,6 +32,7 @@ const COMMANDS: Readonly<Record<string, CommandHandler>> = {
   pause,
   resume,
   'codec-server': codecServer,
+  console: consoleCommand,
 };
 
 /** The handler of a command name, if there is such a command. */

@@ -29,6 +29,7 @@ const OPTIONS = {
   host: { type: 'string' },
   'ui-origin': { type: 'string', multiple: true },
   token: { type: 'string' },
+  agents: { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

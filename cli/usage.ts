@@ -26,5 +26,8 @@ export const USAGE = `usage: perflow <command> [options]
                                            serve /encode and /decode for the Temporal Web UI with PERFLOW_ENCRYPTION_KEYS
                                            (default port 8888 on 127.0.0.1; CORS for PERFLOW_TEMPORAL_UI_URL's origin;
                                            token also from PERFLOW_CODEC_TOKEN); stops on Ctrl-C
+  console [--port P] [--host H] [--token T] [--agents DIR]
+                                           the web console: start, watch, steer, fork and compare runs (default 127.0.0.1:7300;
+                                           another host needs a token, also from PERFLOW_CONSOLE_TOKEN); stops on Ctrl-C
   (decision commands take --by NAME, recorded with the decision, and --json)
 Options for all: --json (one JSON document on stdout), --verbose (stack traces), --help`;

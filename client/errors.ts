@@ -20,10 +20,12 @@ export function failureMessage(err: unknown): string {
   return oneLine(parts.length > 1 ? parts.slice(1).join(': ') : (parts[0] ?? String(err)));
 }
 
-/** One line and an exit code for any error the CLI may meet. */
-function isNotFound(err: unknown): boolean {
-  return causeChain(err).some((e) => e.code === 5); // gRPC NOT_FOUND
+/** Whether an error says the workflow does not exist (the client's error, or gRPC NOT_FOUND). */
+export function isNotFound(err: unknown): boolean {
+  return err instanceof WorkflowNotFoundError || causeChain(err).some((e) => e.code === 5); // gRPC NOT_FOUND
 }
+
+/** One line and an exit code for any error the CLI may meet. */
 
 export function describeError(
   err: unknown,

@@ -5,7 +5,7 @@
 export { clientConfigFromEnv, temporalFromEnv, type ClientConfig, type TemporalConnectionSettings } from '../config/env';
 export { connectClient, workflowUrl, type PerflowClient } from './connect';
 export { CliError, describeError, failureMessage } from './errors';
-export { followRun, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type StartRunOptions, type StartedRun } from './run';
+export { agentFromJson, followRun, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type LoadedAgent, type StartRunOptions, type StartedRun } from './run';
 export {
   cancelRun,
   fetchHistory,

@@ -28,17 +28,23 @@ export interface LoadAgentFileOptions {
 }
 
 /** Reads and validates an agent file and run parameters; every problem becomes one line. */
-export async function loadAgentFile(
-  file: string,
-  runParams: Record<string, unknown> = {},
-  options: LoadAgentFileOptions = {},
-): Promise<{ agent: AgentDefinition; parameters: ResolvedParameters; warnings: string[] }> {
-  const json = await readJsonFile(file, 'agent file');
+export async function loadAgentFile(file: string, runParams: Record<string, unknown> = {}, options: LoadAgentFileOptions = {}): Promise<LoadedAgent> {
+  return agentFromJson(await readJsonFile(file, 'agent file'), file, runParams, options);
+}
+
+export interface LoadedAgent {
+  agent: AgentDefinition;
+  parameters: ResolvedParameters;
+  warnings: string[];
+}
+
+/** Validates an agent file's JSON (named `where` in errors) and run parameters; every problem becomes one line. */
+export function agentFromJson(json: unknown, where: string, runParams: Record<string, unknown> = {}, options: LoadAgentFileOptions = {}): LoadedAgent {
   try {
     const agent = parseAgentDefinition(json, { toolTypes: [...BUILTIN_TOOL_TYPES, ...(options.extraToolTypes ?? [])] });
     return { agent, parameters: resolveParameters(agent, runParams), warnings: parameterWarnings(agent, runParams) };
   } catch (err) {
-    if (err instanceof AgentDefinitionError) throw new CliError(`${file}: ${err.message}`, 2, { cause: err });
+    if (err instanceof AgentDefinitionError) throw new CliError(`${where}: ${err.message}`, 2, { cause: err });
     throw err;
   }
 }

@@ -96,27 +96,33 @@ async function* follow(perflow: PerflowClient, log: RunEventLog, workflowId: str
     if (read.events.length > 0) continue;
     if (Date.now() - checked >= CLOSED_CHECK_MS) {
       checked = Date.now();
-      if (await settleEnded(handle, log, workflowId, next, batch)) continue;
+      const state = await settleEnded(handle, log, workflowId, next, batch);
+      if (state === 'over') return;
+      if (state === 'more') continue;
     }
     await sleep(pollMs, options.signal);
   }
 }
 
 /**
- * When the run has ended without a `run_finished` event, adds one (idempotently: watchers may
- * race) and says so. A run with no stream at all fails here: unknown, or from before streams.
+ * Whether a run whose stream has nothing new has ended: `over` when the reader is past its
+ * `run_finished` (it re-attached after the end), `more` when there is more to read — the run
+ * ended without a `run_finished` (terminated, timed out) and one was added (idempotently:
+ * watchers may race) — else `waiting`. A run with no stream at all fails here: unknown, or from
+ * before streams.
  */
-async function settleEnded(handle: ReturnType<PerflowClient['client']['workflow']['getHandle']>, log: RunEventLog, workflowId: string, next: number, batch: number | undefined): Promise<boolean> {
+async function settleEnded(handle: ReturnType<PerflowClient['client']['workflow']['getHandle']>, log: RunEventLog, workflowId: string, next: number, batch: number | undefined): Promise<'over' | 'more' | 'waiting'> {
   const { status } = await handle.describe(); // an unknown workflow ID fails here
   const ended = END_STATUS[status.name];
-  if (!ended) return false;
+  if (!ended) return 'waiting';
   // A run's own last event is written before it ends: read again before adding one.
-  if ((await log.read(workflowId, next, batch)).events.length > 0) return true;
+  if ((await log.read(workflowId, next, batch)).events.length > 0) return 'more';
   if (!(await log.head(workflowId))) {
     throw new CliError(`run ${workflowId} has no event stream: it ran before perflow published events (use perflow status / history)`, 1);
   }
+  if (next > 0 && (await log.read(workflowId, next - 1)).events[0]?.type === 'run_finished') return 'over';
   await log.append(workflowId, [{ type: 'run_finished', status: ended, response: '', at: new Date().toISOString() }], ['ended-without-event']);
-  return true;
+  return 'more';
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -1,0 +1,284 @@
+/**
+ * The console's JSON and Server-Sent Events API: what the CLI does, over HTTP, for the page
+ * (and scripts). Each route answers what the matching command prints with `--json`; errors are
+ * `{"error": "one line"}` — 400 bad input, 401 no token, 403 foreign origin, 404 unknown run,
+ * 409 a decision the run does not wait for (or a result not there yet).
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { basename, join } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { Hono, type Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { MongoClient } from 'mongodb';
+import {
+  agentFromJson,
+  approvePlan,
+  approveTool,
+  cancelRun,
+  CliError,
+  denyTool,
+  describeError,
+  diffRuns,
+  forkRun,
+  getStatus,
+  guideRun,
+  listRuns,
+  loadAgentFile,
+  pauseRun,
+  readMemory,
+  rejectPlan,
+  resumeRun,
+  runSummary,
+  startRun,
+  watchRun,
+  workflowUrl,
+  type DecisionRecord,
+  type LoadedAgent,
+  type ListStatus,
+  type PerflowClient,
+  type RunOutput,
+} from '../client';
+import { isNotFound } from '../client/errors';
+import { SearchAttributes } from '../workflows/definitions';
+import { decisionBody, forkBody, offsetOf, parseBody, startBody, type DecisionBody } from './requests';
+
+export interface ApiOptions {
+  perflow: PerflowClient;
+  env: NodeJS.ProcessEnv;
+  /** Every /api request must carry it (`Authorization: Bearer …`, or `?token=` for the event stream). */
+  token?: string;
+  /** The folder of the agent files the console offers. */
+  agentsDir: string;
+  /** One MongoDB client for every event stream the console serves. */
+  mongo: MongoClient;
+}
+
+/** An error with the HTTP status to answer it with. */
+class HttpError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 409,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const LIST_STATUSES: readonly string[] = ['running', 'completed', 'failed'] satisfies ListStatus[];
+
+export function consoleApi(o: ApiOptions): Hono {
+  const { perflow, env } = o;
+  const { client, config } = perflow;
+  const api = new Hono();
+
+  api.use('*', async (c, next) => {
+    checkOrigin(c);
+    if (o.token !== undefined) checkToken(c, o.token);
+    await next();
+  });
+
+  api.get('/info', (c) => c.json({ namespace: config.namespace, temporal_ui_url: config.uiUrl, token_required: o.token !== undefined }));
+
+  api.get('/runs', async (c) => {
+    const status = c.req.query('status') || undefined;
+    if (status !== undefined && !LIST_STATUSES.includes(status)) throw new HttpError(400, `status must be running, completed or failed, got "${status}"`);
+    const runs = await listRuns(client, status as ListStatus | undefined, 100, c.req.query('agent') || undefined, c.req.query('tenant') || undefined);
+    return c.json(
+      runs.map((wf) => {
+        const { workflow_id, status: state, start_time, close_time } = runSummary(wf);
+        const pending = wf.typedSearchAttributes.get(SearchAttributes.pending);
+        return {
+          workflow_id,
+          agent: wf.memo?.agent ?? null,
+          agent_type: wf.memo?.agent_type ?? null,
+          status: state.toLowerCase(),
+          question: wf.memo?.question ?? null,
+          start_time,
+          close_time: close_time ?? null,
+          waiting_for: state === 'RUNNING' && pending !== undefined && pending !== 'none' ? pending : null,
+        };
+      }),
+    );
+  });
+
+  api.get('/agents', async (c) => c.json(await agentFiles(o.agentsDir)));
+
+  api.post('/runs', async (c) => {
+    const body = parseBody(startBody, await jsonOf(c));
+    const { agent, parameters } = await loadAgent(o.agentsDir, body.agent, body.params ?? {}, config.extraToolTypes);
+    const run = await startRun(client, { agent, parameters, question: body.question, taskQueue: config.taskQueue, ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}) });
+    return c.json(startedJson(config, run), 201);
+  });
+
+  api.get('/runs/:id', async (c) => {
+    const id = c.req.param('id');
+    const progress = await getStatus(client, id);
+    return c.json({ workflow_id: id, ...progress, ui_url: workflowUrl(config, id) });
+  });
+
+  api.get('/runs/:id/result', async (c) => {
+    const id = c.req.param('id');
+    const handle = client.workflow.getHandle(id);
+    const { status } = await handle.describe();
+    if (status.name === 'RUNNING') throw new HttpError(409, `run ${id} has not ended yet (GET /api/runs/${id}/events follows it)`);
+    const output = (await handle.result()) as RunOutput;
+    return c.json({ workflow_id: id, run_id: (await handle.describe()).runId, ...output });
+  });
+
+  api.get('/runs/:id/events', async (c) => {
+    const id = c.req.param('id');
+    await client.workflow.getHandle(id).describe(); // an unknown run is a 404, before the stream starts
+    // EventSource sends the last offset it saw when it reconnects.
+    const lastSeen = offsetOf(c.req.header('last-event-id'), 'Last-Event-ID');
+    const from = lastSeen !== undefined ? lastSeen + 1 : offsetOf(c.req.query('from'), 'from');
+    return streamSSE(c, async (stream) => {
+      const stop = new AbortController();
+      stream.onAbort(() => stop.abort());
+      for await (const event of watchRun(perflow, id, { ...(from !== undefined ? { from } : {}), env, mongo: o.mongo, signal: stop.signal })) {
+        await stream.writeSSE({ id: String(event.offset), event: event.type, data: JSON.stringify(event) });
+      }
+    });
+  });
+
+  api.post('/runs/:id/decisions', async (c) => {
+    const id = c.req.param('id');
+    const body = parseBody(decisionBody, await jsonOf(c));
+    try {
+      return c.json({ workflow_id: id, ...(await decide(perflow, id, body)) });
+    } catch (err) {
+      // A decision the run does not wait for (or no longer: it ended) is a conflict.
+      if (err instanceof CliError && err.exitCode === 1) throw new HttpError(409, err.message);
+      throw err;
+    }
+  });
+
+  api.post('/runs/:id/fork', async (c) => {
+    const id = c.req.param('id');
+    const body = parseBody(forkBody, await jsonOf(c));
+    const agent = body.agent !== undefined ? (await loadAgent(o.agentsDir, body.agent, body.params ?? {}, config.extraToolTypes)).agent : undefined;
+    const run = await forkRun(client, id, {
+      fromStep: body.from_step,
+      ...(agent ? { agent } : {}),
+      params: body.params ?? {},
+      ...(body.question !== undefined ? { question: body.question } : {}),
+      taskQueue: config.taskQueue,
+      ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}),
+    });
+    return c.json(startedJson(config, run), 201);
+  });
+
+  api.get('/diff', async (c) => {
+    const [a, b] = [c.req.query('a'), c.req.query('b')];
+    if (!a || !b) throw new HttpError(400, 'diff needs two runs: /api/diff?a=ID&b=ID');
+    for (const id of [a, b]) await client.workflow.getHandle(id).describe().catch((err: unknown) => Promise.reject(isNotFound(err) ? new HttpError(404, `no run ${id}`) : err));
+    return c.json(await diffRuns(client, a, b));
+  });
+
+  api.get('/memory/:memoryId', async (c) => {
+    const id = c.req.param('memoryId');
+    const tenant = c.req.query('tenant') || undefined;
+    const view = await readMemory(env, id, tenant);
+    if (!view) throw new HttpError(404, `memory_id ${id} not found${tenant !== undefined ? ` for tenant ${tenant}` : ''}`);
+    return c.json(view);
+  });
+
+  api.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
+  api.onError((err, c) => {
+    const { status, message } = httpErrorOf(err, config.namespace, c.req.param('id'));
+    return c.json({ error: message }, status);
+  });
+  return api;
+}
+
+/** The status and one line an error answers with. */
+function httpErrorOf(err: Error, namespace: string, workflowId: string | undefined): { status: 400 | 401 | 403 | 404 | 409 | 500; message: string } {
+  if (err instanceof HttpError) return { status: err.status, message: err.message };
+  if (isNotFound(err)) return { status: 404, message: `no run ${workflowId ?? ''} in namespace ${namespace}`.replace('  ', ' ') };
+  const { message, exitCode } = describeError(err, { namespace, ...(workflowId ? { workflowId } : {}) });
+  return { status: exitCode === 2 ? 400 : 500, message };
+}
+
+/** State-changing requests only from the console's own page: a foreign `Origin` is refused (CSRF). */
+function checkOrigin(c: Context): void {
+  if (c.req.method === 'GET' || c.req.method === 'HEAD') return;
+  const origin = c.req.header('origin');
+  if (origin === undefined) return; // not a browser (curl, scripts): the token guards them
+  let host: string | undefined;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = undefined;
+  }
+  if (host !== c.req.header('host')) throw new HttpError(403, `requests from ${origin} are refused: only the console's own page may change runs`);
+}
+
+function checkToken(c: Context, token: string): void {
+  const given = c.req.header('authorization')?.replace(/^Bearer\s+/i, '') ?? c.req.query('token');
+  const a = Buffer.from(given ?? '');
+  const b = Buffer.from(token);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) throw new HttpError(401, 'this console needs its token: Authorization: Bearer TOKEN (the event stream: ?token=TOKEN)');
+}
+
+async function jsonOf(c: Context): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    throw new HttpError(400, 'bad request body: expected a JSON object');
+  }
+}
+
+/** Sends a decision (or cancels) as the CLI's decision commands do. */
+async function decide({ client }: PerflowClient, id: string, d: DecisionBody): Promise<DecisionRecord | { kind: 'cancel'; action: 'cancel' }> {
+  const by = d.by !== undefined ? { by: d.by } : {};
+  switch (d.kind) {
+    case 'approve':
+      return approvePlan(client, id, { ...by, ...(d.steps ? { steps: d.steps } : {}) });
+    case 'reject':
+      return rejectPlan(client, id, { ...by, reason: d.reason, stop: d.stop ?? false });
+    case 'approve_tool':
+      return approveTool(client, id, { ...by, ...(d.input ? { input: d.input } : {}) });
+    case 'deny_tool':
+      return denyTool(client, id, { ...by, reason: d.reason });
+    case 'guide':
+      return guideRun(client, id, d.text, by);
+    case 'pause':
+      return pauseRun(client, id, { ...by, ...(d.reason ? { reason: d.reason } : {}) });
+    case 'resume':
+      return resumeRun(client, id, by);
+    case 'cancel': {
+      const { status } = await client.workflow.getHandle(id).describe();
+      if (status.name !== 'RUNNING') throw new CliError(`${id} cannot be cancelled: the run has ended (${status.name.toLowerCase()})`, 1);
+      await cancelRun(client, id);
+      return { kind: 'cancel', action: 'cancel' };
+    }
+  }
+}
+
+/** What POST /api/runs and /fork answer: `run --json`'s document. */
+function startedJson(config: PerflowClient['config'], run: Awaited<ReturnType<typeof startRun>>) {
+  return { workflow_id: run.workflowId, run_id: run.runId, ...run.ids, ui_url: workflowUrl(config, run.workflowId, run.runId) };
+}
+
+/** The agent files in the console's folder: file name, agent name and type (unreadable ones left out). */
+async function agentFiles(dir: string): Promise<Array<{ file: string; name: string; type: string }>> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
+  const out: Array<{ file: string; name: string; type: string }> = [];
+  for (const file of names) {
+    try {
+      const json = JSON.parse(await readFile(join(dir, file), 'utf8')) as { name?: unknown; type?: unknown };
+      if (typeof json.name === 'string') out.push({ file, name: json.name, type: typeof json.type === 'string' ? json.type : 'plan_execute_and_reflect' });
+    } catch {
+      // not an agent file
+    }
+  }
+  return out;
+}
+
+/** An agent given as a file of the console's folder (by name only) or as an agent file's JSON. */
+async function loadAgent(dir: string, agent: string | Record<string, unknown>, params: Record<string, unknown>, extraToolTypes: string[]): Promise<LoadedAgent> {
+  if (typeof agent !== 'string') return agentFromJson(agent, 'agent', params, { extraToolTypes });
+  const offered = await agentFiles(dir);
+  if (basename(agent) !== agent || !offered.some((a) => a.file === agent)) {
+    throw new HttpError(400, `agent "${agent}" is not one of the console's agent files (${offered.map((a) => a.file).join(', ') || 'none'}): GET /api/agents`);
+  }
+  return loadAgentFile(join(dir, agent), params, { extraToolTypes });
+}

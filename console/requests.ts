@@ -1,0 +1,55 @@
+/**
+ * The console API's request bodies and queries, validated: a bad one is a 400 naming the field.
+ */
+import { z } from 'zod';
+import { CliError } from '../client';
+
+const params = z.record(z.string(), z.unknown());
+
+export const startBody = z.strictObject({
+  /** An agent file the console offers (GET /api/agents), or an agent file's JSON. */
+  agent: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
+  question: z.string().trim().min(1),
+  params: params.optional(),
+});
+
+export const forkBody = z.strictObject({
+  from_step: z.number().int().min(1),
+  question: z.string().trim().min(1).optional(),
+  params: params.optional(),
+  agent: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+});
+
+const by = z.string().max(200).optional();
+const reason = z.string().trim().min(1);
+
+export const decisionBody = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('approve'), steps: z.array(z.string().trim().min(1)).min(1).optional(), by }),
+  z.strictObject({ kind: z.literal('reject'), reason, stop: z.boolean().optional(), by }),
+  z.strictObject({ kind: z.literal('approve_tool'), input: z.record(z.string(), z.unknown()).optional(), by }),
+  z.strictObject({ kind: z.literal('deny_tool'), reason, by }),
+  z.strictObject({ kind: z.literal('guide'), text: z.string().trim().min(1), by }),
+  z.strictObject({ kind: z.literal('pause'), reason: z.string().optional(), by }),
+  z.strictObject({ kind: z.literal('resume'), by }),
+  z.strictObject({ kind: z.literal('cancel'), by }),
+]);
+
+export type DecisionBody = z.infer<typeof decisionBody>;
+
+/** The body parsed by `schema`, or a 400 (a CliError of exit 2) naming the first field at fault. */
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue.path.length > 0 ? issue.path.join('.') : 'the body';
+  const what = issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : `${field}: ${issue.message}`;
+  throw new CliError(`bad request body: ${what}`, 2);
+}
+
+/** A non-negative integer query value (an event offset), or a 400. */
+export function offsetOf(raw: string | undefined, name: string): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new CliError(`${name} expects an event offset (0, 1, 2, …), got "${raw}"`, 2);
+  return n;
+}
