@@ -11,11 +11,11 @@ function DecisionEntry({ entry: { pending, decided } }) {
     ? pending.kind === 'plan'
       ? 'the plan'
       : html`<b>${pending.tool}</b> ${where({ step: pending.step?.index })} <code>${JSON.stringify(pending.input ?? {})}</code>`
-    : decided.kind;
+    : undefined; // guidance, pause, resume: the action says it all
   return html`
     <div class=${`call decision-entry ${decided ? '' : 'open'}`} data-testid="decision-entry">
       <span class="badge waiting">decision</span> ${what}
-      ${decided ? html` — <b data-testid="decision-outcome">${ACTION[decided.action] ?? decided.action}</b> by ${decided.by}` : html` <i>waits for a person</i>`}
+      ${decided ? html`${what ? ' — ' : ''}<b data-testid="decision-outcome">${ACTION[decided.action] ?? decided.action}</b> by ${decided.by}` : html` <i>waits for a person</i>`}
     </div>`;
 }
 

@@ -16,18 +16,21 @@ export function MemoryView({ id }) {
       ${view.runs.map(
         (r, n) => html`
           <article class="exchange" data-testid="memory-exchange">
-            <h3>${n + 1}. ${r.question}</h3>
+            <h4>${n + 1}. ${r.question}</h4>
             <p class="muted">${new Date(r.created).toLocaleString()}${r.forked_from ? html` · forked from <a href=${href('runs', r.forked_from.workflow_id)}>${r.forked_from.workflow_id}</a> at step ${r.forked_from.step}` : ''}</p>
             <ol class="steps">
               ${r.steps.map(
-                (s) => html`<li class="step">
-                  <div>${s.step}</div>
-                  ${s.tool_calls.map((c) => html`<div class="io mono">${c.tool} ${c.input} → ${c.output}</div>`)}
+                (s, i) => html`<li class="step done">
+                  <div class="step-line"><span class="step-no">${i + 1}</span><span class="step-text">${s.step}</span></div>
+                  ${s.tool_calls.map((c) => html`<div class="mono small memory-tool">${c.tool} ${c.input} → ${c.output}</div>`)}
                   <div class="step-result mono">${s.result}</div>
                 </li>`,
               )}
             </ol>
-            ${r.decisions.length > 0 && html`<ul class="plain">${r.decisions.map((d) => html`<li><b>${d.kind}</b> ${d.action} by ${d.by} after ${d.after_steps} steps${d.detail ? ` — ${d.detail}` : ''}</li>`)}</ul>`}
+            ${r.decisions.length > 0 &&
+            html`<h5>Decisions</h5>
+              <ul class="plain">${r.decisions.map((d) => html`<li><b>${d.kind}</b> ${d.action} by ${d.by} after ${d.after_steps} steps${d.detail ? html` — <span class="mono">${d.detail}</span>` : ''}</li>`)}</ul>`}
+            <h5>Response</h5>
             <pre class="response">${r.response}</pre>
           </article>`,
       )}

@@ -45,7 +45,8 @@ export function RunView({ id }) {
   if (!progress) return html`<section class="panel">${error ? html`<p class="error" data-testid="run-error">${error}</p>` : html`<p class="muted">Loading ${id}…</p>`}</section>`;
 
   const p = progress;
-  const status = events.finished && !ENDED.has(p.status) ? events.finished.status : p.status;
+  // How the run ended, as the stream tells it: a cancelled run's progress only says it failed.
+  const status = events.finished?.status ?? p.status;
   const response = events.finished?.response || p.result;
   const failure = events.finished?.error ?? p.error;
   return html`

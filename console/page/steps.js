@@ -21,10 +21,13 @@ export function stepRows(p, ended = false) {
   if (ended) return rows.sort((a, b) => a.index - b.index);
   let next = rows.reduce((n, r) => Math.max(n, r.index + 1), 0);
   rows.push(...open.map((text) => ({ index: next++, text, state: 'todo' })));
+  // A plan under review is not the run's plan yet: show it as proposed.
+  const proposed = open.length === 0 ? (p.pending ?? []).find((d) => d.kind === 'plan')?.plan : undefined;
+  rows.push(...(proposed ?? []).map((text) => ({ index: next++, text, state: 'proposed' })));
   return rows.sort((a, b) => a.index - b.index);
 }
 
-const LABEL = { done: 'done', failed: 'failed', running: 'running', todo: 'to do' };
+const LABEL = { done: 'done', failed: 'failed', running: 'running', todo: 'to do', proposed: 'proposed' };
 
 export function Steps({ progress, ended }) {
   const [forking, setForking] = useState(undefined);

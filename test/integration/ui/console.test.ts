@@ -119,12 +119,20 @@ it('starts, watches, steers, forks and compares runs', async () => {
   await byTestId('plan-step-remove').nth(1).click();
   await byTestId('plan-step-add').click();
   await steps.nth(1).fill('add 2 to that');
+  await screenshot('console-plan-review.png');
   await byTestId('plan-approve').click();
   await text(page.locator('[data-testid="step"][data-state="running"]'), 'add 1 to nothing');
 
   // The first tool call: deny it with a reason.
   await byTestId('tool-decision').waitFor({ timeout: 15_000 });
   await value(byTestId('tool-input-edit'), /"expression": "0\+1"/);
+  // Meanwhile: guidance for the planner, and a pause taken back.
+  await byTestId('guide-text').fill('keep the steps small');
+  await byTestId('guide-send').click();
+  await text(byTestId('decision-log'), 'keep the steps small');
+  await byTestId('pause').click();
+  await byTestId('resume').click({ timeout: 10_000 });
+  await byTestId('pause').waitFor({ timeout: 10_000 });
   await byTestId('tool-reason').fill('no calculator for this one');
   await byTestId('tool-deny').click();
   // A denied call never runs: the activity says it was denied, the decisions list why.
@@ -155,6 +163,7 @@ it('starts, watches, steers, forks and compares runs', async () => {
   await byTestId('memory-link').click();
   await count(byTestId('memory-exchange'), 1);
   await text(byTestId('memory-exchange'), 'the total is 3');
+  await screenshot('console-memory.png');
 
   // Fork the script's run from step 2 with another question and a parameter.
   await page.goto(`${server.url}/#/runs/${encodeURIComponent(quick.workflow_id)}`);
@@ -183,6 +192,16 @@ it('starts, watches, steers, forks and compares runs', async () => {
   expect(pageErrors).toEqual([]);
   // Only the decision the run refused.
   expect(refused).toEqual(['POST /api/runs/ID/decisions 409']);
+});
+
+it('cancels a run that waits', async () => {
+  const started = (await (await api('/runs', { method: 'POST', body: JSON.stringify({ agent: 'reviewed-adder.json', question: 'What is 2+2?', params: { plan_approval: 'first' } }) })).json()) as { workflow_id: string };
+  await page.goto(`${server.url}/#/runs/${encodeURIComponent(started.workflow_id)}`);
+  await byTestId('plan-decision').waitFor({ timeout: 15_000 });
+  await byTestId('cancel').click();
+  await byTestId('cancel-confirm').click();
+  await text(byTestId('run-view-status'), /^cancel+ed$/, 15_000);
+  await text(page.locator(`[data-testid="run-row"][data-workflow-id="${started.workflow_id}"] [data-testid="run-status"]`), /cancel/);
 });
 
 it('refuses a state-changing request from a foreign origin', async () => {
