@@ -43,7 +43,7 @@ const LAYERS = {
   // A shell over the client library; the worker only for `perflow worker`, which loads it lazily (cli/commands/worker.ts).
   cli: { may: ['core', 'config', 'codec', 'client', 'workers', 'console'] },
   bench: { may: [...LIBRARY, 'servers'] },
-  scripts: { may: [...LIBRARY, 'servers', 'bench'] },
+  scripts: { may: [...LIBRARY, 'console', 'servers', 'bench'] },
   // Pure constants that workflow code counts with (the workflow-side counters are workflows/kernel/metrics.ts).
   'telemetry/metric-names': { may: [], packages: PURE },
   // Test and benchmark workflows: sandbox code outside workflows/.
