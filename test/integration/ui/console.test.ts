@@ -1,0 +1,249 @@
+/**
+ * The console page, driven as a person would in headless Chromium against a console server
+ * started in this process (with a token) on the test servers: start a run that waits for its
+ * plan, watch the planner's answer stream in, edit and approve the plan, deny one tool call and
+ * run another with edited input, see the response; fork a finished run from step 2 with another
+ * question and a parameter, compare the two side by side; a POST from a foreign origin is
+ * refused. A screenshot of the run view is saved outside the repository (and, with
+ * PERFLOW_UPDATE_SCREENSHOTS=1, as docs/images/console-run.png for the README).
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { ensureChromium } from '../../../scripts/ui-check';
+import { startConsole, type ConsoleServer } from '../../../console/server';
+import { clientConfigFromEnv } from '../../../config/env';
+import { useCli } from '../../support/cli';
+import { typedAgent } from '../../support/typed-agents';
+
+jest.setTimeout(120_000);
+
+const cli = useCli('console');
+const TOKEN = 'console-test-token';
+// The planner streams its answer in pieces of 4 characters over 1.2 s: slow enough to watch.
+const STREAMED = { latency_ms: 1_200, stream_chunk_chars: 4 };
+
+let dir: string;
+/** Screenshots, kept after the test for a person to look at. */
+let shots: string;
+let server: ConsoleServer;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+/** Requests the page made that the server refused: `METHOD path status`. */
+const refused: string[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'perflow-console-ui-'));
+  shots = mkdtempSync(join(tmpdir(), 'perflow-console-shots-'));
+  const agents = join(dir, 'agents');
+  mkdirSync(agents);
+  // Two steps; every calculator call waits for a person.
+  const reviewed = typedAgent('plan_execute_and_reflect', 2, { parameters: { max_steps: 6 } });
+  reviewed.name = 'reviewed-adder';
+  reviewed.tools = [{ type: 'CalculatorTool', requires_approval: true }];
+  (reviewed.llm as Record<string, unknown>).parameters = STREAMED;
+  writeFileSync(join(agents, 'reviewed-adder.json'), JSON.stringify(reviewed));
+  // Three steps, quickly, nobody asked: a run to fork and compare.
+  const quick = typedAgent('plan_execute_and_reflect', 3);
+  quick.name = 'quick-adder';
+  (quick.llm as Record<string, unknown>).parameters = { latency_ms: 60, stream_chunk_chars: 8 };
+  writeFileSync(join(agents, 'quick-adder.json'), JSON.stringify(quick));
+
+  const env = { ...process.env, ...cli.env };
+  server = await startConsole({ config: clientConfigFromEnv(env), env, port: 0, token: TOKEN, agentsDir: agents });
+  browser = await chromium.launch({
+    executablePath: ensureChromium(),
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) pageErrors.push(m.text());
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400) refused.push(`${r.request().method()} ${new URL(r.url()).pathname.replace(/\/runs\/[^/]+/, '/runs/ID')} ${r.status()}`);
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const api = (path: string, init: RequestInit = {}) =>
+  fetch(`${server.url}/api${path}`, { ...init, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+
+const byTestId = (id: string) => page.getByTestId(id);
+
+it('starts, watches, steers, forks and compares runs', async () => {
+  // A run to fork later, started by a script while the person works on the other one.
+  const quick = (await (await api('/runs', { method: 'POST', body: JSON.stringify({ agent: 'quick-adder.json', question: 'What is 1+2+3?' }) })).json()) as { workflow_id: string };
+
+  // The token arrives in the URL once; the page keeps it and takes it out of the address bar.
+  await page.goto(`${server.url}/?token=${TOKEN}`);
+  await count(byTestId('start-agent').locator('option'), 2);
+  expect(page.url()).not.toContain(TOKEN);
+
+  await byTestId('start-agent').selectOption('reviewed-adder.json');
+  await byTestId('start-question').fill('What is 1+2?');
+  await byTestId('start-params').fill('plan_approval=first');
+  await byTestId('start-submit').click();
+  await page.waitForURL(/#\/runs\//);
+  const id = decodeURIComponent(page.url().split('#/runs/')[1]);
+  await text(byTestId('run-question'), /^What is 1\+2\?$/);
+
+  // The planner's answer arrives in pieces, before it is whole (and long before the run ends).
+  const planner = page.locator('[data-testid="model-call"][data-role="planner"] [data-testid="model-text"]').first();
+  const seen = new Set<string>();
+  for (let deadline = Date.now() + 15_000; Date.now() < deadline && !(await byTestId('plan-decision').isVisible()); ) {
+    const text = (await planner.textContent({ timeout: 50 }).catch(() => null)) ?? '';
+    if (text) seen.add(text);
+    await page.waitForTimeout(40);
+  }
+  const whole = JSON.stringify({ steps: ['add 1', 'add 2'], result: '' });
+  await text(planner, whole, 5_000);
+  expect([...seen].some((t) => t.length < whole.length && whole.startsWith(t))).toBe(true);
+
+  // The runs list says what the run waits for.
+  const row = page.locator(`[data-testid="run-row"][data-workflow-id="${id}"]`);
+  await text(row.getByTestId('run-waiting'), 'waits for plan');
+
+  // Edit the plan in place: reword the first step, drop the second, add another; approve.
+  const steps = byTestId('plan-step-input');
+  await count(steps, 2);
+  await steps.nth(0).fill('add 1 to nothing');
+  await byTestId('plan-step-remove').nth(1).click();
+  await byTestId('plan-step-add').click();
+  await steps.nth(1).fill('add 2 to that');
+  await screenshot('console-plan-review.png');
+  await byTestId('plan-approve').click();
+  await text(page.locator('[data-testid="step"][data-state="running"]'), 'add 1 to nothing');
+
+  // The first tool call: deny it with a reason.
+  await byTestId('tool-decision').waitFor({ timeout: 15_000 });
+  await value(byTestId('tool-input-edit'), /"expression": "0\+1"/);
+  // Meanwhile: guidance for the planner, and a pause taken back.
+  await byTestId('guide-text').fill('keep the steps small');
+  await byTestId('guide-send').click();
+  await text(byTestId('decision-log'), 'keep the steps small');
+  await byTestId('pause').click();
+  await byTestId('resume').click({ timeout: 10_000 });
+  await byTestId('pause').waitFor({ timeout: 10_000 });
+  await byTestId('tool-reason').fill('no calculator for this one');
+  await byTestId('tool-deny').click();
+  // A denied call never runs: the activity says it was denied, the decisions list why.
+  await text(page.locator('[data-testid="decision-entry"]').filter({ hasText: 'CalculatorTool' }).first(), 'denied');
+  await text(byTestId('decision-log'), 'no calculator for this one');
+
+  // The second: an input the tool does not take is refused with the API's one line; then one it takes.
+  await value(byTestId('tool-input-edit'), /"expression": "1\+2"/, 20_000);
+  await byTestId('tool-input-edit').fill('{"expression": 12}');
+  await byTestId('tool-approve').click();
+  await text(byTestId('decision-error'), 'did not accept');
+  await byTestId('tool-input-edit').fill('{"expression": "1+2+0"}');
+  await byTestId('tool-approve').click();
+  await text(page.locator('[data-testid="tool-call"] [data-testid="tool-output"]').first(), /^3$/);
+
+  // The run ends with the response; the view shows the steps, usage, and the decisions taken.
+  await text(byTestId('run-response'), /^the total is 3$/, 20_000);
+  await text(byTestId('run-view-status'), /^completed$/);
+  await count(page.locator('[data-testid="step"][data-state="done"]'), 2);
+  await text(byTestId('run-usage'), 'steps 2/6');
+  await text(byTestId('decision-log'), 'plan edit');
+  await text(byTestId('decision-log'), 'tool deny');
+  expect(await byTestId('temporal-link').getAttribute('href')).toContain(encodeURIComponent(id));
+  await text(row.getByTestId('run-status'), /^completed$/);
+  await screenshot('console-run.png');
+
+  // The memory view lists the exchange.
+  await byTestId('memory-link').click();
+  await count(byTestId('memory-exchange'), 1);
+  await text(byTestId('memory-exchange'), 'the total is 3');
+  await screenshot('console-memory.png');
+
+  // Fork the script's run from step 2 with another question and a parameter.
+  await page.goto(`${server.url}/#/runs/${encodeURIComponent(quick.workflow_id)}`);
+  await text(byTestId('run-response'), /^the total is 6$/, 20_000);
+  await byTestId('fork-open').nth(1).click();
+  await byTestId('fork-question').fill('What is 1+2+3, once more?');
+  await byTestId('fork-params').fill('max_steps=9');
+  await byTestId('fork-submit').click();
+  await page.waitForURL((url) => url.hash.startsWith('#/runs/') && !url.hash.includes(encodeURIComponent(quick.workflow_id)));
+  const fork = decodeURIComponent(page.url().split('#/runs/')[1]);
+  await text(byTestId('run-response'), /^the total is 6$/, 20_000);
+  await text(byTestId('run-question'), 'What is 1+2+3, once more?');
+
+  // Tick both in the list and compare.
+  await page.locator(`[data-testid="run-row"][data-workflow-id="${quick.workflow_id}"] [data-testid="run-pick"]`).check();
+  await page.locator(`[data-testid="run-row"][data-workflow-id="${fork}"] [data-testid="run-pick"]`).check();
+  await byTestId('compare').click();
+  await byTestId('diff-view').waitFor({ timeout: 15_000 });
+  await text(page.locator('[data-testid="diff-setting"][data-key="question"]'), 'once more');
+  await text(page.locator('[data-testid="diff-setting"][data-key="parameters.max_steps"]'), '9');
+  await count(byTestId('diff-step'), 3);
+  await text(byTestId('diff-side-a'), quick.workflow_id);
+  await text(byTestId('diff-side-b'), fork);
+  await screenshot('console-diff.png');
+
+  expect(pageErrors).toEqual([]);
+  // Only the decision the run refused.
+  expect(refused).toEqual(['POST /api/runs/ID/decisions 409']);
+});
+
+it('cancels a run that waits', async () => {
+  const started = (await (await api('/runs', { method: 'POST', body: JSON.stringify({ agent: 'reviewed-adder.json', question: 'What is 2+2?', params: { plan_approval: 'first' } }) })).json()) as { workflow_id: string };
+  await page.goto(`${server.url}/#/runs/${encodeURIComponent(started.workflow_id)}`);
+  await byTestId('plan-decision').waitFor({ timeout: 15_000 });
+  await byTestId('cancel').click();
+  await byTestId('cancel-confirm').click();
+  await text(byTestId('run-view-status'), /^cancel+ed$/, 15_000);
+  await text(page.locator(`[data-testid="run-row"][data-workflow-id="${started.workflow_id}"] [data-testid="run-status"]`), /cancel/);
+});
+
+it('refuses a state-changing request from a foreign origin', async () => {
+  const res = await api('/runs', { method: 'POST', headers: { origin: 'http://evil.example' }, body: JSON.stringify({ agent: 'quick-adder.json', question: 'Should not start' }) });
+  expect(res.status).toBe(403);
+  expect(((await res.json()) as { error: string }).error).toContain('http://evil.example');
+  // Without the token, even the console's own page is turned away.
+  const anonymous = await fetch(`${server.url}/api/runs`);
+  expect(anonymous.status).toBe(401);
+});
+
+/** Waits (bounded) until `read` gives what `ok` accepts; fails naming the last value read. */
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | string = 'nothing (no such element)';
+  for (;;) {
+    try {
+      const v = await read();
+      if (ok(v)) return v;
+      last = v;
+    } catch {
+      // not there yet
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: got ${JSON.stringify(last)} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const matches = (v: string | null, expected: string | RegExp) => v !== null && (typeof expected === 'string' ? v.includes(expected) : expected.test(v));
+
+/** The element's text contains `expected` (or matches it), within the time. */
+const text = (l: Locator, expected: string | RegExp, timeoutMs = 10_000) => until(`text of ${l}`, () => l.textContent({ timeout: 200 }), (v) => matches(v, expected), timeoutMs);
+const value = (l: Locator, expected: RegExp, timeoutMs = 10_000) => until(`value of ${l}`, () => l.inputValue({ timeout: 200 }), (v) => expected.test(v), timeoutMs);
+const count = (l: Locator, n: number, timeoutMs = 10_000) => until(`count of ${l}`, () => l.count(), (v) => v === n, timeoutMs);
+
+/** Saves a screenshot outside the repository; with PERFLOW_UPDATE_SCREENSHOTS=1 also into docs/images/ (the README's). */
+async function screenshot(name: string): Promise<void> {
+  const file = join(shots, name);
+  await page.screenshot({ path: file });
+  expect(statSync(file).size).toBeGreaterThan(10_000);
+  if (process.env.PERFLOW_UPDATE_SCREENSHOTS === '1' && name === 'console-run.png') {
+    copyFileSync(file, resolve(__dirname, '../../../docs/images', name));
+  }
+  process.stdout.write(`screenshot: ${file}\n`);
+}
