@@ -254,10 +254,10 @@ function firstTokenRow(k: number, tokens: FirstToken[], queued: number[]): { row
 }
 
 /** What the worker and the watchers sent per second of streaming: MongoDB commands, and the watchers' Temporal requests. */
-function streamingLoadRow(worker: Record<string, number>, watchers: WatcherCounts, seconds: number): { row: Row; json: unknown } {
-  const json = { seconds, worker_mongo_commands_per_s: sum(Object.values(worker)) / seconds, worker_by_command_per_s: Object.fromEntries(Object.entries(worker).map(([n, c]) => [n, c / seconds])), watchers_mongo_commands_per_s: watchers.mongoCommands / seconds, watchers_find_mean_ms: watchers.findMs / Math.max(1, watchers.finds), watchers_temporal_requests_per_s: watchers.temporalRequests / seconds };
-  const cell = `worker: ${round(json.worker_mongo_commands_per_s)} MongoDB commands/s (${byCommand(worker, seconds)}); watchers: ${round(json.watchers_mongo_commands_per_s)} MongoDB commands/s (find, mean ${round(json.watchers_find_mean_ms)} ms), ${round(json.watchers_temporal_requests_per_s, 2)} Temporal requests/s (describe)`;
-  return { row: [`MongoDB commands and Temporal requests per second of streaming (${STREAM_CONCURRENCY} watched runs at once, ${round(seconds)} s)`, cell, '', ''], json };
+function streamingLoadRow(worker: Record<string, number>, workerInsertMs: number, watchers: WatcherCounts, elapsed: number): { row: Row; json: unknown } {
+  const json = { seconds: elapsed, worker_mongo_commands_per_s: sum(Object.values(worker)) / elapsed, worker_by_command_per_s: Object.fromEntries(Object.entries(worker).map(([n, c]) => [n, c / elapsed])), worker_insert_mean_ms: workerInsertMs / Math.max(1, worker.insert ?? 0), watchers_mongo_commands_per_s: watchers.mongoCommands / elapsed, watchers_find_mean_ms: watchers.findMs / Math.max(1, watchers.finds), watchers_temporal_requests_per_s: watchers.temporalRequests / elapsed };
+  const cell = `worker: ${round(json.worker_mongo_commands_per_s)} MongoDB commands/s (${byCommand(worker, elapsed)}; insert mean ${round(json.worker_insert_mean_ms)} ms); watchers: ${round(json.watchers_mongo_commands_per_s)} MongoDB commands/s (find, mean ${round(json.watchers_find_mean_ms)} ms), ${round(json.watchers_temporal_requests_per_s, 2)} Temporal requests/s (describe)`;
+  return { row: [`MongoDB commands and Temporal requests per second of streaming (${STREAM_CONCURRENCY} watched runs at once, ${round(elapsed)} s)`, cell, '', ''], json };
 }
 
 /** First-token latency at one run and at STREAM_CONCURRENCY watched runs at once, and what streaming sent per second at the latter. */
@@ -269,9 +269,12 @@ async function measureStreaming(bench: Bench, results: Record<string, unknown>):
     const one: FirstToken[] = [];
     for (let i = 0; i < RUNS; i++) one.push(...(await watched(1)));
     watchers.reset();
+    const msBefore = await bench.worker.mongoCommandMs();
     const t0 = performance.now();
     const { run: many, commands } = await mongoCommandsDuring(bench, () => watched(STREAM_CONCURRENCY));
-    const load = streamingLoadRow(commands, watchers.counts(), (performance.now() - t0) / 1000);
+    const elapsed = (performance.now() - t0) / 1000;
+    const insertMs = ((await bench.worker.mongoCommandMs()).insert ?? 0) - (msBefore.insert ?? 0);
+    const load = streamingLoadRow(commands, insertMs, watchers.counts(), elapsed);
     const rows = [firstTokenRow(1, one, await watchers.queuedInWorker(one)), firstTokenRow(STREAM_CONCURRENCY, many, await watchers.queuedInWorker(many)), load];
     results.streaming = { first_token: rows.slice(0, 2).map((r) => r.json), per_second: load.json };
     return rows.map((r) => r.row);
