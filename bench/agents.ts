@@ -8,13 +8,16 @@ export interface BenchRun {
   toolBytes?: number;
   /** The scripted model's answer latency (`llm.parameters.latency_ms`). */
   latencyMs?: number;
+  /** Whether the model's answers stream (`llm.parameters.stream`); unset, the default (on). */
+  stream?: boolean;
 }
 
 const plan = (...steps: string[]) => JSON.stringify({ steps, result: '' });
 const final = (result: string) => JSON.stringify({ steps: [], result });
 
 /** A run whose planner plans one step at a time, `steps` times, then answers; its input as the client builds it. */
-export function benchInput({ steps, toolBytes, latencyMs }: BenchRun): PlanExecuteReflectInput {
+export function benchInput({ steps, toolBytes, latencyMs, stream }: BenchRun): PlanExecuteReflectInput {
+  const parameters = { ...(latencyMs ? { latency_ms: latencyMs } : {}), ...(stream !== undefined ? { stream } : {}) };
   const turn = toolBytes === undefined ? [{ content: 'done' }] : [{ tool_calls: [{ name: 'BlobTool', input: { bytes: toolBytes } }] }, { content: 'done' }];
   const agent = parseAgentDefinition(
     {
@@ -22,7 +25,7 @@ export function benchInput({ steps, toolBytes, latencyMs }: BenchRun): PlanExecu
       type: 'plan_execute_and_reflect',
       llm: {
         interface: 'scripted',
-        ...(latencyMs ? { parameters: { latency_ms: latencyMs } } : {}),
+        ...(Object.keys(parameters).length > 0 ? { parameters } : {}),
         script: { planner: [...Array.from({ length: steps }, (_, i) => plan(`step ${i + 1}`)), final('ok')], executor: Array.from({ length: steps }, () => turn) },
       },
       tools: toolBytes === undefined ? [] : [{ type: 'BlobTool' }],

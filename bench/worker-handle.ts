@@ -6,6 +6,8 @@ import type { WorkerReport, WorkerRequest } from './worker-process';
 export interface BenchWorker {
   /** The MongoDB commands the worker has sent so far, by command name. */
   mongoCommands(): Promise<Record<string, number>>;
+  /** The milliseconds the worker's MongoDB commands have taken so far (those that succeeded), by command name. */
+  mongoCommandMs(): Promise<Record<string, number>>;
   /** Starts a new peak-memory window. */
   resetPeakRss(): void;
   /** The worker's peak resident memory in the current window, MB (VmRSS sampled every 100 ms). */
@@ -63,6 +65,11 @@ export async function startBenchWorker(env: Record<string, string>): Promise<Ben
       const answer = nextReport(child, 'commands');
       send({ type: 'commands' });
       return { ...(await answer).counts };
+    },
+    async mongoCommandMs() {
+      const answer = nextReport(child, 'commands');
+      send({ type: 'commands' });
+      return { ...(await answer).ms };
     },
     resetPeakRss: () => (peak = procStatusMb(pid, 'VmRSS')),
     peakRssMb: () => Math.max(peak, procStatusMb(pid, 'VmRSS')),

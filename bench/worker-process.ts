@@ -3,7 +3,8 @@
  * client's: perflow's worker as createWorker builds it, plus the floor workflows, their no-op
  * activities and BlobTool. Configured like any worker by its environment (TEMPORAL_ADDRESS,
  * TEMPORAL_NAMESPACE, MONGODB_URI naming the database, PERFLOW_TASK_QUEUE). Over IPC it reports
- * `ready`, answers `commands` with the MongoDB commands it has sent, by name, and stops on `stop`.
+ * `ready`, answers `commands` with the MongoDB commands it has sent and the milliseconds they
+ * took, by name, and stops on `stop`.
  */
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { workerConfigFromEnv } from '../config/env';
@@ -12,7 +13,7 @@ import { benchActivities } from './activities';
 import { blobTool } from './tools';
 
 export type WorkerRequest = { type: 'commands' } | { type: 'stop' };
-export type WorkerReport = { type: 'ready' } | { type: 'commands'; counts: Record<string, number> } | { type: 'failed'; message: string };
+export type WorkerReport = { type: 'ready' } | { type: 'commands'; counts: Record<string, number>; ms: Record<string, number> } | { type: 'failed'; message: string };
 
 const report = (message: WorkerReport) => process.send?.(message);
 
@@ -33,10 +34,12 @@ async function main(): Promise<void> {
     },
   });
   const counts: Record<string, number> = {};
+  const ms: Record<string, number> = {};
   worker.mongo.on('commandStarted', (e) => (counts[e.commandName] = (counts[e.commandName] ?? 0) + 1));
+  worker.mongo.on('commandSucceeded', (e) => (ms[e.commandName] = (ms[e.commandName] ?? 0) + e.duration));
   const running = worker.run();
   process.on('message', (request: WorkerRequest) => {
-    if (request.type === 'commands') report({ type: 'commands', counts });
+    if (request.type === 'commands') report({ type: 'commands', counts, ms });
     else worker.shutdown();
   });
   // The bench died without stopping us: stop polling its servers.

@@ -7,7 +7,9 @@
  *
  * On the first memory backend: per-step orchestration time next to a floor workflow doing the
  * same Temporal round trips with no-op activities; history, Temporal tasks and MongoDB commands
- * per step; the run's start event; perflow next to an in-process loop with model latency; with
+ * per step; the run's start event; perflow next to an in-process loop with model latency; history
+ * per step with the model streaming and not; a model's first token from the activity to a
+ * watchRun client at 1 and 50 runs at once, and what the streaming sends per second; with
  * `--long`, a 1,000-step run through continue-as-new. On every backend: K concurrent 5-step
  * runs next to the floor, and the worker's peak RSS. Writes bench/results/latest.{json,md}.
  *
@@ -24,11 +26,12 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { MongoClient } from 'mongodb';
 import { firstLine } from '../core/text';
 import { startServers, stopServersOnSignals } from '../servers';
-import { benchInput, independentStepsInput } from '../bench/agents';
+import { benchInput, independentStepsInput, type BenchRun } from '../bench/agents';
 import { activityTrouble, allHistories, eventCount, fetchManyRunHistories, fetchRunHistories, historyBytes, startEventBytes, temporalTasks, type RunHistories } from '../bench/histories';
 import { runInProcess } from '../bench/in-process-loop';
 import { blobTool } from '../bench/tools';
 import { startBenchWorker, type BenchWorker } from '../bench/worker-handle';
+import { startWatchers, type FirstToken, type WatcherCounts } from '../bench/streaming';
 import type { PlanExecuteReflectInput } from '../workflows';
 import { workflowBundleOptions } from '../workers/workflow-source';
 
@@ -61,6 +64,8 @@ interface Bench {
   client: Client;
   worker: BenchWorker;
   taskQueue: string;
+  /** The worker's environment: its servers, database (MONGODB_URI) and task queue. */
+  env: Record<string, string>;
 }
 
 interface Finished {
@@ -109,17 +114,20 @@ async function withBench<T>(backend: string, body: (bench: Bench) => Promise<T>)
   let worker: BenchWorker | undefined;
   let connection: Connection | undefined;
   try {
-    worker = await startBenchWorker({
+    const env = {
       TEMPORAL_ADDRESS: servers.temporal.address,
       TEMPORAL_NAMESPACE: servers.temporal.namespace,
       MONGODB_URI: withDatabase(servers.mongo.uri, database),
       PERFLOW_TASK_QUEUE: taskQueue,
+    };
+    worker = await startBenchWorker({
+      ...env,
       BENCH_WORKFLOW_BUNDLE: await benchWorkflowBundle(),
       ...(args['max-cached-workflows'] ? { BENCH_MAX_CACHED_WORKFLOWS: args['max-cached-workflows'] } : {}),
     });
     connection = await Connection.connect({ address: servers.temporal.address });
     const client = new Client({ connection, namespace: servers.temporal.namespace });
-    return await body({ backend, label: backendLabel(servers.mongo.kind), client, worker, taskQueue });
+    return await body({ backend, label: backendLabel(servers.mongo.kind), client, worker, taskQueue, env });
   } finally {
     await worker?.stop();
     await connection?.close();
@@ -138,9 +146,12 @@ async function dropDatabase(uri: string, database: string): Promise<void> {
   await mongo.close();
 }
 
+const start = (bench: Bench, type: 'planExecuteReflect' | 'floorRun', arg: PlanExecuteReflectInput | number) =>
+  bench.client.workflow.start(type, { taskQueue: bench.taskQueue, workflowId: `bench-${type}-${randomUUID().slice(0, 8)}`, args: [arg] });
+
 async function execute(bench: Bench, type: 'planExecuteReflect' | 'floorRun', arg: PlanExecuteReflectInput | number): Promise<Finished> {
   const t0 = performance.now();
-  const handle = await bench.client.workflow.start(type, { taskQueue: bench.taskQueue, workflowId: `bench-${type}-${randomUUID().slice(0, 8)}`, args: [arg] });
+  const handle = await start(bench, type, arg);
   await handle.result();
   return { ms: performance.now() - t0, workflowId: handle.workflowId, firstExecutionRunId: handle.firstExecutionRunId };
 }
@@ -165,18 +176,18 @@ async function measurePerStep(bench: Bench, results: Record<string, unknown>): P
 }
 
 /** What MongoDB commands the worker sent while `body` ran, by name. */
-async function mongoCommandsDuring(bench: Bench, body: () => Promise<Finished>): Promise<{ run: Finished; commands: Record<string, number> }> {
+async function mongoCommandsDuring<T>(bench: Bench, body: () => Promise<T>): Promise<{ run: T; commands: Record<string, number> }> {
   const before = await bench.worker.mongoCommands();
   const run = await body();
   const after = await bench.worker.mongoCommands();
   return { run, commands: Object.fromEntries(Object.entries(after).map(([name, n]) => [name, n - (before[name] ?? 0)]).filter(([, n]) => n !== 0)) };
 }
 
-/** A three-step and a six-step run with one BlobTool call per step: their histories and MongoDB commands. */
-async function threeAndSix(bench: Bench, toolBytes: number) {
+/** A three-step and a six-step run with one BlobTool call per step (and `run`'s model settings): their histories and MongoDB commands. */
+async function threeAndSix(bench: Bench, toolBytes: number, run: Omit<BenchRun, 'steps' | 'toolBytes'> = {}) {
   const measured = async (steps: number) => {
-    const { run, commands } = await mongoCommandsDuring(bench, () => perflowRun(bench, benchInput({ steps, toolBytes })));
-    return { histories: await historiesOf(bench, run), commands };
+    const { run: finished, commands } = await mongoCommandsDuring(bench, () => perflowRun(bench, benchInput({ steps, toolBytes, ...run })));
+    return { histories: await historiesOf(bench, finished), commands };
   };
   return { three: await measured(3), six: await measured(6) };
 }
@@ -224,6 +235,68 @@ async function measureHistory(bench: Bench, results: Record<string, unknown>): P
   const detail = names.filter((n) => byName[n] !== 0).map((n) => `${n} ${round(byName[n])}`).join(', ');
   rows.push(['MongoDB commands per step, sent by the worker (step with one tool call)', `${round(mongo.per_added_step)} per added step (${detail}); ${round(mongo.whole_run_per_step)} per step over a whole 6-step run`, '', '']);
   return rows;
+}
+
+const STREAM_STEPS = 3;
+const STREAM_LATENCY_MS = 2_000;
+const STREAM_CONCURRENCY = 50;
+const FIRST_TOKEN_TARGET_P95_MS = 300;
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const byCommand = (commands: Record<string, number>, per: number) => Object.entries(commands).sort(([a], [b]) => a.localeCompare(b)).map(([n, c]) => `${n} ${round(c / per)}`).join(', ');
+
+/** A watched-runs row: first-token latency p50/p95, how many first tokens, and how long they waited in the worker before their insert. */
+function firstTokenRow(k: number, tokens: FirstToken[], queued: number[]): { row: Row; json: unknown } {
+  const latencies = tokens.map((t) => t.arrived - t.at);
+  const json = { runs_at_once: k, samples: latencies.length, p50_ms: percentile(latencies, 50), p95_ms: percentile(latencies, 95), max_ms: Math.max(...latencies), in_worker_before_insert: { p50_ms: percentile(queued, 50), p95_ms: percentile(queued, 95) } };
+  const target = k === STREAM_CONCURRENCY ? `p95 target ≤ ${FIRST_TOKEN_TARGET_P95_MS} ms: ${json.p95_ms <= FIRST_TOKEN_TARGET_P95_MS ? 'met' : 'not met'}` : '';
+  const runs = k === 1 ? `1 run at a time, ${RUNS} runs` : `${k} runs at once`;
+  return { row: [`first model token, activity → watchRun client (${runs}, ${STREAM_STEPS} steps, scripted model latency_ms ${STREAM_LATENCY_MS}, one watchRun a run)`, `p50 ${round(json.p50_ms)} ms, p95 ${round(json.p95_ms)} ms (${json.samples} first tokens); of which waiting in the worker before its insert: p50 ${round(json.in_worker_before_insert.p50_ms)} ms, p95 ${round(json.in_worker_before_insert.p95_ms)} ms`, '', target], json };
+}
+
+/** What the worker and the watchers sent per second of streaming: MongoDB commands, and the watchers' Temporal requests. */
+function streamingLoadRow(worker: Record<string, number>, workerInsertMs: number, watchers: WatcherCounts, elapsed: number): { row: Row; json: unknown } {
+  const json = { seconds: elapsed, worker_mongo_commands_per_s: sum(Object.values(worker)) / elapsed, worker_by_command_per_s: Object.fromEntries(Object.entries(worker).map(([n, c]) => [n, c / elapsed])), worker_insert_mean_ms: workerInsertMs / Math.max(1, worker.insert ?? 0), watchers_mongo_commands_per_s: watchers.mongoCommands / elapsed, watchers_find_mean_ms: watchers.findMs / Math.max(1, watchers.finds), watchers_temporal_requests_per_s: watchers.temporalRequests / elapsed };
+  const cell = `worker: ${round(json.worker_mongo_commands_per_s)} MongoDB commands/s (${byCommand(worker, elapsed)}; insert mean ${round(json.worker_insert_mean_ms)} ms); watchers: ${round(json.watchers_mongo_commands_per_s)} MongoDB commands/s (find, mean ${round(json.watchers_find_mean_ms)} ms), ${round(json.watchers_temporal_requests_per_s, 2)} Temporal requests/s (describe)`;
+  return { row: [`MongoDB commands and Temporal requests per second of streaming (${STREAM_CONCURRENCY} watched runs at once, ${round(elapsed)} s)`, cell, '', ''], json };
+}
+
+/** First-token latency at one run and at STREAM_CONCURRENCY watched runs at once, and what streaming sent per second at the latter. */
+async function measureStreaming(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
+  const watchers = await startWatchers(bench.client, bench.env);
+  try {
+    const input = benchInput({ steps: STREAM_STEPS, latencyMs: STREAM_LATENCY_MS });
+    const watched = async (k: number) => (await Promise.all(Array.from({ length: k }, () => watchers.firstTokens(() => start(bench, 'planExecuteReflect', input))))).flat();
+    const one: FirstToken[] = [];
+    for (let i = 0; i < RUNS; i++) one.push(...(await watched(1)));
+    watchers.reset();
+    const msBefore = await bench.worker.mongoCommandMs();
+    const t0 = performance.now();
+    const { run: many, commands } = await mongoCommandsDuring(bench, () => watched(STREAM_CONCURRENCY));
+    const elapsed = (performance.now() - t0) / 1000;
+    const insertMs = ((await bench.worker.mongoCommandMs()).insert ?? 0) - (msBefore.insert ?? 0);
+    const load = streamingLoadRow(commands, insertMs, watchers.counts(), elapsed);
+    const rows = [firstTokenRow(1, one, await watchers.queuedInWorker(one)), firstTokenRow(STREAM_CONCURRENCY, many, await watchers.queuedInWorker(many)), load];
+    results.streaming = { first_token: rows.slice(0, 2).map((r) => r.json), per_second: load.json };
+    return rows.map((r) => r.row);
+  } finally {
+    await watchers.close();
+  }
+}
+
+/** History per step with the model streaming (latency 200 ms, so deltas are published) next to `stream: false`. */
+async function measureStreamHistory(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
+  // Both set `stream`, so the runs' inputs are the same size.
+  const on = await threeAndSix(bench, 1024, { latencyMs: 200, stream: true });
+  const off = await threeAndSix(bench, 1024, { latencyMs: 200, stream: false });
+  const per = { on: historyPerStep(on.three.histories, on.six.histories), off: historyPerStep(off.three.histories, off.six.histories) };
+  results.history_streaming = per;
+  const cell = (h: { events: number; bytes: number }) => `${round(h.events)} events, ${size(h.bytes)}`;
+  const change = (a: number, b: number) => `${a >= b ? '+' : ''}${round(((a - b) / b) * 100)} %`;
+  const row = (measure: string, which: 'parent' | 'child'): Row => {
+    const [a, b] = [per.on[which], per.off[which]];
+    return [`${measure}, model streaming (latency_ms 200)`, cell(a), `stream false: ${cell(b)}`, `events ${change(a.events, b.events)}, bytes ${change(a.bytes, b.bytes)}`];
+  };
+  return [row('history per added step, parent run, tool output 1 KB', 'parent'), row('history of one executor child with one tool call, output 1 KB', 'child')];
 }
 
 /** The same 5-step agent with model latency through perflow and as a plain in-process loop. */
@@ -287,6 +360,8 @@ async function measureBackend(bench: Bench, first: boolean, results: Record<stri
     rows.push(...(await measureHistory(bench, results)));
     rows.push(...(await measureDurabilityCost(bench, results)));
     rows.push(...(await measureParallelSteps(bench, results)));
+    rows.push(...(await measureStreamHistory(bench, results)));
+    rows.push(...(await measureStreaming(bench, results)));
     if (args.long) rows.push(...(await measureLongRun(bench, results)));
   } else {
     await perflowRun(bench, benchInput({ steps: 2 })); // warm-up
