@@ -46,10 +46,9 @@ export class ActivityStream {
     return this.chain;
   }
 
-  /** Waits for everything queued, and records where the stream now ends. */
+  /** Waits for everything queued. */
   async close(): Promise<void> {
     await this.chain;
-    await this.log.saveHint(this.run).catch(() => undefined);
   }
 
   /**

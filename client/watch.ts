@@ -80,10 +80,21 @@ export async function* watchRun(perflow: PerflowClient, workflowId: string, opti
 
 async function* follow(perflow: PerflowClient, log: RunEventLog, workflowId: string, options: WatchOptions): AsyncGenerator<RunEvent> {
   const pollMs = options.pollMs ?? 100;
-  let next = options.from ?? (await log.head(workflowId))?.start ?? 0;
+  const head = await log.head(workflowId);
+  let next = options.from ?? head?.start ?? 0;
   let batch: number | undefined;
   let checked = 0;
   const handle = perflow.client.workflow.getHandle(workflowId);
+  /** An ended run's events, moved to the archive: yields them; true when they end the run. */
+  async function* archived(): AsyncGenerator<RunEvent, boolean> {
+    for (const event of await log.readArchived(workflowId, next)) {
+      yield event;
+      next = event.offset + 1;
+      if (event.type === 'run_finished') return true;
+    }
+    return false;
+  }
+  if (head?.archived && next < head.archived.next && (yield* archived())) return;
   for (;;) {
     if (options.signal?.aborted) return;
     const read = await log.read(workflowId, next, batch);
@@ -97,29 +108,35 @@ async function* follow(perflow: PerflowClient, log: RunEventLog, workflowId: str
     if (Date.now() - checked >= CLOSED_CHECK_MS) {
       checked = Date.now();
       const state = await settleEnded(handle, log, workflowId, next, batch);
-      if (state === 'over') return;
-      if (state === 'more') continue;
+      if (state === 'over' || (state === 'archived' && (yield* archived()))) return;
+      if (state !== 'waiting') continue;
     }
     await sleep(pollMs, options.signal);
   }
 }
 
 /**
- * Whether a run whose stream has nothing new has ended: `over` when the reader is past its
- * `run_finished` (it re-attached after the end), `more` when there is more to read — the run
- * ended without a `run_finished` (terminated, timed out) and one was added (idempotently:
- * watchers may race) — else `waiting`. A run with no stream at all fails here: unknown, or from
- * before streams.
+ * Whether a run whose stream has nothing new has ended: `over` when the reader is past its end
+ * (it re-attached after it), `archived` when the rest was moved to the archive meanwhile, `more`
+ * when there is more to read — the run ended without a `run_finished` (terminated, timed out)
+ * and one was added (idempotently: watchers may race) — else `waiting`. A run with no stream at
+ * all fails here: unknown, or from before streams.
  */
-async function settleEnded(handle: ReturnType<PerflowClient['client']['workflow']['getHandle']>, log: RunEventLog, workflowId: string, next: number, batch: number | undefined): Promise<'over' | 'more' | 'waiting'> {
+async function settleEnded(
+  handle: ReturnType<PerflowClient['client']['workflow']['getHandle']>,
+  log: RunEventLog,
+  workflowId: string,
+  next: number,
+  batch: number | undefined,
+): Promise<'over' | 'archived' | 'more' | 'waiting'> {
   const { status } = await handle.describe(); // an unknown workflow ID fails here
   const ended = END_STATUS[status.name];
   if (!ended) return 'waiting';
   // A run's own last event is written before it ends: read again before adding one.
   if ((await log.read(workflowId, next, batch)).events.length > 0) return 'more';
-  if (!(await log.head(workflowId))) {
-    throw new CliError(`run ${workflowId} has no event stream: it ran before perflow published events (use perflow status / history)`, 1);
-  }
+  const head = await log.head(workflowId);
+  if (!head) throw new CliError(`run ${workflowId} has no event stream: it ran before perflow published events (use perflow status / history)`, 1);
+  if (head.archived) return next < head.archived.next ? 'archived' : 'over';
   if (next > 0 && (await log.read(workflowId, next - 1)).events[0]?.type === 'run_finished') return 'over';
   await log.append(workflowId, [{ type: 'run_finished', status: ended, response: '', at: new Date().toISOString() }], ['ended-without-event']);
   return 'more';

@@ -22,6 +22,8 @@ export interface EventSealer {
 
 export interface StreamHeadDoc {
   _id: string;
+  /** The stream was moved to the archive up to offset `next` (its run ended), in `chunks` archive documents. */
+  archived?: { chunks: number; next: number };
   memory_id?: string;
   tenant_id?: string;
   /** Where the chain ended when a writer last said (the chain may have grown since). */
@@ -46,9 +48,22 @@ export interface EventBatchDoc {
 
 type StreamDoc = StreamHeadDoc | EventBatchDoc;
 
+/** An ended stream's batches, in order, in the archive collection: `<run>:<chunk>`. */
+export interface ArchiveDoc {
+  _id: string;
+  run: string;
+  batches: Array<Omit<EventBatchDoc, '_id' | 'run'>>;
+}
+
+/** Batches per archive document (each well under MongoDB's 16 MB). */
+const BATCHES_PER_ARCHIVE_DOC = 200;
+
 const DUPLICATE_KEY = 11000;
 /** How far back a writer new to a stream looks for workflow events already published. */
 const KEY_LOOKBACK_BATCHES = 32;
+
+/** A walk longer than this many batches records its end in the head. */
+const HINT_AFTER_STEPS = 8;
 
 const batchId = (run: string, first: number) => `${run}:${first}`;
 
@@ -76,6 +91,8 @@ export class RunEventLog {
   constructor(
     readonly collection: Collection<StreamDoc>,
     private readonly sealer?: EventSealer,
+    /** Where ended streams are moved, so the collection of live ones stays small (FerretDB scans it on every read). */
+    readonly archive: Collection<ArchiveDoc> = collection.db.collection<ArchiveDoc>(`${collection.collectionName}.archive`),
   ) {}
 
   /** Creates the stream's head (once; a second call keeps the first's). */
@@ -96,8 +113,6 @@ export class RunEventLog {
     let tail = this.tails.get(run) ?? (await this.findTail(run, keys !== undefined));
     let pending = events;
     let pendingKeys = keys;
-    // Workflow events are published again when a workflow task runs again: see what is there since.
-    if (keys) tail = await this.walk(run, tail);
     for (;;) {
       if (pendingKeys) {
         const fresh = pendingKeys.map((k, i) => [k, i] as const).filter(([k]) => !tail.keys.has(k));
@@ -137,12 +152,6 @@ export class RunEventLog {
     await this.collection.updateOne({ _id: run }, { $set: { start: offset } });
   }
 
-  /** Records where the chain ends in the head, so writers new to the stream start near it. */
-  async saveHint(run: string): Promise<void> {
-    const tail = this.tails.get(run);
-    if (tail) await this.collection.updateOne({ _id: run }, { $max: { next: tail.next } });
-  }
-
   /** Forgets a finished stream's tail (the process keeps no state of ended runs). */
   forget(run: string): void {
     this.tails.delete(run);
@@ -172,6 +181,51 @@ export class RunEventLog {
       start = doc.first + doc.count;
     }
     return { events, batch: start };
+  }
+
+  /**
+   * Moves an ended stream's batches to the archive (idempotent: a second call finds them moved).
+   * Writers and readers of live streams then scan only the runs in flight.
+   */
+  async archiveStream(run: string): Promise<void> {
+    const batches = ((await this.collection.find({ run } as object).toArray()) as EventBatchDoc[]).sort((a, b) => a.first - b.first);
+    if (batches.length === 0) return;
+    const head = await this.head(run);
+    const chunks = Math.ceil(batches.length / BATCHES_PER_ARCHIVE_DOC);
+    const earlier = head?.archived?.chunks ?? 0; // a workflow ID used again: its earlier runs' chunks come first
+    for (let k = 0; k < chunks; k++) {
+      const part = batches.slice(k * BATCHES_PER_ARCHIVE_DOC, (k + 1) * BATCHES_PER_ARCHIVE_DOC).map(({ _id: _i, run: _r, ...b }) => b);
+      await this.archive.replaceOne({ _id: batchId(run, earlier + k) }, { run, batches: part }, { upsert: true });
+    }
+    const end = batches.at(-1)!.first + batches.at(-1)!.count;
+    // A workflow ID used again goes on after the archived offsets.
+    await this.collection.updateOne({ _id: run }, { $set: { archived: { chunks: earlier + chunks, next: end } }, $max: { next: end } });
+    await this.collection.deleteMany({ _id: { $in: batches.map((b) => b._id) } });
+    this.tails.delete(run);
+  }
+
+  /** Every event there is now from `offset` on, archived and live (a finished run's, a test's look). */
+  async readAll(run: string, offset = 0): Promise<RunEvent[]> {
+    const head = await this.head(run);
+    const archived = head?.archived && offset < head.archived.next ? await this.readArchived(run, offset) : [];
+    const from = Math.max(offset, head?.archived?.next ?? 0);
+    return [...archived, ...(await this.read(run, from, undefined, 100_000)).events];
+  }
+
+  /** The events from `offset` on of an archived stream (all of them: it has ended). */
+  async readArchived(run: string, offset: number): Promise<RunEvent[]> {
+    const chunks = (await this.head(run))?.archived?.chunks ?? 0;
+    const events: RunEvent[] = [];
+    for (let k = 0; k < chunks; k++) {
+      const doc = await this.archive.findOne({ _id: batchId(run, k) });
+      for (const batch of doc?.batches ?? []) {
+        if (batch.first + batch.count <= offset) continue;
+        (await this.eventsOf({ _id: '', run, ...batch })).forEach((e, j) => {
+          if (batch.first + j >= offset) events.push({ offset: batch.first + j, ...e } as RunEvent);
+        });
+      }
+    }
+    return events;
   }
 
   /** The start of the batch holding `offset` (a reader re-attaching mid-stream); undefined when no batch holds it yet. */
@@ -213,11 +267,19 @@ export class RunEventLog {
     return tail;
   }
 
-  /** Follows the chain from `tail.next` to its end, remembering the workflow events it passes. */
+  /**
+   * Follows the chain from `tail.next` to its end, remembering the workflow events it passes. A
+   * long walk records where it ended in the head, so the next writer new to the stream starts
+   * near it (writers that know the stream never read the head: on FerretDB every write by `_id`
+   * is a scan of the collection).
+   */
   private async walk(run: string, tail: Tail): Promise<Tail> {
-    for (;;) {
+    for (let steps = 0; ; steps++) {
       const doc = (await this.collection.findOne({ _id: batchId(run, tail.next) }, { projection: { first: 1, count: 1, keys: 1 } })) as EventBatchDoc | null;
-      if (!doc) return tail;
+      if (!doc) {
+        if (steps > HINT_AFTER_STEPS) await this.collection.updateOne({ _id: run }, { $max: { next: tail.next } });
+        return tail;
+      }
       remember(tail.keys, doc.keys);
       tail.next = doc.first + doc.count;
     }

@@ -4,6 +4,7 @@
  *
  *   npm run bench -- [--concurrency 50,200] [--steps 10] [--runs 5]
  *                    [--backends sqlite,postgresql] [--latency-ms 1000] [--long]
+ *                    [--only per-step,history,durability,parallel,streaming,concurrency]
  *
  * On the first memory backend: per-step orchestration time next to a floor workflow doing the
  * same Temporal round trips with no-op activities; history, Temporal tasks and MongoDB commands
@@ -44,8 +45,12 @@ const { values: args } = parseArgs({
     'latency-ms': { type: 'string', default: '1000' },
     long: { type: 'boolean', default: false },
     'max-cached-workflows': { type: 'string' },
+    only: { type: 'string' },
   },
 });
+/** `--only per-step,history,durability,parallel,streaming,concurrency`: the sections to measure (default all). */
+const ONLY = args.only ? new Set(args.only.split(',').map((s) => s.trim())) : undefined;
+const measuring = (section: string) => !ONLY || ONLY.has(section);
 const CONCURRENCY = args.concurrency.split(',').map(Number);
 const STEPS = Number(args.steps);
 const RUNS = Number(args.runs);
@@ -356,19 +361,18 @@ async function measureLongRun(bench: Bench, results: Record<string, unknown>): P
 async function measureBackend(bench: Bench, first: boolean, results: Record<string, unknown>): Promise<Row[]> {
   const rows: Row[] = [];
   if (first) {
-    rows.push(...(await measurePerStep(bench, results)));
-    rows.push(...(await measureHistory(bench, results)));
-    rows.push(...(await measureDurabilityCost(bench, results)));
-    rows.push(...(await measureParallelSteps(bench, results)));
-    rows.push(...(await measureStreamHistory(bench, results)));
-    rows.push(...(await measureStreaming(bench, results)));
+    if (measuring('per-step')) rows.push(...(await measurePerStep(bench, results)));
+    if (measuring('history')) rows.push(...(await measureHistory(bench, results)));
+    if (measuring('durability')) rows.push(...(await measureDurabilityCost(bench, results)));
+    if (measuring('parallel')) rows.push(...(await measureParallelSteps(bench, results)));
+    if (measuring('streaming')) rows.push(...(await measureStreamHistory(bench, results)), ...(await measureStreaming(bench, results)));
     if (args.long) rows.push(...(await measureLongRun(bench, results)));
   } else {
     await perflowRun(bench, benchInput({ steps: 2 })); // warm-up
     await floorRun(bench, 2);
   }
   const concurrency: Record<string, unknown> = {};
-  for (const k of CONCURRENCY) {
+  for (const k of measuring('concurrency') ? CONCURRENCY : []) {
     const { row, json } = await measureConcurrency(bench, k);
     concurrency[k] = json;
     rows.push(row);
@@ -405,7 +409,7 @@ async function main(): Promise<void> {
 
 function write(results: Record<string, unknown>, rows: Row[], notes: string[], singleRunBackend: string): void {
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  const command = `npm run bench -- --concurrency ${CONCURRENCY.join(',')} --steps ${STEPS} --runs ${RUNS} --backends ${BACKENDS.join(',')} --latency-ms ${LATENCY_MS}${args.long ? ' --long' : ''}${args['max-cached-workflows'] ? ` --max-cached-workflows ${args['max-cached-workflows']}` : ''}`;
+  const command = `npm run bench -- --concurrency ${CONCURRENCY.join(',')} --steps ${STEPS} --runs ${RUNS} --backends ${BACKENDS.join(',')} --latency-ms ${LATENCY_MS}${args.long ? ' --long' : ''}${args['max-cached-workflows'] ? ` --max-cached-workflows ${args['max-cached-workflows']}` : ''}${args.only ? ` --only ${args.only}` : ''}`;
   const table = [
     `Machine: ${machine}. Command: \`${command}\`. Scripted model; Temporal dev server and the memory backend on the same machine; the worker in its own process. Rows without a backend ran on ${singleRunBackend}.`,
     '',
@@ -414,6 +418,8 @@ function write(results: Record<string, unknown>, rows: Row[], notes: string[], s
     ...rows.map((r) => `| ${r.join(' | ')} |`),
     ...(notes.length > 0 ? ['', ...notes.map((n) => `Note: ${n}.`)] : []),
   ].join('\n');
+  // Some sections only: the table, not the results of record.
+  if (ONLY) return void console.log(table);
   const dir = join(__dirname, '..', 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'latest.json'), `${JSON.stringify({ machine, command, date: new Date().toISOString(), notes, ...results }, null, 2)}\n`);

@@ -12,26 +12,42 @@ import type { RunEventBody } from '../core/run-events';
 const ATTEMPTS_MS = [0, 250, 1_000];
 
 export function runEventSinks(log: RunEventLog, warn: (message: string, attrs: Record<string, unknown>) => void): InjectedSinks<RunEventSinks> {
-  // The worker calls an activation's sink calls at once: each run's are written one after the other, in the order made.
-  const queues = new Map<string, Promise<void>>();
-  const inOrder = (run: string, write: () => Promise<void>): Promise<void> => {
-    const done = (queues.get(run) ?? Promise.resolve()).then(write);
-    queues.set(run, done);
-    return done.finally(() => {
-      if (queues.get(run) === done) queues.delete(run);
-    });
+  /**
+   * The worker calls an activation's sink calls at once: each run's are queued in the order made,
+   * and what queued up meanwhile is written as one batch (one insert for an activation's events).
+   */
+  const queues = new Map<string, Array<Publish & { written: () => void }>>();
+  const drain = async (run: string, queue: Array<Publish & { written: () => void }>) => {
+    while (queue.length > 0) {
+      const batch = queue.splice(0);
+      await publish(run, {
+        events: batch.flatMap((p) => p.events),
+        keys: batch.flatMap((p) => p.keys),
+        ...(batch.find((p) => p.head)?.head ? { head: batch.find((p) => p.head)!.head } : {}),
+      });
+      batch.forEach((p) => p.written());
+    }
+    queues.delete(run);
   };
   return {
     runEvents: {
       publish: {
-        fn: (_info, run, events, keys, head) => inOrder(run, () => publish(run, events, keys, head)),
+        fn: (_info, run, events, keys, head) =>
+          new Promise<void>((written) => {
+            let queue = queues.get(run);
+            const fresh = !queue;
+            if (!queue) queues.set(run, (queue = []));
+            queue.push({ events, keys, ...(head ? { head } : {}), written });
+            // After this tick, when the activation's other calls have queued too.
+            if (fresh) setImmediate(() => void drain(run, queue));
+          }),
         callDuringReplay: false,
       },
     },
   };
 
-  /** Writes the events (retrying a failed write a few times); gives up with a warning. */
-  async function publish(run: string, events: RunEventBody[], keys: string[], head?: { memory_id: string; tenant_id?: string }): Promise<void> {
+  /** Writes the events (retrying a failed write a few times); gives up with a warning. An ended run's stream goes to the archive. */
+  async function publish(run: string, { events, keys, head }: Publish): Promise<void> {
     const at = new Date().toISOString();
     let error: unknown;
     for (const wait of ATTEMPTS_MS) {
@@ -41,8 +57,7 @@ export function runEventSinks(log: RunEventLog, warn: (message: string, attrs: R
         const first = await log.append(run, events.map((e) => ({ ...e, at })), keys);
         // A workflow ID used again: its new run's events begin here.
         if (head && first !== undefined && first > 0) await log.markStart(run, first);
-        await log.saveHint(run);
-        if (events.some((e) => e.type === 'run_finished')) log.forget(run);
+        if (events.some((e) => e.type === 'run_finished')) await log.archiveStream(run);
         return;
       } catch (err) {
         error = err;
@@ -50,4 +65,10 @@ export function runEventSinks(log: RunEventLog, warn: (message: string, attrs: R
     }
     warn('run events could not be published', { run, types: events.map((e) => e.type).join(','), error: String(error) });
   }
+}
+
+interface Publish {
+  events: RunEventBody[];
+  keys: string[];
+  head?: { memory_id: string; tenant_id?: string };
 }

@@ -72,7 +72,7 @@ function withApproval(agent: Record<string, unknown>): Record<string, unknown> {
 
 /** The decision events of a run's stream (and its step starts), in order, as short lines. */
 async function decisionEvents(id: string): Promise<string[]> {
-  const { events } = await harness().memory.eventLog().read(id, 0, undefined, 1_000);
+  const events = await harness().memory.eventLog().readAll(id);
   return events.flatMap((e) => {
     if (e.type === 'decision_pending') return [`decision_pending ${e.kind} ${e.id}: ${e.kind === 'plan' ? (e.plan ?? []).join(' | ') : e.tool}`];
     if (e.type === 'decision') return [`decision ${e.id}: ${e.kind} ${e.action} by ${e.by}`];

@@ -59,13 +59,28 @@ describe('the run event log', () => {
     const started: TimedEvent = { type: 'step_started', index: 0, step: 's', at: new Date().toISOString() };
     expect(await first.append(run, [started], ['exec-1#0'])).toBe(0);
     await first.append(run, [delta(0, 0)]);
-    await first.saveHint(run);
     // The same task's events published again: by the same writer, and by another process's.
     expect(await first.append(run, [started], ['exec-1#0'])).toBeUndefined();
     expect(await log().append(run, [started, { ...started, index: 1 }], ['exec-1#0', 'exec-1#1'])).toBe(2);
     const { events } = await log().read(run, 0);
     expect(events.map((e) => `${e.offset}:${e.type}`)).toEqual(['0:step_started', '1:model_delta', '2:step_started']);
     expect(events[2]).toMatchObject({ index: 1 });
+  });
+
+  it('moves an ended stream to the archive: it reads the same, the live collection no longer holds it, the offsets go on', async () => {
+    const run = `log-${randomUUID()}`;
+    const writer = log();
+    await writer.open(run, { memory_id: 'm' });
+    for (let b = 0; b < 5; b++) await writer.append(run, [delta(0, 2 * b), delta(0, 2 * b + 1)]);
+    const before = await log().readAll(run);
+    await writer.archiveStream(run);
+    await writer.archiveStream(run); // again: nothing left to move
+    expect(await log().readAll(run)).toEqual(before);
+    expect((await log().readAll(run, 7)).map((e) => e.offset)).toEqual([7, 8, 9]);
+    expect(await mongo.db(database).collection('perflow_events').countDocuments({ run })).toBe(0);
+    expect((await log().head(run))?.archived).toEqual({ chunks: 1, next: 10 });
+    // A workflow ID used again: a new writer goes on after the archived offsets.
+    expect(await log().append(run, [delta(1, 0)])).toBe(10);
   });
 
   it('seals batches with the keys: the documents hold no text of the events, the log reads them', async () => {

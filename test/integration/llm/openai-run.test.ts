@@ -119,5 +119,5 @@ it('applies the custom llm_response_filter to the max-steps summary too; with st
 
 /** The run's events as its stream holds them. */
 async function eventsOf(id: string): Promise<RunEvent[]> {
-  return (await harness().memory.eventLog().read(id, 0, undefined, 1_000)).events;
+  return harness().memory.eventLog().readAll(id);
 }
