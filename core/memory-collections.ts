@@ -13,3 +13,9 @@ export interface MemoryCollections {
 }
 
 export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memories', interactions: 'perflow_interactions', prompts: 'perflow_prompts', events: 'perflow_events' };
+
+/** Where ended runs' event streams are kept: beside the events collection, named after it. */
+export const eventArchiveOf = (events: string): string => `${events}.archive`;
+
+/** Every collection perflow's memory uses (the MongoDB tools keep off them). */
+export const allMemoryCollections = (c: MemoryCollections): string[] => [...Object.values(c), eventArchiveOf(c.events)];

@@ -13,6 +13,7 @@
  */
 import { Binary, MongoServerError, type Collection } from 'mongodb';
 import type { RunEvent, TimedEvent } from '../core/run-events';
+import { eventArchiveOf } from '../core/memory-collections';
 
 /** Seals and opens the events of a batch (the payload codec of PERFLOW_ENCRYPTION_KEYS). */
 export interface EventSealer {
@@ -92,7 +93,7 @@ export class RunEventLog {
     readonly collection: Collection<StreamDoc>,
     private readonly sealer?: EventSealer,
     /** Where ended streams are moved, so the collection of live ones stays small (FerretDB scans it on every read). */
-    readonly archive: Collection<ArchiveDoc> = collection.db.collection<ArchiveDoc>(`${collection.collectionName}.archive`),
+    readonly archive: Collection<ArchiveDoc> = collection.db.collection<ArchiveDoc>(eventArchiveOf(collection.collectionName)),
   ) {}
 
   /** Creates the stream's head (once; a second call keeps the first's). */

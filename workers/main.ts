@@ -5,7 +5,7 @@
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { MongoClient, type MongoClientOptions } from 'mongodb';
 import { createActivities, MODEL_ACTIVITY_NAMES } from '../activities';
-import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
+import { allMemoryCollections, DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
 import { MemoryStore } from '../memory/store';
 import { builtinTools } from '../activities/tools/builtin';
 import { toolRegistry, type Tool } from '../activities/tools/tool';
@@ -38,7 +38,7 @@ export interface PerflowWorker {
 
 /** The tools the worker offers agents: the built-in ones, with MongoDB tools on the worker's database. */
 export function workerTools(mongo: MongoClient, database: string, memory: MemoryCollections = DEFAULT_COLLECTIONS): Tool<never>[] {
-  return builtinTools({ mongo, defaultDb: database, protectedCollections: Object.values(memory) });
+  return builtinTools({ mongo, defaultDb: database, protectedCollections: allMemoryCollections(memory) });
 }
 
 export interface CreateWorkerOptions extends PerflowWorkerConfig {

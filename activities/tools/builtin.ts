@@ -1,6 +1,6 @@
 /** The tools perflow ships with, as a worker offers them to agents. */
 import type { MongoClient } from 'mongodb';
-import { DEFAULT_COLLECTIONS } from '../../core/memory-collections';
+import { allMemoryCollections, DEFAULT_COLLECTIONS } from '../../core/memory-collections';
 import { calculatorTool } from './calculator';
 import { createMongoTools } from './mongo-tools';
 import type { Tool } from './tool';
@@ -21,7 +21,7 @@ export function builtinTools(deps: BuiltinToolDeps = {}): Tool<never>[] {
   if (deps.mongo) {
     const mongoTools = createMongoTools(deps.mongo, {
       defaultDb: deps.defaultDb ?? 'perflow',
-      protectedCollections: deps.protectedCollections ?? Object.values(DEFAULT_COLLECTIONS),
+      protectedCollections: deps.protectedCollections ?? allMemoryCollections(DEFAULT_COLLECTIONS),
     });
     tools.push(
       mongoTools.listCollections as Tool<never>,
