@@ -81,10 +81,12 @@ function round(dollars: number): number {
 
 /**
  * The one-line note `run` prints when models of the agent file have no known price (their cost is
- * null), or undefined when all have one.
+ * null), or undefined when all have one. The scripted model is left out: it calls no provider,
+ * so there is nothing to pay (its cost is null all the same unless its block has a price).
  */
-export function unpricedModelsNote(models: readonly PricedModel[]): string | undefined {
-  const unpriced = [...new Set(models.filter((m) => priceSource(m) === null).map((m) => m.model ?? m.interface))];
+export function unpricedModelsNote(models: readonly (PricedModel | undefined)[]): string | undefined {
+  const real = models.filter((m): m is PricedModel => m !== undefined && m.interface !== 'scripted');
+  const unpriced = [...new Set(real.filter((m) => priceSource(m) === null).map((m) => m.model ?? m.interface))];
   if (unpriced.length === 0) return undefined;
   const names = unpriced.map((n) => `"${n}"`).join(', ');
   return `no price known for model ${names}: cost is null (give its llm block "price": {"input_per_million": N, "output_per_million": N})`;

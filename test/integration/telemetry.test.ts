@@ -219,6 +219,21 @@ describe('traces and metrics', () => {
     expect(sample('perflow_tool_errors_total', { tool: 'CalculatorTool' })).toBeUndefined();
     expect(metrics).toMatch(/^temporal_workflow_completed\{/m);
 
+    // The step's cost (the executor child's two calls) is part of the run's; status --json shows the run's.
+    {
+      const { connection, client } = await connectTemporal();
+      try {
+        const step = (await client.workflow.getHandle(`${out.workflow_id}/step-1`).result()) as { usage: { input_tokens: number; output_tokens: number; cost_usd: number } };
+        expect(step.usage.cost_usd).toBeCloseTo(costAt(step.usage), 12);
+        expect(step.usage.cost_usd).toBeGreaterThan(0);
+        expect(step.usage.cost_usd).toBeLessThan(out.usage.cost_usd);
+        const status = await runProcess(process.execPath, [BIN, 'status', out.workflow_id, '--json'], { env: userEnv({ TEMPORAL_ADDRESS: serverEnv().temporalAddress, TEMPORAL_NAMESPACE: serverEnv().namespace }), timeoutMs: 60_000 });
+        expect((JSON.parse(status.stdout) as { usage: unknown }).usage).toEqual(out.usage);
+      } finally {
+        await connection.close();
+      }
+    }
+
     // Traces: the worker exports its last spans as it stops.
     const exited = new Promise((r) => worker!.once('exit', r));
     worker!.kill('SIGTERM');

@@ -56,9 +56,9 @@ describe('what a model call costs', () => {
 
     expect(unpricedModelsNote([{ interface: 'openai/v1/chat/completions', model: 'gpt-4o' }, { interface: 'scripted', price: { input_per_million: 1, output_per_million: 1 } }])).toBeUndefined();
     const note = unpricedModelsNote([local, { interface: 'scripted' }, local]);
-    expect(note).toBe(
-      'no price known for model "my-local-llama", "scripted": cost is null (give its llm block "price": {"input_per_million": N, "output_per_million": N})',
-    );
+    expect(note).toBe('no price known for model "my-local-llama": cost is null (give its llm block "price": {"input_per_million": N, "output_per_million": N})');
+    // The scripted model calls no provider: nothing to pay, no note (its cost is null all the same).
+    expect(unpricedModelsNote([{ interface: 'scripted' }])).toBeUndefined();
     expect(note).not.toContain('\n');
   });
 
