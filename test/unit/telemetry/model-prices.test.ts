@@ -1,5 +1,6 @@
 import { calcPrice } from '@pydantic/genai-prices';
 import { chat } from '../../../activities/llm/chat';
+import { parseAgentDefinition } from '../../../core/agent';
 import { ModelConfig } from '../../../core/agent-file/model';
 import { addCost, addUsage, ZERO_USAGE } from '../../../core/llm-types';
 import { costOf, priceSource, priceTableProvider, unpricedModelsNote, withCost } from '../../../telemetry/model-prices';
@@ -68,6 +69,16 @@ describe('what a model call costs', () => {
     expect(parse({ input_per_million: 1 }).success).toBe(false);
     expect(parse({ input_per_million: -1, output_per_million: 1 }).success).toBe(false);
     expect(parse({ input_per_million: 1, output_per_million: 1, per_request: 1 }).success).toBe(false);
+  });
+
+  it('executor_llm inherits llm’s price for the same model only', () => {
+    const price = { input_per_million: 1, output_per_million: 2 };
+    const llm = { interface: 'openai/v1/chat/completions', model: 'mine', price };
+    const agent = (executor_llm?: object) => parseAgentDefinition({ name: 'a', type: 'plan_execute_and_reflect', llm, ...(executor_llm ? { executor_llm } : {}) });
+    expect(agent().executor_llm.price).toEqual(price);
+    expect(agent({ model: 'mine', parameters: { temperature: 0 } }).executor_llm.price).toEqual(price);
+    expect(agent({ model: 'other' }).executor_llm.price).toBeUndefined();
+    expect(agent({ model: 'other', price: { input_per_million: 3, output_per_million: 4 } }).executor_llm.price).toEqual({ input_per_million: 3, output_per_million: 4 });
   });
 
   it('adds costs so that an unknown part makes the sum unknown', () => {
