@@ -115,26 +115,31 @@ async function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Prom
   // Loading the material and the completed steps from MongoDB counts as work: heartbeat through it too.
   const response = await withHeartbeat(async () => {
     const material = input.material_id ? await deps.prompts.get(input.material_id) : undefined;
-    return streamedChat(deps, input.model, {
-      system: systemOf(input, material),
-      messages: [{ role: 'user', content: await withWholeResults(deps, input.whole_results, input.render ? await renderPlannerPrompt(deps.completedSteps, input.render, material) : (input.prompt ?? '')) }],
-      position: input.position,
-      response_filter: input.response_filter,
-    });
+    return streamedChat(
+      deps,
+      input.model,
+      {
+        system: systemOf(input, material),
+        messages: [{ role: 'user', content: await withWholeResults(deps, input.whole_results, input.render ? await renderPlannerPrompt(deps.completedSteps, input.render, material) : (input.prompt ?? '')) }],
+        position: input.position,
+        response_filter: input.response_filter,
+      },
+      { agent: input.agent },
+    );
   });
   return { text: response.content, usage: response.usage };
 }
 
 async function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Promise<ChatResponse> {
   return withHeartbeat(async () => {
-    const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, ...request } = input;
+    const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, agent, ...request } = input;
     const material = material_id ? await deps.prompts.get(material_id) : undefined;
     const tools = tool_names && material ? material.tools.filter((t) => tool_names.includes(t.name)) : request.tools;
     const asked = whole_results
       ? await Promise.all(request.messages.map(async (m) => (m.role === 'user' ? { ...m, content: await withWholeResults(deps, whole_results, m.content) } : m)))
       : request.messages;
     const messages = step_memory ? [...(await deps.executorHistory.get(step_memory)), ...asked] : asked;
-    const response = await streamedChat(deps, model, { ...request, messages, system: systemOf(input, material), ...(tools ? { tools } : {}) }, step_memory?.step_index);
+    const response = await streamedChat(deps, model, { ...request, messages, system: systemOf(input, material), ...(tools ? { tools } : {}) }, { step: step_memory?.step_index, agent });
     // A final answer is the step's result; saving it is idempotent, so a retried turn saves what it answers.
     if (step_memory && response.tool_calls.length === 0) {
       const saved = await saveStep(deps.memory, { ids: step_memory.ids, stepIndex: step_memory.step_index, step: step_memory.step, result: response.content });
@@ -149,13 +154,13 @@ async function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Pr
  * `llm.parameters.stream` false the provider is not asked to stream and the answer is published
  * whole when it is there.
  */
-async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, step?: number): Promise<ChatResponse> {
+async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, call: { step?: number; agent?: string }): Promise<ChatResponse> {
   const stream = activityStream(deps.events);
-  if (!stream) return chat(model, request, deps);
-  const text = stream.modelText(request.position, step);
+  if (!stream) return chat(model, request, deps, undefined, call.agent);
+  const text = stream.modelText(request.position, call.step);
   const streaming = booleanParam(model.parameters, 'stream') !== false;
   try {
-    const response = await chat(model, request, deps, streaming ? text.push : undefined);
+    const response = await chat(model, request, deps, streaming ? text.push : undefined, call.agent);
     if (!streaming) text.push(response.content);
     return response;
   } finally {

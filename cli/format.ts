@@ -2,10 +2,11 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { DecisionRecord, PendingRun, Progress } from '../client';
 import { pendingLines } from '../client/run';
+import { formatCost } from '../core/text';
 
 /** `perflow status ID`. */
 export function statusLines(id: string, p: Progress): string[] {
-  const lines = [`${id}: ${p.status} (agent ${p.agent}, steps ${p.steps_executed}/${p.max_steps}, tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens})`];
+  const lines = [`${id}: ${p.status} (agent ${p.agent}, steps ${p.steps_executed}/${p.max_steps}, tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens}, ${formatCost(p.usage.cost_usd)})`];
   p.plan.forEach((s, i) => lines.push(`  plan ${i + 1}. ${s}`));
   for (const c of p.current_steps ?? (p.current_step ? [p.current_step] : [])) lines.push(`  running step ${c.index + 1}: ${c.step} (executor ${c.executor_workflow_id})`);
   for (const s of p.completed_steps) lines.push(`  ${s.ok ? 'done' : 'failed'} step ${s.index + 1}: ${s.step} → ${s.result_preview.replace(/\s+/g, ' ').slice(0, 200)}`);

@@ -1,7 +1,7 @@
 /**
  * Two runs side by side (`perflow diff A B`): the agent settings that differ (prompt texts as a
  * unified diff), the plans after each planner call, per step the step, its tool calls with
- * inputs, result preview, tokens and duration, the totals and the final responses — all read
+ * inputs, result preview, tokens, cost and duration, the totals and the final responses — all read
  * from the runs' inputs, histories and progress.
  */
 import type { Client } from '@temporalio/client';
@@ -9,7 +9,8 @@ import type { temporal } from '@temporalio/proto';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { denseParameters } from '../core/agent-file/parameter-defaults';
 import { parsePlannerOutput } from '../core/planner-output';
-import { preview } from '../core/text';
+import { addUsage, ZERO_USAGE, type Usage } from '../core/llm-types';
+import { formatCost, preview } from '../core/text';
 import { progressQuery, type RunInput } from '../workflows/definitions';
 import { runInputOf } from './fork';
 import { runHistories } from './ops';
@@ -17,10 +18,6 @@ import { decodePayload } from './payloads';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
-interface Usage {
-  input_tokens: number;
-  output_tokens: number;
-}
 
 /** One step of a run as the diff shows it. */
 export interface StepSide {
@@ -72,14 +69,12 @@ async function activities(client: Client, events: Event[], type: string): Promis
   );
 }
 
+/** The step's usage: its model calls' added up (a cost is unknown when a call's is: `addUsage`). */
 const usageOf = (results: unknown[]): Usage =>
-  results.reduce<Usage>(
-    (u, r) => {
-      const x = (r as { usage?: Usage } | undefined)?.usage;
-      return x ? { input_tokens: u.input_tokens + x.input_tokens, output_tokens: u.output_tokens + x.output_tokens } : u;
-    },
-    { input_tokens: 0, output_tokens: 0 },
-  );
+  results.reduce<Usage>((u, r) => {
+    const x = (r as { usage?: Usage } | undefined)?.usage;
+    return x ? addUsage(u, x) : u;
+  }, ZERO_USAGE);
 
 async function sideOf(client: Client, workflowId: string): Promise<{ side: RunSide; input: RunInput }> {
   const input = await runInputOf(client, workflowId);
@@ -169,7 +164,7 @@ export function unifiedDiff(a: string, b: string, nameA = 'a', nameB = 'b'): str
   return patch.replace(/\n$/, '');
 }
 
-const tokens = (u: Usage) => `${u.input_tokens}/${u.output_tokens} tokens`;
+const tokens = (u: Usage) => `${u.input_tokens}/${u.output_tokens} tokens, ${formatCost(u.cost_usd)}`;
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** The diff for a terminal: aligned columns, `≠` where the runs differ. */

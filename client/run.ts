@@ -21,6 +21,7 @@ import {
 import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 import { CliError } from './errors';
 import { readJsonFile } from './json-file';
+import { unpricedModelsNote } from '../telemetry/model-prices';
 
 export interface LoadAgentFileOptions {
   /** Tool types the workers offer besides the built-in ones (tools of your own, see `perflow/worker`). */
@@ -36,13 +37,16 @@ export interface LoadedAgent {
   agent: AgentDefinition;
   parameters: ResolvedParameters;
   warnings: string[];
+  /** What the run cannot tell (one line each): models with no known price, whose cost will be null. */
+  notes: string[];
 }
 
 /** Validates an agent file's JSON (named `where` in errors) and run parameters; every problem becomes one line. */
 export function agentFromJson(json: unknown, where: string, runParams: Record<string, unknown> = {}, options: LoadAgentFileOptions = {}): LoadedAgent {
   try {
     const agent = parseAgentDefinition(json, { toolTypes: [...BUILTIN_TOOL_TYPES, ...(options.extraToolTypes ?? [])] });
-    return { agent, parameters: resolveParameters(agent, runParams), warnings: parameterWarnings(agent, runParams) };
+    const unpriced = unpricedModelsNote([agent.llm, agent.executor_llm]);
+    return { agent, parameters: resolveParameters(agent, runParams), warnings: parameterWarnings(agent, runParams), notes: unpriced ? [unpriced] : [] };
   } catch (err) {
     if (err instanceof AgentDefinitionError) throw new CliError(`${where}: ${err.message}`, 2, { cause: err });
     throw err;

@@ -83,8 +83,14 @@ export interface WholeResultsRef {
   units: number[];
 }
 
+/** Whose model call it is, for the cost counter's `agent` label. */
+export interface CallOwner {
+  /** The agent file's `name` (absent in runs recorded before it was sent). */
+  agent?: string;
+}
+
 /** A planning-model call with a ready `prompt`, or one rendered in the activity from `render`. */
-export interface PlannerCallInput extends Omit<ChatRequest, 'messages' | 'system'>, MaterialRef {
+export interface PlannerCallInput extends Omit<ChatRequest, 'messages' | 'system'>, MaterialRef, CallOwner {
   whole_results?: WholeResultsRef;
   model: ModelSettings;
   /** The system prompt, unless `system_key` names the material's. */
@@ -94,7 +100,7 @@ export interface PlannerCallInput extends Omit<ChatRequest, 'messages' | 'system
 }
 
 /** An execution-model call: a chat turn, with the tools the model may call (or their names in the material). */
-export interface ExecutorCallInput extends Omit<ChatRequest, 'system'>, MaterialRef {
+export interface ExecutorCallInput extends Omit<ChatRequest, 'system'>, MaterialRef, CallOwner {
   /** Steps whose whole results fill the markers of the user messages (assessments). */
   whole_results?: WholeResultsRef;
   model: ModelSettings;

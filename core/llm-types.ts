@@ -27,6 +27,13 @@ export interface ToolSpec {
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
+  /**
+   * What the tokens cost in US dollars: the model's price (the agent file's `price`, else the
+   * price table) times the tokens. `null` when the model has no known price, or when any call
+   * it sums up had none (an unknown part makes the whole unknown; see {@link addCost}). Absent
+   * in usage recorded before costs were computed, which counts as unknown when added.
+   */
+  cost_usd?: number | null;
 }
 
 export interface ChatResponse {
@@ -58,8 +65,19 @@ export type CallPosition =
 export const TASK_KINDS = ['mapping', 'decision', 'decision_retry', 'completion', 'completion_retry', 'goal', 'verification', 'viability', 'final'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
 
-export const ZERO_USAGE: Usage = { input_tokens: 0, output_tokens: 0 };
+export const ZERO_USAGE: Usage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
 
 export function addUsage(a: Usage, b: Usage): Usage {
-  return { input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens };
+  return { input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens, cost_usd: addCost(a.cost_usd, b.cost_usd) };
+}
+
+/**
+ * The sum of two costs, `null` (unknown) when either is unknown: a run, step or total with any
+ * unpriced model call has no cost rather than a partial one that looks whole. Absent counts as
+ * unknown (usage recorded before costs were computed). Rounded to 1e-12 dollars, so sums of
+ * small prices do not show floating-point residue.
+ */
+export function addCost(a: number | null | undefined, b: number | null | undefined): number | null {
+  if (a === null || a === undefined || b === null || b === undefined) return null;
+  return Math.round((a + b) * 1e12) / 1e12;
 }

@@ -36,3 +36,16 @@ export function causeChain(err: unknown): Array<{ message?: string; code?: unkno
 export function firstLine(err: unknown): string {
   return String((err as Error)?.message ?? err).split('\n')[0];
 }
+
+/**
+ * A cost in US dollars for people: cents from a cent up (`$1.23`), else up to six decimals
+ * (`$0.000175`), `<$0.000001` below that; `cost unknown` when a model had no known price (null)
+ * or the usage predates costs (undefined).
+ */
+export function formatCost(cost: number | null | undefined): string {
+  if (cost === null || cost === undefined) return 'cost unknown';
+  if (cost === 0) return '$0';
+  if (cost >= 0.01) return `$${cost.toFixed(2)}`;
+  if (cost < 0.000001) return '<$0.000001';
+  return `$${cost.toFixed(6).replace(/0+$/, '')}`;
+}

@@ -11,6 +11,12 @@ export const PERFLOW_METRICS = {
   steps: 'perflow_steps_total',
   /** Model tokens, by `model` and `direction` (`input`, `output`). */
   tokens: 'perflow_tokens_total',
+  /**
+   * What model calls cost in US dollars, by `model` and `agent` (the agent file's `name`); calls
+   * of a model with no known price add nothing. A float gauge holding the worker process's
+   * running sum (the runtime's counters take whole numbers only): read it as a counter.
+   */
+  cost: 'perflow_cost_usd_total',
   /** Tool calls, by `tool` (the name the model calls it by). */
   toolCalls: 'perflow_tool_calls_total',
   /** Tool calls whose observation is an error, by `tool`. */

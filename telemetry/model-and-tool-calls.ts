@@ -28,6 +28,9 @@ export const GEN_AI = {
   toolName: 'gen_ai.tool.name',
 } as const;
 
+/** perflow's own attribute of model-call spans: the call's cost in US dollars (absent when the model has no known price). */
+export const COST_ATTRIBUTE = 'perflow.cost_usd';
+
 /** `gen_ai.system` of a model interface: `openai`, `aws.bedrock`, or the interface's own name (`scripted`). */
 export function genAiSystem(modelInterface: string): string {
   if (modelInterface.startsWith('openai/')) return 'openai';
@@ -65,23 +68,49 @@ async function inSpan<T>(tracer: Tracer | undefined, name: string, kind: SpanKin
   });
 }
 
-/** One model call: a `chat <model>` span with its token usage, and the tokens counted by model. */
-export function observeModelCall<T extends { usage: Usage; stop_reason?: string }>(deps: TelemetryDeps, model: ModelSettings, call: () => Promise<T>): Promise<T> {
+/**
+ * One model call: a `chat <model>` span with its token usage and cost, the tokens counted by
+ * model and the cost (when known) by model and agent (`agent`: the agent file's name, `unknown`
+ * for calls whose input does not name it).
+ */
+export function observeModelCall<T extends { usage: Usage; stop_reason?: string }>(deps: TelemetryDeps, model: ModelSettings, call: () => Promise<T>, agent?: string): Promise<T> {
   const name = modelName(model);
   const attributes = { [GEN_AI.operation]: 'chat', [GEN_AI.system]: genAiSystem(model.interface), [GEN_AI.requestModel]: name };
   return inSpan(deps.tracer, `chat ${name}`, SpanKind.CLIENT, attributes, async (span) => {
     const response = await call();
-    const { input_tokens, output_tokens } = response.usage;
+    const { input_tokens, output_tokens, cost_usd } = response.usage;
+    const cost = typeof cost_usd === 'number' ? cost_usd : undefined;
     span?.setAttributes({
       [GEN_AI.inputTokens]: input_tokens,
       [GEN_AI.outputTokens]: output_tokens,
+      ...(cost !== undefined ? { [COST_ATTRIBUTE]: cost } : {}),
       ...(response.stop_reason ? { [GEN_AI.finishReasons]: [response.stop_reason] } : {}),
     });
-    const tokens = meter()?.createCounter(PERFLOW_METRICS.tokens, 'tokens', 'Model tokens, by model and direction');
+    const m = meter();
+    const tokens = m?.createCounter(PERFLOW_METRICS.tokens, 'tokens', 'Model tokens, by model and direction');
     if (input_tokens > 0) tokens?.add(input_tokens, { model: name, direction: 'input' });
     if (output_tokens > 0) tokens?.add(output_tokens, { model: name, direction: 'output' });
+    if (m && cost !== undefined && cost > 0) addCost(m, cost, { model: name, agent: agent ?? 'unknown' });
     return response;
   });
+}
+
+/** The worker process's running cost sums, by the series they are exported as. */
+const costSums = new Map<string, number>();
+
+/**
+ * Adds a call's cost to `perflow_cost_usd_total`. The Temporal runtime's counters take whole
+ * numbers only (a cent's fraction would be lost), so the series is a float gauge holding this
+ * process's running sum: it only grows and starts again at 0 when the worker restarts, as a
+ * counter does, and `rate()` / `increase()` read it as one. The sum is kept per series: the
+ * activity's meter adds its namespace, task queue and activity type to `model` and `agent`.
+ */
+function addCost(m: MetricMeter, cost: number, labels: { model: string; agent: string }): void {
+  const info = Context.current().info;
+  const key = JSON.stringify([info.namespace, info.taskQueue, info.activityType, labels.model, labels.agent]);
+  const sum = (costSums.get(key) ?? 0) + cost;
+  costSums.set(key, sum);
+  m.createGauge(PERFLOW_METRICS.cost, 'float', 'USD', 'What model calls cost in US dollars, by model and agent (a running sum per worker process)').set(sum, labels);
 }
 
 /** One tool call: an `execute_tool <name>` span (an error observation marks it failed), and the call counted by tool. */

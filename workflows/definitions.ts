@@ -11,7 +11,7 @@ import type { PlanStepView, Replan } from '../core/agent-types/plan-and-execute'
 import type { RunIds } from '../core/memory-ids';
 import type { AgentDefinition, AgentType, ResolvedParameters } from '../core/agent';
 import type { Usage } from '../core/llm-types';
-import { causeChain, preview, RESULT_PREVIEW_CHARS } from '../core/text';
+import { causeChain, formatCost, preview, RESULT_PREVIEW_CHARS } from '../core/text';
 import type { DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanDecision, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
 
 export type { DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanApproval, PlanDecision, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
@@ -313,7 +313,7 @@ export function progressMarkdown(p: Progress, workflowId = 'ID'): string {
   if (p.paused) lines.push(`**Paused** — resume with \`perflow resume ${workflowId}\``, '');
   for (const c of p.current_steps ?? (p.current_step ? [p.current_step] : [])) lines.push(`**Running step ${c.index + 1}:** ${preview(c.step, 200)}`, '');
   for (const s of p.completed_steps) lines.push(`- ${s.ok ? '✅' : '❌'} step ${s.index + 1}: ${preview(s.step, 120)} → ${preview(s.result_preview, 200)}`);
-  lines.push('', `steps ${p.steps_executed}/${p.max_steps} · tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens}`);
+  lines.push('', `steps ${p.steps_executed}/${p.max_steps} · tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens} · ${formatCost(p.usage.cost_usd)}`);
   if (p.result !== undefined) lines.push('', `**Result:** ${preview(p.result, 2_000)}`);
   return lines.join('\n').slice(0, 18_000);
 }

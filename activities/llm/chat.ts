@@ -10,6 +10,7 @@ import { activitySignal, numberParam, type OnDelta } from './call-options';
 import type { LlmClients } from './clients';
 import { scriptedChat, type ChatRequest, type RecordedRequest } from './scripted';
 import { observeModelCall, type TelemetryDeps } from '../../telemetry/model-and-tool-calls';
+import { withCost } from '../../telemetry/model-prices';
 
 const AVAILABLE = [OPENAI_INTERFACE, BEDROCK_CLAUDE_INTERFACE, DEEPSEEK_R1_INTERFACE, 'scripted'];
 
@@ -26,11 +27,21 @@ export interface ChatDeps extends TelemetryDeps {
  * Sends one chat request to the interface named in `model.interface`; with `onDelta`, the
  * provider streams and each text delta goes to it as it arrives (the response is the same).
  * Provider errors arrive as `ApplicationFailure`s (see `errors.ts`): Temporal's retry policy
- * decides on another attempt.
+ * decides on another attempt. The response's usage carries the call's cost (`cost_usd`, null
+ * when the model has no known price: telemetry/model-prices.ts); `agent` (the agent file's
+ * name) labels the cost counter.
  */
-export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta?: OnDelta): Promise<ChatResponse> {
+export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta?: OnDelta, agent?: string): Promise<ChatResponse> {
   // The span and the token counts cover the provider call only (not loading prompts from memory).
-  const { raw, ...response } = await observeModelCall(deps, model, async () => send(model, request, deps, onDelta));
+  const { raw, ...response } = await observeModelCall(
+    deps,
+    model,
+    async () => {
+      const answer = await send(model, request, deps, onDelta);
+      return { ...answer, usage: withCost(model, answer.usage) };
+    },
+    agent,
+  );
   // The filter selects the answer text; a turn that calls tools has no answer to select.
   if (request.response_filter && raw !== undefined && response.tool_calls.length === 0) {
     response.content = applyResponseFilter(raw, request.response_filter, model.interface);

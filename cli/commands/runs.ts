@@ -13,11 +13,12 @@ export const run: CommandHandler = async (ctx) => {
   checkFollowOrWait(o);
   // --memory-id is the memory_id parameter, over --param and the agent file's: startRun resolves the run's IDs from it.
   const runParams = { ...parseParams(o.param ?? []), ...(o['memory-id'] !== undefined ? { memory_id: o['memory-id'] } : {}) };
-  const { agent, parameters, warnings } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes });
+  const { agent, parameters, warnings, notes } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes });
   const question = o.question ?? parameters.question;
   if (!question) throw new CliError('run needs --question TEXT (or a question parameter)', 2);
   if (parameters.memory_id !== undefined) await assertMemoryExists(env, parameters.memory_id, parameters.tenant_id);
   for (const warning of warnings) note(`perflow: warning: ${warning}`);
+  for (const line of notes) note(`perflow: note: ${line}`);
   return withClient(ctx, async (perflow) => {
     const started = await startRun(perflow.client, { agent, parameters, question, taskQueue: config.taskQueue, llmTaskQueue: config.llmTaskQueue });
     return reportStarted(perflow, ctx, started);

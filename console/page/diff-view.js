@@ -58,7 +58,7 @@ export function DiffView({ a, b }) {
             (s) => html`<tr data-testid="diff-step" data-same=${String(s.same)}><${Mark} same=${s.same} /><td class="key">step ${s.index + 1}</td><${StepSide} s=${s.a} /><${StepSide} s=${s.b} /></tr>`,
           )}
           <tr class="section"><td colspan="4">Totals</td></tr>
-          <tr data-testid="diff-totals"><td></td><td class="key">tokens · time</td>
+          <tr data-testid="diff-totals"><td></td><td class="key">tokens · cost · time</td>
             <td>${tokens(d.a.usage)} · ${seconds(d.a.duration_ms)}</td><td>${tokens(d.b.usage)} · ${seconds(d.b.duration_ms)}</td></tr>
           <tr class="section"><td colspan="4">Response</td></tr>
           <tr data-testid="diff-response"><${Mark} same=${d.same_response} /><td class="key">response</td>

@@ -2,7 +2,16 @@
 
 export const shortTime = (iso) => (iso ? new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false }) : '');
 
-export const tokens = (u) => (u ? `${u.input_tokens} in / ${u.output_tokens} out` : '');
+// A cost in US dollars as the CLI shows it (core/text.ts formatCost): null when a model had no known price.
+export const cost = (usd) => {
+  if (usd === null || usd === undefined) return 'cost unknown';
+  if (usd === 0) return '$0';
+  if (usd >= 0.01) return `$${usd.toFixed(2)}`;
+  if (usd < 0.000001) return '<$0.000001';
+  return `$${usd.toFixed(6).replace(/0+$/, '')}`;
+};
+
+export const tokens = (u) => (u ? `${u.input_tokens} in / ${u.output_tokens} out · ${cost(u.cost_usd)}` : '');
 
 export const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 

@@ -132,7 +132,7 @@ export type Instruction = z.infer<typeof Instruction>;
 
 export { instructionsOf } from './instructions';
 
-/** Fills `llm.interface` from `parameters._llm_interface` and lets `executor_llm` inherit from `llm`. */
+/** Fills `llm.interface` from `parameters._llm_interface` and lets `executor_llm` inherit from `llm` (its `price` only for the same model). */
 const preprocessAgent = (input: unknown): unknown => {
   if (!isPlainObject(input)) return input;
   const out: PlainObject = { ...input };
@@ -149,6 +149,9 @@ const preprocessAgent = (input: unknown): unknown => {
       if (exec.base_url === undefined && llm.base_url !== undefined) exec.base_url = llm.base_url;
       if (exec.region === undefined && llm.region !== undefined) exec.region = llm.region;
       if (exec.script === undefined && llm.script !== undefined) exec.script = llm.script;
+      // The same model at the same price; another model is priced on its own.
+      const modelOf = (m: PlainObject) => m.model ?? m.model_id;
+      if (exec.price === undefined && llm.price !== undefined && modelOf(exec) === modelOf(llm)) exec.price = llm.price;
     }
     out.executor_llm = exec;
   }

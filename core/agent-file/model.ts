@@ -76,6 +76,30 @@ export const ModelScript = z.object({
 /** The script of a `scripted` model. */
 export type ModelScript = z.infer<typeof ModelScript>;
 
+const dollarsPerMillion = z
+  .number({ error: requiredOr('expected a number of US dollars per million tokens') })
+  .nonnegative({ error: 'must not be negative' })
+  .finite({ error: 'must be a finite number' });
+
+/**
+ * A model's price in US dollars per million tokens, overriding the price table
+ * (`telemetry/model-prices.ts`): `{input_per_million, output_per_million, cached_input_per_million?}`.
+ */
+export const ModelPrice = z.strictObject(
+  {
+    input_per_million: dollarsPerMillion,
+    output_per_million: dollarsPerMillion,
+    /**
+     * Price of input tokens read from the provider's prompt cache.
+     * @default input_per_million
+     */
+    cached_input_per_million: dollarsPerMillion.optional(),
+  },
+  { error: requiredOr('expected {"input_per_million": number, "output_per_million": number, "cached_input_per_million"?: number}') },
+);
+/** A model's price in US dollars per million tokens. */
+export type ModelPrice = z.infer<typeof ModelPrice>;
+
 const ModelConfigObject = z
   .object({
     /** Which API to call. Taken from `parameters._llm_interface` when missing (seed style). */
@@ -102,6 +126,11 @@ const ModelConfigObject = z
     parameters: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
     /** The replayed answers; required when `interface` is `scripted`. */
     script: ModelScript.optional(),
+    /**
+     * The model's price in US dollars per million tokens, for the cost of its calls.
+     * @default the price table's, by model and interface (none for the scripted model)
+     */
+    price: ModelPrice.optional(),
     /**
      * Name of the worker's environment variable holding the API key (OpenAI interface). Never
      * the key itself: keys stay in the worker's environment.

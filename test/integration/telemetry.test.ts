@@ -102,6 +102,10 @@ async function startReceiver() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, requests, close: () => new Promise((r) => server.close(r)) };
 }
 
+/** The scripted model priced in the agent file, $2 per million input tokens and $8 per million output tokens. */
+const withPrice = <T extends { llm: object }>(agent: T): T => ({ ...agent, llm: { ...agent.llm, price: { input_per_million: 2, output_per_million: 8 } } });
+const costAt = (u: { input_tokens: number; output_tokens: number }) => (u.input_tokens * 2 + u.output_tokens * 8) / 1e6;
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -168,9 +172,11 @@ describe('traces and metrics', () => {
     writeFileSync(
       agentFile,
       JSON.stringify(
-        scriptedAgent(
-          { planner: [plan('compute 6*7'), final('42')], executor: [calculatorTurns('6*7', '42')] },
-          withCalculator(),
+        withPrice(
+          scriptedAgent(
+            { planner: [plan('compute 6*7'), final('42')], executor: [calculatorTurns('6*7', '42')] },
+            withCalculator(),
+          ),
         ),
       ),
     );
@@ -188,8 +194,10 @@ describe('traces and metrics', () => {
     });
     expect(cli.stderr).toBe('');
     expect(cli.code).toBe(0);
-    const out = JSON.parse(cli.stdout) as { workflow_id: string; response: string };
+    const out = JSON.parse(cli.stdout) as { workflow_id: string; response: string; usage: { input_tokens: number; output_tokens: number; cost_usd: number } };
     expect(out.response).toBe('42');
+    // The run's cost: its tokens at the agent file's price ($2 in / $8 out per million).
+    expect(out.usage.cost_usd).toBeCloseTo(costAt(out.usage), 12);
 
     // Metrics: the runtime's and perflow's counters, scraped while the worker runs.
     const metrics = await eventually('perflow_runs_total on /metrics', async () => {
@@ -205,9 +213,26 @@ describe('traces and metrics', () => {
     expect(sample('perflow_steps_total', { agent_type: 'plan_execute_and_reflect', taskQueue })).toBe(1);
     expect(sample('perflow_tokens_total', { model: 'scripted', direction: 'input' })).toBeGreaterThan(0);
     expect(sample('perflow_tokens_total', { model: 'scripted', direction: 'output' })).toBeGreaterThan(0);
+    // The cost counter sums the calls' costs: the run's whole cost, by model and agent.
+    expect(sample('perflow_cost_usd_total', { model: 'scripted', agent: 'test-agent' })).toBeCloseTo(out.usage.cost_usd, 9);
     expect(sample('perflow_tool_calls_total', { tool: 'CalculatorTool', taskQueue })).toBe(1);
     expect(sample('perflow_tool_errors_total', { tool: 'CalculatorTool' })).toBeUndefined();
     expect(metrics).toMatch(/^temporal_workflow_completed\{/m);
+
+    // The step's cost (the executor child's two calls) is part of the run's; status --json shows the run's.
+    {
+      const { connection, client } = await connectTemporal();
+      try {
+        const step = (await client.workflow.getHandle(`${out.workflow_id}/step-1`).result()) as { usage: { input_tokens: number; output_tokens: number; cost_usd: number } };
+        expect(step.usage.cost_usd).toBeCloseTo(costAt(step.usage), 12);
+        expect(step.usage.cost_usd).toBeGreaterThan(0);
+        expect(step.usage.cost_usd).toBeLessThan(out.usage.cost_usd);
+        const status = await runProcess(process.execPath, [BIN, 'status', out.workflow_id, '--json'], { env: userEnv({ TEMPORAL_ADDRESS: serverEnv().temporalAddress, TEMPORAL_NAMESPACE: serverEnv().namespace }), timeoutMs: 60_000 });
+        expect((JSON.parse(status.stdout) as { usage: unknown }).usage).toEqual(out.usage);
+      } finally {
+        await connection.close();
+      }
+    }
 
     // Traces: the worker exports its last spans as it stops.
     const exited = new Promise((r) => worker!.once('exit', r));
@@ -257,6 +282,8 @@ describe('traces and metrics', () => {
       expect(chat.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'scripted', 'gen_ai.request.model': 'scripted' });
       expect(chat.attributes['gen_ai.usage.input_tokens']).toEqual(expect.any(Number));
       expect(chat.attributes['gen_ai.usage.output_tokens']).toEqual(expect.any(Number));
+      const tokens = { input_tokens: Number(chat.attributes['gen_ai.usage.input_tokens']), output_tokens: Number(chat.attributes['gen_ai.usage.output_tokens']) };
+      expect(chat.attributes['perflow.cost_usd']).toBeCloseTo(costAt(tokens), 12);
       expect(parentOf(chat)?.name).toMatch(/^RunActivity:(planningModel|executionModel)$/);
     }
     expect(chats.filter((c) => parentOf(parentOf(parentOf(c)!)!) === child)).toHaveLength(2);

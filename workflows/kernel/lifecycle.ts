@@ -148,6 +148,7 @@ export async function summarizeSteps(run: RunContext): Promise<string> {
         ...(run.materialId !== undefined ? { material_id: run.materialId } : {}),
         position: { role: 'summary' },
         ...responseFilter(run, 'planning'),
+        agent: run.agent.name,
       },
     ]);
     progress.usage = addUsage(progress.usage, answer.usage);

@@ -4,7 +4,7 @@
  * loop for answers that must parse.
  */
 import { ApplicationFailure, log, patched } from '@temporalio/workflow';
-import type { MaterialRef, ModelSettings, PlannerPromptRef, WholeResultsRef } from '../../core/contract';
+import type { CallOwner, MaterialRef, ModelSettings, PlannerPromptRef, WholeResultsRef } from '../../core/contract';
 import { fillWholeResults } from '../../core/template';
 import { llmResponseFilterFor } from '../../core/agent-file/llm-interfaces';
 import { addUsage, type CallPosition, type Usage } from '../../core/llm-types';
@@ -89,7 +89,7 @@ export async function ask(run: RunContext, original: ModelCall): Promise<string>
   const whole = call.whole_results ? { whole_results: call.whole_results } : {};
   if (call.model === 'planning') {
     const answer = await run.models.planning().executeWithOptions({ summary: call.summary }, [
-      { model: modelForCall(withParameterDefaults(agent.llm, call.parameterDefaults), call.position), ...system, position: call.position, ...(render ? { render } : text), ...filter, ...whole },
+      { model: modelForCall(withParameterDefaults(agent.llm, call.parameterDefaults), call.position), ...system, position: call.position, ...(render ? { render } : text), ...filter, ...whole, agent: agent.name },
     ]);
     progress.usage = addUsage(progress.usage, answer.usage);
     return answer.text;
@@ -101,6 +101,7 @@ export async function ask(run: RunContext, original: ModelCall): Promise<string>
     summary: call.summary,
     ...filter,
     ...whole,
+    agent: agent.name,
   });
   progress.usage = addUsage(progress.usage, answer.usage);
   return answer.text;
@@ -123,7 +124,7 @@ export function responseFilter(run: RunContext, model: 'planning' | 'execution')
 export async function executionModelPrompt(
   models: ModelActivities,
   model: ModelSettings,
-  call: MaterialRef & { system?: string; position: CallPosition; prompt: string; summary: string; response_filter?: string; whole_results?: WholeResultsRef },
+  call: MaterialRef & CallOwner & { system?: string; position: CallPosition; prompt: string; summary: string; response_filter?: string; whole_results?: WholeResultsRef },
 ): Promise<{ text: string; usage: Usage }> {
   const execution = models.executionPrompt();
   const { summary, prompt, ...rest } = call;

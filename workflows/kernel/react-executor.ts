@@ -51,6 +51,8 @@ export interface ReactExecutorInput {
    * Children started without it (by older parents) ask the patch as before.
    */
   step_memory?: true;
+  /** The agent file's `name`, for the cost counter of its model calls (absent from children started before it was sent). */
+  agent?: string;
 }
 
 /**
@@ -130,6 +132,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
         ...(stepMemory ? { step_memory: stepMemory } : {}),
         position: { role: 'executor', step: input.stepIndex, iteration },
         ...(input.response_filter ? { response_filter: input.response_filter } : {}),
+        ...(input.agent !== undefined ? { agent: input.agent } : {}),
       },
     ]);
     usage = addUsage(usage, response.usage);

@@ -161,6 +161,7 @@ export function executorInput(run: RunContext, step: Pick<StepRequest, 'unit' | 
     ...(run.input.llm_task_queue ? { llm_task_queue: run.input.llm_task_queue } : {}),
     ...responseFilter(run, 'execution'),
     step_memory: true,
+    agent: agent.name,
   };
 }
 

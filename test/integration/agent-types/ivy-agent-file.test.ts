@@ -82,5 +82,6 @@ it("runs seed 004's STEP_BY_STEP example file through the OpenAI interface, its 
   }
   const progress = await progressOf(harness(), handle.workflowId);
   expect(progress.agent).toBe('Step-by-Step Support Agent');
-  expect(progress.usage).toEqual({ input_tokens: 400, output_tokens: 40 });
+  // At the price table's prices: one gpt-4o call ($2.50 / $10 per million) and seven gpt-4o-mini calls ($0.15 / $0.60), 50 in and 5 out each.
+  expect(progress.usage).toEqual({ input_tokens: 400, output_tokens: 40, cost_usd: expect.closeTo((50 * 2.5 + 5 * 10 + 7 * (50 * 0.15 + 5 * 0.6)) / 1e6, 12) });
 });

@@ -83,6 +83,22 @@ describe('perflow run with an agent file that says something it does not mean', 
     expect(nonEmptyLines(r.stderr)).toContain('perflow: warning: parameters.max_step is not a perflow parameter (did you mean max_steps?); it is kept for prompts that use ${parameters.max_step}');
   });
 
+  it('notes in one line a model with no known price, whose cost is null, and runs', async () => {
+    // The planner answers at once: the unpriced execution model is never called.
+    const per = agentFile('per-unpriced', { type: 'plan_execute_and_reflect', executor_llm: { interface: 'openai/v1/chat/completions', model: 'my-local-llama' } });
+    const r = await perflow(['run', '--agent', per, '--question', 'price?', '--wait']);
+    expect(r.code).toBe(0);
+    expect(nonEmptyLines(r.stderr)).toEqual([
+      'perflow: note: no price known for model "my-local-llama": cost is null (give its llm block "price": {"input_per_million": N, "output_per_million": N})',
+    ]);
+    const priced = agentFile('per-priced', {
+      type: 'plan_execute_and_reflect',
+      executor_llm: { interface: 'openai/v1/chat/completions', model: 'my-local-llama', price: { input_per_million: 0.1, output_per_million: 0.2 } },
+    });
+    const quiet = await perflow(['run', '--agent', priced, '--question', 'price?', '--wait']);
+    expect([quiet.code, quiet.stderr]).toEqual([0, '']);
+  });
+
   it('refuses to continue the conversation of another tenant before starting', async () => {
     const per = agentFile('per-tenant', { type: 'plan_execute_and_reflect' });
     const first = JSON.parse((await perflow(['run', '--agent', per, '--question', 'mine', '--param', 'tenant_id=a', '--wait', '--json'])).stdout) as { memory_id: string };

@@ -49,6 +49,8 @@ beforeAll(async () => {
   const quick = typedAgent('plan_execute_and_reflect', 3);
   quick.name = 'quick-adder';
   (quick.llm as Record<string, unknown>).parameters = { latency_ms: 60, stream_chunk_chars: 8 };
+  // Priced, so the compare view shows costs (the other agents' scripted model has none).
+  (quick.llm as Record<string, unknown>).price = { input_per_million: 2, output_per_million: 8 };
   writeFileSync(join(agents, 'quick-adder.json'), JSON.stringify(quick));
 
   const env = { ...process.env, ...cli.env };
@@ -153,6 +155,7 @@ it('starts, watches, steers, forks and compares runs', async () => {
   await text(byTestId('run-view-status'), /^completed$/);
   await count(page.locator('[data-testid="step"][data-state="done"]'), 2);
   await text(byTestId('run-usage'), 'steps 2/6');
+  await text(byTestId('run-usage'), 'cost unknown');
   await text(byTestId('decision-log'), 'plan edit');
   await text(byTestId('decision-log'), 'tool deny');
   expect(await byTestId('temporal-link').getAttribute('href')).toContain(encodeURIComponent(id));
@@ -185,6 +188,7 @@ it('starts, watches, steers, forks and compares runs', async () => {
   await text(page.locator('[data-testid="diff-setting"][data-key="question"]'), 'once more');
   await text(page.locator('[data-testid="diff-setting"][data-key="parameters.max_steps"]'), '9');
   await count(byTestId('diff-step'), 3);
+  await text(byTestId('diff-totals'), /out · \$0\.\d+ · .* out · \$0\.\d+ · /);
   await text(byTestId('diff-side-a'), quick.workflow_id);
   await text(byTestId('diff-side-b'), fork);
   await screenshot('console-diff.png');

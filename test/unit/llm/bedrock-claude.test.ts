@@ -10,6 +10,7 @@ import { providerConfigFromEnv } from '../../../config/env';
 /** The worker's model clients, from this process's environment (the tests set it). */
 const deps = { llm: createLlmClients(providerConfigFromEnv()) };
 
+// Costs at the price table's Claude 3.7 Sonnet price on Bedrock, $3 in / $15 out per million tokens.
 const MODEL_ID = 'us.anthropic.claude-3-7-sonnet-20250219-v1:0';
 
 const request = executorRequest([
@@ -74,7 +75,7 @@ describe('bedrock/converse/claude against a local Converse server', () => {
       content: 'Retrying hotels.',
       tool_calls: [{ id: 'tu_3', name: 'search_index', input: { index: 'hotel' } }],
       stop_reason: 'tool_use',
-      usage: { input_tokens: 120, output_tokens: 15 },
+      usage: { input_tokens: 120, output_tokens: 15, cost_usd: 0.000585 },
     });
     const sent = server.requests[0];
     expect(sent.method).toBe('POST');
@@ -158,7 +159,7 @@ describe('bedrock/converse/claude against a local Converse server', () => {
       const { result, deltas, leadMs } = await streamedCall((onDelta) => chat(model(), request, deps, onDelta));
       expect(deltas).toEqual(['There ', 'are ', '3 ', 'flights.']);
       expect(leadMs).toBeGreaterThanOrEqual(300);
-      expect(result).toEqual({ content: 'There are 3 flights.', tool_calls: [], stop_reason: 'end_turn', usage: { input_tokens: 120, output_tokens: 15 } });
+      expect(result).toEqual({ content: 'There are 3 flights.', tool_calls: [], stop_reason: 'end_turn', usage: { input_tokens: 120, output_tokens: 15, cost_usd: 0.000585 } });
       expect(decodeURIComponent(server.requests[0].url)).toBe(`/model/${MODEL_ID}/converse-stream`);
       expect(server.requests[0].body).toMatchObject({ inferenceConfig: { temperature: 0, maxTokens: 1000 }, toolConfig: {} });
     });
@@ -173,7 +174,7 @@ describe('bedrock/converse/claude against a local Converse server', () => {
         content: 'Retrying hotels.',
         tool_calls: [{ id: 'tu_3', name: 'search_index', input: { index: 'hotel' } }],
         stop_reason: 'tool_use',
-        usage: { input_tokens: 10, output_tokens: 5 },
+        usage: { input_tokens: 10, output_tokens: 5, cost_usd: 0.000105 },
       });
       expect(deltas).toEqual(['Retrying ', 'hotels.']);
     });

@@ -9,6 +9,7 @@ import { providerConfigFromEnv } from '../../../config/env';
 /** The worker's model clients, from this process's environment (the tests set it). */
 const deps = { llm: createLlmClients(providerConfigFromEnv()) };
 
+// Costs at the price table's DeepSeek-R1 price on Bedrock, $1.35 in / $5.40 out per million tokens.
 const MODEL_ID = 'us.deepseek.r1-v1:0';
 
 const tools: ChatRequest['tools'] = [
@@ -55,7 +56,7 @@ describe('bedrock/converse/deepseek_r1 against a local Converse server', () => {
       content: '',
       tool_calls: [{ id: 'tool_use_abc', name: 'search_index', input: { index: 'flights' } }],
       stop_reason: 'tool_use',
-      usage: { input_tokens: 300, output_tokens: 40 },
+      usage: { input_tokens: 300, output_tokens: 40, cost_usd: 0.000621 },
     });
     const body = server.requests[0].body as { system: { text: string }[]; toolConfig?: unknown; messages: unknown[] };
     expect(decodeURIComponent(server.requests[0].url)).toBe(`/model/${MODEL_ID}/converse`);
@@ -113,7 +114,7 @@ describe('bedrock/converse/deepseek_r1 against a local Converse server', () => {
       content: '',
       tool_calls: [{ id: 'tool_use_abc', name: 'search_index', input: { index: 'flights' } }],
       stop_reason: 'tool_use',
-      usage: { input_tokens: 300, output_tokens: 40 },
+      usage: { input_tokens: 300, output_tokens: 40, cost_usd: 0.000621 },
     });
     expect(decodeURIComponent(server.requests[0].url)).toBe(`/model/${MODEL_ID}/converse-stream`);
     expect((server.requests[0].body as { toolConfig?: unknown }).toolConfig).toBeUndefined();

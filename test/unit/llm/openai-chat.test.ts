@@ -17,6 +17,7 @@ const request = executorRequest([
   { role: 'tool', tool_call_id: 'call_1', name: 'search_index', content: '{"count": 3}' },
 ]);
 
+// Costs at the price table's gpt-4o price, $2.50 in / $10 out per million tokens.
 const completion = (message: Record<string, unknown>, finishReason: string) => chatCompletion(message, { model: 'gpt-4o', usage: [42, 7], finishReason });
 
 describe('openai/v1/chat/completions against a local Chat Completions server', () => {
@@ -48,7 +49,7 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
       content: '',
       tool_calls: [{ id: 'call_2', name: 'search_index', input: { index: 'hotels' } }],
       stop_reason: 'tool_use',
-      usage: { input_tokens: 42, output_tokens: 7 },
+      usage: { input_tokens: 42, output_tokens: 7, cost_usd: 0.000175 },
     });
     const sent = server.requests[0];
     expect(sent.method).toBe('POST');
@@ -149,7 +150,7 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
       const { result, deltas, leadMs } = await streamedCall((onDelta) => chat(model(), answerOnly, deps, onDelta));
       expect(deltas).toEqual(['There ', 'are ', '3 ', 'flights.']);
       expect(leadMs).toBeGreaterThanOrEqual(300);
-      expect(result).toEqual({ content: 'There are 3 flights.', tool_calls: [], stop_reason: 'end_turn', usage: { input_tokens: 42, output_tokens: 7 } });
+      expect(result).toEqual({ content: 'There are 3 flights.', tool_calls: [], stop_reason: 'end_turn', usage: { input_tokens: 42, output_tokens: 7, cost_usd: 0.000175 } });
       expect(server.requests[0].body).toMatchObject({ model: 'gpt-4o', temperature: 0.2, stream: true, stream_options: { include_usage: true } });
     });
 
@@ -161,7 +162,7 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
         content: '',
         tool_calls: [{ id: 'call_2', name: 'search_index', input: { index: 'hotels' } }],
         stop_reason: 'tool_use',
-        usage: { input_tokens: 10, output_tokens: 5 },
+        usage: { input_tokens: 10, output_tokens: 5, cost_usd: 0.000075 },
       });
       expect(deltas).toEqual([]);
     });

@@ -1,0 +1,93 @@
+/**
+ * What a model call costs in US dollars: the agent file's `price` of the model when it gives one,
+ * else the price table of `@pydantic/genai-prices` (the prices bundled with the installed
+ * version: it fetches nothing, and perflow never turns on its `updatePrices` auto-update, so
+ * the prices change only when the package is upgraded). The model calls' activities compute
+ * each call's cost; the client asks the same lookup whether a run's models have a price at all.
+ * I/O-free: no network, no files.
+ */
+import { calcPrice } from '@pydantic/genai-prices';
+import type { ModelPrice } from '../core/agent-file/model';
+import type { Usage } from '../core/llm-types';
+
+/** The parts of a model's settings its price depends on. */
+export interface PricedModel {
+  interface: string;
+  model?: string;
+  price?: ModelPrice;
+}
+
+/** Where a model's price comes from: the agent file's `price`, the price table (naming its provider and model), or nowhere. */
+export type PriceSource = { from: 'agent file' } | { from: 'price table'; provider: string; model: string } | null;
+
+/** Token counts a price applies to; `cached_input_tokens` are part of `input_tokens` (read from the provider's prompt cache). */
+export interface PricedTokens {
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens?: number;
+}
+
+/** The price table's provider of an interface: OpenAI-compatible servers as OpenAI, Bedrock Converse as AWS Bedrock. */
+export function priceTableProvider(modelInterface: string): string | undefined {
+  if (modelInterface.startsWith('openai/')) return 'openai';
+  if (modelInterface.startsWith('bedrock/')) return 'aws';
+  return undefined;
+}
+
+function tableLookup(model: PricedModel, tokens: PricedTokens) {
+  const provider = priceTableProvider(model.interface);
+  if (provider === undefined || model.model === undefined) return null;
+  const usage = { input_tokens: tokens.input_tokens, output_tokens: tokens.output_tokens, ...(tokens.cached_input_tokens ? { cache_read_tokens: tokens.cached_input_tokens } : {}) };
+  try {
+    return calcPrice(usage, model.model, { providerId: provider });
+  } catch {
+    // A price the table cannot apply (a malformed entry) is no price, not a failed model call.
+    return null;
+  }
+}
+
+/** Where the model's price comes from, or null when neither the agent file nor the table prices it. */
+export function priceSource(model: PricedModel): PriceSource {
+  if (model.price) return { from: 'agent file' };
+  const found = tableLookup(model, { input_tokens: 0, output_tokens: 0 });
+  return found ? { from: 'price table', provider: found.provider.id, model: found.model.id } : null;
+}
+
+/**
+ * The cost of one call's tokens in US dollars, or null when the model has no known price.
+ * Never 0 for an unknown price: 0 means the tokens were free.
+ */
+export function costOf(model: PricedModel, tokens: PricedTokens): number | null {
+  if (model.price) {
+    const cached = Math.min(tokens.cached_input_tokens ?? 0, tokens.input_tokens);
+    const p = model.price;
+    const dollars =
+      ((tokens.input_tokens - cached) * p.input_per_million + cached * (p.cached_input_per_million ?? p.input_per_million) + tokens.output_tokens * p.output_per_million) / 1e6;
+    return round(dollars);
+  }
+  const found = tableLookup(model, tokens);
+  return found ? round(found.total_price) : null;
+}
+
+/** The usage with its cost. */
+export function withCost(model: PricedModel, usage: Usage): Usage {
+  return { ...usage, cost_usd: costOf(model, usage) };
+}
+
+/** Rounded to 1e-12 dollars (floating-point residue of per-million prices). */
+function round(dollars: number): number {
+  return Math.round(dollars * 1e12) / 1e12;
+}
+
+/**
+ * The one-line note `run` prints when models of the agent file have no known price (their cost is
+ * null), or undefined when all have one. The scripted model is left out: it calls no provider,
+ * so there is nothing to pay (its cost is null all the same unless its block has a price).
+ */
+export function unpricedModelsNote(models: readonly (PricedModel | undefined)[]): string | undefined {
+  const real = models.filter((m): m is PricedModel => m !== undefined && m.interface !== 'scripted');
+  const unpriced = [...new Set(real.filter((m) => priceSource(m) === null).map((m) => m.model ?? m.interface))];
+  if (unpriced.length === 0) return undefined;
+  const names = unpriced.map((n) => `"${n}"`).join(', ');
+  return `no price known for model ${names}: cost is null (give its llm block "price": {"input_per_million": N, "output_per_million": N})`;
+}
