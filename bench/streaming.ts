@@ -7,7 +7,8 @@ import { MongoClient } from 'mongodb';
 import { watchRun } from '../client/watch';
 import type { PerflowClient } from '../client/connect';
 import { clientConfigFromEnv, memoryCollectionsFromEnv } from '../config/env';
-import type { EventBatchDoc } from '../memory/run-events';
+import type { ArchiveDoc } from '../memory/run-events';
+import { eventArchiveOf } from '../core/memory-collections';
 
 /** A model call's first token as a watcher saw it: where it is in its run's stream, when it was published (`at`) and when it arrived here (ms). */
 export interface FirstToken {
@@ -74,10 +75,13 @@ export async function startWatchers(client: Client, env: Record<string, string>)
       return tokens;
     },
     async queuedInWorker(tokens) {
-      // A first token is published alone: its batch starts at its offset.
-      const batches = mongo.db().collection<EventBatchDoc>(memoryCollectionsFromEnv(env).events);
-      const created = await Promise.all(tokens.map((t) => batches.findOne({ _id: `${t.run}:${t.offset}` }, { projection: { created: 1 } })));
-      return tokens.map((t, i) => (created[i]?.created.getTime() ?? NaN) - t.at);
+      // A first token is published alone: its batch starts at its offset. The runs have ended: their batches are archived.
+      const archive = mongo.db().collection<ArchiveDoc>(eventArchiveOf(memoryCollectionsFromEnv(env).events));
+      const created = new Map<string, number>();
+      for (const run of new Set(tokens.map((t) => t.run))) {
+        for (const doc of await archive.find({ run }).toArray()) for (const b of doc.batches) created.set(`${run}:${b.first}`, new Date(b.created).getTime());
+      }
+      return tokens.map((t) => (created.get(`${t.run}:${t.offset}`) ?? NaN) - t.at);
     },
     counts: () => ({ ...counts }),
     reset: () => (counts = { mongoCommands: 0, findMs: 0, finds: 0, temporalRequests: 0 }),

@@ -7,7 +7,8 @@ import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { RunEvent, RunEventBody } from '../core/run-events';
 import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv, redact } from '../config/env';
 import { MemoryStore } from '../memory/store';
-import type { RunEventLog } from '../memory/run-events';
+import { batchId, type RunEventLog } from '../memory/run-events';
+import { streamPoller } from './stream-poller';
 import { textSealer } from '../codec/encryption';
 import { firstLine } from '../core/text';
 import type { PerflowClient } from './connect';
@@ -72,14 +73,14 @@ export async function* watchRun(perflow: PerflowClient, workflowId: string, opti
     }
     const encryption = perflow.config.encryption;
     const log = new MemoryStore(mongo.db(databaseFromUri(uri)), memoryCollectionsFromEnv(env)).eventLog(encryption ? textSealer(encryption) : undefined);
-    yield* follow(perflow, log, workflowId, options);
+    yield* follow(perflow, log, mongo, workflowId, options);
   } finally {
     if (!options.mongo) await mongo.close();
   }
 }
 
-async function* follow(perflow: PerflowClient, log: RunEventLog, workflowId: string, options: WatchOptions): AsyncGenerator<RunEvent> {
-  const pollMs = options.pollMs ?? 100;
+async function* follow(perflow: PerflowClient, log: RunEventLog, mongo: MongoClient, workflowId: string, options: WatchOptions): AsyncGenerator<RunEvent> {
+  const poller = streamPoller(mongo, log.collection as never, options.pollMs ?? 100);
   const head = await log.head(workflowId);
   let next = options.from ?? head?.start ?? 0;
   let batch: number | undefined;
@@ -111,7 +112,9 @@ async function* follow(perflow: PerflowClient, log: RunEventLog, workflowId: str
       if (state === 'over' || (state === 'archived' && (yield* archived()))) return;
       if (state !== 'waiting') continue;
     }
-    await sleep(pollMs, options.signal);
+    // Until the next batch is there (every watch of this client waits in one query), or it is time to check the run.
+    if (batch !== undefined) await poller.wait(batchId(workflowId, batch), CLOSED_CHECK_MS - (Date.now() - checked), options.signal);
+    else await sleep(options.pollMs ?? 100, options.signal);
   }
 }
 

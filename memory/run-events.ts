@@ -66,7 +66,8 @@ const KEY_LOOKBACK_BATCHES = 32;
 /** A walk longer than this many batches records its end in the head. */
 const HINT_AFTER_STEPS = 8;
 
-const batchId = (run: string, first: number) => `${run}:${first}`;
+/** The `_id` of a stream's batch starting at `first`. */
+export const batchId = (run: string, first: number) => `${run}:${first}`;
 
 /** How many workflow-event keys a writer remembers per stream (a re-run task republishes its latest events only). */
 const KEYS_REMEMBERED = 512;
