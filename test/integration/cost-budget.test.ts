@@ -20,15 +20,15 @@ const CAP = 1e-8;
 const PRICE = { input_per_million: 1, output_per_million: 2 };
 
 /** A typed agent of two steps whose scripted model has a price. */
-function pricedAgent(type: AgentType): Record<string, unknown> {
-  const agent = typedAgent(type, 2);
+function pricedAgent(type: AgentType, steps = 2): Record<string, unknown> {
+  const agent = typedAgent(type, steps);
   return { ...agent, llm: { ...(agent.llm as object), price: PRICE } };
 }
 
 type Run = WorkflowHandle<(i: ReturnType<typeof runInput>) => Promise<RunOutput>>;
 
-function start(type: AgentType, params: Record<string, unknown>): Promise<Run> {
-  const input = runInput(pricedAgent(type), 'sum 1..2', { max_cost_usd: CAP, ...params });
+function start(type: AgentType, params: Record<string, unknown>, steps = 2): Promise<Run> {
+  const input = runInput(pricedAgent(type, steps), `sum 1..${steps}`, { max_cost_usd: CAP, ...params });
   return harness().client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(type), {
     taskQueue: harness().taskQueue,
     workflowId: workflowId('budget'),
@@ -74,6 +74,19 @@ describe.each(AGENT_TYPES)('%s with max_cost_usd', (type) => {
     expect(done.decisions).toEqual([expect.objectContaining({ kind: 'budget', action: 'raise', by: 'alice' })]);
     const events = await harness().memory.eventLog().readAll(run.workflowId);
     expect(events.filter((e) => e.type === 'decision_pending' || e.type === 'decision').map((e) => e.type)).toEqual(['decision_pending', 'decision']);
+  });
+
+  it('carries a raised cap across continue-as-new', async () => {
+    const run = await start(type, { continue_as_new_after_events: 25 }, 4);
+    await atBudget(run.workflowId);
+    await raiseBudget(harness().client, run.workflowId, { usd: 100 });
+    const out = await run.result(); // follows the chain
+    expect(out.response).toBe(expectedResponse(type, 4));
+    const done = await progressOf(harness(), run.workflowId);
+    expect(done.continued_as_new).toBeGreaterThanOrEqual(1);
+    // One wait: the raised cap held in every execution.
+    expect(done.decisions?.map((d) => `${d.decision_id} ${d.action}`)).toEqual(['budget-1 raise']);
+    expect(out.metadata?.budget).toMatchObject({ raised_to: 100 });
   });
 
   it('ends with the work so far when the budget wait is answered with reject --stop', async () => {
