@@ -2,7 +2,7 @@
 import type { CommandHandler } from './context';
 import { codecServer } from './commands/codec-server';
 import { consoleCommand } from './commands/console';
-import { approve, approveTool, denyTool, guide, pause, pending, reject, resume } from './commands/decisions';
+import { approve, approveTool, denyTool, guide, pause, pending, raiseBudget, reject, resume } from './commands/decisions';
 import { diff, fork } from './commands/fork-diff';
 import { history, replay, reset } from './commands/history';
 import { memory } from './commands/memory';
@@ -31,6 +31,7 @@ const COMMANDS: Readonly<Record<string, CommandHandler>> = {
   guide,
   pause,
   resume,
+  'raise-budget': raiseBudget,
   'codec-server': codecServer,
   console: consoleCommand,
 };

@@ -23,6 +23,7 @@ const OPTIONS = {
   stop: { type: 'boolean' },
   input: { type: 'string' },
   by: { type: 'string' },
+  usd: { type: 'string' },
   'from-step': { type: 'string' },
   from: { type: 'string' },
   port: { type: 'string' },

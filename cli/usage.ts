@@ -15,13 +15,15 @@ export const USAGE = `usage: perflow <command> [options]
   fork ID --from-step N [--agent FILE] [--param key=value]... [--question TEXT] [--workflow-id ID] [--follow|--wait] [--json]
                                            a new run reusing ID's first N-1 steps, then planning at step N with the new settings
   diff A B [--json]                        two runs side by side: settings, plans, steps, tokens, durations, responses
-  pending [--tenant ID] [--json]           runs waiting for a person's decision (or paused)
+  pending [--tenant ID] [--json]           runs waiting for a person's decision (or paused, or at their dollar budget)
   approve ID [--steps-file F | --step TEXT...]  approve the plan awaiting approval (with steps: an edited plan)
-  reject ID --reason TEXT [--stop]         reject the plan: the planner is asked again with the reason (--stop: end the run)
+  reject ID --reason TEXT [--stop]         reject the plan: the planner is asked again with the reason (--stop: end the run;
+                                           at the dollar budget: end it with the work so far)
   approve-tool ID [--input JSON]           approve the tool call awaiting approval (with --input: run it with that input)
   deny-tool ID --reason TEXT               deny the tool call: the model gets the reason as its observation
   guide ID TEXT                            guidance for the next planning call
   pause ID | resume ID                     hold the run at its next point between steps / let it go on
+  raise-budget ID --usd N                  raise the run's max_cost_usd to N dollars: a run waiting at its budget goes on
   codec-server [--port P] [--host H] [--ui-origin URL]... [--token T]
                                            serve /encode and /decode for the Temporal Web UI with PERFLOW_ENCRYPTION_KEYS
                                            (default port 8888 on 127.0.0.1; CORS for PERFLOW_TEMPORAL_UI_URL's origin;

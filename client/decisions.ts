@@ -1,6 +1,6 @@
 /**
  * People's decisions on running agents: approve, edit or reject a plan, approve or deny a tool
- * call, guide, pause and resume — each a workflow Update the run validates before accepting —
+ * call, guide, pause and resume, raise a run's dollar budget — each a workflow Update the run validates before accepting —
  * and the runs waiting for one (`PerflowPending`).
  */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
@@ -9,6 +9,7 @@ import {
   pauseUpdate,
   planDecisionUpdate,
   progressQuery,
+  raiseBudgetUpdate,
   resumeUpdate,
   SearchAttributes,
   toolDecisionUpdate,
@@ -81,13 +82,18 @@ export function resumeRun(client: Client, workflowId: string, o: DecidedBy = {})
   return decide(client, workflowId, resumeUpdate, by(o));
 }
 
+/** Raises the run's `max_cost_usd` to `usd` (above its cost so far); a run waiting at its budget goes on. */
+export function raiseBudget(client: Client, workflowId: string, o: DecidedBy & { usd: number }): Promise<DecisionRecord> {
+  return decide(client, workflowId, raiseBudgetUpdate, { usd: o.usd, ...by(o) });
+}
+
 const by = (o: DecidedBy) => (o.by !== undefined ? { by: o.by } : {});
 
 /** A run waiting for a person, as `perflow pending` lists it. */
 export interface PendingRun {
   workflow_id: string;
   agent?: string;
-  /** `plan`, `tool` or `paused`. */
+  /** `plan`, `budget`, `tool` or `paused`. */
   waiting_for: string;
   pending: PendingDecision[];
 }
@@ -99,7 +105,7 @@ export async function listPending(client: Client, limit = 100, tenant?: string):
 
 async function pendingRuns(client: Client, limit: number, tenant?: string): Promise<PendingRun[]> {
   const out: PendingRun[] = [];
-  const query = `${listQuery('running', undefined, tenant)} AND PerflowPending IN ('plan', 'tool', 'paused')`;
+  const query = `${listQuery('running', undefined, tenant)} AND PerflowPending IN ('plan', 'budget', 'tool', 'paused')`;
   for await (const wf of lenientClient(client).workflow.list({ query })) {
     const waitingFor = wf.typedSearchAttributes.get(SearchAttributes.pending) ?? 'unknown';
     const progress = await client.workflow

@@ -19,9 +19,10 @@ import {
   type RunWorkflows,
 } from '../workflows/definitions';
 import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
+import { formatCost } from '../core/text';
 import { CliError } from './errors';
 import { readJsonFile } from './json-file';
-import { unpricedModelsNote } from '../telemetry/model-prices';
+import { budgetPriceProblem, unpricedModelsNote } from '../telemetry/model-prices';
 
 export interface LoadAgentFileOptions {
   /** Tool types the workers offer besides the built-in ones (tools of your own, see `perflow/worker`). */
@@ -46,7 +47,10 @@ export function agentFromJson(json: unknown, where: string, runParams: Record<st
   try {
     const agent = parseAgentDefinition(json, { toolTypes: [...BUILTIN_TOOL_TYPES, ...(options.extraToolTypes ?? [])] });
     const unpriced = unpricedModelsNote([agent.llm, agent.executor_llm]);
-    return { agent, parameters: resolveParameters(agent, runParams), warnings: parameterWarnings(agent, runParams), notes: unpriced ? [unpriced] : [] };
+    const parameters = resolveParameters(agent, runParams);
+    const budgetProblem = parameters.max_cost_usd !== undefined ? budgetPriceProblem([agent.llm, agent.executor_llm]) : undefined;
+    if (budgetProblem) throw new CliError(`${where}: parameters.max_cost_usd: ${budgetProblem}`, 2);
+    return { agent, parameters, warnings: parameterWarnings(agent, runParams), notes: unpriced ? [unpriced] : [] };
   } catch (err) {
     if (err instanceof AgentDefinitionError) throw new CliError(`${where}: ${err.message}`, 2, { cause: err });
     throw err;
@@ -220,7 +224,9 @@ export function pendingLines(d: PendingDecision): string[] {
   const what =
     d.kind === 'plan'
       ? [`awaiting approval of the plan (${d.id}):`, ...(d.plan ?? []).map((s, i) => `  ${i + 1}. ${preview(s, 200)}`)]
-      : [`awaiting approval of a tool call (${d.id}) in step ${(d.step?.index ?? 0) + 1}: ${d.tool} ${preview(JSON.stringify(d.input ?? {}), 300)}`];
+      : d.kind === 'budget'
+        ? [`awaiting a budget decision (${d.id}): the cost so far ${formatCost(d.budget?.cost_usd)} reached max_cost_usd ${formatCost(d.budget?.max_cost_usd)}`]
+        : [`awaiting approval of a tool call (${d.id}) in step ${(d.step?.index ?? 0) + 1}: ${d.tool} ${preview(JSON.stringify(d.input ?? {}), 300)}`];
   const timeout = d.timeout ? [`  (${d.timeout.action} at ${d.timeout.at} if nobody answers)`] : [];
   return [...what, ...timeout, ...d.answer.map((a) => `  answer: ${a}`)];
 }

@@ -25,6 +25,7 @@ import {
   listRuns,
   loadAgentFile,
   pauseRun,
+  raiseBudget,
   readMemory,
   rejectPlan,
   resumeRun,
@@ -244,6 +245,8 @@ async function decide({ client }: PerflowClient, id: string, d: DecisionBody): P
       return pauseRun(client, id, { ...by, ...(d.reason ? { reason: d.reason } : {}) });
     case 'resume':
       return resumeRun(client, id, by);
+    case 'raise_budget':
+      return raiseBudget(client, id, { ...by, usd: d.usd });
     case 'cancel': {
       const { status } = await client.workflow.getHandle(id).describe();
       if (status.name !== 'RUNNING') throw new CliError(`${id} cannot be cancelled: the run has ended (${status.name.toLowerCase()})`, 1);

@@ -31,6 +31,7 @@ export const decisionBody = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('guide'), text: z.string().trim().min(1), by }),
   z.strictObject({ kind: z.literal('pause'), reason: z.string().optional(), by }),
   z.strictObject({ kind: z.literal('resume'), by }),
+  z.strictObject({ kind: z.literal('raise_budget'), usd: z.number().positive(), by }),
   z.strictObject({ kind: z.literal('cancel'), by }),
 ]);
 

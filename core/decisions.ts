@@ -10,9 +10,9 @@ export type PlanApproval = 'none' | 'first' | 'every';
 
 /** A decision a run waits for. */
 export interface PendingDecision {
-  /** `plan-<n>` (the n-th plan reviewed) or `tool-<step>-<call>`; updates may name it. */
+  /** `plan-<n>` (the n-th plan reviewed), `tool-<step>-<call>` or `budget-<n>`; updates may name it. */
   id: string;
-  kind: 'plan' | 'tool';
+  kind: 'plan' | 'tool' | 'budget';
   /** Workflow time the wait began (ISO 8601). */
   since: string;
   /** kind plan: the proposed steps. */
@@ -21,6 +21,8 @@ export interface PendingDecision {
   step?: { index: number; text: string; executor_workflow_id: string };
   tool?: string;
   input?: Record<string, unknown>;
+  /** kind budget: the run's dollar cap (`max_cost_usd`, or the last raised one) and its cost so far. */
+  budget?: { max_cost_usd: number; cost_usd: number };
   /** With `approval_timeout`: when the timeout action is taken (ISO 8601), and which. */
   timeout?: { at: string; action: 'approve' | 'reject' };
   /** The commands that answer it. */
@@ -37,19 +39,23 @@ export interface HumanState {
   /** Guidance and rejection reasons the next planning call has not seen yet. */
   feedback: string[];
   paused: boolean;
+  /** The dollar cap a person raised the run's `max_cost_usd` to (absent: not raised). */
+  max_cost_usd?: number;
+  /** Budget waits so far (the `budget-<n>` IDs; absent: none). */
+  budget_waits?: number;
 }
 
 /** A decision a person (or a timeout) took, as progress and memory record it. */
 export interface DecisionRecord {
   /** The pending decision it answered (absent for guidance, pause and resume). */
   decision_id?: string;
-  kind: 'plan' | 'tool' | 'guidance' | 'pause' | 'resume';
-  action: 'approve' | 'edit' | 'reject' | 'stop' | 'deny' | 'guide' | 'pause' | 'resume';
+  kind: 'plan' | 'tool' | 'guidance' | 'pause' | 'resume' | 'budget';
+  action: 'approve' | 'edit' | 'reject' | 'stop' | 'deny' | 'guide' | 'pause' | 'resume' | 'raise';
   /** Who decided (free text; `approval_timeout` when the timeout decided). */
   by: string;
   /** Workflow time of the decision (ISO 8601). */
   at: string;
-  /** The reason, the edited steps or input, or the guidance. */
+  /** The reason, the edited steps or input, the guidance, or (a raised budget) the new cap as `$N`. */
   detail?: string;
   /** How many steps the run had executed when the decision was taken. */
   after_steps: number;
@@ -79,6 +85,13 @@ export interface ToolDecision {
   by?: string;
   /** The pending decision answered (default: the oldest pending tool call). */
   decision_id?: string;
+}
+
+/** How a person lets a run waiting at its dollar budget go on: a new cap above its cost so far. */
+export interface BudgetRaise {
+  /** The new `max_cost_usd`, in US dollars. */
+  usd: number;
+  by?: string;
 }
 
 export interface GuidanceInput {

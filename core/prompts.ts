@@ -219,6 +219,20 @@ export function tokenBudgetReachedMessage(budget: number, used: number, summary:
   return `Token Budget Reached (${used} of ${budget} tokens used). Here is a summary of the steps completed so far:\n\n${summary.trim()}\n\nTo continue, run the agent again with memory_id ${memoryId}.`;
 }
 
+/**
+ * The final response of a run that reached its `max_cost_usd` (`budget_action` stop, or a person
+ * who answered the budget wait with `reject --stop`).
+ */
+export function costBudgetReachedMessage(budget: number, cost: number, summary: string, memoryId: string, stopped?: { by: string; reason: string }): string {
+  const who = stopped ? ` Stopped by ${stopped.by}: ${stopped.reason}.` : '';
+  return `Cost Budget Reached ($${roundUsd(cost)} of max_cost_usd $${roundUsd(budget)} spent).${who} Here is a summary of the steps completed so far:\n\n${summary.trim()}\n\nTo continue, run the agent again with memory_id ${memoryId}.`;
+}
+
+/** Dollars as people read them in a message: 6 significant digits at most. */
+function roundUsd(usd: number): string {
+  return String(Number(usd.toPrecision(6)));
+}
+
 /** The response of a run a reviewer stopped by rejecting its plan (`perflow reject --stop`, or `max_plan_rejections` reached). */
 export function planStoppedMessage(review: { reason: string; by: string }): string {
   return `Plan rejected by ${review.by}; the run stopped. Reason: ${review.reason}`;

@@ -91,3 +91,15 @@ export function unpricedModelsNote(models: readonly (PricedModel | undefined)[])
   const names = unpriced.map((n) => `"${n}"`).join(', ');
   return `no price known for model ${names}: cost is null (give its llm block "price": {"input_per_million": N, "output_per_million": N})`;
 }
+
+/**
+ * Why a run cannot have a dollar budget (`max_cost_usd`): the models of the agent file with no
+ * known price, the scripted model included (its cost is null without a `price`); undefined when
+ * every model has one.
+ */
+export function budgetPriceProblem(models: readonly (PricedModel | undefined)[]): string | undefined {
+  const unpriced = [...new Set(models.filter((m): m is PricedModel => m !== undefined && priceSource(m) === null).map((m) => m.model ?? m.interface))];
+  if (unpriced.length === 0) return undefined;
+  const names = unpriced.map((n) => `"${n}"`).join(', ');
+  return `max_cost_usd needs every model's price, and none is known for model ${names} (give its llm block "price": {"input_per_million": N, "output_per_million": N})`;
+}

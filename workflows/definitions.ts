@@ -12,9 +12,9 @@ import type { RunIds } from '../core/memory-ids';
 import type { AgentDefinition, AgentType, ResolvedParameters } from '../core/agent';
 import type { Usage } from '../core/llm-types';
 import { causeChain, formatCost, preview, RESULT_PREVIEW_CHARS } from '../core/text';
-import type { DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanDecision, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
+import type { BudgetRaise, DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanDecision, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
 
-export type { DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanApproval, PlanDecision, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
+export type { BudgetRaise, DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanApproval, PlanDecision, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
 
 export { preview, RESULT_PREVIEW_CHARS };
 
@@ -190,8 +190,12 @@ export interface TodoView {
 
 
 export interface Progress extends RunIds {
-  /** `awaiting_approval`: a person's decision is pending (see `pending`); `paused`: held between steps until resumed. */
-  status: 'planning' | 'executing' | 'awaiting_approval' | 'paused' | 'completed' | 'failed';
+  /**
+   * `awaiting_approval`: a person's decision is pending (see `pending`); `awaiting_budget`: the
+   * run reached its `max_cost_usd` and waits for `raise-budget` or `reject --stop`; `paused`: held
+   * between steps until resumed.
+   */
+  status: 'planning' | 'executing' | 'awaiting_approval' | 'awaiting_budget' | 'paused' | 'completed' | 'failed';
   agent: string;
   question: string;
   plan: string[];
@@ -242,6 +246,7 @@ export const toolDecisionUpdate = defineUpdate<DecisionRecord, [ToolDecision]>('
 export const guideUpdate = defineUpdate<DecisionRecord, [GuidanceInput]>('guide');
 export const pauseUpdate = defineUpdate<DecisionRecord, [PauseInput]>('pause');
 export const resumeUpdate = defineUpdate<DecisionRecord, [PauseInput]>('resume');
+export const raiseBudgetUpdate = defineUpdate<DecisionRecord, [BudgetRaise]>('raiseBudget');
 
 export const toolApprovalRequestSignal = defineSignal<[ToolApprovalRequest]>('toolApprovalRequest');
 export const toolApprovalAnswerSignal = defineSignal<[ToolApprovalAnswer]>('toolApprovalAnswer');
@@ -253,7 +258,7 @@ export const toolApprovalAnswerSignal = defineSignal<[ToolApprovalAnswer]>('tool
 export const SearchAttributes = {
   agent: defineSearchAttributeKey('PerflowAgent', SearchAttributeType.KEYWORD),
   status: defineSearchAttributeKey('PerflowStatus', SearchAttributeType.KEYWORD),
-  /** What a running run waits for from a person: `plan`, `tool`, `paused`, or `none`. */
+  /** What a running run waits for from a person: `plan`, `budget`, `tool`, `paused`, or `none`. */
   pending: defineSearchAttributeKey('PerflowPending', SearchAttributeType.KEYWORD),
   /** The run's `tenant_id` (set at start, when it has one): `list --tenant` and `pending --tenant` filter on it over all runs. */
   tenant: defineSearchAttributeKey('PerflowTenant', SearchAttributeType.KEYWORD),
@@ -288,6 +293,8 @@ export const FailureTypes = {
   PlannerOutputInvalid: 'Planner.OutputInvalid',
   /** A step_by_step step or todo names a tool the agent does not have (Axon Ivy "Tool not found"). */
   ToolNotFound: 'Agent.ToolNotFound',
+  /** The next model call would start at or over `max_cost_usd`, with `budget_action` `fail`. */
+  BudgetExceeded: 'Budget.Exceeded',
 } as const;
 
 const STATUS_ICON: Record<string, string> = { pending: '⏳', running: '▶️', in_progress: '▶️', completed: '✅', failed: '❌', skipped: '⏭️' };
@@ -305,7 +312,13 @@ export function progressMarkdown(p: Progress, workflowId = 'ID'): string {
     lines.push('**Plan:**', ...p.plan_steps.map((s) => `- ${STATUS_ICON[s.status]} ${s.step_num}. ${preview(s.goal, 150)} (${s.primary_tools[0] ?? 'no tool'}, ${s.attempts} attempts)`), '');
   } else if (p.plan.length > 0) lines.push('**Plan:**', ...p.plan.map((s, i) => `${i + 1}. ${preview(s, 200)}`), '');
   for (const d of p.pending ?? []) {
-    lines.push(d.kind === 'plan' ? '**Awaiting approval of the plan:**' : `**Awaiting approval of a tool call** (step ${(d.step?.index ?? 0) + 1}): \`${d.tool}\` with \`${preview(JSON.stringify(d.input), 500)}\``);
+    lines.push(
+      d.kind === 'plan'
+        ? '**Awaiting approval of the plan:**'
+        : d.kind === 'budget'
+          ? `**Awaiting a budget decision:** the cost so far ${formatCost(d.budget?.cost_usd)} reached max_cost_usd ${formatCost(d.budget?.max_cost_usd)}`
+          : `**Awaiting approval of a tool call** (step ${(d.step?.index ?? 0) + 1}): \`${d.tool}\` with \`${preview(JSON.stringify(d.input), 500)}\``,
+    );
     if (d.plan) lines.push(...d.plan.map((s, i) => `${i + 1}. ${preview(s, 200)}`));
     if (d.timeout) lines.push(`(${d.timeout.action} at ${d.timeout.at} if nobody answers)`);
     lines.push('Answer with:', ...d.answer.map((a) => `- \`${a}\``), '');

@@ -1,6 +1,6 @@
 /** People's decisions on runs: `pending`, and the commands that answer a run's question or hold it. */
 import type { Client } from '@temporalio/client';
-import { approvePlan, approveTool as approveToolCall, CliError, denyTool as denyToolCall, guideRun, listPending, pauseRun, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type DecisionRecord } from '../../client';
+import { approvePlan, approveTool as approveToolCall, CliError, denyTool as denyToolCall, guideRun, listPending, pauseRun, raiseBudget as raiseBudgetOf, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type DecisionRecord } from '../../client';
 import { parseJsonObject } from '../../client/json-file';
 import { requireId, withClient, type CommandContext, type CommandHandler } from '../context';
 import { decisionLine, pendingRunLines } from '../format';
@@ -67,3 +67,9 @@ export const guide = decisionCommand(({ positionals }, id, by) => {
 export const pause = decisionCommand(({ o }, id, by) => (c) => pauseRun(c, id, { ...by, ...(o.reason ? { reason: o.reason } : {}) }));
 
 export const resume = decisionCommand((_ctx, id, by) => (c) => resumeRun(c, id, by));
+
+export const raiseBudget = decisionCommand(({ o }, id, by) => {
+  const usd = o.usd !== undefined && o.usd.trim() !== '' ? Number(o.usd) : NaN;
+  if (!Number.isFinite(usd) || usd <= 0) throw new CliError(`raise-budget needs --usd N (a positive number of US dollars)${o.usd !== undefined ? `, got "${o.usd}"` : ''}`, 2);
+  return (c) => raiseBudgetOf(c, id, { ...by, usd });
+});

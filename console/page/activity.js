@@ -4,7 +4,7 @@ import { html } from './html.js';
 
 const where = (a) => (a.step !== undefined ? `step ${a.step + 1}` : '');
 
-const ACTION = { approve: 'approved', edit: 'approved with edits', reject: 'rejected', stop: 'rejected, run stopped', deny: 'denied', guide: 'guidance given', pause: 'paused', resume: 'resumed' };
+const ACTION = { raise: 'budget raised', approve: 'approved', edit: 'approved with edits', reject: 'rejected', stop: 'rejected, run stopped', deny: 'denied', guide: 'guidance given', pause: 'paused', resume: 'resumed' };
 
 function DecisionEntry({ entry: { pending, decided } }) {
   const what = pending

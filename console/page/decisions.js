@@ -1,5 +1,6 @@
 // What a person can decide in a running run: a plan to approve, edit or reject, a tool call to
-// approve, deny or run with other input, and guidance, pause, resume and cancel at any time.
+// approve, deny or run with other input, a run waiting at its dollar budget to let go on or end,
+// and guidance, pause, resume and cancel at any time.
 // A refused decision shows the API's one-line error.
 import { useState } from 'preact/hooks';
 import { html } from './html.js';
@@ -98,6 +99,31 @@ function ToolDecision({ pending, workflowId, onDone }) {
     </div>`;
 }
 
+const dollars = (usd) => (typeof usd === 'number' ? `$${Number(usd.toPrecision(6))}` : 'unknown');
+
+function BudgetDecision({ pending, workflowId, onDone }) {
+  const [usd, setUsd] = useState('');
+  const [reason, setReason] = useState('');
+  const { error, busy, decide } = useDecide(workflowId, onDone);
+  const cap = Number(usd);
+  return html`
+    <div class="decision budget" data-testid="budget-decision" data-decision-id=${pending.id}>
+      <h4>The run waits at its budget</h4>
+      <p>It has spent <b data-testid="budget-cost">${dollars(pending.budget?.cost_usd)}</b> of max_cost_usd ${dollars(pending.budget?.max_cost_usd)}.</p>
+      <div class="buttons">
+        <input data-testid="budget-usd" type="number" min="0" step="any" placeholder="new max_cost_usd in US dollars" value=${usd} onInput=${(e) => setUsd(e.currentTarget.value)} />
+        <button class="primary" data-testid="budget-raise" disabled=${busy || !(usd.trim() !== '' && cap > 0)}
+          onClick=${() => decide({ kind: 'raise_budget', usd: cap })}>Raise the budget</button>
+      </div>
+      <div class="reject">
+        <input data-testid="budget-reason" placeholder="why the run ends here" value=${reason} onInput=${(e) => setReason(e.currentTarget.value)} />
+        <button class="danger" data-testid="budget-stop" disabled=${busy || !reason.trim()}
+          onClick=${() => decide({ kind: 'reject', reason, stop: true })}>End the run with the work so far</button>
+      </div>
+      ${error && html`<p class="error" data-testid="decision-error">${error}</p>`}
+    </div>`;
+}
+
 function Controls({ progress, workflowId, onDone }) {
   const [text, setText] = useState('');
   const [confirming, setConfirming] = useState(false);
@@ -130,7 +156,9 @@ export function Decisions({ progress, onDone }) {
       ${(progress.pending ?? []).map((p) =>
         p.kind === 'plan'
           ? html`<${PlanDecision} key=${p.id} pending=${p} workflowId=${id} onDone=${onDone} />`
-          : html`<${ToolDecision} key=${p.id} pending=${p} workflowId=${id} onDone=${onDone} />`,
+          : p.kind === 'budget'
+            ? html`<${BudgetDecision} key=${p.id} pending=${p} workflowId=${id} onDone=${onDone} />`
+            : html`<${ToolDecision} key=${p.id} pending=${p} workflowId=${id} onDone=${onDone} />`,
       )}
       <${Controls} progress=${progress} workflowId=${id} onDone=${onDone} />
     </section>`;

@@ -150,6 +150,22 @@ export const AgentParameters = z.looseObject({
    */
   token_budget: integerParam(0, 0),
   /**
+   * A dollar budget of the run (US dollars, the run's `usage.cost_usd`), checked before each of
+   * the run's model calls: when the next call would start at or over it, `budget_action` is
+   * taken. Every model of the agent file needs a known price (docs/cost.md). perflow's own.
+   * @default none (no budget)
+   */
+  max_cost_usd: z
+    .preprocess(toNumber, z.number({ error: 'expected a positive number of US dollars' }).positive({ error: 'expected a positive number of US dollars' }))
+    .optional(),
+  /**
+   * What happens when the run reaches `max_cost_usd`: `pause` (the run waits with status
+   * `awaiting_budget` until `perflow raise-budget` or `perflow reject --stop`), `stop` (it ends
+   * with a summary of the steps so far, as at max_steps) or `fail` (`Budget.Exceeded`). perflow's own.
+   * @default "pause"
+   */
+  budget_action: z.enum(['pause', 'stop', 'fail'], { error: 'expected pause, stop or fail' }).optional(),
+  /**
    * Continue-as-new once the run's history holds this many events (checked between steps);
    * the run also continues-as-new whenever the Temporal server suggests it. 0: only then.
    * perflow's own parameter.

@@ -156,6 +156,9 @@ describe('the console API', () => {
       expect([r.status, r.json.error]).toEqual([404, expect.stringMatching(/no run no-such-run/)]);
     }
     expect((await call('POST', '/api/runs/no-such-run/decisions', { kind: 'resume' })).status).toBe(404);
+    expect((await call('POST', '/api/runs/no-such-run/decisions', { kind: 'raise_budget', usd: 1 })).status).toBe(404);
+    const noCap = await call('POST', `/api/runs/${waiting}/decisions`, { kind: 'raise_budget', usd: 0 });
+    expect([noCap.status, noCap.json.error]).toEqual([400, expect.stringMatching(/^bad request body: usd: /)]);
   });
 
   it('refuses state changes from a foreign origin, and every request without the token where there is one', async () => {

@@ -2,11 +2,11 @@
  * A run waiting for a person survives its worker: the worker process is SIGKILLed while a run
  * awaits plan approval and again while it awaits a tool call's approval; a fresh worker is
  * started each time, the decisions still work, and nothing runs twice (planner calls, tool
- * calls, memory records).
+ * calls, memory records); a run waiting at its dollar budget (`max_cost_usd`) is raised after a kill.
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentType } from '../../core/agent';
-import { approvePlan, approveTool } from '../../client/decisions';
+import { approvePlan, approveTool, raiseBudget } from '../../client/decisions';
 import { progressQuery, workflowTypeFor, type PendingDecision, type RunOutput } from '../../workflows/definitions';
 import { runInput } from '../support/harness';
 import { useWorkerProcess } from '../support/spawn-worker';
@@ -68,4 +68,24 @@ describe.each<AgentType>(['plan_execute_and_reflect', 'plan_and_execute'])('%s a
     // plan_execute_and_reflect: the plan and the final answer; plan_and_execute: the plan, the verification and the final answer.
     expect(planner).toHaveLength(type === 'plan_execute_and_reflect' ? 2 : 3);
   });
+});
+
+it('a run waiting at its max_cost_usd keeps waiting through a worker kill and goes on once raised', async () => {
+  await fixture.restart();
+  const type: AgentType = 'step_by_step';
+  const agent = typedAgent(type, 2);
+  agent.llm = { ...(agent.llm as object), price: { input_per_million: 1, output_per_million: 1 } };
+  const input = runInput(agent, 'crash at the budget', { max_cost_usd: 1e-9 });
+  const handle = await fixture.client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(type), {
+    taskQueue: fixture.taskQueue,
+    workflowId: `budget-crash-${randomUUID().slice(0, 8)}`,
+    args: [input],
+  });
+  await pending(handle.workflowId, 'budget');
+  await fixture.restart(); // killed while the run waits at its budget
+  await raiseBudget(fixture.client, handle.workflowId, { usd: 10, by: 'after-crash' });
+  const out = await handle.result();
+  expect(out.response).toBe(expectedResponse(type, 2));
+  const decisions = await fixture.memory.interactions.find({ parent_interaction_id: out.parent_interaction_id, origin: 'reviewer' }).toArray();
+  expect(decisions.map((d) => `${d.decision?.kind}:${d.decision?.action}:${d.decision?.by}`)).toEqual(['budget:raise:after-crash']);
 });

@@ -5,7 +5,7 @@
  */
 import { CancellationScope, ContinueAsNew, continueAsNew, isCancellation, log, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { addUsage } from '../../core/llm-types';
-import { MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tokenBudgetReachedMessage } from '../../core/prompts';
+import { costBudgetReachedMessage, MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tokenBudgetReachedMessage } from '../../core/prompts';
 import { preview } from '../../core/text';
 import { EVENT_PREVIEW_CHARS } from '../../core/run-events';
 import { SearchAttributes, type CarriedState, type RunOutput } from '../definitions';
@@ -14,6 +14,7 @@ import { causeMessage, completedStepRefs, type RunContext } from './context';
 import { responseFilter } from './model-calls';
 import { modelForCall } from './scripted-calls';
 import { countRun } from './metrics';
+import { BudgetStop, budgetMetadata } from './budget';
 
 /**
  * Patches of capabilities that came to the other agent types with the kernel: runs recorded
@@ -38,7 +39,8 @@ export async function finish(run: RunContext, response: string, metadata?: Recor
   run.showProgress();
   countRun(run.agent.type, 'completed');
   const assumed = progress.assumed_verdicts ? { assumed_verdicts: progress.assumed_verdicts } : {};
-  const meta = metadata || progress.assumed_verdicts ? { metadata: { ...metadata, ...assumed } } : {};
+  const budget = budgetMetadata(run);
+  const meta = metadata || progress.assumed_verdicts || budget.budget ? { metadata: { ...metadata, ...assumed, ...budget } } : {};
   return { ...ids, response, usage: progress.usage, steps_executed: progress.steps_executed, ...meta };
 }
 
@@ -52,6 +54,8 @@ export async function guard(run: RunContext, body: () => Promise<RunOutput>): Pr
     return await body();
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
+    // The dollar budget ends the run with the work so far (budget_action stop, or reject --stop).
+    if (err instanceof BudgetStop) return finish(run, costBudgetReachedMessage(err.cap, err.cost, await summarizeSteps(run), run.ids.memory_id, err.stopped));
     const { progress } = run;
     progress.status = 'failed';
     progress.error = causeMessage(err);
@@ -120,7 +124,7 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
 /** The human loop's state, when a person took part (runs without decisions carry nothing new). */
 function humanCarried(run: RunContext): Pick<CarriedState, 'human' | 'decisions'> {
   const { state } = run.human;
-  const took = state.plans_reviewed > 0 || state.feedback.length > 0 || (run.progress.decisions ?? []).length > 0;
+  const took = state.plans_reviewed > 0 || state.feedback.length > 0 || (run.progress.decisions ?? []).length > 0 || state.budget_waits !== undefined || state.max_cost_usd !== undefined;
   return took ? { human: state, ...(run.progress.decisions ? { decisions: run.progress.decisions } : {}) } : {};
 }
 

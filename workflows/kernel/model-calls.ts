@@ -16,6 +16,7 @@ import { FailureTypes, type AssumedVerdict } from '../definitions';
 import type { ModelActivities } from './activity-presets';
 import { modelForCall } from './scripted-calls';
 import type { RunContext } from './context';
+import { withinBudget } from './budget';
 
 /** `max_parse_retries` counts retries (runs recorded before counted calls). */
 const PARSE_RETRIES_PATCH = 'max-parse-retries-counts-retries';
@@ -80,6 +81,8 @@ export function withParameterDefaults<M extends { parameters?: Record<string, un
 /** One model call as an activity; returns its answer text. */
 export async function ask(run: RunContext, original: ModelCall): Promise<string> {
   const { agent, progress } = run;
+  // At the run's dollar budget, `budget_action` is taken before the call starts.
+  await withinBudget(run);
   const call = withWholeResults(run, withFeedback(run, original));
   // The run's planning system prompt by reference when it has prompt material.
   const system = call.system !== undefined ? { system: call.system } : run.materialId !== undefined ? { material_id: run.materialId, system_key: 'planning' as const } : { system: run.planningSystem };

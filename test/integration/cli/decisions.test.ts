@@ -1,8 +1,8 @@
 /**
  * People's decisions from the command line, as a user runs them: `run --follow` shows the
  * pending decision and the command that answers it, `pending` finds waiting runs, `status`
- * shows them, and `approve`, `reject`, `approve-tool`, `deny-tool`, `guide`, `pause` and `resume`
- * answer (one line, or one JSON document with --json; one-line errors).
+ * shows them, and `approve`, `reject`, `approve-tool`, `deny-tool`, `guide`, `pause`, `resume`
+ * and `raise-budget` answer (one line, or one JSON document with --json; one-line errors).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -123,5 +123,30 @@ describe('perflow decisions', () => {
     expect(JSON.parse((await perflow(['result', id, '--json'])).stdout)).toMatchObject({ response: 'computed' });
     const calls = await cli.harness.memory.interactions.find({ memory_id: executor_agent_memory_id, origin: 'tool' }).toArray();
     expect(calls.map((c) => [c.input, c.response])).toEqual([['{"expression":"2+2"}', '4']]);
+  });
+
+  it('raise-budget lets a run waiting at its max_cost_usd go on (pending and status show the wait); an unpriced model is refused at run start', async () => {
+    const unpriced = agentFile('cli-unpriced', PLANNED);
+    const refused = await perflow(['run', '--agent', unpriced, '--question', 'q', '--param', 'max_cost_usd=1']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('parameters.max_cost_usd: max_cost_usd needs every model\'s price, and none is known for model "scripted"');
+
+    const file = agentFile('cli-budget', { llm: { interface: 'scripted', script: ONE_STEP_SCRIPT, price: { input_per_million: 1, output_per_million: 1 } } });
+    const started = await perflow(['run', '--agent', file, '--question', 'a budget from the CLI', '--param', 'max_cost_usd=1e-9', '--json']);
+    const { workflow_id: id } = JSON.parse(started.stdout) as { workflow_id: string };
+    await waitingRun('cli-budget', 'budget');
+    const pending = await perflow(['pending']);
+    expect(pending.stdout).toContain(`${id}\tbudget\tcli-budget`);
+    expect(pending.stdout).toContain('awaiting a budget decision (budget-1): the cost so far $');
+    expect(pending.stdout).toContain(`answer: perflow raise-budget ${id} --usd N`);
+    expect((await perflow(['status', id])).stdout).toContain(`${id}: awaiting_budget`);
+
+    const bad = await perflow(['raise-budget', id, '--usd', 'lots']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('raise-budget needs --usd N');
+    const raised = await perflow(['raise-budget', id, '--usd', '1', '--by', 'ops', '--json']);
+    expect(JSON.parse(raised.stdout)).toMatchObject({ workflow_id: id, kind: 'budget', action: 'raise', by: 'ops', decision_id: 'budget-1' });
+    const result = JSON.parse((await perflow(['result', id, '--json'])).stdout) as { response: string; metadata: { budget: unknown } };
+    expect(result.metadata.budget).toMatchObject({ max_cost_usd: 1e-9, raised_to: 1, decisions: [{ action: 'raise', by: 'ops' }] });
   });
 });

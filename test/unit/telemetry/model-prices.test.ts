@@ -3,7 +3,8 @@ import { chat } from '../../../activities/llm/chat';
 import { parseAgentDefinition } from '../../../core/agent';
 import { ModelConfig } from '../../../core/agent-file/model';
 import { addCost, addUsage, ZERO_USAGE } from '../../../core/llm-types';
-import { costOf, priceSource, priceTableProvider, unpricedModelsNote, withCost } from '../../../telemetry/model-prices';
+import { agentFromJson } from '../../../client/run';
+import { budgetPriceProblem, costOf, priceSource, priceTableProvider, unpricedModelsNote, withCost } from '../../../telemetry/model-prices';
 
 const M = 1_000_000;
 const tableCost = (model: string, provider: string, usage: Record<string, number>) => calcPrice(usage, model, { providerId: provider })!.total_price;
@@ -61,6 +62,21 @@ describe('what a model call costs', () => {
     // The scripted model calls no provider: nothing to pay, no note (its cost is null all the same).
     expect(unpricedModelsNote([{ interface: 'scripted' }])).toBeUndefined();
     expect(note).not.toContain('\n');
+  });
+
+  it('max_cost_usd needs every model priced (the scripted one too), else the run is refused in one line', () => {
+    const priced = { interface: 'scripted', price: { input_per_million: 1, output_per_million: 1 } };
+    expect(budgetPriceProblem([{ interface: 'openai/v1/chat/completions', model: 'gpt-4o' }, priced])).toBeUndefined();
+    expect(budgetPriceProblem([priced, { interface: 'scripted' }])).toBe(
+      'max_cost_usd needs every model\'s price, and none is known for model "scripted" (give its llm block "price": {"input_per_million": N, "output_per_million": N})',
+    );
+    const agent = (llm: Record<string, unknown>) => ({ name: 'a', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] }, ...llm } });
+    expect(() => agentFromJson(agent({}), 'a.json', { max_cost_usd: 1 })).toThrow(/^a\.json: parameters\.max_cost_usd: max_cost_usd needs every model's price/);
+    expect(agentFromJson(agent({ price: priced.price }), 'a.json', { max_cost_usd: '0.5', budget_action: 'stop' }).parameters).toMatchObject({ max_cost_usd: 0.5, budget_action: 'stop' });
+    expect(() => agentFromJson(agent({ price: priced.price }), 'a.json', { max_cost_usd: 0 })).toThrow(/max_cost_usd: expected a positive number of US dollars/);
+    expect(() => agentFromJson(agent({ price: priced.price }), 'a.json', { max_cost_usd: 1, budget_action: 'wait' })).toThrow(/budget_action: expected pause, stop or fail/);
+    // No budget: an unpriced model is only a note.
+    expect(agentFromJson(agent({}), 'a.json').parameters.max_cost_usd).toBeUndefined();
   });
 
   it('the agent file’s price is checked: dollars per million tokens, input and output required', () => {

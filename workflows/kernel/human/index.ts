@@ -2,7 +2,8 @@
  * People in the loop, for every agent type: a proposed plan waits for approval
  * (`plan_approval`, plan-review.ts), a tool call that requires approval waits in its executor
  * child, which asks the run (tool-approval.ts), guidance reaches the next planning call and a
- * pause holds the run between steps (steering.ts). Every decision is a workflow Update,
+ * pause holds the run between steps (steering.ts), and a run at its dollar budget waits for a
+ * raised cap or a stop (budget.ts). Every decision is a workflow Update,
  * validated before it is accepted (an invalid one changes nothing), and recorded in history,
  * progress and memory (pending.ts).
  *
@@ -11,12 +12,14 @@
  */
 import type { HumanState } from '../../definitions';
 import type { RunContext } from '../context';
+import { openBudget, type BudgetDesk } from './budget';
 import { openDecisions } from './pending';
 import { openPlanReview, type PlanOutcome } from './plan-review';
 import { openSteering, type Steering } from './steering';
 import { openToolApproval } from './tool-approval';
 
 export type { HumanState, PlanOutcome };
+export type { BudgetAnswer, BudgetDesk } from './budget';
 export { FEEDBACK_HEADING } from './steering';
 export { TIMEOUT_BY } from './pending';
 export { askToolApproval, toolApprovalAnswers } from './tool-approval';
@@ -27,6 +30,8 @@ export interface HumanLoop extends Steering {
   reviewPlan(steps: string[]): Promise<PlanOutcome>;
   /** Waits until every decision being recorded is recorded (before the run ends). */
   settle(): Promise<void>;
+  /** The dollar budget's cap and wait (`max_cost_usd`). */
+  budget: BudgetDesk;
 }
 
 const NO_STATE: HumanState = { plans_reviewed: 0, plans_approved: 0, rejections: 0, feedback: [], paused: false };
@@ -35,7 +40,8 @@ const NO_STATE: HumanState = { plans_reviewed: 0, plans_approved: 0, rejections:
 export function openHumanLoop(run: RunContext, carried?: HumanState): HumanLoop {
   const state: HumanState = { ...NO_STATE, ...carried, feedback: [...(carried?.feedback ?? [])] };
   const desk = openDecisions(run, state);
-  const reviewPlan = openPlanReview(desk);
+  const budget = openBudget(desk);
+  const reviewPlan = openPlanReview(desk, budget);
   openToolApproval(desk);
-  return { state, reviewPlan, ...openSteering(desk), settle: desk.settle };
+  return { state, reviewPlan, ...openSteering(desk), settle: desk.settle, budget };
 }

@@ -47,7 +47,7 @@ export function openDecisions(run: RunContext, state: HumanState): Decisions {
   /** The `PerflowPending` search attribute, when the client set perflow's attributes at start. */
   function syncPending(): void {
     const pending = progress.pending ?? [];
-    const value = pending.some((d) => d.kind === 'plan') ? 'plan' : pending.length > 0 ? 'tool' : holding ? 'paused' : 'none';
+    const value = pending.some((d) => d.kind === 'plan') ? 'plan' : pending.some((d) => d.kind === 'budget') ? 'budget' : pending.length > 0 ? 'tool' : holding ? 'paused' : 'none';
     const current = workflowInfo().typedSearchAttributes.get(SearchAttributes.pending);
     if (current === undefined || current === value) return;
     upsertSearchAttributes([{ key: SearchAttributes.pending, value }]);
@@ -77,7 +77,7 @@ export function openDecisions(run: RunContext, state: HumanState): Decisions {
     addPending(d) {
       if ((progress.pending ?? []).length === 0) statusBefore = progress.status;
       progress.pending = [...(progress.pending ?? []), d];
-      progress.status = 'awaiting_approval';
+      progress.status = progress.status === 'awaiting_budget' || d.kind === 'budget' ? 'awaiting_budget' : 'awaiting_approval';
       run.events.emit({ type: 'decision_pending', ...d });
       syncPending();
       run.showProgress();
@@ -85,7 +85,8 @@ export function openDecisions(run: RunContext, state: HumanState): Decisions {
     removePending(id) {
       const rest = (progress.pending ?? []).filter((d) => d.id !== id);
       progress.pending = rest.length > 0 ? rest : undefined;
-      if (rest.length === 0 && progress.status === 'awaiting_approval') progress.status = statusBefore;
+      if (rest.length === 0 && (progress.status === 'awaiting_approval' || progress.status === 'awaiting_budget')) progress.status = statusBefore;
+      else if (rest.length > 0 && progress.status === 'awaiting_budget' && !rest.some((d) => d.kind === 'budget')) progress.status = 'awaiting_approval';
       syncPending();
       run.showProgress();
     },

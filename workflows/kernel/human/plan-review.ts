@@ -5,13 +5,14 @@
  */
 import { setHandler } from '@temporalio/workflow';
 import { planDecisionUpdate, type PlanDecision } from '../../definitions';
+import type { BudgetDesk } from './budget';
 import { byOf, checkBy, expectObject, numbered, TIMEOUT_BY, waitFor, type Decisions } from './pending';
 
 /** How the run goes on after a plan review. */
 export type PlanOutcome = { action: 'run'; steps: string[] } | { action: 'replan' } | { action: 'stop'; reason: string; by: string };
 
 /** Sets up the plan decision Update; returns the review a run puts each proposed plan to. */
-export function openPlanReview(desk: Decisions): (steps: string[]) => Promise<PlanOutcome> {
+export function openPlanReview(desk: Decisions, budget: BudgetDesk): (steps: string[]) => Promise<PlanOutcome> {
   const { run, state } = desk;
   const { p } = run;
   const answers = new Map<string, PlanDecision & { by: string }>();
@@ -19,6 +20,8 @@ export function openPlanReview(desk: Decisions): (steps: string[]) => Promise<Pl
   setHandler(
     planDecisionUpdate,
     async (d) => {
+      // `reject --stop` while the run waits at its budget ends the run there.
+      if (atBudget(d)) return budget.stop(byOf(d.by), d.reason!.trim());
       const pending = desk.pendingOf('plan', d.decision_id)!;
       const by = byOf(d.by);
       answers.set(pending.id, { ...d, by });
@@ -31,6 +34,12 @@ export function openPlanReview(desk: Decisions): (steps: string[]) => Promise<Pl
         desk.notEnded();
         expectObject(d, 'a plan decision');
         if (d.action !== 'approve' && d.action !== 'reject') throw new Error(`action must be approve or reject, got ${JSON.stringify(d.action)}`);
+        if (atBudget(d) || (d.action === 'approve' && !desk.pendingOf('plan', d.decision_id) && budget.pending())) {
+          if (d.action !== 'reject' || !d.stop) throw new Error('the run waits at its max_cost_usd: raise it (raise-budget --usd N) or end the run (reject --reason TEXT --stop)');
+          if (typeof d.reason !== 'string' || d.reason.trim() === '') throw new Error('a rejection needs a reason (--reason TEXT)');
+          checkBy(d.by);
+          return;
+        }
         if (!desk.pendingOf('plan', d.decision_id)) throw new Error(`no plan is awaiting approval${d.decision_id ? ` as ${d.decision_id}` : ''} (status: ${run.progress.status})`);
         checkBy(d.by);
         if (d.action === 'approve' && d.steps !== undefined) {
@@ -41,6 +50,11 @@ export function openPlanReview(desk: Decisions): (steps: string[]) => Promise<Pl
       },
     },
   );
+
+  /** A rejection that answers the pending budget decision (no plan pending under its ID). */
+  function atBudget(d: PlanDecision): boolean {
+    return d.action === 'reject' && !desk.pendingOf('plan', d.decision_id) && budget.pending(d.decision_id);
+  }
 
   return async function reviewPlan(steps: string[]): Promise<PlanOutcome> {
     const mode = p.plan_approval ?? 'none';

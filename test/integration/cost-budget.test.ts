@@ -1,0 +1,118 @@
+/**
+ * The dollar budget (`max_cost_usd`) on every agent type, with a scripted model priced by its
+ * llm block's `price`: a cap of a millionth of a cent is reached by the first model call, so the
+ * run's second call meets `budget_action` — pause (awaiting_budget, then raise-budget or
+ * reject --stop), stop (the budget message with the memory_id) or fail (`Budget.Exceeded`).
+ */
+import { TypedSearchAttributes } from '@temporalio/common';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { AgentType } from '../../core/agent';
+import { listPending, raiseBudget, rejectPlan } from '../../client/decisions';
+import { FailureTypes, SearchAttributes, workflowTypeFor, type Progress, type RunOutput } from '../../workflows/definitions';
+import { failureOf, progressOf, runInput, useHarness, workflowId } from '../support/harness';
+import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
+
+jest.setTimeout(180_000);
+
+const harness = useHarness();
+
+const CAP = 1e-8;
+const PRICE = { input_per_million: 1, output_per_million: 2 };
+
+/** A typed agent of two steps whose scripted model has a price. */
+function pricedAgent(type: AgentType, steps = 2): Record<string, unknown> {
+  const agent = typedAgent(type, steps);
+  return { ...agent, llm: { ...(agent.llm as object), price: PRICE } };
+}
+
+type Run = WorkflowHandle<(i: ReturnType<typeof runInput>) => Promise<RunOutput>>;
+
+function start(type: AgentType, params: Record<string, unknown>, steps = 2): Promise<Run> {
+  const input = runInput(pricedAgent(type, steps), `sum 1..${steps}`, { max_cost_usd: CAP, ...params });
+  return harness().client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(type), {
+    taskQueue: harness().taskQueue,
+    workflowId: workflowId('budget'),
+    args: [input],
+    typedSearchAttributes: new TypedSearchAttributes([
+      { key: SearchAttributes.agent, value: input.agent.name },
+      { key: SearchAttributes.status, value: 'running' },
+      { key: SearchAttributes.pending, value: 'none' },
+    ]),
+  });
+}
+
+async function until(id: string, ok: (p: Progress) => boolean, what: string): Promise<Progress> {
+  let last: Progress | undefined;
+  for (let i = 0; i < 300; i++) {
+    last = await progressOf(harness(), id).catch(() => undefined);
+    if (last && ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}; last progress: ${JSON.stringify(last)}`);
+}
+
+const atBudget = (id: string) => until(id, (p) => p.status === 'awaiting_budget', 'the budget wait');
+
+describe.each(AGENT_TYPES)('%s with max_cost_usd', (type) => {
+  it('pauses at the budget (awaiting_budget, PerflowPending budget), refuses a cap not above the cost, and completes once raised', async () => {
+    const run = await start(type, {});
+    const p = await atBudget(run.workflowId);
+    const pending = p.pending![0];
+    expect(pending).toMatchObject({ id: 'budget-1', kind: 'budget', budget: { max_cost_usd: CAP } });
+    expect(pending.budget!.cost_usd).toBeGreaterThanOrEqual(CAP);
+    expect(pending.answer).toContain(`perflow raise-budget ${run.workflowId} --usd N`);
+    expect((await run.describe()).typedSearchAttributes.get(SearchAttributes.pending)).toBe('budget');
+    expect((await listPending(harness().client)).find((r) => r.workflow_id === run.workflowId)?.waiting_for).toBe('budget');
+    await expect(raiseBudget(harness().client, run.workflowId, { usd: CAP })).rejects.toThrow(/must be a number of US dollars above the cost so far/);
+    const d = await raiseBudget(harness().client, run.workflowId, { usd: 100, by: 'alice' });
+    expect(d).toMatchObject({ decision_id: 'budget-1', kind: 'budget', action: 'raise', by: 'alice', detail: 'max_cost_usd $100' });
+    const out = await run.result();
+    expect(out.response).toBe(expectedResponse(type, 2));
+    expect(out.metadata?.budget).toMatchObject({ max_cost_usd: CAP, raised_to: 100, action: 'pause', decisions: [{ action: 'raise', by: 'alice' }] });
+    const done = await progressOf(harness(), run.workflowId);
+    expect(done.pending).toBeUndefined();
+    expect(done.decisions).toEqual([expect.objectContaining({ kind: 'budget', action: 'raise', by: 'alice' })]);
+    const events = await harness().memory.eventLog().readAll(run.workflowId);
+    expect(events.filter((e) => e.type === 'decision_pending' || e.type === 'decision').map((e) => e.type)).toEqual(['decision_pending', 'decision']);
+  });
+
+  it('carries a raised cap across continue-as-new', async () => {
+    const run = await start(type, { continue_as_new_after_events: 25 }, 4);
+    await atBudget(run.workflowId);
+    await raiseBudget(harness().client, run.workflowId, { usd: 100 });
+    const out = await run.result(); // follows the chain
+    expect(out.response).toBe(expectedResponse(type, 4));
+    const done = await progressOf(harness(), run.workflowId);
+    expect(done.continued_as_new).toBeGreaterThanOrEqual(1);
+    // One wait: the raised cap held in every execution.
+    expect(done.decisions?.map((d) => `${d.decision_id} ${d.action}`)).toEqual(['budget-1 raise']);
+    expect(out.metadata?.budget).toMatchObject({ raised_to: 100 });
+  });
+
+  it('ends with the work so far when the budget wait is answered with reject --stop', async () => {
+    const run = await start(type, {});
+    await atBudget(run.workflowId);
+    const d = await rejectPlan(harness().client, run.workflowId, { reason: 'too dear', stop: true, by: 'bob' });
+    expect(d).toMatchObject({ decision_id: 'budget-1', kind: 'budget', action: 'stop', by: 'bob', detail: 'too dear' });
+    const out = await run.result();
+    expect(out.response).toMatch(/^Cost Budget Reached \(\$[\d.e-]+ of max_cost_usd \$1e-8 spent\)\. Stopped by bob: too dear\./);
+    expect(out.response).toContain(`To continue, run the agent again with memory_id ${out.memory_id}.`);
+    expect(out.metadata?.budget).toMatchObject({ decisions: [{ action: 'stop', by: 'bob', detail: 'too dear' }] });
+  });
+
+  it('stops with the budget message and the memory_id to continue (budget_action stop)', async () => {
+    const run = await start(type, { budget_action: 'stop' });
+    const out = await run.result();
+    expect(out.response).toMatch(/^Cost Budget Reached \(\$[\d.e-]+ of max_cost_usd \$1e-8 spent\)\. Here is a summary/);
+    expect(out.response).toContain(`To continue, run the agent again with memory_id ${out.memory_id}.`);
+    const root = await harness().memory.interactions.findOne({ _id: out.parent_interaction_id });
+    expect(root?.response).toBe(out.response);
+  });
+
+  it('fails with Budget.Exceeded (budget_action fail)', async () => {
+    const run = await start(type, { budget_action: 'fail' });
+    const failure = await failureOf(run.result());
+    expect(failure.type).toBe(FailureTypes.BudgetExceeded);
+    expect(failure.message).toMatch(/reached its max_cost_usd/);
+  });
+});
