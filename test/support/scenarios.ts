@@ -10,7 +10,7 @@
  */
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { approvePlan, approveTool, denyTool, guideRun, pauseRun, rejectPlan, resumeRun } from '../../client/decisions';
+import { approvePlan, approveTool, denyTool, guideRun, pauseRun, raiseBudget, rejectPlan, resumeRun } from '../../client/decisions';
 import { progressQuery, type Progress } from '../../workflows/definitions';
 import { final, plan, scriptedAgent } from './harness';
 import { typedAgent } from './typed-agents';
@@ -281,6 +281,17 @@ export const SCENARIOS: Scenario[] = [
     question: 'sum 1..1, approved by the timeout',
     params: { plan_approval: 'first', approval_timeout: 1, approval_timeout_action: 'approve' },
     agent: { ...typedAgent('plan_and_execute', 1), tools: [{ type: 'CalculatorTool', requires_approval: true }] },
+  },
+  // A dollar budget reached: the run waits until a person raises it (max_cost_usd, budget_action pause).
+  {
+    name: 'decisions-budget',
+    question: 'sum 1..2, within a budget',
+    params: { max_cost_usd: 1e-8 },
+    agent: { ...typedAgent('plan_execute_and_reflect', 2), llm: { ...(typedAgent('plan_execute_and_reflect', 2).llm as object), price: { input_per_million: 1, output_per_million: 2 } } },
+    async interact(id, client) {
+      await until(client, id, (p) => p.status === 'awaiting_budget');
+      await raiseBudget(client, id, { usd: 1, by: 'reviewer' });
+    },
   },
   // Two independent steps as concurrent executor children, then one reflection (max_parallel_steps).
   {

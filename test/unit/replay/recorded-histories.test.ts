@@ -75,6 +75,10 @@ describe('recorded histories', () => {
         'decisions-plan-execute-reflect.step-2.binpb',
         'decisions-plan-and-execute-timeout.binpb',
         'decisions-plan-and-execute-timeout.step-1.binpb',
+        // A run that waited at its dollar budget until a person raised it.
+        'decisions-budget.binpb',
+        'decisions-budget.step-1.binpb',
+        'decisions-budget.step-2.binpb',
         // Two steps as concurrent children.
         'parallel-steps.binpb',
         'parallel-steps.step-1.binpb',
@@ -138,6 +142,8 @@ describe('recorded histories', () => {
     expect(signals).toEqual(['toolApprovalRequest', 'toolApprovalRequest']);
     const timers = readHistory('decisions-plan-and-execute-timeout.binpb').events ?? [];
     expect(timers.filter((e) => e.timerFiredEventAttributes)).toHaveLength(2); // the plan's and the tool call's timeout
+    const budget = readHistory('decisions-budget.binpb').events ?? [];
+    expect(budget.flatMap((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? [])).toEqual(['raiseBudget']);
   });
 
   it.each(files.map((file, i) => [file, i] as const))('replay deterministically: %s', (file, i) => {
