@@ -98,6 +98,21 @@ describe('run event streams', () => {
     expect(latest.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed' });
   });
 
+  it('a run terminated mid-way still ends its stream: the watcher adds run_finished with that status', async () => {
+    const slow = typedAgent('plan_execute_and_reflect', 1) as { llm: { parameters?: Record<string, unknown> } };
+    slow.llm.parameters = { latency_ms: 60_000 };
+    const handle = await startAgentRun(cli.harness, runInput(slow, 'terminated while thinking'), 'events-terminated');
+    const watched = collect(handle.workflowId);
+    await new Promise((r) => setTimeout(r, 1_000));
+    await handle.terminate('stopped by the test');
+    const events = await watched;
+    expect(events[0]).toMatchObject({ type: 'run_started' });
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', status: 'terminated' });
+    expect(events.filter((e) => e.type === 'run_finished')).toHaveLength(1);
+    // Watched again: the same stream, one end.
+    expect(await collect(handle.workflowId)).toEqual(events);
+  });
+
   it('perflow watch prints the events, --json one per line; run --follow shows them live', async () => {
     const { id, events } = watched.get('plan_execute_and_reflect')!;
     const json = await cli.perflow(['watch', id, '--json']);
