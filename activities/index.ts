@@ -1,6 +1,10 @@
 /**
  * All I/O of perflow runs here. `createActivities(deps)` receives its dependencies so the
  * worker hands in real ones and tests hand in scripted or real ones.
+ *
+ * Over 300 lines on purpose: it is the one table of activities (the names workflows schedule)
+ * with the worker's caches every model call shares; the calls' own work lives in llm/, tools/,
+ * memory.ts and run-events.ts.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AgentTool, AgentToolRef, ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, ToolCallInput, ToolObservation, WholeResultsRef } from '../core/contract';

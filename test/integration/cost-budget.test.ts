@@ -4,12 +4,11 @@
  * run's second call meets `budget_action` — pause (awaiting_budget, then raise-budget or
  * reject --stop), stop (the budget message with the memory_id) or fail (`Budget.Exceeded`).
  */
-import { TypedSearchAttributes } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentType } from '../../core/agent';
 import { listPending, raiseBudget, rejectPlan } from '../../client/decisions';
-import { FailureTypes, SearchAttributes, workflowTypeFor, type Progress, type RunOutput } from '../../workflows/definitions';
-import { failureOf, progressOf, runInput, useHarness, workflowId } from '../support/harness';
+import { FailureTypes, SearchAttributes, type Progress, type RunOutput } from '../../workflows/definitions';
+import { failureOf, progressOf, runInput, startWithAttributes, untilProgress, useHarness } from '../support/harness';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
 
 jest.setTimeout(180_000);
@@ -28,28 +27,10 @@ function pricedAgent(type: AgentType, steps = 2): Record<string, unknown> {
 type Run = WorkflowHandle<(i: ReturnType<typeof runInput>) => Promise<RunOutput>>;
 
 function start(type: AgentType, params: Record<string, unknown>, steps = 2): Promise<Run> {
-  const input = runInput(pricedAgent(type, steps), `sum 1..${steps}`, { max_cost_usd: CAP, ...params });
-  return harness().client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(type), {
-    taskQueue: harness().taskQueue,
-    workflowId: workflowId('budget'),
-    args: [input],
-    typedSearchAttributes: new TypedSearchAttributes([
-      { key: SearchAttributes.agent, value: input.agent.name },
-      { key: SearchAttributes.status, value: 'running' },
-      { key: SearchAttributes.pending, value: 'none' },
-    ]),
-  });
+  return startWithAttributes(harness(), runInput(pricedAgent(type, steps), `sum 1..${steps}`, { max_cost_usd: CAP, ...params }), 'budget');
 }
 
-async function until(id: string, ok: (p: Progress) => boolean, what: string): Promise<Progress> {
-  let last: Progress | undefined;
-  for (let i = 0; i < 300; i++) {
-    last = await progressOf(harness(), id).catch(() => undefined);
-    if (last && ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}; last progress: ${JSON.stringify(last)}`);
-}
+const until = (id: string, ok: (p: Progress) => boolean, what: string) => untilProgress(harness(), id, ok, what);
 
 const atBudget = (id: string) => until(id, (p) => p.status === 'awaiting_budget', 'the budget wait');
 

@@ -5,15 +5,14 @@
  * guidance reaching the next planning call, pause and resume, and every decision recorded in
  * progress and memory.
  */
-import { TypedSearchAttributes } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentType } from '../../core/agent';
 import { approvePlan, approveTool, denyTool, guideRun, pauseRun, rejectPlan, resumeRun } from '../../client/decisions';
-import { SearchAttributes, workflowTypeFor, type PendingDecision, type Progress, type RunOutput } from '../../workflows/definitions';
+import { SearchAttributes, type PendingDecision, type Progress, type RunOutput } from '../../workflows/definitions';
 import { readConversation } from '../../memory/conversation';
 import { FEEDBACK_HEADING } from '../../workflows/kernel/human';
 import { gateTool } from '../support/gate-tool';
-import { progressOf, runInput, useHarness, workflowId } from '../support/harness';
+import { progressOf, runInput, startWithAttributes, untilProgress, useHarness } from '../support/harness';
 import { expectedResponse, typedAgent } from '../support/typed-agents';
 
 jest.setTimeout(180_000);
@@ -25,29 +24,10 @@ type Run = WorkflowHandle<(i: ReturnType<typeof runInput>) => Promise<RunOutput>
 
 /** Starts a run with perflow's search attributes, as `perflow run` does. */
 function start(agent: Record<string, unknown>, question: string, params: Record<string, unknown> = {}): Promise<Run> {
-  const input = runInput(agent, question, params);
-  return harness().client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(input.agent.type), {
-    taskQueue: harness().taskQueue,
-    workflowId: workflowId('hitl'),
-    args: [input],
-    typedSearchAttributes: new TypedSearchAttributes([
-      { key: SearchAttributes.agent, value: input.agent.name },
-      { key: SearchAttributes.status, value: 'running' },
-      { key: SearchAttributes.pending, value: 'none' },
-    ]),
-  });
+  return startWithAttributes(harness(), runInput(agent, question, params), 'hitl');
 }
 
-/** Polls progress until `ok` holds (bounded). */
-async function until(id: string, ok: (p: Progress) => boolean, what: string): Promise<Progress> {
-  let last: Progress | undefined;
-  for (let i = 0; i < 300; i++) {
-    last = await progressOf(harness(), id).catch(() => undefined);
-    if (last && ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}; last progress: ${JSON.stringify(last)}`);
-}
+const until = (id: string, ok: (p: Progress) => boolean, what: string) => untilProgress(harness(), id, ok, what);
 
 const pendingOf = (id: string, kind: PendingDecision['kind']) =>
   until(id, (p) => (p.pending ?? []).some((d) => d.kind === kind), `a pending ${kind} decision`).then((p) => p.pending!.find((d) => d.kind === kind)!);

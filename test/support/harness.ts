@@ -14,7 +14,9 @@ import { encryptionDataConverter } from '../../codec/encryption';
 import type { EncryptionKeyring } from '../../core/encryption-keyring';
 import { createWorker } from '../../workers/main';
 import { parseAgentDefinition, resolveParameters, sparseParameters } from '../../core/agent';
-import { progressQuery, workflowTypeFor, type PlanExecuteReflectInput, type RunOutput } from '../../workflows';
+import { progressQuery, workflowTypeFor, type PlanExecuteReflectInput, type Progress, type RunOutput } from '../../workflows';
+import { SearchAttributes } from '../../workflows/definitions';
+import { TypedSearchAttributes } from '@temporalio/common';
 import { startMongo, type MongoServer } from '../../servers';
 import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
 import { workflowBundle } from './workflow-bundles';
@@ -157,6 +159,31 @@ export function requestsAbout(harness: Harness, text: string): RecordedRequest[]
 /** The `progress` query of a run. */
 export function progressOf(harness: Harness, id: string) {
   return harness.client.workflow.getHandle(id).query(progressQuery);
+}
+
+/** Polls a run's progress until `ok` holds (bounded); the last progress is in the error. */
+export async function untilProgress(harness: Harness, id: string, ok: (p: Progress) => boolean, what: string): Promise<Progress> {
+  let last: Progress | undefined;
+  for (let i = 0; i < 300; i++) {
+    last = await progressOf(harness, id).catch(() => undefined);
+    if (last && ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}; last progress: ${JSON.stringify(last)}`);
+}
+
+/** Starts a run with perflow's search attributes, as `perflow run` does (those people's decisions and budgets set). */
+export function startWithAttributes(harness: Harness, input: PlanExecuteReflectInput, prefix: string) {
+  return harness.client.workflow.start<(i: PlanExecuteReflectInput) => Promise<RunOutput>>(workflowTypeFor(input.agent.type), {
+    taskQueue: harness.taskQueue,
+    workflowId: workflowId(prefix),
+    args: [input],
+    typedSearchAttributes: new TypedSearchAttributes([
+      { key: SearchAttributes.agent, value: input.agent.name },
+      { key: SearchAttributes.status, value: 'running' },
+      { key: SearchAttributes.pending, value: 'none' },
+    ]),
+  });
 }
 
 /** The failure of a run that is expected to fail. */
