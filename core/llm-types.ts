@@ -34,6 +34,12 @@ export interface Usage {
    * in usage recorded before costs were computed, which counts as unknown when added.
    */
   cost_usd?: number | null;
+  /**
+   * Of `input_tokens`, those read from the provider's prompt cache (priced at the cached-input
+   * rate) and those written to it (Bedrock: priced at its cache-write rate). Absent when none.
+   */
+  cached_input_tokens?: number;
+  cache_write_input_tokens?: number;
 }
 
 export interface ChatResponse {
@@ -68,7 +74,12 @@ export type TaskKind = (typeof TASK_KINDS)[number];
 export const ZERO_USAGE: Usage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
 
 export function addUsage(a: Usage, b: Usage): Usage {
-  return { input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens, cost_usd: addCost(a.cost_usd, b.cost_usd) };
+  const sum: Usage = { input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens, cost_usd: addCost(a.cost_usd, b.cost_usd) };
+  // The cache counts only where a call reported some: usage without a prompt cache keeps its shape.
+  for (const key of ['cached_input_tokens', 'cache_write_input_tokens'] as const) {
+    if (a[key] !== undefined || b[key] !== undefined) sum[key] = (a[key] ?? 0) + (b[key] ?? 0);
+  }
+  return sum;
 }
 
 /**

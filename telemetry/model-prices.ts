@@ -20,12 +20,8 @@ export interface PricedModel {
 /** Where a model's price comes from: the agent file's `price`, the price table (naming its provider and model), or nowhere. */
 export type PriceSource = { from: 'agent file' } | { from: 'price table'; provider: string; model: string } | null;
 
-/** Token counts a price applies to; `cached_input_tokens` are part of `input_tokens` (read from the provider's prompt cache). */
-export interface PricedTokens {
-  input_tokens: number;
-  output_tokens: number;
-  cached_input_tokens?: number;
-}
+/** Token counts a price applies to; the cache's tokens are part of `input_tokens` (see {@link Usage}). */
+export type PricedTokens = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cached_input_tokens' | 'cache_write_input_tokens'>;
 
 /** The price table's provider of an interface: OpenAI-compatible servers as OpenAI, Bedrock Converse as AWS Bedrock. */
 export function priceTableProvider(modelInterface: string): string | undefined {
@@ -37,7 +33,12 @@ export function priceTableProvider(modelInterface: string): string | undefined {
 function tableLookup(model: PricedModel, tokens: PricedTokens) {
   const provider = priceTableProvider(model.interface);
   if (provider === undefined || model.model === undefined) return null;
-  const usage = { input_tokens: tokens.input_tokens, output_tokens: tokens.output_tokens, ...(tokens.cached_input_tokens ? { cache_read_tokens: tokens.cached_input_tokens } : {}) };
+  const usage = {
+    input_tokens: tokens.input_tokens,
+    output_tokens: tokens.output_tokens,
+    ...(tokens.cached_input_tokens ? { cache_read_tokens: tokens.cached_input_tokens } : {}),
+    ...(tokens.cache_write_input_tokens ? { cache_write_tokens: tokens.cache_write_input_tokens } : {}),
+  };
   try {
     return calcPrice(usage, model.model, { providerId: provider });
   } catch {
@@ -59,6 +60,7 @@ export function priceSource(model: PricedModel): PriceSource {
  */
 export function costOf(model: PricedModel, tokens: PricedTokens): number | null {
   if (model.price) {
+    // The agent file's price has no cache-write rate: written tokens cost the input rate.
     const cached = Math.min(tokens.cached_input_tokens ?? 0, tokens.input_tokens);
     const p = model.price;
     const dollars =

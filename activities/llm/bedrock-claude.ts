@@ -4,7 +4,7 @@
  */
 import type { ContentBlock, Message, Tool } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatMessage, RawChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
-import { converse, inferenceConfig, mapStopReason, pushBlocks, type BedrockModelSettings } from './bedrock-converse';
+import { converse, converseUsage, inferenceConfig, mapStopReason, pushBlocks, type BedrockModelSettings } from './bedrock-converse';
 import type { ChatRequest } from './scripted';
 import type { LlmClients } from './clients';
 import type { OnDelta } from './call-options';
@@ -81,7 +81,7 @@ export async function bedrockClaudeChat(
     content: text,
     tool_calls: toolCalls,
     stop_reason: toolCalls.length > 0 ? 'tool_use' : stop,
-    usage: { input_tokens: output.usage?.inputTokens ?? 0, output_tokens: output.usage?.outputTokens ?? 0 },
+    usage: converseUsage(output.usage),
     raw: output,
   };
 }

@@ -15,6 +15,7 @@ import {
   type ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
 import { ApplicationFailure } from '@temporalio/activity';
+import type { Usage } from '../../core/llm-types';
 import type { LlmClients } from './clients';
 import { activitySignal, numberParam, otherParameters, stopParam, timeoutMs, type OnDelta } from './call-options';
 import { bedrockFailure, streamCutFailure, type ModelCallContext } from './errors';
@@ -150,6 +151,22 @@ export async function converse(
   } catch (err) {
     throw bedrockFailure(err, ctx);
   }
+}
+
+/**
+ * A Converse answer's usage in perflow's terms: `inputTokens` counts only the uncached input, so
+ * the prompt cache's reads and writes are added to `input_tokens` and named as well (priced at
+ * their own rates, see telemetry/model-prices.ts).
+ */
+export function converseUsage(usage: ConverseCommandOutput['usage']): Usage {
+  const read = usage?.cacheReadInputTokens ?? 0;
+  const written = usage?.cacheWriteInputTokens ?? 0;
+  return {
+    input_tokens: (usage?.inputTokens ?? 0) + read + written,
+    output_tokens: usage?.outputTokens ?? 0,
+    ...(read > 0 ? { cached_input_tokens: read } : {}),
+    ...(written > 0 ? { cache_write_input_tokens: written } : {}),
+  };
 }
 
 /** Maps a Converse `stopReason` to the provider-neutral stop reason. */

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChatMessage, ChatResponse, RawChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
-import { converse, inferenceConfig, pushBlocks, type BedrockModelSettings } from './bedrock-converse';
+import { converse, converseUsage, inferenceConfig, pushBlocks, type BedrockModelSettings } from './bedrock-converse';
 import type { Message } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatRequest } from './scripted';
 import { extractJson } from '../../core/json-in-text';
@@ -172,7 +172,7 @@ export async function deepSeekR1Chat(
     content: answer.content,
     tool_calls: answer.tool_calls,
     stop_reason: stop,
-    usage: { input_tokens: output.usage?.inputTokens ?? 0, output_tokens: output.usage?.outputTokens ?? 0 },
+    usage: converseUsage(output.usage),
     raw: output,
   };
 }

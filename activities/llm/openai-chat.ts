@@ -4,7 +4,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import OpenAI, { APIUserAbortError } from 'openai';
-import type { ChatMessage, ChatResponse, RawChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
+import type { ChatMessage, ChatResponse, RawChatResponse, ToolCall, ToolSpec, Usage } from '../../core/llm-types';
 import type { LlmClients } from './clients';
 import { activitySignal, booleanParam, numberParam, stopParam, timeoutMs, otherParameters, type OnDelta } from './call-options';
 import { openAiFailure, streamCutFailure } from './errors';
@@ -173,6 +173,12 @@ async function streamCompletion(
   return completion;
 }
 
+/** A completion's usage in perflow's terms: `prompt_tokens` include those read from the prompt cache, named as well. */
+function openAiUsage(usage: OpenAI.CompletionUsage | undefined): Usage {
+  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  return { input_tokens: usage?.prompt_tokens ?? 0, output_tokens: usage?.completion_tokens ?? 0, ...(cached > 0 ? { cached_input_tokens: cached } : {}) };
+}
+
 /**
  * Calls Chat Completions once; with `onDelta`, streamed (`stream: true`), each text delta handed
  * to it as it arrives and the same response returned. The SDK's own retries are off
@@ -217,7 +223,7 @@ export async function openAiChat(
     content: message?.content ?? '',
     tool_calls: toolCalls,
     stop_reason: mapFinishReason(choice?.finish_reason, toolCalls.length > 0),
-    usage: { input_tokens: completion.usage?.prompt_tokens ?? 0, output_tokens: completion.usage?.completion_tokens ?? 0 },
+    usage: openAiUsage(completion.usage),
     raw: completion,
   };
 }

@@ -131,16 +131,23 @@ export function useWireServer(env: (url: string) => Record<string, string | unde
   };
 }
 
+/** [prompt tokens, completion tokens, of the prompt's those read from the prompt cache]. */
+type ChatUsage = [number, number, number?];
+
+function chatUsage([prompt, completion, cached]: ChatUsage = [10, 5]) {
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, ...(cached !== undefined ? { prompt_tokens_details: { cached_tokens: cached } } : {}) };
+}
+
 /**
  * A Chat Completions reply: `message` as the assistant's, its finish reason `tool_calls` when it
- * calls tools and `stop` otherwise; `usage` as [prompt tokens, completion tokens]; `extra` adds
+ * calls tools and `stop` otherwise; `usage` as [prompt tokens, completion tokens, of the prompt's
+ * those read from the prompt cache]; `extra` adds
  * top-level fields (for a custom response filter).
  */
 export function chatCompletion(
   message: Record<string, unknown>,
-  o: { model?: string; usage?: [number, number]; finishReason?: string; extra?: Record<string, unknown> } = {},
+  o: { model?: string; usage?: ChatUsage; finishReason?: string; extra?: Record<string, unknown> } = {},
 ): WireReply {
-  const [prompt, completion] = o.usage ?? [10, 5];
   return {
     body: {
       id: `chatcmpl-${randomUUID()}`,
@@ -148,7 +155,7 @@ export function chatCompletion(
       created: 1,
       model: o.model ?? 'local',
       choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: o.finishReason ?? (message.tool_calls ? 'tool_calls' : 'stop') }],
-      usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+      usage: chatUsage(o.usage),
       ...o.extra,
     },
   };
@@ -161,8 +168,8 @@ export interface StreamedCompletion {
   /** Tool calls, each sent as a first delta with its id and name and then its arguments in `argumentParts`. */
   toolCalls?: { id: string; name: string; argumentParts: string[] }[];
   finishReason?: string;
-  /** [prompt tokens, completion tokens], sent in a last chunk without choices (`stream_options.include_usage`). */
-  usage?: [number, number];
+  /** As in {@link chatCompletion}, sent in a last chunk without choices (`stream_options.include_usage`). */
+  usage?: ChatUsage;
   /** Top-level fields of every chunk (for a custom response filter). */
   extra?: Record<string, unknown>;
 }
@@ -182,8 +189,7 @@ export function streamedChatCompletion(c: StreamedCompletion, o: { delayMs?: num
     for (const part of call.argumentParts) chunks.push(delta({ tool_calls: [{ index, function: { arguments: part } }] }));
   }
   chunks.push(delta({}, c.finishReason ?? (c.toolCalls?.length ? 'tool_calls' : 'stop')));
-  const [prompt, completion] = c.usage ?? [10, 5];
-  chunks.push(chunk([], { usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } }));
+  chunks.push(chunk([], { usage: chatUsage(c.usage) }));
   return {
     headers: { 'content-type': 'text/event-stream' },
     parts: [...chunks.map((x) => `data: ${JSON.stringify(x)}\n\n`), 'data: [DONE]\n\n'],
@@ -213,14 +219,14 @@ export function converseStream(events: BedrockStreamEvent[], o: { delayMs?: numb
 /**
  * The events of a streamed Converse answer: any reasoning (a `reasoningContent` block), its text
  * in `text` pieces, then any tool uses (input JSON in pieces), `messageStop` and the `metadata`
- * with the usage [input, output tokens].
+ * with the usage [uncached input, output tokens, cache reads, cache writes].
  */
 export function converseEvents(a: {
   reasoning?: string[];
   text?: string[];
   toolUses?: { id: string; name: string; inputParts: string[] }[];
   stopReason?: string;
-  usage?: [number, number];
+  usage?: [number, number, number?, number?];
 }): BedrockStreamEvent[] {
   const events: BedrockStreamEvent[] = [{ event: 'messageStart', body: { role: 'assistant' } }];
   let index = 0;
@@ -238,8 +244,9 @@ export function converseEvents(a: {
     events.push({ event: 'contentBlockStop', body: { contentBlockIndex: index++ } });
   }
   events.push({ event: 'messageStop', body: { stopReason: a.stopReason ?? (a.toolUses?.length ? 'tool_use' : 'end_turn') } });
-  const [input, output] = a.usage ?? [10, 5];
-  events.push({ event: 'metadata', body: { usage: { inputTokens: input, outputTokens: output, totalTokens: input + output }, metrics: { latencyMs: 10 } } });
+  const [input, output, read, written] = a.usage ?? [10, 5];
+  const cache = { ...(read !== undefined ? { cacheReadInputTokens: read } : {}), ...(written !== undefined ? { cacheWriteInputTokens: written } : {}) };
+  events.push({ event: 'metadata', body: { usage: { inputTokens: input, outputTokens: output, totalTokens: input + output + (read ?? 0) + (written ?? 0), ...cache }, metrics: { latencyMs: 10 } } });
   return events;
 }
 

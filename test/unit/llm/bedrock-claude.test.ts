@@ -154,6 +154,14 @@ describe('bedrock/converse/claude against a local Converse server', () => {
   });
 
   describe('streamed (ConverseStream)', () => {
+    it('adds the prompt cache reads and writes to the input tokens, names them, and prices each at its rate', async () => {
+      server.reply(converseStream(converseEvents({ text: ['ok'], usage: [100, 10, 1000, 200] })));
+      const { usage } = await chat(model(), request, deps, () => undefined);
+      expect(usage).toEqual({ input_tokens: 1300, output_tokens: 10, cached_input_tokens: 1000, cache_write_input_tokens: 200, cost_usd: expect.any(Number) });
+      // $3 per million uncached input, $0.30 cache reads, $3.75 cache writes, $15 output.
+      expect(usage.cost_usd).toBeCloseTo((100 * 3 + 1000 * 0.3 + 200 * 3.75 + 10 * 15) / 1e6, 12);
+    });
+
     it('hands each text delta over in order as it arrives, long before the answer ends, and returns the answer with the usage of the metadata event', async () => {
       server.reply(converseStream(converseEvents({ text: ['There ', 'are ', '3 ', 'flights.'], usage: [120, 15] }), { delayMs: 100 }));
       const { result, deltas, leadMs } = await streamedCall((onDelta) => chat(model(), request, deps, onDelta));

@@ -154,6 +154,18 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
       expect(server.requests[0].body).toMatchObject({ model: 'gpt-4o', temperature: 0.2, stream: true, stream_options: { include_usage: true } });
     });
 
+    it('counts the prompt tokens read from the prompt cache, plain and streamed, and prices them at the cached rate', async () => {
+      // gpt-4o: $2.50 per million input tokens, $1.25 cached, $10 output.
+      server.reply(chatCompletion({ content: 'ok' }, { model: 'gpt-4o', usage: [1000, 100, 800] }), streamedChatCompletion({ content: ['ok'], usage: [1000, 100, 800] }));
+      const usage = { input_tokens: 1000, output_tokens: 100, cached_input_tokens: 800, cost_usd: 0.0025 };
+      expect((await chat(model(), answerOnly, deps)).usage).toEqual(usage);
+      expect((await chat(model(), answerOnly, deps, () => undefined)).usage).toEqual(usage);
+      // With the agent file's price, its cached rate applies.
+      server.reply(chatCompletion({ content: 'ok' }, { usage: [1000, 100, 800] }));
+      const priced = { ...model(), price: { input_per_million: 1, output_per_million: 2, cached_input_per_million: 0.1 } };
+      expect((await chat(priced, answerOnly, deps)).usage.cost_usd).toBeCloseTo((200 * 1 + 800 * 0.1 + 100 * 2) / 1e6, 12);
+    });
+
     it('assembles a streamed tool call from its deltas (id, name, parsed input)', async () => {
       server.reply(streamedChatCompletion({ toolCalls: [{ id: 'call_2', name: 'search_index', argumentParts: ['{"ind', 'ex": "ho', 'tels"}'] }] }));
       const deltas: string[] = [];

@@ -109,6 +109,10 @@ describe('what a model call costs', () => {
     expect(addUsage(addUsage(ZERO_USAGE, a), { input_tokens: 5, output_tokens: 5, cost_usd: null })).toEqual({ input_tokens: 15, output_tokens: 6, cost_usd: null });
     expect(addUsage(ZERO_USAGE, { input_tokens: 5, output_tokens: 5 })).toEqual({ input_tokens: 5, output_tokens: 5, cost_usd: null });
     expect(ZERO_USAGE.cost_usd).toBe(0);
+    // Prompt-cache counts add up where a call reported them, and stay absent where none did.
+    const cached = { input_tokens: 100, output_tokens: 1, cost_usd: 0.001, cached_input_tokens: 80 };
+    expect(addUsage(addUsage(ZERO_USAGE, cached), { ...cached, cache_write_input_tokens: 20 })).toEqual({ input_tokens: 200, output_tokens: 2, cost_usd: 0.002, cached_input_tokens: 160, cache_write_input_tokens: 20 });
+    expect(Object.keys(addUsage(a, b))).toEqual(['input_tokens', 'output_tokens', 'cost_usd']);
   });
 
   it('a model call’s usage carries its cost: the file’s price on a scripted model, null without one', async () => {
