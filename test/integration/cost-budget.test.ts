@@ -8,6 +8,8 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentType } from '../../core/agent';
 import { listPending, raiseBudget, rejectPlan } from '../../client/decisions';
 import { FailureTypes, SearchAttributes, type Progress, type RunOutput } from '../../workflows/definitions';
+import type { ReactExecutorOutput } from '../../workflows/kernel/react-executor';
+import { calculatorCall } from '../support/script';
 import { failureOf, progressOf, runInput, startWithAttributes, untilProgress, useHarness } from '../support/harness';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
 
@@ -88,6 +90,31 @@ describe.each(AGENT_TYPES)('%s with max_cost_usd', (type) => {
     expect(out.response).toContain(`To continue, run the agent again with memory_id ${out.memory_id}.`);
     const root = await harness().memory.interactions.findOne({ _id: out.parent_interaction_id });
     expect(root?.response).toBe(out.response);
+  });
+
+  it('ends a step before the executor call that would start over the budget: the run overshoots by less than one call', async () => {
+    // The planning model is free and every executor turn is the same priced tool call, so the
+    // cap is reached mid-step and each executor call costs the same.
+    const agent = typedAgent(type, 1);
+    const script = (agent.llm as { script: { executor: unknown[][] } }).script;
+    const turns = Array.from({ length: 8 }, () => calculatorCall('1+1'));
+    const llm = { interface: 'scripted', script: { ...script, executor: [[...turns, { content: 'total 1' }]] } };
+    const cap = 25;
+    const input = runInput(
+      { ...agent, llm: { ...llm, price: { input_per_million: 0, output_per_million: 0 } }, executor_llm: { ...llm, price: { input_per_million: 0, output_per_million: 1e6 } } },
+      'sum 1..1',
+      { max_cost_usd: cap, budget_action: 'stop' },
+    );
+    const run = await startWithAttributes(harness(), input, 'budget-step');
+    const out = await run.result();
+    expect(out.response).toMatch(/^Cost Budget Reached/);
+    const step = await harness().client.workflow.getHandle<() => Promise<ReactExecutorOutput>>(`${run.workflowId}/step-1`).result();
+    expect(step).toMatchObject({ budget_reached: true, limit_reached: false });
+    expect(step.iterations).toBeGreaterThan(0);
+    expect(step.iterations).toBeLessThan(turns.length);
+    const perCall = step.usage.cost_usd! / step.iterations;
+    expect(out.usage.cost_usd).toBeGreaterThanOrEqual(cap);
+    expect(out.usage.cost_usd! - cap).toBeLessThan(perCall);
   });
 
   it('fails with Budget.Exceeded (budget_action fail)', async () => {

@@ -293,6 +293,17 @@ export const SCENARIOS: Scenario[] = [
       await raiseBudget(client, id, { usd: 1, by: 'reviewer' });
     },
   },
+  // The same, recorded once the budget is checked before a step starts: it waits before step 1.
+  {
+    name: 'budget-before-step',
+    question: 'sum 1..2, within a budget, checked before each step',
+    params: { max_cost_usd: 1e-8 },
+    agent: { ...typedAgent('plan_execute_and_reflect', 2), llm: { ...(typedAgent('plan_execute_and_reflect', 2).llm as object), price: { input_per_million: 1, output_per_million: 2 } } },
+    async interact(id, client) {
+      await until(client, id, (p) => p.status === 'awaiting_budget');
+      await raiseBudget(client, id, { usd: 1, by: 'reviewer' });
+    },
+  },
   // Two independent steps as concurrent executor children, then one reflection (max_parallel_steps).
   {
     name: 'parallel-steps',

@@ -53,6 +53,12 @@ export interface ReactExecutorInput {
   step_memory?: true;
   /** The agent file's `name`, for the cost counter of its model calls (absent from children started before it was sent). */
   agent?: string;
+  /**
+   * What the step may spend in US dollars (runs with `max_cost_usd`: the budget left when it
+   * started). The step ends before a model call that would start at or over it, so a run
+   * overshoots its budget by at most the one call each running step had started.
+   */
+  budget_usd?: number;
 }
 
 /**
@@ -68,6 +74,8 @@ export interface ReactExecutorOutput {
   tool_errors?: number;
   /** The iteration limit ended the step before the model gave a final answer. */
   limit_reached?: boolean;
+  /** The run's dollar budget ended the step before the model gave a final answer (see `budget_usd`). */
+  budget_reached?: boolean;
   usage: Usage;
 }
 
@@ -99,11 +107,12 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
     : undefined;
   // Histories with step memory are newer than the model activities' rename.
   const models = modelActivities(input.llm_task_queue, stepMemory !== undefined);
-  const finish = async (result: string, iterations: number, saved: boolean): Promise<ReactExecutorOutput> => {
+  const finish = async (result: string, iterations: number, saved: boolean, budget_reached = false): Promise<ReactExecutorOutput> => {
     if (!saved) await memoryActivities.saveStep({ ids: input.ids, stepIndex: input.stepIndex, step: input.step, result });
-    const limit_reached = iterations >= input.max_iteration && !answered;
-    return { result_preview: preview(result), result_chars: result.length, iterations, tool_calls: toolCalls, tool_errors: toolErrors, limit_reached, usage };
+    const limit_reached = iterations >= input.max_iteration && !answered && !budget_reached;
+    return { result_preview: preview(result), result_chars: result.length, iterations, tool_calls: toolCalls, tool_errors: toolErrors, limit_reached, ...(budget_reached ? { budget_reached } : {}), usage };
   };
+  const gathered = () => (observations.length > 0 ? observations.join('\n') : 'no tool output was gathered');
   // With step memory, `messages` holds only this step's turns after the question.
   const messages: ChatMessage[] = stepMemory ? [] : await openingMessages(input);
 
@@ -124,6 +133,9 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   let approvals = 0;
   const observations: string[] = [];
   for (let iteration = 0; iteration < input.max_iteration; iteration++) {
+    if (input.budget_usd !== undefined && (usage.cost_usd ?? 0) >= input.budget_usd) {
+      return finish(`The run's dollar budget (max_cost_usd) was reached before the step was finished. Gathered so far:\n${gathered()}`, iteration, false, true);
+    }
     const response = await models.execution().executeWithOptions({ summary: `executor LLM: step ${input.stepIndex + 1}, iteration ${iteration + 1}` }, [
       {
         model: modelForCall(input.model, { role: 'executor', step: input.stepIndex, iteration }),
@@ -171,8 +183,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
       messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: observation.content, is_error: observation.is_error });
     }
   }
-  const gathered = observations.length > 0 ? observations.join('\n') : 'no tool output was gathered';
-  return finish(`Executor iteration limit (${input.max_iteration}) reached before the step was finished. Gathered so far:\n${gathered}`, input.max_iteration, false);
+  return finish(`Executor iteration limit (${input.max_iteration}) reached before the step was finished. Gathered so far:\n${gathered()}`, input.max_iteration, false);
 }
 
 /** The executor's earlier steps and the step, loaded by the workflow (runs recorded before step memory moved into the model calls). */

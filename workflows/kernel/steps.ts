@@ -4,7 +4,7 @@
  * `Step failed: …` (in one place: {@link saveFailedStep}) and reported to the agent, which may
  * re-plan around it.
  */
-import { ActivityFailure, ChildWorkflowFailure, executeChild, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ChildWorkflowFailure, executeChild, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { AgentTool } from '../../core/contract';
 import { stepTraceId } from '../../core/memory-ids';
 import { addUsage } from '../../core/llm-types';
@@ -17,6 +17,7 @@ import { causeMessage, type RunContext } from './context';
 import { responseFilter } from './model-calls';
 import { modelForStep } from './scripted-calls';
 import { countStep } from './metrics';
+import { withinBudget } from './budget';
 
 /** One executed step. */
 export interface StepOutcome {
@@ -44,6 +45,7 @@ export interface StepRequest {
 
 /** Executes one step in a ReAct executor child workflow and records it in the progress. */
 export async function runStep(run: RunContext, step: StepRequest): Promise<StepOutcome> {
+  await withinBudgetBeforeSteps(run);
   const outcome = await executeStep(run, step);
   recordStep(run, step.unit, step.label, outcome);
   return outcome;
@@ -56,6 +58,7 @@ export async function runStep(run: RunContext, step: StepRequest): Promise<StepO
  */
 export async function runSteps(run: RunContext, steps: StepRequest[], cap: number): Promise<StepOutcome[]> {
   if (steps.length === 1) return [await runStep(run, steps[0])];
+  await withinBudgetBeforeSteps(run);
   const outcomes: StepOutcome[] = [];
   let next = 0;
   const lane = async () => {
@@ -67,6 +70,18 @@ export async function runSteps(run: RunContext, steps: StepRequest[], cap: numbe
   await Promise.all(Array.from({ length: Math.min(cap, steps.length) }, lane));
   steps.forEach((step, i) => recordStep(run, step.unit, step.label, outcomes[i]));
   return outcomes;
+}
+
+/** Runs recorded before waited at their budget only before a model call of their own. */
+const BUDGET_BEFORE_STEPS_PATCH = 'budget-before-steps';
+
+/**
+ * A run at its dollar budget takes `budget_action` before a step starts rather than cut the
+ * step at its first model call (see `budget_usd`); runs without `max_cost_usd` add no command.
+ */
+async function withinBudgetBeforeSteps(run: RunContext): Promise<void> {
+  if (run.p.max_cost_usd === undefined || !patched(BUDGET_BEFORE_STEPS_PATCH)) return;
+  await withinBudget(run);
 }
 
 /** Runs one step's executor child; shows it among the running steps meanwhile. */
@@ -162,7 +177,16 @@ export function executorInput(run: RunContext, step: Pick<StepRequest, 'unit' | 
     ...responseFilter(run, 'execution'),
     step_memory: true,
     agent: agent.name,
+    ...stepBudget(run),
   };
+}
+
+/** The dollars a step may spend: the run's budget left (runs with `max_cost_usd` whose cost is known). */
+function stepBudget(run: RunContext): Pick<ReactExecutorInput, 'budget_usd'> {
+  const cap = run.human.budget.cap();
+  const cost = run.progress.usage.cost_usd;
+  if (cap === undefined || cost === null || cost === undefined) return {};
+  return { budget_usd: Math.max(0, Math.round((cap - cost) * 1e12) / 1e12) };
 }
 
 /**

@@ -79,6 +79,10 @@ describe('recorded histories', () => {
         'decisions-budget.binpb',
         'decisions-budget.step-1.binpb',
         'decisions-budget.step-2.binpb',
+        // The same run once the budget is checked before each step: it waited before step 1.
+        'budget-before-step.binpb',
+        'budget-before-step.step-1.binpb',
+        'budget-before-step.step-2.binpb',
         // Two steps as concurrent children.
         'parallel-steps.binpb',
         'parallel-steps.step-1.binpb',
@@ -144,6 +148,11 @@ describe('recorded histories', () => {
     expect(timers.filter((e) => e.timerFiredEventAttributes)).toHaveLength(2); // the plan's and the tool call's timeout
     const budget = readHistory('decisions-budget.binpb').events ?? [];
     expect(budget.flatMap((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? [])).toEqual(['raiseBudget']);
+    const beforeStep = readHistory('budget-before-step.binpb').events ?? [];
+    const raised = beforeStep.findIndex((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+    const firstChild = beforeStep.findIndex((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
+    expect(raised).toBeGreaterThan(0);
+    expect(firstChild).toBeGreaterThan(raised);
   });
 
   it.each(files.map((file, i) => [file, i] as const))('replay deterministically: %s', (file, i) => {
