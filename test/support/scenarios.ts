@@ -283,27 +283,9 @@ export const SCENARIOS: Scenario[] = [
     agent: { ...typedAgent('plan_and_execute', 1), tools: [{ type: 'CalculatorTool', requires_approval: true }] },
   },
   // A dollar budget reached: the run waits until a person raises it (max_cost_usd, budget_action pause).
-  {
-    name: 'decisions-budget',
-    question: 'sum 1..2, within a budget',
-    params: { max_cost_usd: 1e-8 },
-    agent: { ...typedAgent('plan_execute_and_reflect', 2), llm: { ...(typedAgent('plan_execute_and_reflect', 2).llm as object), price: { input_per_million: 1, output_per_million: 2 } } },
-    async interact(id, client) {
-      await until(client, id, (p) => p.status === 'awaiting_budget');
-      await raiseBudget(client, id, { usd: 1, by: 'reviewer' });
-    },
-  },
+  budgetRaised('decisions-budget', 'sum 1..2, within a budget'),
   // The same, recorded once the budget is checked before a step starts: it waits before step 1.
-  {
-    name: 'budget-before-step',
-    question: 'sum 1..2, within a budget, checked before each step',
-    params: { max_cost_usd: 1e-8 },
-    agent: { ...typedAgent('plan_execute_and_reflect', 2), llm: { ...(typedAgent('plan_execute_and_reflect', 2).llm as object), price: { input_per_million: 1, output_per_million: 2 } } },
-    async interact(id, client) {
-      await until(client, id, (p) => p.status === 'awaiting_budget');
-      await raiseBudget(client, id, { usd: 1, by: 'reviewer' });
-    },
-  },
+  budgetRaised('budget-before-step', 'sum 1..2, within a budget, checked before each step'),
   // Two independent steps as concurrent executor children, then one reflection (max_parallel_steps).
   {
     name: 'parallel-steps',
@@ -428,3 +410,18 @@ export const SCENARIOS: Scenario[] = [
     ),
   },
 ];
+
+/** A priced two-step run whose first call reaches its dollar budget, raised by a person once it waits. */
+function budgetRaised(name: string, question: string): Scenario {
+  const agent = typedAgent('plan_execute_and_reflect', 2);
+  return {
+    name,
+    question,
+    params: { max_cost_usd: 1e-8 },
+    agent: { ...agent, llm: { ...(agent.llm as object), price: { input_per_million: 1, output_per_million: 2 } } },
+    async interact(id, client) {
+      await until(client, id, (p) => p.status === 'awaiting_budget');
+      await raiseBudget(client, id, { usd: 1, by: 'reviewer' });
+    },
+  };
+}
