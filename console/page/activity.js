@@ -1,6 +1,7 @@
 // What the run did, as it happens: each model call's text as it streams (monospace) and each
 // tool call with its input and output. The newest model call stays open; older ones fold away.
 import { html } from './html.js';
+import { dollars } from './format.js';
 
 const where = (a) => (a.step !== undefined ? `step ${a.step + 1}` : '');
 
@@ -10,6 +11,8 @@ function DecisionEntry({ entry: { pending, decided } }) {
   const what = pending
     ? pending.kind === 'plan'
       ? 'the plan'
+      : pending.kind === 'budget'
+      ? html`the budget: ${dollars(pending.budget?.cost_usd)} spent of ${dollars(pending.budget?.max_cost_usd)}`
       : html`<b>${pending.tool}</b> ${where({ step: pending.step?.index })} <code>${JSON.stringify(pending.input ?? {})}</code>`
     : undefined; // guidance, pause, resume: the action says it all
   return html`

@@ -5,6 +5,7 @@
 import { useState } from 'preact/hooks';
 import { html } from './html.js';
 import { post } from './api.js';
+import { dollars } from './format.js';
 
 function useDecide(workflowId, onDone) {
   const [error, setError] = useState('');
@@ -99,7 +100,6 @@ function ToolDecision({ pending, workflowId, onDone }) {
     </div>`;
 }
 
-const dollars = (usd) => (typeof usd === 'number' ? `$${Number(usd.toPrecision(6))}` : 'unknown');
 
 function BudgetDecision({ pending, workflowId, onDone }) {
   const [usd, setUsd] = useState('');

@@ -11,6 +11,9 @@ export const cost = (usd) => {
   return `$${usd.toFixed(6).replace(/0+$/, '')}`;
 };
 
+// An amount in US dollars in full (a cap or a cost being decided on): no rounding to cents, no exponent.
+export const dollars = (usd) => (typeof usd === 'number' ? `$${usd.toLocaleString('en-US', { maximumSignificantDigits: 6 })}` : 'unknown');
+
 export const tokens = (u) => (u ? `${u.input_tokens} in / ${u.output_tokens} out · ${cost(u.cost_usd)}` : '');
 
 export const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;

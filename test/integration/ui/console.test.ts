@@ -208,6 +208,21 @@ it('cancels a run that waits', async () => {
   await text(page.locator(`[data-testid="run-row"][data-workflow-id="${started.workflow_id}"] [data-testid="run-status"]`), /cancel/);
 });
 
+it('raises the budget of a run that waits at its max_cost_usd, and shows what it cost', async () => {
+  const started = (await (await api('/runs', { method: 'POST', body: JSON.stringify({ agent: 'quick-adder.json', question: 'What is 1+2+3, cheaply?', params: { max_cost_usd: 1e-8 } }) })).json()) as { workflow_id: string };
+  await page.goto(`${server.url}/?token=${TOKEN}#/runs/${encodeURIComponent(started.workflow_id)}`);
+  await byTestId('budget-decision').waitFor({ timeout: 15_000 });
+  await text(byTestId('run-view-status'), 'awaiting_budget');
+  await text(byTestId('budget-cost'), /^\$\d/);
+  await text(page.locator(`[data-testid="run-row"][data-workflow-id="${started.workflow_id}"] [data-testid="run-waiting"]`), 'waits for budget');
+  await page.screenshot({ path: join(shots, 'console-budget.png') });
+  await byTestId('budget-usd').fill('1');
+  await byTestId('budget-raise').click();
+  await text(byTestId('run-view-status'), 'completed', 20_000);
+  await text(byTestId('run-usage'), /\$\d/);
+  await text(byTestId('activity'), 'budget raised');
+});
+
 it('refuses a state-changing request from a foreign origin', async () => {
   const res = await api('/runs', { method: 'POST', headers: { origin: 'http://evil.example' }, body: JSON.stringify({ agent: 'quick-adder.json', question: 'Should not start' }) });
   expect(res.status).toBe(403);
