@@ -34,11 +34,11 @@ export class ActivityStream {
     readonly attempt: number,
   ) {}
 
-  /** Queues events for the stream, in order after those queued before. */
-  publish(...events: RunEventBody[]): Promise<void> {
-    const at = new Date().toISOString();
+  /** Queues events for the stream, in order after those queued before; each is stamped now unless it has its own `at`. */
+  publish(...events: (RunEventBody & { at?: string })[]): Promise<void> {
+    const now = new Date().toISOString();
     this.chain = this.chain.then(() =>
-      this.log.append(this.run, events.map((e) => ({ ...e, at }))).then(
+      this.log.append(this.run, events.map((e) => ({ ...e, at: e.at ?? now }))).then(
         () => undefined,
         (err: unknown) => log.warn('a run event could not be published', { run: this.run, error: String(err) }),
       ),
@@ -60,8 +60,9 @@ export class ActivityStream {
     const role = position.role === 'task' ? position.kind : position.role;
     const where = step !== undefined ? { step } : {};
     if (this.attempt > 1) void this.publish({ type: 'retry', call, attempt: this.attempt, role, ...where });
-    // Each piece stays an event of its own; the pieces written meanwhile are sent together.
-    let pieces: string[] = [];
+    // Each piece stays an event of its own, stamped when it was written; the pieces written
+    // meanwhile are sent together.
+    let pieces: { text: string; at: string }[] = [];
     let sent = false;
     let timer: NodeJS.Timeout | undefined;
     const flush = () => {
@@ -70,12 +71,12 @@ export class ActivityStream {
       const texts = pieces;
       pieces = [];
       sent = true;
-      void this.publish(...texts.map((text): RunEventBody => ({ type: 'model_delta', role, ...where, call, text })));
+      void this.publish(...texts.map(({ text, at }) => ({ type: 'model_delta' as const, role, ...where, call, text, at })));
     };
     return {
       push: (text: string) => {
         if (text === '') return;
-        pieces.push(text);
+        pieces.push({ text, at: new Date().toISOString() });
         if (!sent) flush();
         else timer ??= setTimeout(flush, DELTA_FLUSH_MS);
       },
