@@ -113,4 +113,8 @@ export interface EvalComparison {
   improved: number;
   regressed: number;
   same: number;
+  /** Cases only B has. */
+  added?: number;
+  /** Cases only A has. */
+  removed?: number;
 }
