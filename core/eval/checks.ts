@@ -127,8 +127,9 @@ function scoreRun(check: EvalCheck, obs: CaseObservation): [boolean, string] | u
 /**
  * Every check of a case scored against its run (all of them, not only up to the first failure),
  * in the suite's order. A run that did not complete fails each response check (text, JSON,
- * judge) with its error; checks of what it did are scored as usual. A judge that throws fails
- * its check with the error: one broken judge call does not lose the case's other results.
+ * judge) with its error; checks of what it did are scored as usual. A judge whose model gave
+ * no verdict ({@link JudgeVerdictError}) fails its check with why; any other error of the judge
+ * (a model call that failed) is thrown, so the caller's retries (an activity's) try again.
  */
 export async function scoreCase(checks: readonly EvalCheck[], obs: CaseObservation, judge: JudgeFn): Promise<CheckResult[]> {
   const completed = obs.status === 'completed';
@@ -143,7 +144,8 @@ export async function scoreCase(checks: readonly EvalCheck[], obs: CaseObservati
           const verdict = await judge(check, obs);
           return result(check, verdict.passed, verdict.reason);
         } catch (e) {
-          return result(check, false, `judge gave no verdict: ${(e as Error).message}`);
+          if (!(e instanceof JudgeVerdictError)) throw e;
+          return result(check, false, e.message);
         }
       }
       return result(check, ...scoreResponse(check, obs.response));
@@ -180,14 +182,22 @@ export function judgeRequest(input: { criteria: string; question: string; respon
 
 const VERDICT_SHAPE = 'expected {"pass": true|false, "reason": "one line"}';
 
+/** A judge model's answer held no verdict. */
+export class JudgeVerdictError extends Error {
+  constructor(problem: string) {
+    super(`the judge gave no verdict (${VERDICT_SHAPE}): ${problem}`);
+    this.name = 'JudgeVerdictError';
+  }
+}
+
 /** The verdict in a judge model's answer (prose or fences around the JSON are fine). */
 export function parseJudgeVerdict(text: string): JudgeVerdict {
   const parsed = extractJson(text, 'object', 'judge answer');
-  if (!parsed.ok) throw new Error(`the judge gave no verdict (${VERDICT_SHAPE}): ${parsed.error}`);
+  if (!parsed.ok) throw new JudgeVerdictError(parsed.error);
   const v = parsed.value as Record<string, unknown>;
   const raw = v.pass ?? v.passed;
   const passed = typeof raw === 'string' ? ({ true: true, pass: true, false: false, fail: false } as Record<string, boolean>)[raw.trim().toLowerCase()] : raw;
-  if (typeof passed !== 'boolean') throw new Error(`the judge gave no verdict (${VERDICT_SHAPE}): "pass" is ${show(raw)} in "${clip(text)}"`);
+  if (typeof passed !== 'boolean') throw new JudgeVerdictError(`"pass" is ${show(raw)} in "${clip(text)}"`);
   const reason = typeof v.reason === 'string' && v.reason.trim() !== '' ? clip(v.reason, 300) : '(the judge gave no reason)';
   return { passed, reason };
 }

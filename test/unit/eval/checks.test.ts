@@ -1,4 +1,4 @@
-import { casePassed, checkLabel, firstFailure, judgeRequest, parseJudgeVerdict, scoreCase, type JudgeFn } from '../../../core/eval/checks';
+import { casePassed, checkLabel, firstFailure, judgeRequest, JudgeVerdictError, parseJudgeVerdict, scoreCase, type JudgeFn } from '../../../core/eval/checks';
 import type { CaseObservation, EvalCheck } from '../../../core/eval/types';
 
 const obs = (over: Partial<CaseObservation> = {}): CaseObservation => ({
@@ -17,6 +17,7 @@ function fakeJudge(): JudgeFn & { asked: string[] } {
   const judge = (async (check, o) => {
     asked.push(check.judge);
     if (check.judge === 'explode') throw new Error('model unreachable');
+    if (check.judge === 'mumble') return parseJudgeVerdict('I would rather not say.');
     const passed = o.response.includes(check.judge);
     return { passed, reason: passed ? `mentions ${check.judge}` : `does not mention ${check.judge}` };
   }) as JudgeFn & { asked: string[] };
@@ -96,12 +97,20 @@ describe('scoreCase: each check kind passes and fails with a one-line reason', (
     expect(casePassed(failed, results.slice(3))).toBe(false);
   });
 
-  it('fails a judge check whose judge throws, keeping the other results', async () => {
-    const results = await scoreCase([{ judge: 'explode' }, { contains: 'Paris' }], obs(), fakeJudge());
+  it('fails a judge check whose model gave no verdict, keeping the other results', async () => {
+    const results = await scoreCase([{ judge: 'mumble' }, { contains: 'Paris' }], obs(), fakeJudge());
     expect(results).toEqual([
-      { check: 'judge "explode"', passed: false, detail: 'judge gave no verdict: model unreachable' },
+      {
+        check: 'judge "mumble"',
+        passed: false,
+        detail: 'the judge gave no verdict (expected {"pass": true|false, "reason": "one line"}): judge answer contains no JSON object: "I would rather not say."',
+      },
       { check: 'contains "Paris"', passed: true, detail: 'response contains "Paris"' },
     ]);
+  });
+
+  it("throws a judge's failed model call, so the caller's retries try again", async () => {
+    await expect(scoreCase([{ contains: 'Paris' }, { judge: 'explode' }], obs(), fakeJudge())).rejects.toThrow('model unreachable');
   });
 });
 
@@ -133,6 +142,7 @@ describe('the judge', () => {
   });
 
   it('throws a clear error when the answer has no verdict', () => {
+    expect(() => parseJudgeVerdict('I think it is fine.')).toThrow(JudgeVerdictError);
     expect(() => parseJudgeVerdict('I think it is fine.')).toThrow(/^the judge gave no verdict \(expected \{"pass": true\|false, "reason": "one line"\}\): judge answer contains no JSON object/);
     expect(() => parseJudgeVerdict('{"pass": "maybe", "reason": "unsure"}')).toThrow('the judge gave no verdict (expected {"pass": true|false, "reason": "one line"}): "pass" is "maybe" in');
   });
