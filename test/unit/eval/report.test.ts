@@ -1,4 +1,4 @@
-import { parseXML } from '@aws-sdk/xml-builder';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { comparisonLines, evalTableLines, junitXml, progressBar, xmlEscape } from '../../../cli/eval-report';
 import { compareEvals } from '../../../core/eval/results';
 import { caseResult, evalResult } from './results-fixtures';
@@ -51,10 +51,17 @@ describe('comparisonLines', () => {
   });
 });
 
+/** JUnit XML read back as a CI server would: strictly validated, attributes as strings, every testcase in a list. */
+function parseJunit(xml: string): unknown {
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) throw new Error(`invalid XML: ${valid.err.msg} (line ${valid.err.line})`);
+  return new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', parseAttributeValue: false, parseTagValue: false, trimValues: false, isArray: (name) => name === 'testcase' }).parse(xml);
+}
+
 describe('junitXml', () => {
   const xml = junitXml(result);
   type Node = Record<string, unknown> & { testcase: Array<Record<string, unknown>> };
-  const suite = (parseXML(xml) as { testsuite: Node }).testsuite;
+  const suite = (parseJunit(xml) as { testsuite: Node }).testsuite;
 
   it('parses back with the counts, the time and a testcase per case', () => {
     expect(suite).toMatchObject({ name: 'geo <"capitals"> & co', tests: '3', failures: '2', errors: '0', time: '12.500' });
@@ -86,7 +93,7 @@ describe('junitXml', () => {
 
   it('sums the case durations while the eval has not ended', () => {
     const running = junitXml(evalResult('e', [caseResult('a', true), caseResult('b', true)], { ended_at: undefined, status: 'running' }));
-    expect((parseXML(running) as { testsuite: { time: string } }).testsuite.time).toBe('2.000');
+    expect((parseJunit(running) as { testsuite: { time: string } }).testsuite.time).toBe('2.000');
   });
 });
 
