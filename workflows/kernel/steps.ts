@@ -15,6 +15,7 @@ import { reactExecutor, type ReactExecutorInput, type ReactExecutorOutput } from
 import { memoryActivities } from './activity-presets';
 import { causeMessage, type RunContext } from './context';
 import { responseFilter } from './model-calls';
+import { tenantOf } from './budget';
 import { modelForStep } from './scripted-calls';
 import { countStep } from './metrics';
 
@@ -162,6 +163,7 @@ export function executorInput(run: RunContext, step: Pick<StepRequest, 'unit' | 
     ...responseFilter(run, 'execution'),
     step_memory: true,
     agent: agent.name,
+    ...tenantOf(run),
   };
 }
 

@@ -1,0 +1,33 @@
+/**
+ * A tenant's daily dollar cap around one model call: before the call, the tenant's spend of the
+ * UTC day is read against its cap (no cap: nothing to check); at or over it, the model is not
+ * called and the run is told so (`tenant_budget`), and waits. After a call, its cost is added
+ * to the day's spend atomically. So the day's total overshoots the cap by at most the calls
+ * already running when it was reached — one per run at a time.
+ */
+import type { TenantBudgetReached, TenantChecked } from '../core/contract';
+import type { Usage } from '../core/llm-types';
+import { utcDay, type TenantBudgets } from '../memory/tenant-budgets';
+
+/** `call` unless the tenant is at its cap; its cost counted into the tenant's day. */
+export async function withinTenantBudget<T extends { usage: Usage }>(
+  budgets: () => TenantBudgets,
+  tenant: string | undefined,
+  call: () => Promise<T>,
+  notMade: (reached: TenantBudgetReached) => T,
+  now: () => number = Date.now,
+): Promise<TenantChecked<T>> {
+  if (tenant === undefined) return call();
+  const day = utcDay(now());
+  const store = budgets();
+  const [cap, spent] = await Promise.all([store.cap(tenant), store.spent(tenant, day)]);
+  if (cap !== undefined && spent >= cap) {
+    const reached = { tenant, day, cap_usd: cap, spent_usd: spent };
+    return { ...notMade(reached), tenant_budget: reached };
+  }
+  const answer = await call();
+  const cost = answer.usage.cost_usd;
+  // Counted into the day the call began in, so a call across midnight counts where it was allowed.
+  if (typeof cost === 'number' && cost > 0) await store.addSpend(tenant, day, cost);
+  return answer;
+}
