@@ -55,7 +55,7 @@ export function createActivities(activityDeps: ActivityDeps) {
     executorHistory: executorHistoryCache(activityDeps.memory, completedSteps),
     completedSteps,
     // Opened on the first call of a run with a tenant.
-    tenantBudgets: () => (budgets ??= new TenantBudgets(activityDeps.memory.db)),
+    tenantBudgets: () => (budgets ??= openTenantBudgets(activityDeps.memory)),
   };
   return {
     ...createMemoryActivities(deps.memory),
@@ -120,6 +120,13 @@ type ModelCallDeps = ActivityDeps & {
 
 /** The activity names of model calls (a worker serving the LLM task queue registers these). */
 export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'plannerLlm', 'executorLlm'] as const;
+
+function openTenantBudgets(memory: MemoryStore): TenantBudgets {
+  const budgets = new TenantBudgets(memory.db);
+  // Summing a day's spend is correct without it, and the next worker tries again.
+  void budgets.ensureIndexes().catch(() => undefined);
+  return budgets;
+}
 
 /** A call the tenant's daily cap kept from being made answers nothing. */
 const NOT_MADE = { text: '', content: '', tool_calls: [], stop_reason: 'other' as const, usage: ZERO_USAGE };

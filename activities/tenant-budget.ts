@@ -1,10 +1,11 @@
 /**
  * A tenant's daily dollar cap around one model call: before the call, the tenant's spend of the
  * UTC day is read against its cap (no cap: nothing to check); at or over it, the model is not
- * called and the run is told so (`tenant_budget`), and waits. After a call, its cost is added
- * to the day's spend atomically. So the day's total overshoots the cap by at most the calls
+ * called and the run is told so (`tenant_budget`), and waits. After a call, its cost is counted
+ * into the day's spend (one insert per attempt: an attempt that called the model spent). So the day's total overshoots the cap by at most the calls
  * already running when it was reached — one per run at a time.
  */
+import { Context } from '@temporalio/activity';
 import type { TenantBudgetReached, TenantChecked } from '../core/contract';
 import type { Usage } from '../core/llm-types';
 import { utcDay, type TenantBudgets } from '../memory/tenant-budgets';
@@ -28,6 +29,16 @@ export async function withinTenantBudget<T extends { usage: Usage }>(
   const answer = await call();
   const cost = answer.usage.cost_usd;
   // Counted into the day the call began in, so a call across midnight counts where it was allowed.
-  if (typeof cost === 'number' && cost > 0) await store.addSpend(tenant, day, cost);
+  if (typeof cost === 'number' && cost > 0) await store.addSpend(tenant, day, cost, callKey());
   return answer;
+}
+
+/** The attempt of the current activity (a random key outside one). */
+function callKey(): string | undefined {
+  try {
+    const { workflowExecution: run, activityId, attempt } = Context.current().info;
+    return `${run?.workflowId ?? ''}/${run?.runId ?? ''}/${activityId}/${attempt}`;
+  } catch {
+    return undefined;
+  }
 }

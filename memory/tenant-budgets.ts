@@ -1,9 +1,12 @@
 /**
- * Tenants' daily dollar caps and their spend per UTC day, in MongoDB beside the memory. A
- * day's spend is one document per tenant and day, grown by one atomic `$inc` after each priced
- * model call, so every worker and run of a tenant counts into the same total.
+ * Tenants' daily dollar caps and their spend per UTC day, in MongoDB beside the memory. Each
+ * priced model call inserts one spend document (keyed by the call, so a repeated insert counts
+ * once), and a day's spend is their sum: every worker and run of a tenant counts into the same
+ * total. An insert is atomic everywhere; an `$inc` is not on FerretDB, which loses concurrent
+ * increments of one document (read, add and write are not isolated there).
  */
-import type { Collection, Db } from 'mongodb';
+import { randomUUID } from 'node:crypto';
+import { MongoServerError, type Collection, type Db } from 'mongodb';
 import { TENANT_BUDGET_COLLECTIONS } from '../core/memory-collections';
 
 export interface TenantCapDoc {
@@ -14,13 +17,15 @@ export interface TenantCapDoc {
   by: string;
 }
 
+/** One priced model call of a tenant's run. */
 export interface TenantSpendDoc {
-  /** `<tenant>/<day>`. */
+  /** The call (workflow, activity and attempt). */
   _id: string;
   tenant: string;
-  /** The UTC day, YYYY-MM-DD. */
+  /** The UTC day the call began in, YYYY-MM-DD. */
   day: string;
-  spent_usd: number;
+  usd: number;
+  at: Date;
 }
 
 /** A tenant's budget as `perflow budget show` reports it. */
@@ -37,7 +42,7 @@ export interface TenantBudgetView {
 /** The UTC day of a time (YYYY-MM-DD). */
 export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-const spendId = (tenant: string, day: string) => `${tenant}/${day}`;
+const DUPLICATE_KEY = 11000;
 
 export class TenantBudgets {
   readonly caps: Collection<TenantCapDoc>;
@@ -46,6 +51,11 @@ export class TenantBudgets {
   constructor(db: Db) {
     this.caps = db.collection<TenantCapDoc>(TENANT_BUDGET_COLLECTIONS.caps);
     this.spend = db.collection<TenantSpendDoc>(TENANT_BUDGET_COLLECTIONS.spend);
+  }
+
+  /** The index a day's spend is summed over (FerretDB on PostgreSQL pushes the equality down without it). */
+  async ensureIndexes(): Promise<void> {
+    await this.spend.createIndex({ tenant: 1, day: 1 }, { name: 'tenant_day' });
   }
 
   async setCap(tenant: string, usdPerDay: number, by: string, now: Date): Promise<void> {
@@ -59,12 +69,17 @@ export class TenantBudgets {
 
   /** The tenant's spend of `day` (0 before its first priced call that day). */
   async spent(tenant: string, day: string): Promise<number> {
-    return (await this.spend.findOne({ _id: spendId(tenant, day) }))?.spent_usd ?? 0;
+    const [total] = await this.spend.aggregate<{ usd: number }>([{ $match: { tenant, day } }, { $group: { _id: null, usd: { $sum: '$usd' } } }]).toArray();
+    return total?.usd ?? 0;
   }
 
-  /** Adds a call's cost to the tenant's spend of `day`, atomically. */
-  async addSpend(tenant: string, day: string, usd: number): Promise<void> {
-    await this.spend.updateOne({ _id: spendId(tenant, day) }, { $inc: { spent_usd: usd }, $setOnInsert: { tenant, day } }, { upsert: true });
+  /** Counts a call's cost into the tenant's spend of `day`; the same `call` counts once. */
+  async addSpend(tenant: string, day: string, usd: number, call: string = randomUUID()): Promise<void> {
+    try {
+      await this.spend.insertOne({ _id: call, tenant, day, usd, at: new Date() });
+    } catch (err) {
+      if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+    }
   }
 
   /** The caps with the spend of `day`: one tenant's, or every tenant's that has a cap. */

@@ -319,7 +319,9 @@ export function progressMarkdown(p: Progress, workflowId = 'ID'): string {
     lines.push(
       d.kind === 'plan'
         ? '**Awaiting approval of the plan:**'
-        : d.kind === 'budget'
+        : d.budget?.reason === 'tenant'
+          ? `**Awaiting the tenant ${d.budget.tenant}'s daily budget:** ${formatCost(d.budget.cost_usd)} of ${formatCost(d.budget.max_cost_usd)} spent today (UTC day ${d.budget.day})`
+          : d.kind === 'budget'
           ? `**Awaiting a budget decision:** the cost so far ${formatCost(d.budget?.cost_usd)} reached max_cost_usd ${formatCost(d.budget?.max_cost_usd)}`
           : `**Awaiting approval of a tool call** (step ${(d.step?.index ?? 0) + 1}): \`${d.tool}\` with \`${preview(JSON.stringify(d.input), 500)}\``,
     );
