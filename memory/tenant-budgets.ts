@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { MongoServerError, type Collection, type Db } from 'mongodb';
 import { TENANT_BUDGET_COLLECTIONS } from '../core/memory-collections';
 
+export { utcDay } from '../core/datetime';
+
 export interface TenantCapDoc {
   /** The tenant. */
   _id: string;
@@ -38,9 +40,6 @@ export interface TenantBudgetView {
   updated_at: string;
   by: string;
 }
-
-/** The UTC day of a time (YYYY-MM-DD). */
-export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 const DUPLICATE_KEY = 11000;
 

@@ -79,6 +79,10 @@ describe('recorded histories', () => {
         'decisions-budget.binpb',
         'decisions-budget.step-1.binpb',
         'decisions-budget.step-2.binpb',
+        // A run whose executor child waited at its tenant's daily cap until budget set raised it.
+        'tenant-budget.binpb',
+        'tenant-budget.step-1.binpb',
+        'tenant-budget.step-2.binpb',
         // Two steps as concurrent children.
         'parallel-steps.binpb',
         'parallel-steps.step-1.binpb',
@@ -144,6 +148,10 @@ describe('recorded histories', () => {
     expect(timers.filter((e) => e.timerFiredEventAttributes)).toHaveLength(2); // the plan's and the tool call's timeout
     const budget = readHistory('decisions-budget.binpb').events ?? [];
     expect(budget.flatMap((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? [])).toEqual(['raiseBudget']);
+    const tenant = readHistory('tenant-budget.binpb').events ?? [];
+    expect(tenant.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? [])).toEqual(['tenantWaitRequest', 'tenantCap']);
+    const child = readHistory('tenant-budget.step-1.binpb').events ?? [];
+    expect(child.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? [])).toEqual(['tenantWaitAnswer']);
   });
 
   it.each(files.map((file, i) => [file, i] as const))('replay deterministically: %s', (file, i) => {

@@ -9,18 +9,9 @@
  */
 import { condition, getExternalWorkflowHandle, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { TenantBudgetReached } from '../../../core/contract';
+import { msUntilUtcDayEnds, nextUtcDay } from '../../../core/datetime';
 import { tenantCapSignal, tenantWaitAnswerSignal, tenantWaitRequestSignal, type TenantCapNotice, type TenantWaitAnswer } from '../../definitions';
 import type { Decisions } from './pending';
-
-const DAY_MS = 86_400_000;
-
-/** Milliseconds until the UTC day `day` (YYYY-MM-DD) ends, from `now` (at least a second). */
-export function msUntilDayEnds(day: string, now: number): number {
-  return Math.max(1_000, Date.parse(`${day}T00:00:00Z`) + DAY_MS - now);
-}
-
-/** The day after `day` (YYYY-MM-DD). */
-export const nextDay = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
 
 /** Waits at the tenant's cap; resolves with how the wait ended. */
 export type TenantWait = (reached: TenantBudgetReached) => Promise<Omit<TenantWaitAnswer, 'request_id'>>;
@@ -51,11 +42,11 @@ export function openTenantWait(desk: Decisions): TenantWait {
     const before = notice;
     // A cap at or under the day's spend changes nothing: the spend only grows.
     const raised = () => notice !== before && notice !== undefined && notice.usd_per_day > spent_usd;
-    const raisedTo = await condition(() => raised() || state.tenant_stop !== undefined, msUntilDayEnds(day, Date.now()));
+    const raisedTo = await condition(() => raised() || state.tenant_stop !== undefined, msUntilUtcDayEnds(day, Date.now()));
     desk.removePending(id);
     if (state.tenant_stop) return { action: 'stop', by: state.tenant_stop.by, reason: state.tenant_stop.reason };
     const by = raisedTo && notice ? notice.by : 'perflow';
-    const detail = raisedTo && notice ? `tenant ${tenant}: cap $${notice.usd_per_day} per day` : `tenant ${tenant}: UTC day ${nextDay(day)} began`;
+    const detail = raisedTo && notice ? `tenant ${tenant}: cap $${notice.usd_per_day} per day` : `tenant ${tenant}: UTC day ${nextUtcDay(day)} began`;
     await desk.record({ decision_id: id, kind: 'budget', action: 'resume', by, detail, tenant });
     return { action: 'resume', by };
   };
@@ -81,7 +72,7 @@ export function openTenantWait(desk: Decisions): TenantWait {
 export async function askTenantWait(answers: Map<string, TenantWaitAnswer>, requestId: string, reached: TenantBudgetReached): Promise<TenantWaitAnswer> {
   const info = workflowInfo();
   if (!info.parent) {
-    await condition(() => false, msUntilDayEnds(reached.day, Date.now()));
+    await condition(() => false, msUntilUtcDayEnds(reached.day, Date.now()));
     return { request_id: requestId, action: 'resume', by: 'perflow' };
   }
   await getExternalWorkflowHandle(info.parent.workflowId).signal(tenantWaitRequestSignal, { request_id: requestId, executor_workflow_id: info.workflowId, reached });
