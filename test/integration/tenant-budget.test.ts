@@ -15,12 +15,26 @@ import type { Progress, RunOutput } from '../../workflows/definitions';
 import { progressOf, runInput, startWithAttributes, untilProgress } from '../support/harness';
 import { nonEmptyLines, useCli } from '../support/cli';
 import { gateTool } from '../support/gate-tool';
+import { z } from 'zod';
+import type { Tool } from '../../activities/tools/tool';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
 
 jest.setTimeout(180_000);
 
 const gate = gateTool();
-const cli = useCli('tenant-budget', { tools: [gate.tool] });
+/** A tool whose call for step 2 waits until released, so a run can be caught in a later execution. */
+let releaseStepTwo: () => void = () => undefined;
+const stepTwoHeld = new Promise<void>((r) => (releaseStepTwo = r));
+const stepTwoTool: Tool<{ label: string }> = {
+  type: 'StepTwoTool',
+  description: 'Waits at step 2 until released by the test.',
+  input: z.object({ label: z.string() }),
+  async run({ label }) {
+    if (label === 'step 2') await stepTwoHeld;
+    return `released ${label}`;
+  },
+};
+const cli = useCli('tenant-budget', { tools: [gate.tool, stepTwoTool as Tool<never>] });
 const harness = () => cli.harness;
 const budgets = () => new TenantBudgets(harness().db);
 const today = () => utcDay(Date.now());
@@ -177,6 +191,22 @@ describe('tenant daily budgets', () => {
     const out = await run.result();
     expect(out.response).toBe('the total is 1');
     expect(out.metadata?.tenant_budget).toMatchObject({ decisions: [{ action: 'resume', by: 'erin' }] });
+  });
+
+  it('holds a run that continued as new, which budget set still finds', async () => {
+    const tenant = 't-continued';
+    await budgets().setCap(tenant, 1, 'test', new Date());
+    const input = runInput(pricedAgent('plan_execute_and_reflect', 3, 'StepTwoTool'), 'sum 1..3 continued', { tenant_id: tenant, continue_as_new_after_events: 10 });
+    const run = await startWithAttributes(harness(), input, 'tenant');
+    await untilProgress(harness(), run.workflowId, (p) => (p.continued_as_new ?? 0) >= 1 && p.current_step?.index === 1, 'step 2 after continue-as-new');
+    await budgets().addSpend(tenant, today(), 2);
+    releaseStepTwo();
+    await atTenantCap(run.workflowId);
+    await until(() => listPending(harness().client, 100, tenant), (r) => r.length === 1, 'the wait to be visible');
+    expect((await setTenantBudget(harness().client, { MONGODB_URI: cli.memoryUri }, { tenant, usdPerDay: 10 })).notified).toEqual([run.workflowId]);
+    const out = await run.result();
+    expect(out.response).toBe('the total is 6');
+    expect(out.metadata?.tenant_budget).toMatchObject({ decisions: [{ action: 'resume' }] });
   });
 
   it('refuses bad budget commands in one line (exit 2)', async () => {
