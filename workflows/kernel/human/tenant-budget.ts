@@ -23,6 +23,7 @@ export type TenantWait = (reached: TenantBudgetReached) => Promise<Omit<TenantWa
 export function openTenantWait(desk: Decisions): TenantWait {
   const { state } = desk;
   let notice: TenantCapNotice | undefined;
+  let used: TenantCapNotice | undefined;
   const requests = new Set<string>();
   setHandler(tenantCapSignal, (n) => {
     if (n.tenant === desk.run.p.tenant_id) notice = n;
@@ -39,12 +40,14 @@ export function openTenantWait(desk: Decisions): TenantWait {
       budget: { max_cost_usd: cap_usd, cost_usd: spent_usd, reason: 'tenant', tenant, day },
       answer: [`perflow budget set --tenant ${tenant} --usd-per-day N`, `perflow reject ${desk.workflowId} --reason TEXT --stop`],
     });
-    const before = notice;
-    // A cap at or under the day's spend changes nothing: the spend only grows.
-    const raised = () => notice !== before && notice !== undefined && notice.usd_per_day > spent_usd;
+    // A cap at or under the day's spend changes nothing (the spend only grows). A notice may have
+    // come between the activity's check and this wait; one that already ended a wait does not
+    // end another (the cap may have been lowered since).
+    const raised = () => notice !== undefined && notice !== used && notice.usd_per_day > spent_usd;
     const raisedTo = await condition(() => raised() || state.tenant_stop !== undefined, msUntilUtcDayEnds(day, Date.now()));
     desk.removePending(id);
     if (state.tenant_stop) return { action: 'stop', by: state.tenant_stop.by, reason: state.tenant_stop.reason };
+    if (raisedTo) used = notice;
     const by = raisedTo && notice ? notice.by : 'perflow';
     const detail = raisedTo && notice ? `tenant ${tenant}: cap $${notice.usd_per_day} per day` : `tenant ${tenant}: UTC day ${nextUtcDay(day)} began`;
     await desk.record({ decision_id: id, kind: 'budget', action: 'resume', by, detail, tenant });
