@@ -8,7 +8,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AgentTool, AgentToolRef, ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, TenantChecked, ToolCallInput, ToolObservation, WholeResultsRef } from '../core/contract';
-import { ZERO_USAGE, type ChatMessage, type ChatResponse, type Usage } from '../core/llm-types';
+import type { ChatMessage, ChatResponse, Usage } from '../core/llm-types';
 import { toolTimeoutSeconds } from '../core/tool-types';
 import { withHeartbeat } from './heartbeat';
 import { observeToolCall } from '../telemetry/model-and-tool-calls';
@@ -17,8 +17,8 @@ import { executorOpening, fillWholeResults, formatCompletedSteps, formatSteps, r
 import { completedStepIds, stepTraceId } from '../core/memory-ids';
 import { createMemoryActivities, directReads, loadExecutorHistory, saveStep, saveToolCall, toolCallId } from './memory';
 import { allFound, type MemoryStore } from '../memory/store';
-import { TenantBudgets } from '../memory/tenant-budgets';
-import { withinTenantBudget } from './tenant-budget';
+import type { TenantBudgets } from '../memory/tenant-budgets';
+import { NOT_MADE, openTenantBudgets, withinTenantBudget } from './tenant-budget';
 import { toolSpec, type ToolRegistry } from './tools/tool';
 import { activityStream } from './run-events';
 import { booleanParam } from './llm/call-options';
@@ -55,7 +55,7 @@ export function createActivities(activityDeps: ActivityDeps) {
     executorHistory: executorHistoryCache(activityDeps.memory, completedSteps),
     completedSteps,
     // Opened on the first call of a run with a tenant.
-    tenantBudgets: () => (budgets ??= openTenantBudgets(activityDeps.memory)),
+    tenantBudgets: () => (budgets ??= openTenantBudgets(activityDeps.memory.db)),
   };
   return {
     ...createMemoryActivities(deps.memory),
@@ -120,16 +120,6 @@ type ModelCallDeps = ActivityDeps & {
 
 /** The activity names of model calls (a worker serving the LLM task queue registers these). */
 export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'plannerLlm', 'executorLlm'] as const;
-
-function openTenantBudgets(memory: MemoryStore): TenantBudgets {
-  const budgets = new TenantBudgets(memory.db);
-  // Summing a day's spend is correct without it, and the next worker tries again.
-  void budgets.ensureIndexes().catch(() => undefined);
-  return budgets;
-}
-
-/** A call the tenant's daily cap kept from being made answers nothing. */
-const NOT_MADE = { text: '', content: '', tool_calls: [], stop_reason: 'other' as const, usage: ZERO_USAGE };
 
 function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Promise<TenantChecked<{ text: string; usage: Usage }>> {
   return withinTenantBudget(deps.tenantBudgets, input.tenant, () => plannedCall(deps, input), () => NOT_MADE);

@@ -7,8 +7,20 @@
  */
 import { Context } from '@temporalio/activity';
 import type { TenantBudgetReached, TenantChecked } from '../core/contract';
-import type { Usage } from '../core/llm-types';
-import { utcDay, type TenantBudgets } from '../memory/tenant-budgets';
+import { ZERO_USAGE, type Usage } from '../core/llm-types';
+import { TenantBudgets, utcDay } from '../memory/tenant-budgets';
+import type { Db } from 'mongodb';
+
+/** The worker's tenant budgets, opened on the first call of a run with a tenant. */
+export function openTenantBudgets(db: Db): TenantBudgets {
+  const budgets = new TenantBudgets(db);
+  // Summing a day's spend is correct without the index, and the next worker tries again.
+  void budgets.ensureIndexes().catch(() => undefined);
+  return budgets;
+}
+
+/** A call the tenant's daily cap kept from being made answers nothing (as either model activity's answer). */
+export const NOT_MADE = { text: '', content: '', tool_calls: [], stop_reason: 'other' as const, usage: ZERO_USAGE };
 
 /** `call` unless the tenant is at its cap; its cost counted into the tenant's day. */
 export async function withinTenantBudget<T extends { usage: Usage }>(
