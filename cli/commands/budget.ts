@@ -2,6 +2,7 @@
 import { CliError, setTenantBudget, showTenantBudgets, type TenantBudgetView } from '../../client';
 import { withClient, type CommandContext, type CommandHandler } from '../context';
 import { answer } from '../output';
+import { formatCost } from '../../core/text';
 
 export const budget: CommandHandler = async (ctx) => {
   const sub = ctx.positionals[0];
@@ -32,4 +33,4 @@ async function show(ctx: CommandContext): Promise<number> {
   return 0;
 }
 
-const budgetLine = (b: TenantBudgetView) => `${b.tenant}: $${b.spent_usd} of $${b.usd_per_day} spent on ${b.day} (UTC), $${b.remaining_usd} left (set by ${b.by} at ${b.updated_at})`;
+const budgetLine = (b: TenantBudgetView) => `${b.tenant}: ${formatCost(b.spent_usd)} of ${formatCost(b.usd_per_day)} spent on ${b.day} (UTC), ${formatCost(b.remaining_usd)} left (set by ${b.by} at ${b.updated_at})`;

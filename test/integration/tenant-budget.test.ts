@@ -209,6 +209,14 @@ describe('tenant daily budgets', () => {
     expect(out.metadata?.tenant_budget).toMatchObject({ decisions: [{ action: 'resume' }] });
   });
 
+  it('shows every tenant’s cap with the spend of the UTC day', async () => {
+    const r = await cli.perflow(['budget', 'show']);
+    expect(r.code).toBe(0);
+    const lines = nonEmptyLines(r.stdout);
+    expect(lines.map((l) => l.split(':')[0])).toEqual(['t-acme', 't-continued', 't-full', 't-mid-step', 't-new-day']);
+    expect(lines[0]).toMatch(new RegExp(`^t-acme: \\$[\\d.]+ of \\$1000\\.00 spent on ${today()} \\(UTC\\), \\$99\\d\\.\\d\\d left \\(set by carol at `));
+  });
+
   it('refuses bad budget commands in one line (exit 2)', async () => {
     const cases: [string[], RegExp][] = [
       [['budget', 'set', '--tenant', 'x', '--usd-per-day=-1'], /--usd-per-day N \(a positive number of US dollars\), got "-1"/],
