@@ -11,6 +11,7 @@ import type { AgentType } from '../../core/agent';
 import { listPending, rejectPlan } from '../../client/decisions';
 import { setTenantBudget } from '../../client/tenant-budgets';
 import { TenantBudgets, utcDay } from '../../memory/tenant-budgets';
+import { withinTenantBudget } from '../../activities/tenant-budget';
 import type { Progress, RunOutput } from '../../workflows/definitions';
 import { progressOf, runInput, startWithAttributes, untilProgress } from '../support/harness';
 import { nonEmptyLines, useCli } from '../support/cli';
@@ -95,6 +96,19 @@ describe('tenant daily budgets', () => {
     expect(first).toBeGreaterThan(0);
     expect(first).toBeLessThanOrEqual(maxCallCost(from));
     await fresh.terminate('done with it');
+  });
+
+  it('checks a model call against the spend of the UTC day it begins in (the activity’s check, with the clock given)', async () => {
+    const tomorrow = Date.now() + 86_400_000;
+    const call = async () => ({ usage: { input_tokens: 1, output_tokens: 0, cost_usd: 0.5 } });
+    const notMade = () => ({ usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 } });
+    // t-new-day is over its cap today (the test above), not tomorrow.
+    expect((await withinTenantBudget(budgets, 't-new-day', call, notMade)).tenant_budget).toMatchObject({ tenant: 't-new-day', day: today(), cap_usd: 0.000001 });
+    const next = await withinTenantBudget(budgets, 't-new-day', call, notMade, () => tomorrow);
+    expect(next.tenant_budget).toBeUndefined();
+    expect(await budgets().spent('t-new-day', utcDay(tomorrow))).toBe(0.5);
+    // And over the cap on that day once it has spent it.
+    expect((await withinTenantBudget(budgets, 't-new-day', call, notMade, () => tomorrow)).tenant_budget).toMatchObject({ day: utcDay(tomorrow), spent_usd: 0.5 });
   });
 
   it('holds ten concurrent runs at the cap with an overshoot of at most the calls already running, then lets them go on when budget set raises it', async () => {
