@@ -187,7 +187,7 @@ describe('tenant daily budgets', () => {
     outs.forEach((o, i) => expect(o.response).toBe(expectedResponse(AGENT_TYPES[i + 1], 2)));
   });
 
-  it('holds an executor child’s next turn once the cap is reached mid-step', async () => {
+  it('holds an executor child’s next turn once the cap is reached mid-step; reject --stop ends the run there', async () => {
     const tenant = 't-mid-step';
     await budgets().setCap(tenant, 1, 'test', new Date());
     gate.close();
@@ -201,11 +201,11 @@ describe('tenant daily budgets', () => {
     const p = await atTenantCap(run.workflowId);
     expect(p.current_step).toMatchObject({ index: 0 });
     expect(tenantWait(p)!.budget).toMatchObject({ tenant, max_cost_usd: 1 });
-    await until(() => listPending(harness().client, 100, tenant), (r) => r.length === 1, 'the wait to be visible');
-    await setTenantBudget(harness().client, { MONGODB_URI: cli.memoryUri }, { tenant, usdPerDay: 10, by: 'erin' });
+    // Ended there: the step keeps what it was told, and the run ends before its next call.
+    await rejectPlan(harness().client, run.workflowId, { reason: 'enough for today', stop: true, by: 'erin' });
     const out = await run.result();
-    expect(out.response).toBe('the total is 1');
-    expect(out.metadata?.tenant_budget).toMatchObject({ decisions: [{ action: 'resume', by: 'erin' }] });
+    expect(out.response).toMatch(/^Tenant Budget Reached \(tenant t-mid-step: \$2\.\d+ of \$1 per UTC day spent\)\. Stopped by erin: enough for today\. Here is a summary of the steps completed so far:\n\nCompleted steps:\n1\. add 1: Stopped by erin at the tenant t-mid-step's daily budget: enough for today/);
+    expect(out.metadata?.tenant_budget).toMatchObject({ decisions: [{ action: 'stop', by: 'erin' }] });
   });
 
   it('holds a run that continued as new, which budget set still finds', async () => {
