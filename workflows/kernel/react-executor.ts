@@ -12,8 +12,7 @@ import { executorOpening } from '../../core/template';
 import { preview } from '../../core/text';
 import { memoryActivities, modelActivities, toolCall } from './activity-presets';
 import { modelForCall } from './scripted-calls';
-import { askToolApproval, toolApprovalAnswers } from './human';
-import { askTenantWait, tenantWaitAnswers } from './human/tenant-budget';
+import { askTenantWait, askToolApproval, tenantWaitAnswers, toolApprovalAnswers } from './human';
 
 /** A tool as an executor child needs it: the name the model calls, and how the worker runs it. */
 export interface ToolBinding {
