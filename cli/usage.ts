@@ -26,7 +26,7 @@ export const USAGE = `usage: perflow <command> [options]
   raise-budget ID --usd N                  raise the run's max_cost_usd to N dollars: a run waiting at its budget goes on
   budget set --tenant ID --usd-per-day N [--by NAME] [--json]
                                            the tenant's daily dollar cap (UTC days): its runs pause before a model call at it;
-                                           waiting runs are told and go on when it is above the day's spend
+                                           its running runs are told: a waiting one goes on when it is above the day's spend
   budget show [--tenant ID] [--json]       tenants' daily caps with today's spend and what is left
   codec-server [--port P] [--host H] [--ui-origin URL]... [--token T]
                                            serve /encode and /decode for the Temporal Web UI with PERFLOW_ENCRYPTION_KEYS

@@ -20,7 +20,7 @@ async function set(ctx: CommandContext): Promise<number> {
   const tenant = o.tenant;
   return withClient(ctx, async ({ client }) => {
     const done = await setTenantBudget(client, ctx.env, { tenant, usdPerDay: usd, ...(o.by !== undefined ? { by: o.by } : {}) });
-    answer(o.json, done, () => `tenant ${done.tenant}: $${done.usd_per_day} per UTC day (set by ${done.by}); ${done.notified.length} waiting run(s) told`);
+    answer(o.json, done, () => `tenant ${done.tenant}: $${done.usd_per_day} per UTC day (set by ${done.by}); told ${done.notified.length} running run(s), ${done.waiting.length} of them waiting`);
     return 0;
   });
 }

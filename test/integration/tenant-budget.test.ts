@@ -12,7 +12,7 @@ import { listPending, rejectPlan } from '../../client/decisions';
 import { setTenantBudget } from '../../client/tenant-budgets';
 import { TenantBudgets, utcDay } from '../../memory/tenant-budgets';
 import { withinTenantBudget } from '../../activities/tenant-budget';
-import type { Progress, RunOutput } from '../../workflows/definitions';
+import { tenantCapSignal, type Progress, type RunOutput } from '../../workflows/definitions';
 import { progressOf, runInput, startWithAttributes, untilProgress } from '../support/harness';
 import { nonEmptyLines, useCli } from '../support/cli';
 import { gateTool } from '../support/gate-tool';
@@ -145,7 +145,8 @@ describe('tenant daily budgets', () => {
     await until(() => listPending(harness().client, 100, tenant), (r) => r.length === waiting.length, 'the waits to be visible');
     const set = await cli.perflow(['budget', 'set', '--tenant', tenant, '--usd-per-day', '1000', '--by', 'carol']);
     expect(set.code).toBe(0);
-    expect(nonEmptyLines(set.stdout)).toEqual([`tenant ${tenant}: $1000 per UTC day (set by carol); ${waiting.length} waiting run(s) told`]);
+    const running = settled.filter((p) => p.status !== 'completed').length;
+    expect(nonEmptyLines(set.stdout)).toEqual([`tenant ${tenant}: $1000 per UTC day (set by carol); told ${running} running run(s), ${waiting.length} of them waiting`]);
 
     const outs = await Promise.all(runs.map((r) => r.result()));
     outs.forEach((out, i) => expect(out.response).toBe(expectedResponse(types[i], 3)));
@@ -183,6 +184,7 @@ describe('tenant daily budgets', () => {
     await until(() => listPending(harness().client, 100, tenant), (r) => r.length === rest.length, 'the waits to be visible');
     const set = await setTenantBudget(harness().client, { MONGODB_URI: cli.memoryUri }, { tenant, usdPerDay: 1000 });
     expect(set.notified.sort()).toEqual(rest.map((r) => r.workflowId).sort());
+    expect(set.waiting.sort()).toEqual(set.notified);
     const outs = await Promise.all(rest.map((r) => r.result()));
     outs.forEach((o, i) => expect(o.response).toBe(expectedResponse(AGENT_TYPES[i + 1], 2)));
   });
@@ -197,15 +199,20 @@ describe('tenant daily budgets', () => {
     // The step's first turn asked for the tool, which waits at the gate.
     await until(async () => turns(), (n) => n === before + 1, 'the step’s first turn');
     await budgets().addSpend(tenant, today(), 2);
+    // A notice of a cap above the spend, come before the wait (as from a budget set racing the
+    // refusal): the wait ends at once, the activity refuses again (the stored cap is still $1),
+    // and the same notice does not end the next wait.
+    await run.signal(tenantCapSignal, { tenant, usd_per_day: 100, by: 'early' });
     gate.release();
-    const p = await atTenantCap(run.workflowId);
+    const p = await untilProgress(harness(), run.workflowId, (q) => tenantWait(q)?.id === 'budget-2', 'the second wait');
     expect(p.current_step).toMatchObject({ index: 0 });
     expect(tenantWait(p)!.budget).toMatchObject({ tenant, max_cost_usd: 1 });
+    expect(p.decisions).toEqual([expect.objectContaining({ decision_id: 'budget-1', action: 'resume', by: 'early', detail: `tenant ${tenant}: cap $100 per day` })]);
     // Ended there: the step keeps what it was told, and the run ends before its next call.
     await rejectPlan(harness().client, run.workflowId, { reason: 'enough for today', stop: true, by: 'erin' });
     const out = await run.result();
     expect(out.response).toMatch(/^Tenant Budget Reached \(tenant t-mid-step: \$2\.\d+ of \$1 per UTC day spent\)\. Stopped by erin: enough for today\. Here is a summary of the steps completed so far:\n\nCompleted steps:\n1\. add 1: Stopped by erin at the tenant t-mid-step's daily budget: enough for today/);
-    expect(out.metadata?.tenant_budget).toMatchObject({ decisions: [{ action: 'stop', by: 'erin' }] });
+    expect(out.metadata?.tenant_budget).toMatchObject({ decisions: [{ action: 'resume', by: 'early' }, { action: 'stop', by: 'erin' }] });
   });
 
   it('holds a run that continued as new, which budget set still finds', async () => {
