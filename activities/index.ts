@@ -7,7 +7,7 @@
  * memory.ts and run-events.ts.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { AgentTool, AgentToolRef, ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, ToolCallInput, ToolObservation, WholeResultsRef } from '../core/contract';
+import type { AgentTool, AgentToolRef, ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, TenantChecked, ToolCallInput, ToolObservation, WholeResultsRef } from '../core/contract';
 import type { ChatMessage, ChatResponse, Usage } from '../core/llm-types';
 import { toolTimeoutSeconds } from '../core/tool-types';
 import { withHeartbeat } from './heartbeat';
@@ -17,6 +17,8 @@ import { executorOpening, fillWholeResults, formatCompletedSteps, formatSteps, r
 import { completedStepIds, stepTraceId } from '../core/memory-ids';
 import { createMemoryActivities, directReads, loadExecutorHistory, saveStep, saveToolCall, toolCallId } from './memory';
 import { allFound, type MemoryStore } from '../memory/store';
+import type { TenantBudgets } from '../memory/tenant-budgets';
+import { NOT_MADE, openTenantBudgets, withinTenantBudget } from './tenant-budget';
 import { toolSpec, type ToolRegistry } from './tools/tool';
 import { activityStream } from './run-events';
 import { booleanParam } from './llm/call-options';
@@ -46,11 +48,14 @@ export const TOOL_OUTPUT_MODEL_LIMIT = 8_000;
 
 export function createActivities(activityDeps: ActivityDeps) {
   const completedSteps = completedStepCache(activityDeps.memory);
+  let budgets: TenantBudgets | undefined;
   const deps = {
     ...activityDeps,
     prompts: promptMaterialCache(activityDeps.memory),
     executorHistory: executorHistoryCache(activityDeps.memory, completedSteps),
     completedSteps,
+    // Opened on the first call of a run with a tenant.
+    tenantBudgets: () => (budgets ??= openTenantBudgets(activityDeps.memory.db)),
   };
   return {
     ...createMemoryActivities(deps.memory),
@@ -110,12 +115,21 @@ type ModelCallDeps = ActivityDeps & {
   prompts: ReturnType<typeof promptMaterialCache>;
   executorHistory: ReturnType<typeof executorHistoryCache>;
   completedSteps: ReturnType<typeof completedStepCache>;
+  tenantBudgets: () => TenantBudgets;
 };
 
 /** The activity names of model calls (a worker serving the LLM task queue registers these). */
 export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'plannerLlm', 'executorLlm'] as const;
 
-async function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
+function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Promise<TenantChecked<{ text: string; usage: Usage }>> {
+  return withinTenantBudget(deps.tenantBudgets, input.tenant, () => plannedCall(deps, input), () => NOT_MADE);
+}
+
+function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Promise<TenantChecked<ChatResponse>> {
+  return withinTenantBudget(deps.tenantBudgets, input.tenant, () => executionCall(deps, input), () => NOT_MADE);
+}
+
+async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
   // Loading the material and the completed steps from MongoDB counts as work: heartbeat through it too.
   const response = await withHeartbeat(async () => {
     const material = input.material_id ? await deps.prompts.get(input.material_id) : undefined;
@@ -134,9 +148,9 @@ async function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Prom
   return { text: response.content, usage: response.usage };
 }
 
-async function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Promise<ChatResponse> {
+async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Promise<ChatResponse> {
   return withHeartbeat(async () => {
-    const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, agent, ...request } = input;
+    const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, agent, tenant: _tenant, ...request } = input;
     const material = material_id ? await deps.prompts.get(material_id) : undefined;
     const tools = tool_names && material ? material.tools.filter((t) => tool_names.includes(t.name)) : request.tools;
     const asked = whole_results

@@ -1,5 +1,6 @@
 /** The table of commands: each name and the handler that runs it (one module per group under commands/). */
 import type { CommandHandler } from './context';
+import { budget } from './commands/budget';
 import { codecServer } from './commands/codec-server';
 import { consoleCommand } from './commands/console';
 import { approve, approveTool, denyTool, guide, pause, pending, raiseBudget, reject, resume } from './commands/decisions';
@@ -32,6 +33,7 @@ const COMMANDS: Readonly<Record<string, CommandHandler>> = {
   pause,
   resume,
   'raise-budget': raiseBudget,
+  budget,
   'codec-server': codecServer,
   console: consoleCommand,
 };

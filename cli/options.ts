@@ -27,6 +27,7 @@ const OPTIONS = {
   input: { type: 'string' },
   by: { type: 'string' },
   usd: { type: 'string' },
+  'usd-per-day': { type: 'string' },
   'from-step': { type: 'string' },
   from: { type: 'string' },
   port: { type: 'string' },

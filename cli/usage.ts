@@ -24,6 +24,10 @@ export const USAGE = `usage: perflow <command> [options]
   guide ID TEXT                            guidance for the next planning call
   pause ID | resume ID                     hold the run at its next point between steps / let it go on
   raise-budget ID --usd N                  raise the run's max_cost_usd to N dollars: a run waiting at its budget goes on
+  budget set --tenant ID --usd-per-day N [--by NAME] [--json]
+                                           the tenant's daily dollar cap (UTC days): its runs pause before a model call at it;
+                                           its running runs are told: a waiting one goes on when it is above the day's spend
+  budget show [--tenant ID] [--json]       tenants' daily caps with today's spend and what is left
   codec-server [--port P] [--host H] [--ui-origin URL]... [--token T]
                                            serve /encode and /decode for the Temporal Web UI with PERFLOW_ENCRYPTION_KEYS
                                            (default port 8888 on 127.0.0.1; CORS for PERFLOW_TEMPORAL_UI_URL's origin;

@@ -32,6 +32,7 @@ export type { EncryptionKeyring } from '../core/encryption-keyring';
 export { encryptionKeysFromEnv, parseEncryptionKeys } from '../config/env';
 export { startCodecServer, type CodecServer, type CodecServerOptions } from './codec-server';
 export { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, raiseBudget, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type PendingRun } from './decisions';
+export { setTenantBudget, showTenantBudgets, type TenantBudgetSet, type TenantBudgetView } from './tenant-budgets';
 export { formatConversation, type ConversationView } from '../memory/conversation';
 export { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition, type AgentType } from '../core/agent';
 export { BUILTIN_TOOL_TYPES } from '../core/tool-types';

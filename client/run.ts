@@ -224,7 +224,9 @@ export function pendingLines(d: PendingDecision): string[] {
   const what =
     d.kind === 'plan'
       ? [`awaiting approval of the plan (${d.id}):`, ...(d.plan ?? []).map((s, i) => `  ${i + 1}. ${preview(s, 200)}`)]
-      : d.kind === 'budget'
+      : d.budget?.reason === 'tenant'
+        ? [`awaiting the tenant ${d.budget.tenant}'s daily budget (${d.id}): ${formatCost(d.budget.cost_usd)} of ${formatCost(d.budget.max_cost_usd)} spent today (UTC day ${d.budget.day})`]
+        : d.kind === 'budget'
         ? [`awaiting a budget decision (${d.id}): the cost so far ${formatCost(d.budget?.cost_usd)} reached max_cost_usd ${formatCost(d.budget?.max_cost_usd)}`]
         : [`awaiting approval of a tool call (${d.id}) in step ${(d.step?.index ?? 0) + 1}: ${d.tool} ${preview(JSON.stringify(d.input ?? {}), 300)}`];
   const timeout = d.timeout ? [`  (${d.timeout.action} at ${d.timeout.at} if nobody answers)`] : [];

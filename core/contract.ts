@@ -87,7 +87,24 @@ export interface WholeResultsRef {
 export interface CallOwner {
   /** The agent file's `name` (absent in runs recorded before it was sent). */
   agent?: string;
+  /**
+   * The run's `tenant_id`, when the tenant's daily dollar cap applies to the call: the activity
+   * checks the day's spend before calling the model and adds the call's cost after.
+   */
+  tenant?: string;
 }
+
+/** A model call not made: the tenant's spend of the UTC day reached its cap (`perflow budget set`). */
+export interface TenantBudgetReached {
+  tenant: string;
+  /** The UTC day (YYYY-MM-DD). */
+  day: string;
+  cap_usd: number;
+  spent_usd: number;
+}
+
+/** A model call's answer, or the tenant's cap that kept it from being made. */
+export type TenantChecked<T> = T & { tenant_budget?: TenantBudgetReached };
 
 /** A planning-model call with a ready `prompt`, or one rendered in the activity from `render`. */
 export interface PlannerCallInput extends Omit<ChatRequest, 'messages' | 'system'>, MaterialRef, CallOwner {

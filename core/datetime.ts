@@ -199,3 +199,16 @@ export function formatDatetime(epochMs: number, format?: string): FormattedDatet
 export function injectDatetime(systemPrompt: string, text: string): string {
   return `${systemPrompt}\n\nCurrent date and time: ${text}`;
 }
+
+const DAY_MS = 86_400_000;
+
+/** The UTC day of a time (YYYY-MM-DD): the day a tenant's daily dollar cap counts in. */
+export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** The UTC day after `day` (YYYY-MM-DD). */
+export const nextUtcDay = (day: string): string => utcDay(Date.parse(`${day}T00:00:00Z`) + DAY_MS);
+
+/** Milliseconds from `now` until the UTC day `day` ends (at least a second: a timer of 0 would not wait). */
+export function msUntilUtcDayEnds(day: string, now: number): number {
+  return Math.max(1_000, Date.parse(`${day}T00:00:00Z`) + DAY_MS - now);
+}

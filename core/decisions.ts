@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { TenantBudgetReached } from './contract';
 
 /** Which plans a person reviews before they run (parameter `plan_approval`). */
 export type PlanApproval = 'none' | 'first' | 'every';
@@ -21,8 +22,11 @@ export interface PendingDecision {
   step?: { index: number; text: string; executor_workflow_id: string };
   tool?: string;
   input?: Record<string, unknown>;
-  /** kind budget: the run's dollar cap (`max_cost_usd`, or the last raised one) and its cost so far. */
-  budget?: { max_cost_usd: number; cost_usd: number };
+  /**
+   * kind budget: the run's dollar cap (`max_cost_usd`, or the last raised one) and its cost so
+   * far; with reason `tenant`, the tenant's daily cap and its spend of the UTC day `day`.
+   */
+  budget?: { max_cost_usd: number; cost_usd: number; reason?: 'tenant'; tenant?: string; day?: string };
   /** With `approval_timeout`: when the timeout action is taken (ISO 8601), and which. */
   timeout?: { at: string; action: 'approve' | 'reject' };
   /** The commands that answer it. */
@@ -43,6 +47,8 @@ export interface HumanState {
   max_cost_usd?: number;
   /** Budget waits so far (the `budget-<n>` IDs; absent: none). */
   budget_waits?: number;
+  /** A person ended a wait at the tenant's daily cap (`reject --stop`): the run ends at its next model call. */
+  tenant_stop?: { by: string; reason: string; tenant: string; cap_usd: number; spent_usd: number };
 }
 
 /** A decision a person (or a timeout) took, as progress and memory record it. */
@@ -59,6 +65,8 @@ export interface DecisionRecord {
   detail?: string;
   /** How many steps the run had executed when the decision was taken. */
   after_steps: number;
+  /** A decision on a wait at the tenant's daily cap: the tenant. */
+  tenant?: string;
 }
 
 /** How a person answers a proposed plan. */
@@ -119,5 +127,26 @@ export interface ToolApprovalAnswer {
   action: 'approve' | 'deny';
   input?: Record<string, unknown>;
   reason?: string;
+  by: string;
+}
+
+/** An executor child asks its run to wait at the tenant's daily cap (child → run). */
+export interface TenantWaitRequest {
+  request_id: string;
+  executor_workflow_id: string;
+  reached: TenantBudgetReached;
+}
+/** How the run's wait at the tenant's cap ended, for the child that asked (run → child). */
+export interface TenantWaitAnswer {
+  request_id: string;
+  action: 'resume' | 'stop';
+  by: string;
+  reason?: string;
+}
+
+/** `perflow budget set` tells a tenant's waiting runs of its new daily cap. */
+export interface TenantCapNotice {
+  tenant: string;
+  usd_per_day: number;
   by: string;
 }

@@ -17,5 +17,8 @@ export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memor
 /** Where ended runs' event streams are kept: beside the events collection, named after it. */
 export const eventArchiveOf = (events: string): string => `${events}.archive`;
 
+/** Tenants' daily dollar caps and their spend per UTC day (fixed names; see memory/tenant-budgets.ts). */
+export const TENANT_BUDGET_COLLECTIONS = { caps: 'perflow_tenant_budgets', spend: 'perflow_tenant_spend' } as const;
+
 /** Every collection perflow's memory uses (the MongoDB tools keep off them). */
-export const allMemoryCollections = (c: MemoryCollections): string[] => [...Object.values(c), eventArchiveOf(c.events)];
+export const allMemoryCollections = (c: MemoryCollections): string[] => [...Object.values(c), eventArchiveOf(c.events), ...Object.values(TENANT_BUDGET_COLLECTIONS)];

@@ -228,6 +228,11 @@ export function costBudgetReachedMessage(budget: number, cost: number, summary: 
   return `Cost Budget Reached ($${roundUsd(cost)} of max_cost_usd $${roundUsd(budget)} spent).${who} Here is a summary of the steps completed so far:\n\n${summary.trim()}\n\nTo continue, run the agent again with memory_id ${memoryId}.`;
 }
 
+/** The response of a run a person stopped while it waited at its tenant's daily dollar cap. */
+export function tenantBudgetReachedMessage(tenant: string, cap: number, spent: number, summary: string, memoryId: string, stopped: { by: string; reason: string }): string {
+  return `Tenant Budget Reached (tenant ${tenant}: $${roundUsd(spent)} of $${roundUsd(cap)} per UTC day spent). Stopped by ${stopped.by}: ${stopped.reason}. Here is a summary of the steps completed so far:\n\n${summary.trim()}\n\nTo continue, run the agent again with memory_id ${memoryId}.`;
+}
+
 /** Dollars as people read them in a message: 6 significant digits at most. */
 function roundUsd(usd: number): string {
   return String(Number(usd.toPrecision(6)));

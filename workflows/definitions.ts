@@ -12,9 +12,9 @@ import type { RunIds } from '../core/memory-ids';
 import type { AgentDefinition, AgentType, ResolvedParameters } from '../core/agent';
 import type { Usage } from '../core/llm-types';
 import { causeChain, formatCost, preview, RESULT_PREVIEW_CHARS } from '../core/text';
-import type { BudgetRaise, DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanDecision, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
+import type { BudgetRaise, DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanDecision, TenantCapNotice, TenantWaitAnswer, TenantWaitRequest, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
 
-export type { BudgetRaise, DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanApproval, PlanDecision, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
+export type { BudgetRaise, DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanApproval, PlanDecision, TenantCapNotice, TenantWaitAnswer, TenantWaitRequest, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
 
 export { preview, RESULT_PREVIEW_CHARS };
 
@@ -250,6 +250,10 @@ export const raiseBudgetUpdate = defineUpdate<DecisionRecord, [BudgetRaise]>('ra
 
 export const toolApprovalRequestSignal = defineSignal<[ToolApprovalRequest]>('toolApprovalRequest');
 export const toolApprovalAnswerSignal = defineSignal<[ToolApprovalAnswer]>('toolApprovalAnswer');
+/** `perflow budget set` to a run waiting at its tenant's daily cap: the cap changed. */
+export const tenantCapSignal = defineSignal<[TenantCapNotice]>('tenantCap');
+export const tenantWaitRequestSignal = defineSignal<[TenantWaitRequest]>('tenantWaitRequest');
+export const tenantWaitAnswerSignal = defineSignal<[TenantWaitAnswer]>('tenantWaitAnswer');
 
 /**
  * Search attributes that make runs findable in the Temporal UI and `perflow list`, where the
@@ -315,7 +319,9 @@ export function progressMarkdown(p: Progress, workflowId = 'ID'): string {
     lines.push(
       d.kind === 'plan'
         ? '**Awaiting approval of the plan:**'
-        : d.kind === 'budget'
+        : d.budget?.reason === 'tenant'
+          ? `**Awaiting the tenant ${d.budget.tenant}'s daily budget:** ${formatCost(d.budget.cost_usd)} of ${formatCost(d.budget.max_cost_usd)} spent today (UTC day ${d.budget.day})`
+          : d.kind === 'budget'
           ? `**Awaiting a budget decision:** the cost so far ${formatCost(d.budget?.cost_usd)} reached max_cost_usd ${formatCost(d.budget?.max_cost_usd)}`
           : `**Awaiting approval of a tool call** (step ${(d.step?.index ?? 0) + 1}): \`${d.tool}\` with \`${preview(JSON.stringify(d.input), 500)}\``,
     );

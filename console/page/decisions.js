@@ -106,15 +106,20 @@ function BudgetDecision({ pending, workflowId, onDone }) {
   const [reason, setReason] = useState('');
   const { error, busy, decide } = useDecide(workflowId, onDone);
   const cap = Number(usd);
-  return html`
-    <div class="decision budget" data-testid="budget-decision" data-decision-id=${pending.id}>
-      <h4>The run waits at its budget</h4>
-      <p>It has spent <b data-testid="budget-cost">${dollars(pending.budget?.cost_usd)}</b> of max_cost_usd ${dollars(pending.budget?.max_cost_usd)}.</p>
+  const b = pending.budget;
+  // A wait at the tenant's daily cap is raised for the whole tenant (perflow budget set), not here.
+  const raise = b?.reason === 'tenant'
+    ? html`<p data-testid="budget-tenant">Its tenant ${b.tenant} has spent <b data-testid="budget-cost">${dollars(b.cost_usd)}</b> of its ${dollars(b.max_cost_usd)} per day (UTC day ${b.day}): raise it with <code>perflow budget set --tenant ${b.tenant} --usd-per-day N</code>, or it goes on when the day ends.</p>`
+    : html`<p>It has spent <b data-testid="budget-cost">${dollars(b?.cost_usd)}</b> of max_cost_usd ${dollars(b?.max_cost_usd)}.</p>
       <div class="buttons">
         <input data-testid="budget-usd" type="number" min="0" step="any" placeholder="new max_cost_usd in US dollars" value=${usd} onInput=${(e) => setUsd(e.currentTarget.value)} />
         <button class="primary" data-testid="budget-raise" disabled=${busy || !(usd.trim() !== '' && cap > 0)}
           onClick=${() => decide({ kind: 'raise_budget', usd: cap })}>Raise the budget</button>
-      </div>
+      </div>`;
+  return html`
+    <div class="decision budget" data-testid="budget-decision" data-decision-id=${pending.id}>
+      <h4>${b?.reason === 'tenant' ? 'The run waits at its tenant’s daily budget' : 'The run waits at its budget'}</h4>
+      ${raise}
       <div class="reject">
         <input data-testid="budget-reason" placeholder="why the run ends here" value=${reason} onInput=${(e) => setReason(e.currentTarget.value)} />
         <button class="danger" data-testid="budget-stop" disabled=${busy || !reason.trim()}

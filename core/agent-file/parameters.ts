@@ -132,7 +132,8 @@ export const AgentParameters = z.looseObject({
   executor_agent_id: stringParam(),
   /**
    * Tenant identifier, stored on every memory document and interaction of the run; `perflow
-   * memory --tenant` and `perflow list --tenant` filter by it.
+   * memory --tenant` and `perflow list --tenant` filter by it. The run's model calls count into
+   * the tenant's daily dollar cap (`perflow budget set`).
    * @default none
    */
   tenant_id: stringParam(),

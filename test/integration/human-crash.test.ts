@@ -2,12 +2,14 @@
  * A run waiting for a person survives its worker: the worker process is SIGKILLed while a run
  * awaits plan approval and again while it awaits a tool call's approval; a fresh worker is
  * started each time, the decisions still work, and nothing runs twice (planner calls, tool
- * calls, memory records); a run waiting at its dollar budget (`max_cost_usd`) is raised after a kill.
+ * calls, memory records); a run waiting at its dollar budget (`max_cost_usd`) is raised after a
+ * kill, and so is one waiting at its tenant's daily cap.
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentType } from '../../core/agent';
 import { approvePlan, approveTool, raiseBudget } from '../../client/decisions';
-import { progressQuery, workflowTypeFor, type PendingDecision, type RunOutput } from '../../workflows/definitions';
+import { progressQuery, tenantCapSignal, workflowTypeFor, type PendingDecision, type RunOutput } from '../../workflows/definitions';
+import { TenantBudgets } from '../../memory/tenant-budgets';
 import { runInput } from '../support/harness';
 import { useWorkerProcess } from '../support/spawn-worker';
 import { expectedResponse, typedAgent } from '../support/typed-agents';
@@ -88,4 +90,29 @@ it('a run waiting at its max_cost_usd keeps waiting through a worker kill and go
   expect(out.response).toBe(expectedResponse(type, 2));
   const decisions = await fixture.memory.interactions.find({ parent_interaction_id: out.parent_interaction_id, origin: 'reviewer' }).toArray();
   expect(decisions.map((d) => `${d.decision?.kind}:${d.decision?.action}:${d.decision?.by}`)).toEqual(['budget:raise:after-crash']);
+});
+
+it('a run waiting at its tenant’s daily cap keeps waiting through a worker kill and goes on once the cap is raised', async () => {
+  await fixture.restart();
+  const type: AgentType = 'plan_and_execute';
+  const agent = typedAgent(type, 1);
+  agent.llm = { ...(agent.llm as object), price: { input_per_million: 1, output_per_million: 1 } };
+  const budgets = new TenantBudgets(fixture.memory.db);
+  await budgets.setCap('t-crash', 1e-9, 'test', new Date());
+  const input = runInput(agent, 'crash at the tenant cap', { tenant_id: 't-crash' });
+  const handle = await fixture.client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(type), {
+    taskQueue: fixture.taskQueue,
+    workflowId: `tenant-crash-${randomUUID().slice(0, 8)}`,
+    args: [input],
+  });
+  expect((await pending(handle.workflowId, 'budget')).budget).toMatchObject({ reason: 'tenant', tenant: 't-crash' });
+  await fixture.restart(); // killed while the run waits at the tenant's cap
+  // What `perflow budget set` does (this run has no search attributes to be found by).
+  await budgets.setCap('t-crash', 10, 'after-crash', new Date());
+  await fixture.client.workflow.getHandle(handle.workflowId).signal(tenantCapSignal, { tenant: 't-crash', usd_per_day: 10, by: 'after-crash' });
+  const out = await handle.result();
+  expect(out.response).toBe(expectedResponse(type, 1));
+  const decisions = await fixture.memory.interactions.find({ parent_interaction_id: out.parent_interaction_id, origin: 'reviewer' }).toArray();
+  expect(decisions.map((d) => `${d.decision?.kind}:${d.decision?.action}:${d.decision?.by}`)).toEqual(['budget:resume:after-crash']);
+  expect(await budgets.spent('t-crash', new Date().toISOString().slice(0, 10))).toBeCloseTo(out.usage.cost_usd!, 12);
 });

@@ -182,6 +182,7 @@ export function startWithAttributes(harness: Harness, input: PlanExecuteReflectI
       { key: SearchAttributes.agent, value: input.agent.name },
       { key: SearchAttributes.status, value: 'running' },
       { key: SearchAttributes.pending, value: 'none' },
+      ...(input.parameters.tenant_id !== undefined ? [{ key: SearchAttributes.tenant, value: input.parameters.tenant_id }] : []),
     ]),
   });
 }

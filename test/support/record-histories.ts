@@ -36,6 +36,7 @@ async function main(): Promise<void> {
         await source.result();
         input = { ...input, fork: await forkSource(harness.client, source.workflowId, scenario.forkOf.step) };
       }
+      await scenario.setup?.(harness.db);
       const handle = await harness.client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(input.agent.type), {
         taskQueue: harness.taskQueue,
         workflowId: `history-${scenario.name}`,
@@ -45,9 +46,10 @@ async function main(): Promise<void> {
           { key: SearchAttributes.agent, value: 'history' },
           { key: SearchAttributes.status, value: 'running' },
           { key: SearchAttributes.pending, value: 'none' },
+          ...(input.parameters.tenant_id !== undefined ? [{ key: SearchAttributes.tenant, value: input.parameters.tenant_id }] : []),
         ]),
       });
-      await scenario.interact?.(handle.workflowId, harness.client);
+      await scenario.interact?.(handle.workflowId, harness.client, harness.db);
       const outcome = await handle.result().then(
         (out) => `completed: ${out.response.slice(0, 60)}`,
         (err: Error) => `failed: ${err.message}`,

@@ -10,8 +10,10 @@
  */
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
+import { TenantBudgets } from '../../memory/tenant-budgets';
 import { approvePlan, approveTool, denyTool, guideRun, pauseRun, raiseBudget, rejectPlan, resumeRun } from '../../client/decisions';
-import { progressQuery, type Progress } from '../../workflows/definitions';
+import { progressQuery, tenantCapSignal, type Progress } from '../../workflows/definitions';
 import { final, plan, scriptedAgent } from './harness';
 import { typedAgent } from './typed-agents';
 import { calculatorCall, calculatorTurns, onTrack, planAndExecuteAgent, planStep, verdict, withCalculator } from './script';
@@ -25,8 +27,10 @@ export interface Scenario {
   fails?: boolean;
   /** The run is a fork from `step` of a source run of this agent and question (recorded first, not saved). */
   forkOf?: { agent: unknown; question: string; step: number };
-  /** What people do while it runs (decisions), given the run's workflow ID and a client. */
-  interact?: (workflowId: string, client: Client) => Promise<void>;
+  /** What people do while it runs (decisions), given the run's workflow ID, a client and the memory's database. */
+  interact?: (workflowId: string, client: Client, db: Db) => Promise<void>;
+  /** What the database holds before the run starts (a tenant's cap). */
+  setup?: (db: Db) => Promise<void>;
 }
 
 /** Waits until the run's progress satisfies `ok` (bounded). */
@@ -47,6 +51,12 @@ const sixTimesSevenPlus1024 = () =>
     },
     withCalculator(),
   );
+
+/** A plan_execute_and_reflect agent of two steps whose scripted model has a price (for dollar budgets). */
+function pricedTwoSteps(): Record<string, unknown> {
+  const agent = typedAgent('plan_execute_and_reflect', 2);
+  return { ...agent, llm: { ...(agent.llm as object), price: { input_per_million: 1, output_per_million: 2 } } };
+}
 
 const awaiting = (id: string) => (p: Progress) => (p.pending ?? []).some((d) => d.id === id);
 
@@ -409,16 +419,29 @@ export const SCENARIOS: Scenario[] = [
       withCalculator({ type: 'todo_list' }),
     ),
   },
+  // A tenant's daily cap reached by the run's first call: its executor child's turn waits (asked of
+  // the run) until `budget set` raises the cap (its signal), then the run completes.
+  {
+    name: 'tenant-budget',
+    question: 'sum 1..2, within the tenant budget',
+    params: { tenant_id: 'history-tenant' },
+    agent: pricedTwoSteps(),
+    setup: (db) => new TenantBudgets(db).setCap('history-tenant', 1e-9, 'reviewer', new Date()),
+    async interact(id, client, db) {
+      await until(client, id, (p) => p.status === 'awaiting_budget');
+      await new TenantBudgets(db).setCap('history-tenant', 1, 'reviewer', new Date());
+      await client.workflow.getHandle(id).signal(tenantCapSignal, { tenant: 'history-tenant', usd_per_day: 1, by: 'reviewer' });
+    },
+  },
 ];
 
 /** A priced two-step run whose first call reaches its dollar budget, raised by a person once it waits. */
 function budgetRaised(name: string, question: string): Scenario {
-  const agent = typedAgent('plan_execute_and_reflect', 2);
   return {
     name,
     question,
     params: { max_cost_usd: 1e-8 },
-    agent: { ...agent, llm: { ...(agent.llm as object), price: { input_per_million: 1, output_per_million: 2 } } },
+    agent: pricedTwoSteps(),
     async interact(id, client) {
       await until(client, id, (p) => p.status === 'awaiting_budget');
       await raiseBudget(client, id, { usd: 1, by: 'reviewer' });

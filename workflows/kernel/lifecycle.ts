@@ -5,7 +5,7 @@
  */
 import { CancellationScope, ContinueAsNew, continueAsNew, isCancellation, log, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { addUsage } from '../../core/llm-types';
-import { costBudgetReachedMessage, MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tokenBudgetReachedMessage } from '../../core/prompts';
+import { MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tokenBudgetReachedMessage } from '../../core/prompts';
 import { preview } from '../../core/text';
 import { EVENT_PREVIEW_CHARS } from '../../core/run-events';
 import { SearchAttributes, type CarriedState, type RunOutput } from '../definitions';
@@ -14,7 +14,7 @@ import { causeMessage, completedStepRefs, type RunContext } from './context';
 import { responseFilter } from './model-calls';
 import { modelForCall } from './scripted-calls';
 import { countRun } from './metrics';
-import { BudgetStop, budgetMetadata } from './budget';
+import { BudgetStop, budgetMetadata, tenantOf } from './budget';
 
 /**
  * Patches of capabilities that came to the other agent types with the kernel: runs recorded
@@ -40,7 +40,7 @@ export async function finish(run: RunContext, response: string, metadata?: Recor
   countRun(run.agent.type, 'completed');
   const assumed = progress.assumed_verdicts ? { assumed_verdicts: progress.assumed_verdicts } : {};
   const budget = budgetMetadata(run);
-  const meta = metadata || progress.assumed_verdicts || budget.budget ? { metadata: { ...metadata, ...assumed, ...budget } } : {};
+  const meta = metadata || progress.assumed_verdicts || Object.keys(budget).length > 0 ? { metadata: { ...metadata, ...assumed, ...budget } } : {};
   return { ...ids, response, usage: progress.usage, steps_executed: progress.steps_executed, ...meta };
 }
 
@@ -55,7 +55,7 @@ export async function guard(run: RunContext, body: () => Promise<RunOutput>): Pr
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
     // The dollar budget ends the run with the work so far (budget_action stop, or reject --stop).
-    if (err instanceof BudgetStop) return finish(run, costBudgetReachedMessage(err.cap, err.cost, await summarizeSteps(run), run.ids.memory_id, err.stopped));
+    if (err instanceof BudgetStop) return finish(run, err.response(await summarizeSteps(run, err.tenant === undefined), run.ids.memory_id));
     const { progress } = run;
     progress.status = 'failed';
     progress.error = causeMessage(err);
@@ -135,9 +135,14 @@ function historyIsLong(run: RunContext): boolean {
   return info.continueAsNewSuggested || (limit > 0 && info.historyLength >= limit);
 }
 
-/** A summary of the completed steps by the planning model; a plain listing when that call fails. */
-export async function summarizeSteps(run: RunContext): Promise<string> {
+/**
+ * A summary of the completed steps by the planning model; a plain listing when that call fails,
+ * when the tenant's daily cap keeps it from being made, or after a stop at that cap.
+ */
+export async function summarizeSteps(run: RunContext, byModel = true): Promise<string> {
   const { progress } = run;
+  const listing = () => `Completed steps:\n${progress.completed_steps.map((s, i) => `${i + 1}. ${s.step}: ${preview(s.result_preview, 300)}`).join('\n')}`;
+  if (!byModel) return listing();
   try {
     const answer = await run.models.summary().executeWithOptions({ summary: 'planner: max-steps summary' }, [
       {
@@ -153,13 +158,13 @@ export async function summarizeSteps(run: RunContext): Promise<string> {
         position: { role: 'summary' },
         ...responseFilter(run, 'planning'),
         agent: run.agent.name,
+        ...tenantOf(run),
       },
     ]);
     progress.usage = addUsage(progress.usage, answer.usage);
-    return answer.text;
+    return answer.tenant_budget ? listing() : answer.text;
   } catch (err) {
     log.warn('summary call failed; listing the completed steps instead', { error: causeMessage(err) });
-    const listing = progress.completed_steps.map((s, i) => `${i + 1}. ${s.step}: ${preview(s.result_preview, 300)}`).join('\n');
-    return `Completed steps:\n${listing}`;
+    return listing();
   }
 }

@@ -4,7 +4,7 @@
  * loop for answers that must parse.
  */
 import { ApplicationFailure, log, patched } from '@temporalio/workflow';
-import type { CallOwner, MaterialRef, ModelSettings, PlannerPromptRef, WholeResultsRef } from '../../core/contract';
+import type { CallOwner, MaterialRef, ModelSettings, PlannerPromptRef, TenantChecked, WholeResultsRef } from '../../core/contract';
 import { fillWholeResults } from '../../core/template';
 import { llmResponseFilterFor } from '../../core/agent-file/llm-interfaces';
 import { addUsage, type CallPosition, type Usage } from '../../core/llm-types';
@@ -16,7 +16,7 @@ import { FailureTypes, type AssumedVerdict } from '../definitions';
 import type { ModelActivities } from './activity-presets';
 import { modelForCall } from './scripted-calls';
 import type { RunContext } from './context';
-import { withinBudget } from './budget';
+import { tenantOf, withinBudget, withinTenantBudget } from './budget';
 
 /** `max_parse_retries` counts retries (runs recorded before counted calls). */
 const PARSE_RETRIES_PATCH = 'max-parse-retries-counts-retries';
@@ -90,22 +90,29 @@ export async function ask(run: RunContext, original: ModelCall): Promise<string>
   const text = render ? {} : { prompt: call.prompt ?? '' };
   const filter = responseFilter(run, call.model);
   const whole = call.whole_results ? { whole_results: call.whole_results } : {};
+  // A run with a tenant: the activity checks the tenant's daily cap; a call it did not make waits and is asked again.
+  const tenant = tenantOf(run);
   if (call.model === 'planning') {
-    const answer = await run.models.planning().executeWithOptions({ summary: call.summary }, [
-      { model: modelForCall(withParameterDefaults(agent.llm, call.parameterDefaults), call.position), ...system, position: call.position, ...(render ? { render } : text), ...filter, ...whole, agent: agent.name },
-    ]);
+    const answer = await withinTenantBudget(run, () =>
+      run.models.planning().executeWithOptions({ summary: call.summary }, [
+        { model: modelForCall(withParameterDefaults(agent.llm, call.parameterDefaults), call.position), ...system, position: call.position, ...(render ? { render } : text), ...filter, ...whole, agent: agent.name, ...tenant },
+      ]),
+    );
     progress.usage = addUsage(progress.usage, answer.usage);
     return answer.text;
   }
-  const answer = await executionModelPrompt(run.models, modelForCall(agent.executor_llm, call.position), {
-    ...system,
-    position: call.position,
-    prompt: call.prompt ?? '',
-    summary: call.summary,
-    ...filter,
-    ...whole,
-    agent: agent.name,
-  });
+  const answer = await withinTenantBudget(run, () =>
+    executionModelPrompt(run.models, modelForCall(agent.executor_llm, call.position), {
+      ...system,
+      position: call.position,
+      prompt: call.prompt ?? '',
+      summary: call.summary,
+      ...filter,
+      ...whole,
+      agent: agent.name,
+      ...tenant,
+    }),
+  );
   progress.usage = addUsage(progress.usage, answer.usage);
   return answer.text;
 }
@@ -128,12 +135,12 @@ export async function executionModelPrompt(
   models: ModelActivities,
   model: ModelSettings,
   call: MaterialRef & CallOwner & { system?: string; position: CallPosition; prompt: string; summary: string; response_filter?: string; whole_results?: WholeResultsRef },
-): Promise<{ text: string; usage: Usage }> {
+): Promise<TenantChecked<{ text: string; usage: Usage }>> {
   const execution = models.executionPrompt();
   const { summary, prompt, ...rest } = call;
   if (execution.kind === 'legacy') return execution.call.executeWithOptions({ summary }, [{ model, ...rest, prompt }]);
   const answer = await execution.call.executeWithOptions({ summary }, [{ model, ...rest, messages: [{ role: 'user', content: prompt }] }]);
-  return { text: answer.content, usage: answer.usage };
+  return { text: answer.content, usage: answer.usage, ...(answer.tenant_budget ? { tenant_budget: answer.tenant_budget } : {}) };
 }
 
 /** How {@link askParsed} asks again after an unparseable answer, and what it does when it may not any more. */

@@ -12,7 +12,7 @@ import { executorOpening } from '../../core/template';
 import { preview } from '../../core/text';
 import { memoryActivities, modelActivities, toolCall } from './activity-presets';
 import { modelForCall } from './scripted-calls';
-import { askToolApproval, toolApprovalAnswers } from './human';
+import { askTenantWait, askToolApproval, tenantWaitAnswers, toolApprovalAnswers } from './human';
 
 /** A tool as an executor child needs it: the name the model calls, and how the worker runs it. */
 export interface ToolBinding {
@@ -59,6 +59,8 @@ export interface ReactExecutorInput {
    * overshoots its budget by at most the one call each running step had started.
    */
   budget_usd?: number;
+  /** The run's `tenant_id`: the model calls are held to the tenant's daily cap. */
+  tenant?: string;
 }
 
 /**
@@ -132,6 +134,9 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   let answers: ReturnType<typeof toolApprovalAnswers> | undefined;
   let approvals = 0;
   const observations: string[] = [];
+  // At the tenant's daily cap the activity makes no call: the run waits for this child, then the turn is asked again.
+  let tenantWaits: ReturnType<typeof tenantWaitAnswers> | undefined;
+  let waits = 0;
   for (let iteration = 0; iteration < input.max_iteration; iteration++) {
     if (input.budget_usd !== undefined && (usage.cost_usd ?? 0) >= input.budget_usd) {
       return finish(`The run's dollar budget (max_cost_usd) was reached before the step was finished. Gathered so far:\n${gathered()}`, iteration, false, true);
@@ -145,8 +150,15 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
         position: { role: 'executor', step: input.stepIndex, iteration },
         ...(input.response_filter ? { response_filter: input.response_filter } : {}),
         ...(input.agent !== undefined ? { agent: input.agent } : {}),
+        ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
       },
     ]);
+    if (response.tenant_budget) {
+      const answer = await askTenantWait((tenantWaits ??= tenantWaitAnswers()), `tenant-${input.stepIndex + 1}-${++waits}`, response.tenant_budget);
+      if (answer.action === 'stop') return finish(`Stopped by ${answer.by} at the tenant ${response.tenant_budget.tenant}'s daily budget: ${answer.reason ?? ''}`, iteration, false);
+      iteration--;
+      continue;
+    }
     usage = addUsage(usage, response.usage);
     messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls });
     if (response.tool_calls.length === 0) {

@@ -17,7 +17,7 @@ import { causeMessage, type RunContext } from './context';
 import { responseFilter } from './model-calls';
 import { modelForStep } from './scripted-calls';
 import { countStep } from './metrics';
-import { withinBudget } from './budget';
+import { tenantOf, withinBudget } from './budget';
 
 /** One executed step. */
 export interface StepOutcome {
@@ -178,6 +178,7 @@ export function executorInput(run: RunContext, step: Pick<StepRequest, 'unit' | 
     step_memory: true,
     agent: agent.name,
     ...stepBudget(run),
+    ...tenantOf(run),
   };
 }
 

@@ -1,5 +1,5 @@
 import { parseAgentDefinition, resolveParameters } from '../../../core/agent';
-import { DEFAULT_DATETIME_FORMAT, formatDatetime, injectDatetime } from '../../../core/datetime';
+import { DEFAULT_DATETIME_FORMAT, formatDatetime, injectDatetime, msUntilUtcDayEnds, nextUtcDay, utcDay } from '../../../core/datetime';
 
 const T = Date.UTC(2025, 2, 7, 4, 5, 9); // Friday 7 March 2025, 04:05:09 UTC
 
@@ -54,5 +54,21 @@ describe('a datetime_format perflow cannot format', () => {
 
   it('is accepted when perflow formats it', () => {
     expect(resolveParameters(parseAgentDefinition(agent('yyyy-MM-dd HH:mm:ss z'))).datetime_format).toBe('yyyy-MM-dd HH:mm:ss z');
+  });
+});
+
+describe('the UTC day a tenant’s daily cap counts in', () => {
+  it('is the date in UTC, whatever the time of day', () => {
+    expect(utcDay(Date.UTC(2025, 2, 7, 0, 0, 0))).toBe('2025-03-07');
+    expect(utcDay(Date.UTC(2025, 2, 7, 23, 59, 59, 999))).toBe('2025-03-07');
+    expect(nextUtcDay('2025-02-28')).toBe('2025-03-01');
+    expect(nextUtcDay('2024-12-31')).toBe('2025-01-01');
+  });
+
+  it('ends at the next UTC midnight: the wait at the cap times out there', () => {
+    expect(msUntilUtcDayEnds('2025-03-07', T)).toBe(Date.UTC(2025, 2, 8) - T);
+    expect(msUntilUtcDayEnds('2025-03-07', Date.UTC(2025, 2, 7, 23, 59, 59, 500))).toBe(1_000);
+    // A wait that begins after its day ended (the call was refused just before midnight) ends at once.
+    expect(msUntilUtcDayEnds('2025-03-06', T)).toBe(1_000);
   });
 });

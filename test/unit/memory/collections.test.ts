@@ -1,5 +1,5 @@
 import { memoryCollectionsFromEnv } from '../../../config/env';
-import { DEFAULT_COLLECTIONS } from '../../../core/memory-collections';
+import { allMemoryCollections, DEFAULT_COLLECTIONS } from '../../../core/memory-collections';
 
 describe('memory collection names from the environment', () => {
   it('defaults to perflow_memories, perflow_interactions, perflow_prompts and perflow_events', () => {
@@ -22,5 +22,11 @@ describe('memory collection names from the environment', () => {
     expect(() => memoryCollectionsFromEnv({ PERFLOW_INTERACTIONS_COLLECTION: 'system.views' })).toThrow(/PERFLOW_INTERACTIONS_COLLECTION/);
     expect(() => memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'same', PERFLOW_INTERACTIONS_COLLECTION: 'same' })).toThrow(/must differ/);
     expect(() => memoryCollectionsFromEnv({ PERFLOW_EVENTS_COLLECTION: 'perflow_prompts' })).toThrow(/must differ/);
+  });
+});
+
+describe('the collections the MongoDB tools keep off', () => {
+  it('are the memory’s, the events archive and the tenants’ budgets and spend', () => {
+    expect(allMemoryCollections(DEFAULT_COLLECTIONS)).toEqual(['perflow_memories', 'perflow_interactions', 'perflow_prompts', 'perflow_events', 'perflow_events.archive', 'perflow_tenant_budgets', 'perflow_tenant_spend']);
   });
 });

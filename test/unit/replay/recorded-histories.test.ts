@@ -83,6 +83,10 @@ describe('recorded histories', () => {
         'budget-before-step.binpb',
         'budget-before-step.step-1.binpb',
         'budget-before-step.step-2.binpb',
+        // A run whose executor child waited at its tenant's daily cap until budget set raised it.
+        'tenant-budget.binpb',
+        'tenant-budget.step-1.binpb',
+        'tenant-budget.step-2.binpb',
         // Two steps as concurrent children.
         'parallel-steps.binpb',
         'parallel-steps.step-1.binpb',
@@ -153,6 +157,10 @@ describe('recorded histories', () => {
     const firstChild = beforeStep.findIndex((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
     expect(raised).toBeGreaterThan(0);
     expect(firstChild).toBeGreaterThan(raised);
+    const tenant = readHistory('tenant-budget.binpb').events ?? [];
+    expect(tenant.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? [])).toEqual(['tenantWaitRequest', 'tenantCap']);
+    const child = readHistory('tenant-budget.step-1.binpb').events ?? [];
+    expect(child.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? [])).toEqual(['tenantWaitAnswer']);
   });
 
   it.each(files.map((file, i) => [file, i] as const))('replay deterministically: %s', (file, i) => {

@@ -3,11 +3,13 @@
  * its cap until a person raises it (`raise-budget`, an Update validated against the cost so
  * far) or ends the run with the work so far (`reject --stop`, routed here by the plan decision
  * Update while a budget decision is pending). A raised cap is part of the human loop's state,
- * so it is carried across continue-as-new.
+ * so it is carried across continue-as-new. The wait at the tenant's daily cap (tenant-budget.ts)
+ * is a budget decision too: `reject --stop` ends it the same way.
  */
 import { condition, setHandler } from '@temporalio/workflow';
 import { raiseBudgetUpdate, type DecisionRecord } from '../../definitions';
 import { byOf, checkBy, expectObject, type Decisions } from './pending';
+import { openTenantWait, type TenantWait } from './tenant-budget';
 
 /** How a budget wait ended. */
 export type BudgetAnswer = { action: 'raise'; usd: number; by: string } | { action: 'stop'; by: string; reason: string };
@@ -21,6 +23,8 @@ export interface BudgetDesk {
   pending(decisionId?: string): boolean;
   /** Ends the pending budget wait with the run (`reject --stop`); its decision as recorded. */
   stop(by: string, reason: string): Promise<DecisionRecord>;
+  /** Waits at the tenant's daily cap (a model call the activity did not make). */
+  tenantWait: TenantWait;
 }
 
 /** Sets up the raise-budget Update; returns the budget's desk. */
@@ -30,13 +34,15 @@ export function openBudget(desk: Decisions): BudgetDesk {
   const answers = new Map<string, BudgetAnswer>();
   const cap = () => state.max_cost_usd ?? p.max_cost_usd;
   const pendingId = (decisionId?: string) => desk.pendingOf('budget', decisionId)?.id;
+  // raise-budget answers the run's own cap only, not a wait at the tenant's.
+  const ownPendingId = () => (progress.pending ?? []).find((d) => d.kind === 'budget' && d.budget?.reason !== 'tenant')?.id;
 
   setHandler(
     raiseBudgetUpdate,
     async (d) => {
       const by = byOf(d.by);
       state.max_cost_usd = d.usd;
-      const id = pendingId();
+      const id = ownPendingId();
       if (id !== undefined) answers.set(id, { action: 'raise', usd: d.usd, by });
       return desk.record({ ...(id !== undefined ? { decision_id: id } : {}), kind: 'budget', action: 'raise', by, detail: `max_cost_usd $${d.usd}` });
     },
@@ -73,9 +79,12 @@ export function openBudget(desk: Decisions): BudgetDesk {
       return answers.get(id)!;
     },
     stop(by, reason) {
-      const id = pendingId()!;
-      answers.set(id, { action: 'stop', by, reason });
-      return desk.record({ decision_id: id, kind: 'budget', action: 'stop', by, detail: reason });
+      const pending = desk.pendingOf('budget')!;
+      const tenant = pending.budget?.reason === 'tenant' ? pending.budget : undefined;
+      if (tenant) state.tenant_stop = { by, reason, tenant: tenant.tenant ?? '', cap_usd: tenant.max_cost_usd, spent_usd: tenant.cost_usd };
+      else answers.set(pending.id, { action: 'stop', by, reason });
+      return desk.record({ decision_id: pending.id, kind: 'budget', action: 'stop', by, detail: reason, ...(tenant ? { tenant: tenant.tenant } : {}) });
     },
+    tenantWait: openTenantWait(desk),
   };
 }

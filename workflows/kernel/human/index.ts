@@ -2,8 +2,9 @@
  * People in the loop, for every agent type: a proposed plan waits for approval
  * (`plan_approval`, plan-review.ts), a tool call that requires approval waits in its executor
  * child, which asks the run (tool-approval.ts), guidance reaches the next planning call and a
- * pause holds the run between steps (steering.ts), and a run at its dollar budget waits for a
- * raised cap or a stop (budget.ts). Every decision is a workflow Update,
+ * pause holds the run between steps (steering.ts), a run at its dollar budget waits for a
+ * raised cap or a stop (budget.ts), and a model call refused at the tenant's daily cap waits for
+ * a higher cap, the next UTC day or a stop (tenant-budget.ts). Every decision is a workflow Update,
  * validated before it is accepted (an invalid one changes nothing), and recorded in history,
  * progress and memory (pending.ts).
  *
@@ -23,6 +24,7 @@ export type { BudgetAnswer, BudgetDesk } from './budget';
 export { FEEDBACK_HEADING } from './steering';
 export { TIMEOUT_BY } from './pending';
 export { askToolApproval, toolApprovalAnswers } from './tool-approval';
+export { askTenantWait, tenantWaitAnswers } from './tenant-budget';
 
 export interface HumanLoop extends Steering {
   state: HumanState;

@@ -35,7 +35,7 @@ export function openPlanReview(desk: Decisions, budget: BudgetDesk): (steps: str
         expectObject(d, 'a plan decision');
         if (d.action !== 'approve' && d.action !== 'reject') throw new Error(`action must be approve or reject, got ${JSON.stringify(d.action)}`);
         if (atBudget(d) || (d.action === 'approve' && !desk.pendingOf('plan', d.decision_id) && budget.pending())) {
-          if (d.action !== 'reject' || !d.stop) throw new Error('the run waits at its max_cost_usd: raise it (raise-budget --usd N) or end the run (reject --reason TEXT --stop)');
+          if (d.action !== 'reject' || !d.stop) throw new Error(budgetWaitAnswers(desk.pendingOf('budget')?.budget?.tenant));
           if (typeof d.reason !== 'string' || d.reason.trim() === '') throw new Error('a rejection needs a reason (--reason TEXT)');
           checkBy(d.by);
           return;
@@ -50,6 +50,12 @@ export function openPlanReview(desk: Decisions, budget: BudgetDesk): (steps: str
       },
     },
   );
+
+  /** How a budget wait is answered: the run's cap, or (`tenant`) the tenant's daily cap. */
+  function budgetWaitAnswers(tenant: string | undefined): string {
+    const raise = tenant !== undefined ? `the run waits at the tenant ${tenant}'s daily cap: raise it (budget set --tenant ${tenant} --usd-per-day N)` : 'the run waits at its max_cost_usd: raise it (raise-budget --usd N)';
+    return `${raise} or end the run (reject --reason TEXT --stop)`;
+  }
 
   /** A rejection that answers the pending budget decision (no plan pending under its ID). */
   function atBudget(d: PlanDecision): boolean {

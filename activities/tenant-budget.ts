@@ -1,0 +1,56 @@
+/**
+ * A tenant's daily dollar cap around one model call: before the call, the tenant's spend of the
+ * UTC day is read against its cap (no cap: nothing to check); at or over it, the model is not
+ * called and the run is told so (`tenant_budget`), and waits. After a call, its cost is counted
+ * into the day's spend (one insert per attempt: an attempt that called the model spent). So the day's total overshoots the cap by at most the calls
+ * already running when it was reached — one per run at a time.
+ */
+import { Context } from '@temporalio/activity';
+import type { TenantBudgetReached, TenantChecked } from '../core/contract';
+import { ZERO_USAGE, type Usage } from '../core/llm-types';
+import { TenantBudgets, utcDay } from '../memory/tenant-budgets';
+import type { Db } from 'mongodb';
+
+/** The worker's tenant budgets, opened on the first call of a run with a tenant. */
+export function openTenantBudgets(db: Db): TenantBudgets {
+  const budgets = new TenantBudgets(db);
+  // Summing a day's spend is correct without the index, and the next worker tries again.
+  void budgets.ensureIndexes().catch(() => undefined);
+  return budgets;
+}
+
+/** A call the tenant's daily cap kept from being made answers nothing (as either model activity's answer). */
+export const NOT_MADE = { text: '', content: '', tool_calls: [], stop_reason: 'other' as const, usage: ZERO_USAGE };
+
+/** `call` unless the tenant is at its cap; its cost counted into the tenant's day. */
+export async function withinTenantBudget<T extends { usage: Usage }>(
+  budgets: () => TenantBudgets,
+  tenant: string | undefined,
+  call: () => Promise<T>,
+  notMade: (reached: TenantBudgetReached) => T,
+  now: () => number = Date.now,
+): Promise<TenantChecked<T>> {
+  if (tenant === undefined) return call();
+  const day = utcDay(now());
+  const store = budgets();
+  const [cap, spent] = await Promise.all([store.cap(tenant), store.spent(tenant, day)]);
+  if (cap !== undefined && spent >= cap) {
+    const reached = { tenant, day, cap_usd: cap, spent_usd: spent };
+    return { ...notMade(reached), tenant_budget: reached };
+  }
+  const answer = await call();
+  const cost = answer.usage.cost_usd;
+  // Counted into the day the call began in, so a call across midnight counts where it was allowed.
+  if (typeof cost === 'number' && cost > 0) await store.addSpend(tenant, day, cost, callKey());
+  return answer;
+}
+
+/** The attempt of the current activity (a random key outside one). */
+function callKey(): string | undefined {
+  try {
+    const { workflowExecution: run, activityId, attempt } = Context.current().info;
+    return `${run?.workflowId ?? ''}/${run?.runId ?? ''}/${activityId}/${attempt}`;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Tenants' daily dollar caps (`perflow budget`): set one in MongoDB and tell the tenant's
+ * running runs (a signal each, found by their search attributes); show caps with the spend of
+ * the current UTC day.
+ */
+import type { Client } from '@temporalio/client';
+import { SearchAttributes, tenantCapSignal } from '../workflows/definitions';
+import { TenantBudgets, utcDay, type TenantBudgetView } from '../memory/tenant-budgets';
+import { CliError } from './errors';
+import { withMemory } from './memory';
+import { listQuery, needingSearchAttributes } from './ops';
+import { lenientClient } from './payloads';
+
+export type { TenantBudgetView };
+
+export interface TenantBudgetSet {
+  tenant: string;
+  usd_per_day: number;
+  by: string;
+  /** The tenant's running runs that were told of the new cap. */
+  notified: string[];
+  /** Those of them that were waiting at the tenant's cap (or at their own budget). */
+  waiting: string[];
+}
+
+/**
+ * Sets the tenant's daily cap in US dollars and tells every running run of the tenant (a
+ * signal, found by `PerflowTenant`): a run waiting at the cap goes on when the new one is above
+ * the day's spend. Runs not waiting keep the notice, so one that was refused just before the
+ * cap changed, and begins to wait only now, goes on too.
+ */
+export async function setTenantBudget(client: Client, env: NodeJS.ProcessEnv, o: { tenant: string; usdPerDay: number; by?: string }): Promise<TenantBudgetSet> {
+  const tenant = checkTenant(o.tenant);
+  if (!Number.isFinite(o.usdPerDay) || o.usdPerDay <= 0) throw new CliError(`budget set needs --usd-per-day N (a positive number of US dollars), got ${JSON.stringify(o.usdPerDay)}`, 2);
+  const by = o.by !== undefined && o.by.trim() !== '' ? o.by.trim() : 'unknown';
+  await withMemory(env, (memory) => new TenantBudgets(memory.db).setCap(tenant, o.usdPerDay, by, new Date()));
+  // After the write: a run that reads the cap from now on sees the new one.
+  const runs = await needingSearchAttributes(client, 'budget set', async () => {
+    const found: { id: string; waiting: boolean }[] = [];
+    for await (const wf of lenientClient(client).workflow.list({ query: listQuery('running', undefined, tenant) })) {
+      found.push({ id: wf.workflowId, waiting: wf.typedSearchAttributes.get(SearchAttributes.pending) === 'budget' });
+    }
+    return found;
+  });
+  await Promise.all(runs.map((r) => client.workflow.getHandle(r.id).signal(tenantCapSignal, { tenant, usd_per_day: o.usdPerDay, by })));
+  return { tenant, usd_per_day: o.usdPerDay, by, notified: runs.map((r) => r.id), waiting: runs.filter((r) => r.waiting).map((r) => r.id) };
+}
+
+/** The tenant's cap (or every tenant's) with its spend of the current UTC day. */
+export async function showTenantBudgets(env: NodeJS.ProcessEnv, tenant?: string): Promise<TenantBudgetView[]> {
+  const one = tenant !== undefined ? checkTenant(tenant) : undefined;
+  return withMemory(env, (memory) => new TenantBudgets(memory.db).show(utcDay(Date.now()), one));
+}
+
+function checkTenant(tenant: string | undefined): string {
+  if (tenant === undefined || tenant.trim() === '') throw new CliError('budget needs --tenant ID (a non-empty tenant_id)', 2);
+  return tenant;
+}
