@@ -3,6 +3,7 @@ import type { CommandHandler } from './context';
 import { codecServer } from './commands/codec-server';
 import { consoleCommand } from './commands/console';
 import { approve, approveTool, denyTool, guide, pause, pending, raiseBudget, reject, resume } from './commands/decisions';
+import { evalCommand } from './commands/eval';
 import { diff, fork } from './commands/fork-diff';
 import { history, replay, reset } from './commands/history';
 import { memory } from './commands/memory';
@@ -34,6 +35,7 @@ const COMMANDS: Readonly<Record<string, CommandHandler>> = {
   'raise-budget': raiseBudget,
   'codec-server': codecServer,
   console: consoleCommand,
+  eval: evalCommand,
 };
 
 /** The handler of a command name, if there is such a command. */
