@@ -10,6 +10,7 @@ import type { RunIds } from '../core/memory-ids';
 import { saveEval } from '../memory/evals';
 import type { MemoryStore } from '../memory/store';
 import { chat, type ChatDeps } from './llm/chat';
+import { withHeartbeat } from './heartbeat';
 
 export interface ScoreCaseInput {
   eval_id: string;
@@ -39,12 +40,24 @@ export async function toolsCalled(store: MemoryStore, ids: RunIds): Promise<stri
 
 export function createEvalActivities(deps: ChatDeps & { memory: MemoryStore }) {
   return {
-    /**
-     * Scores a case's ended run. A case passes when its run completed and every check passed. A
-     * judge's model call answers `script.judge[N]` when scripted (N: the judge's place among the
-     * case's judges); its tokens are not the case's: the usage checks measure the agent's run.
-     */
-    async scoreEvalCase(input: ScoreCaseInput): Promise<CaseResult> {
+    /** Scores a case's ended run (see {@link scoreEvalCase}). */
+    scoreEvalCase: (input: ScoreCaseInput): Promise<CaseResult> => withHeartbeat(() => scoreEvalCase(deps, input)),
+
+    /** Upserts the eval's document (`perflow_evals`). */
+    async saveEval(input: { result: EvalResult; tenant_id?: string }): Promise<void> {
+      await saveEval(deps.memory, input.result, input.tenant_id);
+    },
+  };
+}
+
+export type EvalActivities = ReturnType<typeof createEvalActivities>;
+
+/**
+ * Scores a case's ended run. A case passes when its run completed and every check passed. A
+ * judge's model call answers `script.judge[N]` when scripted (N: the judge's place among the
+ * case's judges); its tokens are not the case's: the usage checks measure the agent's run.
+ */
+async function scoreEvalCase(deps: ChatDeps & { memory: MemoryStore }, input: ScoreCaseInput): Promise<CaseResult> {
       const { outcome } = input;
       const obs: CaseObservation = {
         status: outcome.status,
@@ -75,13 +88,4 @@ export function createEvalActivities(deps: ChatDeps & { memory: MemoryStore }) {
         steps: outcome.steps,
         ...(outcome.error !== undefined ? { error: outcome.error } : {}),
       };
-    },
-
-    /** Upserts the eval's document (`perflow_evals`). */
-    async saveEval(input: { result: EvalResult; tenant_id?: string }): Promise<void> {
-      await saveEval(deps.memory, input.result, input.tenant_id);
-    },
-  };
 }
-
-export type EvalActivities = ReturnType<typeof createEvalActivities>;

@@ -41,8 +41,10 @@ export interface EvalInput {
   tenant_id?: string;
 }
 
+// Judges call models: a crashed worker's scoring is retried after the heartbeat timeout, not the whole call's.
 const activities = proxyActivities<EvalActivities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
