@@ -10,7 +10,7 @@ import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { denseParameters } from '../core/agent-file/parameter-defaults';
 import { parsePlannerOutput } from '../core/planner-output';
 import { addUsage, ZERO_USAGE, type Usage } from '../core/llm-types';
-import { formatCost, preview } from '../core/text';
+import { formatCost, formatSeconds, preview } from '../core/text';
 import { progressQuery, type RunInput } from '../workflows/definitions';
 import { runInputOf } from './fork';
 import { runHistories } from './ops';
@@ -165,7 +165,7 @@ export function unifiedDiff(a: string, b: string, nameA = 'a', nameB = 'b'): str
 }
 
 const tokens = (u: Usage) => `${u.input_tokens}/${u.output_tokens} tokens, ${formatCost(u.cost_usd)}`;
-const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const secs = formatSeconds;
 
 /** The diff for a terminal: aligned columns, `≠` where the runs differ. */
 export function formatDiff(d: RunDiff): string {

@@ -49,3 +49,6 @@ export function formatCost(cost: number | null | undefined): string {
   if (cost < 0.000001) return '<$0.000001';
   return `$${cost.toFixed(6).replace(/0+$/, '')}`;
 }
+
+/** A duration in seconds to a tenth, for people: `1.5 s`. */
+export const formatSeconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;

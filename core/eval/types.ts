@@ -10,7 +10,8 @@ import type { Usage } from '../llm-types';
 export type EvalCheck =
   | { contains: string }
   | { not_contains: string }
-  | { regex: string }
+  /** A JavaScript regular expression; `flags` as RegExp's (e.g. `i`). */
+  | { regex: string; flags?: string }
   | { equals: string }
   | { json_path: string; equals: unknown }
   | { tool_called: string }
@@ -112,4 +113,8 @@ export interface EvalComparison {
   improved: number;
   regressed: number;
   same: number;
+  /** Cases only B has. */
+  added?: number;
+  /** Cases only A has. */
+  removed?: number;
 }

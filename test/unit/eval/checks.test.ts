@@ -1,0 +1,149 @@
+import { casePassed, checkLabel, firstFailure, judgeRequest, JudgeVerdictError, parseJudgeVerdict, scoreCase, type JudgeFn } from '../../../core/eval/checks';
+import type { CaseObservation, EvalCheck } from '../../../core/eval/types';
+
+const obs = (over: Partial<CaseObservation> = {}): CaseObservation => ({
+  status: 'completed',
+  response: 'The capital of France is Paris.',
+  tools_called: ['SearchCollectionTool', 'calculator', 'SearchCollectionTool'],
+  steps: 4,
+  usage: { input_tokens: 1000, output_tokens: 234, cost_usd: 0.0123 },
+  duration_ms: 1500,
+  ...over,
+});
+
+/** A judge that passes when the response holds its criteria word, recording what it was asked. */
+function fakeJudge(): JudgeFn & { asked: string[] } {
+  const asked: string[] = [];
+  const judge = (async (check, o) => {
+    asked.push(check.judge);
+    if (check.judge === 'explode') throw new Error('model unreachable');
+    if (check.judge === 'mumble') return parseJudgeVerdict('I would rather not say.');
+    const passed = o.response.includes(check.judge);
+    return { passed, reason: passed ? `mentions ${check.judge}` : `does not mention ${check.judge}` };
+  }) as JudgeFn & { asked: string[] };
+  judge.asked = asked;
+  return judge;
+}
+
+async function score(check: EvalCheck, o: CaseObservation = obs()) {
+  const [r] = await scoreCase([check], o, fakeJudge());
+  return r;
+}
+
+describe('scoreCase: each check kind passes and fails with a one-line reason', () => {
+  it.each<[EvalCheck, string, EvalCheck, string]>([
+    [{ contains: 'Paris' }, 'response contains "Paris"', { contains: 'Lyon' }, 'response has no "Lyon"'],
+    [{ not_contains: 'Lyon' }, 'response has no "Lyon"', { not_contains: 'Paris' }, 'response contains "Paris"'],
+    [{ regex: 'capital .* (Paris|Rome)' }, 'response matches at "capital of France is Paris"', { regex: '^paris' }, 'response does not match /^paris/'],
+    [{ equals: '  The capital of France is Paris.\n' }, 'response equals "The capital of France is Paris."', { equals: 'Paris' }, 'response is "The capital of France is Paris.", not "Paris"'],
+    [{ tool_called: 'SearchCollectionTool' }, 'SearchCollectionTool was called 2 times', { tool_called: 'web' }, 'web was not called (called: SearchCollectionTool, calculator)'],
+    [{ tool_not_called: 'web' }, 'web was not called', { tool_not_called: 'calculator' }, 'calculator was called 1 time'],
+    [{ max_steps: 4 }, '4 steps ≤ 4', { max_steps: 3 }, '4 steps > 3'],
+    [{ max_tokens: 2000 }, 'tokens 1234 ≤ 2000', { max_tokens: 1000 }, 'tokens 1234 > 1000'],
+    [{ max_cost_usd: 0.05 }, 'cost $0.0123 ≤ $0.05', { max_cost_usd: 0.01 }, 'cost $0.0123 > $0.01'],
+    [{ max_duration_ms: 2000 }, 'duration 1500 ms ≤ 2000 ms', { max_duration_ms: 1000 }, 'duration 1500 ms > 1000 ms'],
+    [{ judge: 'Paris' }, 'mentions Paris', { judge: 'Lyon' }, 'does not mention Lyon'],
+  ])('%j', async (pass, passDetail, fail, failDetail) => {
+    expect(await score(pass)).toEqual({ check: checkLabel(pass), passed: true, detail: passDetail });
+    expect(await score(fail)).toEqual({ check: checkLabel(fail), passed: false, detail: failDetail });
+  });
+
+  it('regex honours its flags', async () => {
+    expect((await score({ regex: 'PARIS', flags: 'i' })).passed).toBe(true);
+    expect((await score({ regex: 'PARIS' })).passed).toBe(false);
+  });
+
+  it('json_path reads the whole response or the JSON in it, and compares deeply', async () => {
+    const json = obs({ response: 'Here it is:\n```json\n{"city": {"name": "Paris", "tags": ["capital", 1]}, "n": [1, 2]}\n```' });
+    expect(await score({ json_path: '$.city', equals: { tags: ['capital', 1], name: 'Paris' } }, json)).toMatchObject({
+      passed: true,
+      detail: '$.city is {"name":"Paris","tags":["capital",1]}',
+    });
+    expect(await score({ json_path: '$.n[*]', equals: [1, 2] }, json)).toMatchObject({ passed: true });
+    expect(await score({ json_path: '$.city.name', equals: 'Lyon' }, json)).toMatchObject({ passed: false, detail: '$.city.name is "Paris", not "Lyon"' });
+    expect(await score({ json_path: '$.city.zip', equals: 75000 }, json)).toMatchObject({ passed: false, detail: '$.city.zip matches nothing in the response' });
+    expect(await score({ json_path: '$.a', equals: 1 }, obs({ response: '{"a": 1}' }))).toMatchObject({ passed: true, detail: '$.a is 1' });
+    const noJson = await score({ json_path: '$.a', equals: 1 });
+    expect(noJson.passed).toBe(false);
+    expect(noJson.detail).toMatch(/^response is not valid JSON/);
+  });
+
+  it('fails max_cost_usd when the cost is unknown', async () => {
+    expect(await score({ max_cost_usd: 100 }, obs({ usage: { input_tokens: 1, output_tokens: 1, cost_usd: null } }))).toMatchObject({
+      passed: false,
+      detail: 'cost unknown (a model has no price)',
+    });
+    expect((await score({ max_cost_usd: 100 }, obs({ usage: { input_tokens: 1, output_tokens: 1 } }))).passed).toBe(false);
+  });
+
+  it('scores every check, not only up to the first failure, and names the first failure', async () => {
+    const checks: EvalCheck[] = [{ contains: 'Paris' }, { max_steps: 1 }, { contains: 'Lyon' }, { max_tokens: 5000 }];
+    const results = await scoreCase(checks, obs(), fakeJudge());
+    expect(results.map((r) => r.passed)).toEqual([true, false, false, true]);
+    expect(firstFailure(results)).toEqual({ check: 'max_steps 1', passed: false, detail: '4 steps > 1' });
+    expect(firstFailure(results.filter((r) => r.passed))).toBeUndefined();
+    expect(casePassed(obs(), results)).toBe(false);
+    expect(casePassed(obs(), results.filter((r) => r.passed))).toBe(true);
+  });
+
+  it("fails every response check of a run that did not complete with its error, and does not ask the judge", async () => {
+    const failed = obs({ status: 'failed', response: '', error: 'LLM call failed: 401 Unauthorized', steps: 1 });
+    const judge = fakeJudge();
+    const checks: EvalCheck[] = [{ not_contains: 'Lyon' }, { json_path: '$.a', equals: 1 }, { judge: 'Paris' }, { max_steps: 3 }, { tool_not_called: 'web' }];
+    const results = await scoreCase(checks, failed, judge);
+    expect(results.slice(0, 3).map((r) => [r.passed, r.detail])).toEqual(Array(3).fill([false, 'run failed: LLM call failed: 401 Unauthorized']));
+    expect(results.slice(3).map((r) => r.passed)).toEqual([true, true]);
+    expect(judge.asked).toEqual([]);
+    expect(casePassed(failed, results.slice(3))).toBe(false);
+  });
+
+  it('fails a judge check whose model gave no verdict, keeping the other results', async () => {
+    const results = await scoreCase([{ judge: 'mumble' }, { contains: 'Paris' }], obs(), fakeJudge());
+    expect(results).toEqual([
+      {
+        check: 'judge "mumble"',
+        passed: false,
+        detail: 'the judge gave no verdict (expected {"pass": true|false, "reason": "one line"}): judge answer contains no JSON object: "I would rather not say."',
+      },
+      { check: 'contains "Paris"', passed: true, detail: 'response contains "Paris"' },
+    ]);
+  });
+
+  it("throws a judge's failed model call, so the caller's retries try again", async () => {
+    await expect(scoreCase([{ contains: 'Paris' }, { judge: 'explode' }], obs(), fakeJudge())).rejects.toThrow('model unreachable');
+  });
+});
+
+describe('checkLabel', () => {
+  it('writes each check as one line', () => {
+    expect(checkLabel({ contains: 'Paris' })).toBe('contains "Paris"');
+    expect(checkLabel({ max_steps: 3 })).toBe('max_steps 3');
+    expect(checkLabel({ judge: 'cites the source', llm: { interface: 'scripted', script: { planner: [], executor: [] } } })).toBe('judge "cites the source"');
+    expect(checkLabel({ regex: 'a+b', flags: 'i' })).toBe('regex /a+b/i');
+    expect(checkLabel({ json_path: '$.a', equals: { b: [1] } })).toBe('json_path $.a equals {"b":[1]}');
+    expect(checkLabel({ contains: 'two\nlines' })).toBe('contains "two lines"');
+  });
+});
+
+describe('the judge', () => {
+  it('asks for a JSON verdict on the question, the response, the criteria and the reference', () => {
+    const { system, prompt } = judgeRequest({ criteria: 'agrees with the reference answer', question: 'Capital?', response: 'Paris', reference: 'It is Paris.' });
+    expect(system).toContain('{"pass": true or false, "reason": "one line saying why"}');
+    for (const part of ['Question:\nCapital?', 'Response to grade:\nParis', 'Criteria:\nagrees with the reference answer', 'Reference answer (recorded earlier, taken as correct):\nIt is Paris.']) {
+      expect(prompt).toContain(part);
+    }
+    expect(judgeRequest({ criteria: 'c', question: 'q', response: 'r' }).prompt).not.toContain('Reference answer');
+  });
+
+  it('reads a verdict with prose or fences around it', () => {
+    expect(parseJudgeVerdict('{"pass": true, "reason": "names Paris"}')).toEqual({ passed: true, reason: 'names Paris' });
+    expect(parseJudgeVerdict('Sure.\n```json\n{"pass": false, "reason": "says Lyon,\\nnot Paris"}\n```\nDone.')).toEqual({ passed: false, reason: 'says Lyon, not Paris' });
+    expect(parseJudgeVerdict('Verdict: {"pass": "FAIL"}')).toEqual({ passed: false, reason: '(the judge gave no reason)' });
+  });
+
+  it('throws a clear error when the answer has no verdict', () => {
+    expect(() => parseJudgeVerdict('I think it is fine.')).toThrow(JudgeVerdictError);
+    expect(() => parseJudgeVerdict('I think it is fine.')).toThrow(/^the judge gave no verdict \(expected \{"pass": true\|false, "reason": "one line"\}\): judge answer contains no JSON object/);
+    expect(() => parseJudgeVerdict('{"pass": "maybe", "reason": "unsure"}')).toThrow('the judge gave no verdict (expected {"pass": true|false, "reason": "one line"}): "pass" is "maybe" in');
+  });
+});
