@@ -3,8 +3,8 @@
  * here), and keeping the eval's document in MongoDB.
  */
 import type { ModelConfig } from '../core/agent-file/model';
-import type { CaseObservation, CaseResult, CheckResult, EvalCheck, EvalResult } from '../core/eval/types';
-import { judgeRequest, parseJudgeVerdict, scoreCase } from '../core/eval/stand-in';
+import type { CaseObservation, CaseResult, EvalCheck, EvalResult } from '../core/eval/types';
+import { casePassed, judgeRequest, parseJudgeVerdict, scoreCase } from '../core/eval/checks';
 import type { Usage } from '../core/llm-types';
 import type { RunIds } from '../core/memory-ids';
 import { saveEval } from '../memory/evals';
@@ -53,39 +53,37 @@ export function createEvalActivities(deps: ChatDeps & { memory: MemoryStore }) {
 export type EvalActivities = ReturnType<typeof createEvalActivities>;
 
 /**
- * Scores a case's ended run. A case passes when its run completed and every check passed. A
+ * Scores a case's ended run (a case passes when its run completed and every check passed). A
  * judge's model call answers `script.judge[N]` when scripted (N: the judge's place among the
  * case's judges); its tokens are not the case's: the usage checks measure the agent's run.
  */
 async function scoreEvalCase(deps: ChatDeps & { memory: MemoryStore }, input: ScoreCaseInput): Promise<CaseResult> {
-      const { outcome } = input;
-      const obs: CaseObservation = {
-        status: outcome.status,
-        response: outcome.response,
-        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-        tools_called: await toolsCalled(deps.memory, input.ids),
-        steps: outcome.steps,
-        usage: outcome.usage,
-        duration_ms: input.duration_ms,
-      };
-      let judged = 0;
-      const checks = await scoreCase(input.case.checks, obs, async (check, o) => {
-        const { system, prompt } = judgeRequest({ criteria: check.judge, question: input.case.question, response: o.response, ...(input.case.reference !== undefined ? { reference: input.case.reference } : {}) });
-        const answer = await chat(check.llm ?? input.agent.llm, { system, messages: [{ role: 'user', content: prompt }], position: { role: 'task', kind: 'judge', call: judged++ } }, deps, undefined, input.agent.name);
-        return parseJudgeVerdict(answer.content);
-      });
-      const ran: CheckResult[] = outcome.status === 'completed' ? [] : [{ check: 'run completed', passed: false, detail: `${outcome.status}: ${outcome.error ?? 'no result'}` }];
-      const all = [...ran, ...checks];
-      return {
-        id: input.case.id,
-        workflow_id: input.workflow_id,
-        status: outcome.status,
-        passed: all.every((c) => c.passed),
-        checks: all,
-        usage: outcome.usage,
-        cost_usd: outcome.usage.cost_usd ?? null,
-        duration_ms: input.duration_ms,
-        steps: outcome.steps,
-        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-      };
+  const { outcome } = input;
+  const obs: CaseObservation = {
+    status: outcome.status,
+    response: outcome.response,
+    ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    tools_called: await toolsCalled(deps.memory, input.ids),
+    steps: outcome.steps,
+    usage: outcome.usage,
+    duration_ms: input.duration_ms,
+  };
+  let judged = 0;
+  const checks = await scoreCase(input.case.checks, obs, async (check, o) => {
+    const { system, prompt } = judgeRequest({ criteria: check.judge, question: input.case.question, response: o.response, ...(input.case.reference !== undefined ? { reference: input.case.reference } : {}) });
+    const answer = await chat(check.llm ?? input.agent.llm, { system, messages: [{ role: 'user', content: prompt }], position: { role: 'task', kind: 'judge', call: judged++ } }, deps, undefined, input.agent.name);
+    return parseJudgeVerdict(answer.content);
+  });
+  return {
+    id: input.case.id,
+    workflow_id: input.workflow_id,
+    status: outcome.status,
+    passed: casePassed(obs, checks),
+    checks,
+    usage: outcome.usage,
+    cost_usd: outcome.usage.cost_usd ?? null,
+    duration_ms: input.duration_ms,
+    steps: outcome.steps,
+    ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+  };
 }

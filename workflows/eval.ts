@@ -9,7 +9,7 @@ import { ActivityFailure, CancellationScope, CancelledFailure, ChildWorkflowFail
 import type { EvalActivities } from '../activities/eval';
 import type { AgentDefinition, ResolvedParameters } from '../core/agent';
 import type { CaseResult, EvalCheck, EvalResult } from '../core/eval/types';
-import { tallyEval } from '../core/eval/stand-in';
+import { tallyEval } from '../core/eval/results';
 import { ZERO_USAGE } from '../core/llm-types';
 import { causeChain, firstLine } from '../core/text';
 import { evalProgressQuery, SearchAttributes, workflowTypeFor, type RunIds, type RunWorkflow } from './definitions';

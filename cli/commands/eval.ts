@@ -2,9 +2,9 @@
 import { writeFile } from 'node:fs/promises';
 import { CliError, compareEvalResults, evalResult, formatDiff, listEvals, loadSuite, parseParams, startEval, workflowUrl, type EvalProgress, type EvalResult } from '../../client';
 import { aboutRun, withClient, type CommandContext, type CommandHandler } from '../context';
-import { comparisonLines, evalTableLines, junitXml, progressBar } from '../eval-report-stand-in';
+import { comparisonLines, evalTableLines, junitXml, progressBar } from '../eval-report';
+import { evalFromRuns } from './eval-from-runs';
 import { answer, note, out, printJson } from '../output';
-import { formatCost } from '../../core/text';
 
 export const evalCommand: CommandHandler = async (ctx) => {
   const [sub, ...rest] = ctx.positionals;
@@ -19,7 +19,7 @@ export const evalCommand: CommandHandler = async (ctx) => {
     case 'compare':
       return compare(subCtx);
     case 'from-runs':
-      throw new CliError('eval from-runs is not in this build yet', 2);
+      return evalFromRuns(subCtx);
     default:
       return runSuite(ctx, sub);
   }
@@ -107,7 +107,7 @@ async function compare(ctx: CommandContext): Promise<number> {
     for (const c of cmp.cases) {
       if (!c.diff) continue;
       out('');
-      out(`${c.id} (${c.change}): ${c.a?.workflow_id} → ${c.b?.workflow_id}, cost change ${formatCost(c.delta?.cost_usd)}`);
+      out(`${c.id} (${c.change}): run diff ${c.a?.workflow_id} → ${c.b?.workflow_id}`);
       out(formatDiff(c.diff));
     }
     return 0;

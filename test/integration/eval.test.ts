@@ -20,7 +20,7 @@ const cli = useCli('eval');
 const crash = useWorkerProcess('eval-crash');
 
 const PRICE = { input_per_million: 1, output_per_million: 2 };
-const judge = (verdict: string) => ({ interface: 'scripted', script: { judge: [verdict] } });
+const judge = (verdict: string) => ({ interface: 'scripted', script: { planner: [], judge: [verdict] } });
 
 /** A suite for an agent of `type`: case `good` passes every check, case `bad` fails most. */
 function typedSuite(type: AgentType) {
@@ -36,13 +36,13 @@ function typedSuite(type: AgentType) {
           { tool_called: 'CalculatorTool' },
           { max_steps: 5 },
           { max_cost_usd: 1 },
-          { judge: 'states the total', llm: judge('PASS it states the total') },
+          { judge: 'states the total', llm: judge(JSON.stringify({ pass: true, reason: 'it states the total' })) },
         ],
       },
       {
         id: 'bad',
         question: 'add the numbers again',
-        checks: [{ tool_not_called: 'CalculatorTool' }, { max_tokens: 1 }, { max_cost_usd: 0.000000001 }, { judge: 'is a poem', llm: judge('FAIL it is no poem') }, { not_contains: 'poem' }],
+        checks: [{ tool_not_called: 'CalculatorTool' }, { max_tokens: 1 }, { max_cost_usd: 0.000000001 }, { judge: 'is a poem', llm: judge(JSON.stringify({ pass: false, reason: 'it is no poem' })) }, { not_contains: 'poem' }],
       },
     ],
   };
@@ -102,7 +102,7 @@ describe('perflow eval', () => {
       expect(bad.checks[3].detail).toBe('it is no poem');
       const xml = readFileSync(junit, 'utf8');
       expect(xml).toContain('name="good"');
-      expect(xml).toMatch(/name="bad"[^>]*><failure/);
+      expect(xml).toMatch(/name="bad"[^>]*>\s*<failure message="tool_not_called/);
       const tagged = await runsOfEval(cli.harness.client, doc.eval_id, 2);
       expect(new Map([...tagged])).toEqual(new Map([[`${doc.eval_id}-good`, 1], [`${doc.eval_id}-bad`, 1]]));
     }
@@ -111,7 +111,7 @@ describe('perflow eval', () => {
   it('refuses a bad suite or a bad case parameter in one line (exit 2) before anything starts', async () => {
     file('pe.json', typedAgent('plan_execute_and_reflect', 1));
     const badField = file('bad-field.json', { name: 'x', agent: 'pe.json', cases: [{ id: 'q1', question: 'q', checks: 'none' }] });
-    const badParam = file('bad-param.json', { name: 'x', agent: 'pe.json', cases: [{ id: 'q1', question: 'q', checks: [] }, { id: 'q2', question: 'q', params: { max_steps: 'many' }, checks: [] }] });
+    const badParam = file('bad-param.json', { name: 'x', agent: 'pe.json', cases: [{ id: 'q1', question: 'q', checks: [{ contains: 'a' }] }, { id: 'q2', question: 'q', params: { max_steps: 'many' }, checks: [{ contains: 'a' }] }] });
     const [field, param, concurrency] = await Promise.all([
       cli.perflow(['eval', badField]),
       cli.perflow(['eval', badParam]),
