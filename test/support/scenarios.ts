@@ -12,6 +12,7 @@ import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { approvePlan, approveTool, denyTool, guideRun, pauseRun, raiseBudget, rejectPlan, resumeRun } from '../../client/decisions';
 import { progressQuery, type Progress } from '../../workflows/definitions';
+import type { EvalCheck } from '../../core/eval/types';
 import { final, plan, scriptedAgent } from './harness';
 import { typedAgent } from './typed-agents';
 import { calculatorCall, calculatorTurns, onTrack, planAndExecuteAgent, planStep, verdict, withCalculator } from './script';
@@ -25,6 +26,8 @@ export interface Scenario {
   fails?: boolean;
   /** The run is a fork from `step` of a source run of this agent and question (recorded first, not saved). */
   forkOf?: { agent: unknown; question: string; step: number };
+  /** An eval of these cases against `agent` (the eval workflow, its case runs as children) instead of one run of `question`. */
+  evalCases?: { id: string; question: string; checks: EvalCheck[] }[];
   /** What people do while it runs (decisions), given the run's workflow ID and a client. */
   interact?: (workflowId: string, client: Client) => Promise<void>;
 }
@@ -415,5 +418,19 @@ export const SCENARIOS: Scenario[] = [
       } as never,
       withCalculator({ type: 'todo_list' }),
     ),
+  },
+  // An eval of two cases, one at a time, each scored (a scripted judge) once its child run ends.
+  {
+    name: 'eval-suite',
+    question: '',
+    agent: typedAgent('plan_execute_and_reflect', 1),
+    evalCases: [
+      {
+        id: 'good',
+        question: 'sum 1..1',
+        checks: [{ contains: 'the total is 1' }, { tool_called: 'CalculatorTool' }, { judge: 'states a total', llm: { interface: 'scripted', script: { planner: [], judge: ['{"pass": true, "reason": "a total"}'] } } as never }],
+      },
+      { id: 'bad', question: 'sum 1..1 again', checks: [{ tool_not_called: 'CalculatorTool' }] },
+    ],
   },
 ];
