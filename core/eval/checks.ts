@@ -61,7 +61,8 @@ const atMost = (value: number, limit: number, [shownValue, shownLimit]: [string,
 
 /** The value `path` selects in the response's JSON: one match is that value, several are their list. */
 function scoreJsonPath(check: Extract<EvalCheck, { json_path: string }>, response: string): [boolean, string] {
-  const parsed = extractJson(response, 'any', 'response');
+  // The first bracket decides: prose around {"a": [1]} must not yield the inner array.
+  const parsed = extractJson(response, response[response.search(/[[{]/)] === '{' ? 'object' : 'any', 'response');
   if (!parsed.ok) return [false, parsed.error];
   let found: unknown[];
   try {

@@ -16,6 +16,7 @@ import { startRun } from '../../client/run';
 import { encryptionDataConverter } from '../../codec/encryption';
 import { clientConfigFromEnv, parseEncryptionKeys } from '../../config/env';
 import { parseAgentDefinition, resolveParameters } from '../../core/agent';
+import { judgeRequest, parseJudgeVerdict, scoreCase } from '../../core/eval/checks';
 import { parseSuite } from '../../core/eval/suite';
 import { final, scriptedAgent, useHarness } from '../support/harness';
 
@@ -67,6 +68,17 @@ it("writes a suite of the agent's and tenant's completed runs, newest first, wit
     { id: started[1], question: `What opens first ${tag}?`, reference: `The harbour ${tag}.`, checks: [{ judge: AGREES_WITH_REFERENCE }] },
     { id: started[0], question: LONG_QUESTION, reference: `The harbour notes ${tag}, summarised.`, checks: [{ judge: AGREES_WITH_REFERENCE }] },
   ]);
+  // Scored, a case's judge sees the whole question and the recorded answer as the reference.
+  const [long] = suite.cases.slice(1);
+  const prompts: string[] = [];
+  const observed = { status: 'completed', response: 'Summarised notes.', tools_called: [], steps: 1, usage: { input_tokens: 1, output_tokens: 1 }, duration_ms: 5 };
+  const scored = await scoreCase(long.checks, observed, async (check, o) => {
+    prompts.push(judgeRequest({ criteria: check.judge, question: long.question, response: o.response, ...(long.reference !== undefined ? { reference: long.reference } : {}) }).prompt);
+    return parseJudgeVerdict('{"pass": true, "reason": "says what the reference says"}');
+  });
+  expect(scored).toEqual([{ check: `judge "${AGREES_WITH_REFERENCE}"`, passed: true, detail: 'says what the reference says' }]);
+  expect(prompts[0]).toContain(LONG_QUESTION);
+  expect(prompts[0]).toContain(`Reference answer (recorded earlier, taken as correct):\nThe harbour notes ${tag}, summarised.`);
 });
 
 it('takes the newest runs up to the limit, and none started before --since', async () => {

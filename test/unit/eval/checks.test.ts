@@ -63,6 +63,8 @@ describe('scoreCase: each check kind passes and fails with a one-line reason', (
     expect(await score({ json_path: '$.city.name', equals: 'Lyon' }, json)).toMatchObject({ passed: false, detail: '$.city.name is "Paris", not "Lyon"' });
     expect(await score({ json_path: '$.city.zip', equals: 75000 }, json)).toMatchObject({ passed: false, detail: '$.city.zip matches nothing in the response' });
     expect(await score({ json_path: '$.a', equals: 1 }, obs({ response: '{"a": 1}' }))).toMatchObject({ passed: true, detail: '$.a is 1' });
+    expect(await score({ json_path: '$.a', equals: [1, 2] }, obs({ response: 'Result: {"a": [1, 2]} as asked.' }))).toMatchObject({ passed: true, detail: '$.a is [1,2]' });
+    expect(await score({ json_path: '$[1].b', equals: true }, obs({ response: 'Rows: [{"b": false}, {"b": true}]' }))).toMatchObject({ passed: true });
     const noJson = await score({ json_path: '$.a', equals: 1 });
     expect(noJson.passed).toBe(false);
     expect(noJson.detail).toMatch(/^response is not valid JSON/);

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { EvalSuiteError, MAX_SUITE_CASES, parseSuite } from '../../../core/eval/suite';
 
 const suite = (cases: unknown[], extra: Record<string, unknown> = {}) => ({ name: 'geo', ...extra, cases });
@@ -102,5 +104,13 @@ describe('parseSuite', () => {
     const many = Array.from({ length: MAX_SUITE_CASES + 1 }, (_, i) => ({ id: `c${i}`, question: 'q', checks: [{ contains: 'x' }] }));
     expect(problem(suite(many))).toBe('suite.json: cases: expected at most 1000 cases (one eval is one workflow; split the suite)');
     expect(problem([])).toBe('suite.json: expected a suite object {"name", "cases": [...]}');
+  });
+});
+
+describe('the suite documentation (docs/evals.md)', () => {
+  it('shows a suite that parses', () => {
+    const doc = readFileSync(join(__dirname, '../../../docs/evals.md'), 'utf8');
+    const example = /## Suite files[\s\S]*?```json\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(parseSuite(JSON.parse(example ?? 'null'), 'docs/evals.md').cases.map((c) => c.id)).toEqual(['capital-fr', 'population-json']);
   });
 });
