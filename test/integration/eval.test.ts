@@ -7,12 +7,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { evalProgress, evalResult, loadSuite, startEval, type EvalResult } from '../../client';
+import { approvePlan, evalProgress, evalResult, getStatus, loadSuite, startEval, type EvalResult } from '../../client';
 import type { AgentType } from '../../core/agent';
 import { expectedResponse, typedAgent, AGENT_TYPES } from '../support/typed-agents';
 import { nonEmptyLines, useCli } from '../support/cli';
 import { useWorkerProcess } from '../support/spawn-worker';
-import { final } from '../support/harness';
+import { final, plan } from '../support/harness';
 
 jest.setTimeout(120_000);
 
@@ -155,30 +155,31 @@ describe('perflow eval', () => {
   });
 
   it('completes an eval whose worker is SIGKILLed mid-way, every case run once', async () => {
-    const CASES = 4;
     await crash.restart();
-    const slowAgent = file('slow.json', {
+    const agent = file('slow.json', {
       name: 'slow',
       type: 'plan_execute_and_reflect',
-      llm: { interface: 'scripted', script: { planner: [JSON.stringify({ steps: ['wait'], result: '' }), final('waited')], executor: [[{ tool_calls: [{ name: 'SlowTool', input: { label: 'x', ms: 500 } }] }, { content: 'done' }]] } },
+      llm: { interface: 'scripted', script: { planner: [plan('wait'), final('waited')], executor: [[{ tool_calls: [{ name: 'SlowTool', input: { label: 'x', ms: 50 } }] }, { content: 'done' }]] } },
       tools: [{ type: 'SlowTool' }],
     });
-    const suiteFile = file('slow-suite.json', { name: 'slow', cases: Array.from({ length: CASES }, (_, i) => ({ id: `c${i}`, question: `wait ${i}`, checks: [{ contains: 'waited' }, { tool_called: 'SlowTool' }] })) });
-    const suite = await loadSuite(suiteFile, { agent: slowAgent, extraToolTypes: ['SlowTool'] });
-    const { evalId } = await startEval(crash.client, { suite, concurrency: 2, taskQueue: crash.taskQueue });
-    // Killed once some cases ended and others are running.
-    for (let i = 0; i < 300; i++) {
+    // c2 and c3 wait for a person to approve their plan: the kill lands while they run, with no activity in flight.
+    const cases = ['c0', 'c1', 'c2', 'c3'].map((id, i) => ({ id, question: `wait ${i}`, ...(i >= 2 ? { params: { plan_approval: 'first' } } : {}), checks: [{ contains: 'waited' }, { tool_called: 'SlowTool' }] }));
+    const suite = await loadSuite(file('slow-suite.json', { name: 'slow', cases }), { agent, extraToolTypes: ['SlowTool'] });
+    const { evalId } = await startEval(crash.client, { suite, concurrency: 4, taskQueue: crash.taskQueue });
+    const waiting = async () => {
       const p = await evalProgress(crash.client, evalId).catch(() => undefined);
-      if (p && p.done >= 1 && p.running > 0) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const before = await evalProgress(crash.client, evalId);
-    expect(before.done).toBeLessThan(CASES);
+      if (p?.done !== 2 || p.running !== 2) return false;
+      const pending = await Promise.all(['c2', 'c3'].map((c) => getStatus(crash.client, `${evalId}-${c}`).then((s) => (s.pending ?? []).length, () => 0)));
+      return pending.every((n) => n > 0);
+    };
+    for (let i = 0; i < 300 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await evalProgress(crash.client, evalId)).toEqual({ total: 4, done: 2, passed: 2, failed: 0, running: 2 });
     await crash.restart();
+    await Promise.all(['c2', 'c3'].map((c) => approvePlan(crash.client, `${evalId}-${c}`, { by: 'test' })));
     const result = await evalResult(crash.client, evalId, { wait: true });
-    expect(result).toMatchObject({ status: 'completed', passed: CASES, failed: 0 });
-    expect(result?.cases.map((c) => c.id)).toEqual(Array.from({ length: CASES }, (_, i) => `c${i}`));
-    const runs = await runsOfEval(crash.client, evalId, CASES);
-    expect([...runs.entries()].sort()).toEqual(Array.from({ length: CASES }, (_, i) => [`${evalId}-c${i}`, 1]));
+    expect(result).toMatchObject({ status: 'completed', passed: 4, failed: 0 });
+    expect(result?.cases.map((c) => c.id)).toEqual(['c0', 'c1', 'c2', 'c3']);
+    const runs = await runsOfEval(crash.client, evalId, 4);
+    expect([...runs.entries()].sort()).toEqual(['c0', 'c1', 'c2', 'c3'].map((c) => [`${evalId}-${c}`, 1]));
   });
 });
