@@ -95,6 +95,7 @@ export async function startEval(client: Client, o: StartEvalOptions): Promise<{ 
     }),
     ...(o.llmTaskQueue ? { llm_task_queue: o.llmTaskQueue } : {}),
     ...(tenant !== undefined ? { tenant_id: tenant } : {}),
+    ...(await registeredSearchAttributes(client)),
   };
   const handle = await client.workflow.start<typeof perflowEval>(EVAL_WORKFLOW_TYPE, {
     taskQueue: o.taskQueue,
@@ -104,6 +105,16 @@ export async function startEval(client: Client, o: StartEvalOptions): Promise<{ 
     staticSummary: `eval ${suite.name}: ${suite.cases.length} cases of ${agent.name}`,
   });
   return { evalId, handle };
+}
+
+/** The custom search attributes the namespace has, when the server says (else the eval sets all of perflow's). */
+async function registeredSearchAttributes(client: Client): Promise<{ search_attributes?: string[] }> {
+  try {
+    const registered = await client.connection.operatorService.listSearchAttributes({ namespace: client.options.namespace });
+    return { search_attributes: Object.keys(registered.customAttributes ?? {}) };
+  } catch {
+    return {};
+  }
 }
 
 /** How far a running eval is. */

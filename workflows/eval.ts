@@ -39,6 +39,11 @@ export interface EvalInput {
   llm_task_queue?: string;
   /** Stamped on the eval's document. */
   tenant_id?: string;
+  /**
+   * The search attributes the namespace has (absent: all of perflow's): a case run set with one
+   * the server lacks would not start, so the runs go without those, as `perflow run`'s do.
+   */
+  search_attributes?: string[];
 }
 
 // Judges call models: a crashed worker's scoring is retried after the heartbeat timeout, not the whole call's.
@@ -95,7 +100,7 @@ async function runCase(input: EvalInput, c: EvalCaseInput): Promise<CaseResult> 
       memo: start.memo,
       staticSummary: start.staticSummary,
       staticDetails: start.staticDetails,
-      typedSearchAttributes: [...start.searchAttributes, { key: SearchAttributes.eval, value: input.eval_id }],
+      typedSearchAttributes: [...start.searchAttributes, { key: SearchAttributes.eval, value: input.eval_id }].filter((a) => input.search_attributes?.includes(a.key.name) ?? true),
     });
     outcome = { status: 'completed', response: out.response, usage: out.usage, steps: out.steps_executed };
   } catch (err) {
