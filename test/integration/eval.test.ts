@@ -2,7 +2,7 @@
  * `perflow eval` on real runs: a suite of each agent type scored by every kind of check (a
  * priced scripted model, a scripted judge), the exit codes of `--min-pass` and of a bad suite,
  * two evals compared case by case, and an eval whose worker is SIGKILLed mid-way completing
- * with every case run once.
+ * with every case run once; cancelling an eval cancels its runs.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -181,5 +181,17 @@ describe('perflow eval', () => {
     expect(result?.cases.map((c) => c.id)).toEqual(['c0', 'c1', 'c2', 'c3']);
     const runs = await runsOfEval(crash.client, evalId, 4);
     expect([...runs.entries()].sort()).toEqual(['c0', 'c1', 'c2', 'c3'].map((c) => [`${evalId}-${c}`, 1]));
+  });
+
+  it('cancels the runs still going when the eval is cancelled', async () => {
+    const agent = file('waits.json', { name: 'waits', type: 'plan_execute_and_reflect', parameters: { plan_approval: 'first' }, llm: { interface: 'scripted', script: { planner: [plan('wait'), final('waited')], executor: [[{ content: 'done' }]] } } });
+    const suite = await loadSuite(file('waits-suite.json', { name: 'waits', cases: [{ id: 'w', question: 'wait', checks: [{ contains: 'waited' }] }] }), { agent });
+    const { evalId, handle } = await startEval(cli.harness.client, { suite, taskQueue: cli.harness.taskQueue });
+    const run = cli.harness.client.workflow.getHandle(`${evalId}-w`);
+    for (let i = 0; i < 300 && !((await getStatus(cli.harness.client, run.workflowId).catch(() => undefined))?.pending ?? []).length; i++) await new Promise((r) => setTimeout(r, 100));
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow();
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    expect((await run.describe()).status.name).toBe('CANCELLED');
   });
 });
