@@ -160,7 +160,7 @@ export function memoryCollectionsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     evals: name('PERFLOW_EVALS_COLLECTION', DEFAULT_COLLECTIONS.evals),
   };
   if (new Set(Object.values(collections)).size < Object.keys(collections).length) {
-    throw new Error(`PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION and PERFLOW_EVENTS_COLLECTION must differ (they are "${collections.memories}", "${collections.interactions}", "${collections.prompts}", "${collections.events}")`);
+    throw new Error(`PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION, PERFLOW_EVENTS_COLLECTION and PERFLOW_EVALS_COLLECTION must differ (they are "${collections.memories}", "${collections.interactions}", "${collections.prompts}", "${collections.events}", "${collections.evals}")`);
   }
   return collections;
 }

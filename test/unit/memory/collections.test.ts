@@ -6,14 +6,15 @@ describe('memory collection names from the environment', () => {
     expect(memoryCollectionsFromEnv({})).toEqual(DEFAULT_COLLECTIONS);
   });
 
-  it('takes PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION and PERFLOW_EVENTS_COLLECTION', () => {
+  it('takes PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION, PERFLOW_EVENTS_COLLECTION and PERFLOW_EVALS_COLLECTION', () => {
     expect(
-      memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'agent_memories', PERFLOW_INTERACTIONS_COLLECTION: 'agent.interactions', PERFLOW_PROMPTS_COLLECTION: 'agent_prompts', PERFLOW_EVENTS_COLLECTION: 'agent_events' }),
+      memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'agent_memories', PERFLOW_INTERACTIONS_COLLECTION: 'agent.interactions', PERFLOW_PROMPTS_COLLECTION: 'agent_prompts', PERFLOW_EVENTS_COLLECTION: 'agent_events', PERFLOW_EVALS_COLLECTION: 'agent_evals' }),
     ).toEqual({
       memories: 'agent_memories',
       interactions: 'agent.interactions',
       prompts: 'agent_prompts',
       events: 'agent_events',
+      evals: 'agent_evals',
     });
   });
 
