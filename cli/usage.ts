@@ -36,6 +36,7 @@ export const USAGE = `usage: perflow <command> [options]
                                            and the pass rate; exit 1 when it is below R (default 1.0)
   eval show ID [--json] | eval list [--json]  an eval's result (waits for a running one) / the latest evals
   eval compare A B [--json]                per case improved, regressed or same, with the run diff of each changed case
-  eval from-runs …                         a suite from recorded runs
+  eval from-runs [--agent NAME] [--tenant T] [--since DATE] [--limit N] --out FILE [--force]
+                                           a suite from the newest completed runs (their answers as references)
   (decision commands take --by NAME, recorded with the decision, and --json)
 Options for all: --json (one JSON document on stdout), --verbose (stack traces), --help`;
