@@ -150,8 +150,10 @@ describe('perflow eval', () => {
     const listed = (JSON.parse(list.stdout) as { eval_id: string }[]).map((e) => e.eval_id);
     expect(listed).toEqual(expect.arrayContaining([ra.eval_id, rb.eval_id]));
     expect(JSON.parse(shown.stdout)).toEqual(ra);
-    const text = await cli.perflow(['eval', 'compare', ra.eval_id, rb.eval_id]);
+    const [text, table] = await Promise.all([cli.perflow(['eval', 'compare', ra.eval_id, rb.eval_id]), cli.perflow(['eval', 'show', rb.eval_id])]);
     expect(text.stdout).toContain('1 improved, 1 regressed, 1 same');
+    expect(table.stdout).toMatch(/^alpha +FAIL .*contains "alpha": /m);
+    expect(nonEmptyLines(table.stdout).at(-1)).toBe('pass rate: 2/3 (67%)');
   });
 
   it('completes an eval whose worker is SIGKILLed mid-way, every case run once', async () => {
