@@ -2,7 +2,7 @@
  * `perflow eval` on real runs: a suite of each agent type scored by every kind of check (a
  * priced scripted model, a scripted judge), the exit codes of `--min-pass` and of a bad suite,
  * two evals compared case by case, and an eval whose worker is SIGKILLed mid-way completing
- * with every case run once; cancelling an eval cancels its runs.
+ * with every case run once; a case whose run fails fails alone; cancelling an eval cancels its runs.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -195,5 +195,20 @@ describe('perflow eval', () => {
     await expect(handle.result()).rejects.toThrow();
     expect((await handle.describe()).status.name).toBe('CANCELLED');
     expect((await run.describe()).status.name).toBe('CANCELLED');
+  });
+
+  it('scores a case whose run fails as a failed case, and the eval completes', async () => {
+    const agent = file('no-answers.json', { name: 'no-answers', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] } } });
+    const suite = await loadSuite(file('fails-suite.json', { name: 'fails', cases: [{ id: 'f', question: 'anything?', checks: [{ contains: 'x' }, { max_steps: 3 }] }] }), { agent });
+    const { handle } = await startEval(cli.harness.client, { suite, taskQueue: cli.harness.taskQueue });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', passed: 0, failed: 1 });
+    const [c] = result.cases;
+    expect(c).toMatchObject({ id: 'f', status: 'failed', passed: false, steps: 0 });
+    expect(c.error).toContain('scripted model has no planner answer');
+    expect(c.checks.map((k) => [k.check, k.passed])).toEqual([
+      ['contains "x"', false],
+      ['max_steps 3', true],
+    ]);
   });
 });
