@@ -13,6 +13,7 @@ import { toolTimeoutSeconds } from '../core/tool-types';
 import { withHeartbeat } from './heartbeat';
 import { observeToolCall } from '../telemetry/model-and-tool-calls';
 import { chat, type ChatDeps } from './llm/chat';
+import { createEvalActivities } from './eval';
 import { executorOpening, fillWholeResults, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
 import { completedStepIds, stepTraceId } from '../core/memory-ids';
 import { createMemoryActivities, directReads, loadExecutorHistory, saveStep, saveToolCall, toolCallId } from './memory';
@@ -59,6 +60,7 @@ export function createActivities(activityDeps: ActivityDeps) {
   };
   return {
     ...createMemoryActivities(deps.memory),
+    ...createEvalActivities(deps),
 
     /** The tools an agent may use: what the model sees (name, description, JSON schema) and how to run each. */
     async describeTools({ tools, mcp_servers = [] }: { tools: AgentToolRef[]; mcp_servers?: McpServerConfig[] }): Promise<AgentTool[]> {

@@ -4,6 +4,7 @@ import { budget } from './commands/budget';
 import { codecServer } from './commands/codec-server';
 import { consoleCommand } from './commands/console';
 import { approve, approveTool, denyTool, guide, pause, pending, raiseBudget, reject, resume } from './commands/decisions';
+import { evalCommand } from './commands/eval';
 import { diff, fork } from './commands/fork-diff';
 import { history, replay, reset } from './commands/history';
 import { memory } from './commands/memory';
@@ -36,6 +37,7 @@ const COMMANDS: Readonly<Record<string, CommandHandler>> = {
   budget,
   'codec-server': codecServer,
   console: consoleCommand,
+  eval: evalCommand,
 };
 
 /** The handler of a command name, if there is such a command. */

@@ -35,6 +35,9 @@ const OPTIONS = {
   'ui-origin': { type: 'string', multiple: true },
   token: { type: 'string' },
   agents: { type: 'string' },
+  concurrency: { type: 'string' },
+  'min-pass': { type: 'string' },
+  junit: { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

@@ -35,5 +35,12 @@ export const USAGE = `usage: perflow <command> [options]
   console [--port P] [--host H] [--token T] [--agents DIR]
                                            the web console: start, watch, steer, fork and compare runs (default 127.0.0.1:7300;
                                            another host needs a token, also from PERFLOW_CONSOLE_TOKEN); stops on Ctrl-C
+  eval SUITE [--agent FILE] [--param key=value]... [--concurrency N] [--min-pass R] [--junit FILE] [--json]
+                                           run a suite's cases as runs (at most N at once, default 4), score them, print a table
+                                           and the pass rate; exit 1 when it is below R (default 1.0)
+  eval show ID [--json] | eval list [--json]  an eval's result (waits for a running one) / the latest evals
+  eval compare A B [--json]                per case improved, regressed or same, with the run diff of each changed case
+  eval from-runs [--agent NAME] [--tenant T] [--since DATE] [--limit N] --out FILE [--force]
+                                           a suite from the newest completed runs (their answers as references)
   (decision commands take --by NAME, recorded with the decision, and --json)
 Options for all: --json (one JSON document on stdout), --verbose (stack traces), --help`;

@@ -51,3 +51,18 @@ export {
   type StepView,
   type TodoView,
 } from '../workflows/definitions';
+export {
+  compareEvalResults,
+  evalProgress,
+  evalResult,
+  listEvals,
+  loadSuite,
+  startEval,
+  type EvalComparisonWithDiffs,
+  type EvalProgress,
+  type EvalWorkflowHandle,
+  type LoadedSuite,
+  type LoadSuiteOptions,
+  type StartEvalOptions,
+} from './eval';
+export type { CaseComparison, CaseResult, CheckResult, EvalCheck, EvalComparison, EvalResult, EvalSuite } from '../core/eval/types';

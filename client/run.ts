@@ -6,7 +6,6 @@ import { AgentDefinitionError, parameterWarnings, parseAgentDefinition, resolveP
 import {
   preview,
   progressQuery,
-  SearchAttributes,
   searchAttributeRefused,
   workflowTypeFor,
   type ForkSource,
@@ -19,6 +18,7 @@ import {
   type RunWorkflows,
 } from '../workflows/definitions';
 import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
+import { runStart, truncateBytes } from '../workflows/run-start';
 import { formatCost } from '../core/text';
 import { CliError } from './errors';
 import { readJsonFile } from './json-file';
@@ -80,16 +80,7 @@ export function slug(name: string): string {
   return s === '' ? 'agent' : s;
 }
 
-/** At most `maxBytes` UTF-8 bytes of `text`, cut on a character boundary with `…` when cut. */
-export function truncateBytes(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text) <= maxBytes) return text;
-  let out = '';
-  for (const ch of text) {
-    if (Buffer.byteLength(out + ch + '…') > maxBytes) break;
-    out += ch;
-  }
-  return `${out}…`;
-}
+export { truncateBytes };
 
 export interface StartRunOptions {
   agent: AgentDefinition;
@@ -140,39 +131,18 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
   const { ids, continuesConversation, parameters } = resolveRunIds(o);
   const workflowId = o.workflowId ?? `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
   // Default prompts travel as the name of their set, not as text (see sparseParameters).
-  const input: RunInput = { agent: o.agent, question: o.question, ...sparseParameters(parameters), ids };
-  if (continuesConversation) input.continues_conversation = true;
-  if (o.llmTaskQueue) input.llm_task_queue = o.llmTaskQueue;
-  if (o.fork) input.fork = o.fork;
-  const details = [
-    `**Agent:** ${o.agent.name}`,
-    ...(o.fork ? ['', `**Forked from** \`${o.fork.workflow_id}\` at step ${o.fork.step}`] : []),
-    '',
-    `**Question:** ${preview(o.question, 2_000)}`,
-    '',
-    ...Object.entries(ids).map(([k, v]) => `- ${k}: \`${v}\``),
-  ].join('\n');
+  const start = runStart({ agent: o.agent, question: o.question, sparse: sparseParameters(parameters), ids, continuesConversation, llmTaskQueue: o.llmTaskQueue, fork: o.fork });
   const options = {
     taskQueue: o.taskQueue,
     workflowId,
     // A fork's memory copies are keyed by its run: a second fork under the same workflow ID is refused.
     ...(o.fork ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
-    args: [input] as [RunInput],
-    memo: {
-      agent: o.agent.name,
-      agent_type: o.agent.type,
-      question: preview(o.question, 1_000),
-      ...(o.parameters.tenant_id !== undefined ? { tenant_id: o.parameters.tenant_id } : {}),
-    },
-    staticSummary: truncateBytes(o.question.replace(/\s+/g, ' '), 200),
-    staticDetails: details,
+    args: [start.input] as [RunInput],
+    memo: start.memo,
+    staticSummary: start.staticSummary,
+    staticDetails: start.staticDetails,
   };
-  let searchable: SearchAttributePair[] = [
-    { key: SearchAttributes.agent, value: o.agent.name },
-    { key: SearchAttributes.status, value: 'running' },
-    { key: SearchAttributes.pending, value: 'none' },
-    ...(o.parameters.tenant_id !== undefined ? [{ key: SearchAttributes.tenant, value: o.parameters.tenant_id }] : []),
-  ];
+  let searchable: SearchAttributePair[] = start.searchAttributes;
   const workflowType = workflowTypeFor(o.agent.type);
   type Workflow = RunWorkflows[typeof workflowType];
   for (;;) {

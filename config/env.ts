@@ -35,7 +35,7 @@ export interface PerflowWorkerConfig {
   database: string;
   /** LLM activities on their own task queue, rate-limited fleet-wide (PERFLOW_LLM_*). */
   llm?: LlmQueueConfig;
-  /** Memory collection names (PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION, PERFLOW_EVENTS_COLLECTION). @default DEFAULT_COLLECTIONS */
+  /** Memory collection names (PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION, PERFLOW_EVENTS_COLLECTION, PERFLOW_EVALS_COLLECTION). @default DEFAULT_COLLECTIONS */
   collections?: MemoryCollections;
   /** Model providers' settings and secrets. @default from the worker process's environment */
   providers?: ProviderConfig;
@@ -142,7 +142,7 @@ export function mongoUriFromEnv(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Memory collection names from the environment (PERFLOW_MEMORIES_COLLECTION,
- * PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION, PERFLOW_EVENTS_COLLECTION), defaulting to {@link DEFAULT_COLLECTIONS}.
+ * PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION, PERFLOW_EVENTS_COLLECTION, PERFLOW_EVALS_COLLECTION), defaulting to {@link DEFAULT_COLLECTIONS}.
  */
 export function memoryCollectionsFromEnv(env: NodeJS.ProcessEnv = process.env): MemoryCollections {
   const name = (variable: string, fallback: string): string => {
@@ -157,9 +157,10 @@ export function memoryCollectionsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     interactions: name('PERFLOW_INTERACTIONS_COLLECTION', DEFAULT_COLLECTIONS.interactions),
     prompts: name('PERFLOW_PROMPTS_COLLECTION', DEFAULT_COLLECTIONS.prompts),
     events: name('PERFLOW_EVENTS_COLLECTION', DEFAULT_COLLECTIONS.events),
+    evals: name('PERFLOW_EVALS_COLLECTION', DEFAULT_COLLECTIONS.evals),
   };
   if (new Set(Object.values(collections)).size < Object.keys(collections).length) {
-    throw new Error(`PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION and PERFLOW_EVENTS_COLLECTION must differ (they are "${collections.memories}", "${collections.interactions}", "${collections.prompts}", "${collections.events}")`);
+    throw new Error(`PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION, PERFLOW_EVENTS_COLLECTION and PERFLOW_EVALS_COLLECTION must differ (they are "${collections.memories}", "${collections.interactions}", "${collections.prompts}", "${collections.events}", "${collections.evals}")`);
   }
   return collections;
 }

@@ -66,9 +66,10 @@ export type CallPosition =
 
 /**
  * Model calls of the step_by_step, todo_list and plan_and_execute agents besides planning, by
- * what they do; a scripted model answers each kind from its own list (`script.<kind>[call]`).
+ * what they do, and an eval's judge (`judge`); a scripted model answers each kind from its own list
+ * (`script.<kind>[call]`).
  */
-export const TASK_KINDS = ['mapping', 'decision', 'decision_retry', 'completion', 'completion_retry', 'goal', 'verification', 'viability', 'final'] as const;
+export const TASK_KINDS = ['mapping', 'decision', 'decision_retry', 'completion', 'completion_retry', 'goal', 'verification', 'viability', 'final', 'judge'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
 
 export const ZERO_USAGE: Usage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };

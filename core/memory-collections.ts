@@ -10,9 +10,11 @@ export interface MemoryCollections {
   prompts: string;
   /** The runs' event streams (see memory/run-events.ts). */
   events: string;
+  /** Evals' results (see memory/evals.ts), one document per eval. */
+  evals: string;
 }
 
-export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memories', interactions: 'perflow_interactions', prompts: 'perflow_prompts', events: 'perflow_events' };
+export const DEFAULT_COLLECTIONS: MemoryCollections = { memories: 'perflow_memories', interactions: 'perflow_interactions', prompts: 'perflow_prompts', events: 'perflow_events', evals: 'perflow_evals' };
 
 /** Where ended runs' event streams are kept: beside the events collection, named after it. */
 export const eventArchiveOf = (events: string): string => `${events}.archive`;

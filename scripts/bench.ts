@@ -4,13 +4,14 @@
  *
  *   npm run bench -- [--concurrency 50,200] [--steps 10] [--runs 5]
  *                    [--backends sqlite,postgresql] [--latency-ms 1000] [--long]
- *                    [--only per-step,history,durability,parallel,streaming,concurrency]
+ *                    [--only per-step,history,durability,parallel,streaming,eval,concurrency]
  *
  * On the first memory backend: per-step orchestration time next to a floor workflow doing the
  * same Temporal round trips with no-op activities; history, Temporal tasks and MongoDB commands
  * per step; the run's start event; perflow next to an in-process loop with model latency; history
  * per step with the model streaming and not; a model's first token from the activity to a
- * watchRun client at 1 and 50 runs at once, and what the streaming sends per second; with
+ * watchRun client at 1 and 50 runs at once, and what the streaming sends per second; the history
+ * of a 100-case eval; with
  * `--long`, a 1,000-step run through continue-as-new. On every backend: K concurrent 5-step
  * runs next to the floor, and the worker's peak RSS. Writes bench/results/latest.{json,md}.
  *
@@ -34,6 +35,8 @@ import { blobTool } from '../bench/tools';
 import { startBenchWorker, type BenchWorker } from '../bench/worker-handle';
 import { startWatchers, type FirstToken, type WatcherCounts } from '../bench/streaming';
 import type { PlanExecuteReflectInput } from '../workflows';
+import { parseAgentDefinition, resolveParameters } from '../core/agent';
+import { startEval } from '../client/eval';
 import { workflowBundleOptions } from '../workers/workflow-source';
 
 const { values: args } = parseArgs({
@@ -48,7 +51,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
   },
 });
-/** `--only per-step,history,durability,parallel,streaming,concurrency`: the sections to measure (default all). */
+/** `--only per-step,history,durability,parallel,streaming,eval,concurrency`: the sections to measure (default all). */
 const ONLY = args.only ? new Set(args.only.split(',').map((s) => s.trim())) : undefined;
 const measuring = (section: string) => !ONLY || ONLY.has(section);
 const CONCURRENCY = args.concurrency.split(',').map(Number);
@@ -358,6 +361,23 @@ async function measureLongRun(bench: Bench, results: Record<string, unknown>): P
 }
 
 /** Everything measured on one backend: the single-run rows on the first backend only. */
+const EVAL_CASES = 100;
+
+/** The history of a 100-case eval of a one-answer scripted agent, whole and per case: a 1,000-case suite must stay far below Temporal's limits. */
+async function measureEvalHistory(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
+  const agent = parseAgentDefinition({ name: 'bench-eval', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [JSON.stringify({ steps: [], result: 'the answer is 42' })] } } });
+  const cases = Array.from({ length: EVAL_CASES }, (_, i) => ({ case: { id: `case-${i}`, question: `question ${i}: what is the answer?`, checks: [{ contains: '42' }, { max_steps: 3 }] }, parameters: resolveParameters(agent) }));
+  const t0 = performance.now();
+  const { handle } = await startEval(bench.client, { suite: { suite: { name: 'bench', cases: cases.map((c) => c.case) }, agent, cases, warnings: [] }, concurrency: 10, taskQueue: bench.taskQueue });
+  await handle.result();
+  const ms = performance.now() - t0;
+  const history = await handle.fetchHistory();
+  const events = eventCount([history]);
+  const bytes = historyBytes([history]);
+  results.eval_history = { cases: EVAL_CASES, events, bytes, ms };
+  return [[`history of a ${EVAL_CASES}-case eval (concurrency 10; per case)`, `${events} events, ${size(bytes)} (${round(events / EVAL_CASES)} events, ${size(bytes / EVAL_CASES)}) in ${seconds(ms)}`, '', '']];
+}
+
 async function measureBackend(bench: Bench, first: boolean, results: Record<string, unknown>): Promise<Row[]> {
   const rows: Row[] = [];
   if (first) {
@@ -366,6 +386,7 @@ async function measureBackend(bench: Bench, first: boolean, results: Record<stri
     if (measuring('durability')) rows.push(...(await measureDurabilityCost(bench, results)));
     if (measuring('parallel')) rows.push(...(await measureParallelSteps(bench, results)));
     if (measuring('streaming')) rows.push(...(await measureStreamHistory(bench, results)), ...(await measureStreaming(bench, results)));
+    if (measuring('eval')) rows.push(...(await measureEvalHistory(bench, results)));
     if (args.long) rows.push(...(await measureLongRun(bench, results)));
   } else {
     await perflowRun(bench, benchInput({ steps: 2 })); // warm-up

@@ -51,6 +51,7 @@ export const SHARED_WORKFLOW_MODULES: readonly string[] = [
     '../core/agent-types/plan-and-execute-state',
     '../core/agent-types/step-by-step',
     '../core/agent-types/todo-list',
+    '../core/eval/results',
   ].map((m) => require.resolve(m)),
   // Loaded by every workflow's runtime (failureConverterPath); it changes nothing once made.
   FAILURE_CONVERTER_PATH,

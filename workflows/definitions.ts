@@ -145,6 +145,20 @@ export function workflowTypeFor<T extends AgentType>(type: T): (typeof WORKFLOW_
   return WORKFLOW_TYPES[type];
 }
 
+/** The workflow type of an eval (workflows/eval.ts): it runs a suite's cases as child runs. */
+export const EVAL_WORKFLOW_TYPE = 'perflowEval';
+
+/** How far an eval is: cases in all, ended (scored), passed, failed, and running now. */
+export interface EvalProgress {
+  total: number;
+  done: number;
+  passed: number;
+  failed: number;
+  running: number;
+}
+
+export const evalProgressQuery = defineQuery<EvalProgress>('evalProgress');
+
 /** A run workflow as clients see it: a run input in, a run output out. */
 export type RunWorkflow = (input: RunInput) => Promise<RunOutput>;
 
@@ -266,6 +280,8 @@ export const SearchAttributes = {
   pending: defineSearchAttributeKey('PerflowPending', SearchAttributeType.KEYWORD),
   /** The run's `tenant_id` (set at start, when it has one): `list --tenant` and `pending --tenant` filter on it over all runs. */
   tenant: defineSearchAttributeKey('PerflowTenant', SearchAttributeType.KEYWORD),
+  /** The eval a run is a case of (its eval ID): `perflow eval` starts its cases with it. */
+  eval: defineSearchAttributeKey('PerflowEval', SearchAttributeType.KEYWORD),
 } as const;
 
 /** perflow's search attributes a namespace lacks, given the custom attributes it has registered. */

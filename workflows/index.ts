@@ -6,4 +6,5 @@ export { todoList } from './todo-list';
 /** Started only by todo_list runs recorded before their iterations ran on the kernel: kept for them. */
 export { todoExecutor, type TodoExecutorInput, type TodoExecutorOutput } from './legacy/todo-executor';
 export { planAndExecute } from './plan-and-execute';
+export { perflowEval, type EvalInput, type EvalCaseInput } from './eval';
 export * from './definitions';

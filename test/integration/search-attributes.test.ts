@@ -1,7 +1,7 @@
 /**
  * A Temporal server set up before some of perflow's search attributes existed (here: without
  * PerflowPending): the worker says which are missing and how to add them, runs start and finish
- * without them, and `perflow pending` says in one line which attribute it needs.
+ * without them (an eval's case runs too), and `perflow pending` says in one line which attribute it needs.
  */
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { startTemporalDevServer, type TemporalServer } from '../../servers';
 import { createWorker, missingSearchAttributesLine, type PerflowWorker } from '../../workers/main';
 import { providerConfigFromEnv } from '../../config/env';
 import { loadAgentFile, startRun } from '../../client/run';
+import { evalResult, loadSuite, startEval } from '../../client/eval';
 import { SearchAttributes } from '../../workflows/definitions';
 import { serverEnv, uniqueTaskQueue } from '../support/env';
 import { runProcess } from '../support/run-process';
@@ -51,9 +52,9 @@ afterAll(async () => {
 });
 
 it('the worker names the missing search attribute and the command that adds it', () => {
-  expect(worker.missingSearchAttributes).toEqual(['PerflowPending', 'PerflowTenant']);
+  expect(worker.missingSearchAttributes).toEqual(['PerflowPending', 'PerflowTenant', 'PerflowEval']);
   expect(missingSearchAttributesLine(worker.missingSearchAttributes, 'default')).toBe(
-    'perflow worker: namespace default lacks the search attributes PerflowPending, PerflowTenant: runs go on without them (perflow pending, list --agent, list --tenant and the UI\'s filters need them); add them with: temporal operator search-attribute create --namespace default --name PerflowPending --type Keyword --name PerflowTenant --type Keyword',
+    'perflow worker: namespace default lacks the search attributes PerflowPending, PerflowTenant, PerflowEval: runs go on without them (perflow pending, list --agent, list --tenant, eval and the UI\'s filters need them); add them with: temporal operator search-attribute create --namespace default --name PerflowPending --type Keyword --name PerflowTenant --type Keyword --name PerflowEval --type Keyword',
   );
 });
 
@@ -77,4 +78,16 @@ it('perflow pending says in one line which attribute it needs and how to add it'
   expect(r.stderr).toBe(
     'perflow: pending needs the search attribute PerflowPending, which namespace default lacks; add it with: temporal operator search-attribute create --namespace default --name PerflowPending --type Keyword\n',
   );
+});
+
+it('an eval runs its cases with the attributes the server has (no PerflowEval)', async () => {
+  const agentFile = join(dir, 'eval-agent.json');
+  writeFileSync(agentFile, JSON.stringify({ name: 'sa-eval', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [final('done')] } } }));
+  const suiteFile = join(dir, 'suite.json');
+  writeFileSync(suiteFile, JSON.stringify({ name: 'sa', agent: 'eval-agent.json', cases: [{ id: 'one', question: 'done?', checks: [{ contains: 'done' }] }] }));
+  const { evalId } = await startEval(client, { suite: await loadSuite(suiteFile), taskQueue });
+  expect(await evalResult(client, evalId, { wait: true })).toMatchObject({ passed: 1, failed: 0 });
+  const attributes = (await client.workflow.getHandle(`${evalId}-one`).describe()).typedSearchAttributes;
+  expect(attributes.get(SearchAttributes.agent)).toBe('sa-eval');
+  expect(attributes.get(SearchAttributes.eval)).toBeUndefined();
 });

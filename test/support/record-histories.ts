@@ -7,11 +7,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { startServers, stopServersOnSignals } from '../../servers';
-import { createHarness, runInput } from './harness';
-import { SCENARIOS } from './scenarios';
+import { createHarness, runInput, type Harness } from './harness';
+import { SCENARIOS, type Scenario } from './scenarios';
 import { forkSource } from '../../client/fork';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { SearchAttributes, workflowTypeFor, type RunOutput } from '../../workflows/definitions';
+import { EVAL_WORKFLOW_TYPE, SearchAttributes, workflowTypeFor, type RunOutput } from '../../workflows/definitions';
+import type { EvalInput } from '../../workflows/eval';
+import { randomUUID } from 'node:crypto';
 
 async function main(): Promise<void> {
   stopServersOnSignals();
@@ -37,7 +39,9 @@ async function main(): Promise<void> {
         input = { ...input, fork: await forkSource(harness.client, source.workflowId, scenario.forkOf.step) };
       }
       await scenario.setup?.(harness.db);
-      const handle = await harness.client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(input.agent.type), {
+      const handle = scenario.evalCases
+        ? await startEvalScenario(harness, scenario.name, scenario.agent, scenario.evalCases)
+        : await harness.client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(input.agent.type), {
         taskQueue: harness.taskQueue,
         workflowId: `history-${scenario.name}`,
         args: [input],
@@ -51,7 +55,7 @@ async function main(): Promise<void> {
       });
       await scenario.interact?.(handle.workflowId, harness.client, harness.db);
       const outcome = await handle.result().then(
-        (out) => `completed: ${out.response.slice(0, 60)}`,
+        (out) => `completed: ${JSON.stringify(out).slice(0, 60)}`,
         (err: Error) => `failed: ${err.message}`,
       );
       if (outcome.startsWith('failed') !== Boolean(scenario.fails)) throw new Error(`${scenario.name} ${outcome}`);
@@ -69,7 +73,8 @@ async function main(): Promise<void> {
       console.log(`${scenario.name}: ${outcome} → ${file} (${histories.length} execution(s))`);
       // The executor (and todo) child workflows too: their code is replayed as well. A fork's
       // first steps have none (they are reused), so the children are read off the run's history.
-      const children = histories.flatMap((h) => (h.events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []));
+      // An eval's children are ordinary runs (recorded as scenarios of their own): its history alone is kept.
+      const children = scenario.evalCases ? [] : histories.flatMap((h) => (h.events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []));
       for (const childId of new Set(children)) {
         const suffix = childId.slice(`${handle.workflowId}/`.length);
         const history = await harness.client.workflow.getHandle(childId).fetchHistory();
@@ -80,6 +85,23 @@ async function main(): Promise<void> {
     await harness.close();
     await servers.stop();
   }
+}
+
+/** Starts the eval workflow over `cases` as `perflow eval` does (fresh memory IDs per case), as `history-<name>`. */
+function startEvalScenario(harness: Harness, name: string, agentFile: unknown, cases: NonNullable<Scenario['evalCases']>) {
+  const { agent } = runInput(agentFile, '');
+  const input: EvalInput = {
+    eval_id: `history-${name}`,
+    suite: name,
+    agent,
+    concurrency: 1,
+    cases: cases.map((c) => {
+      const { parameters, parameter_defaults } = runInput(agentFile, c.question);
+      const ids = { memory_id: randomUUID(), parent_interaction_id: randomUUID(), executor_agent_memory_id: randomUUID(), executor_agent_parent_interaction_id: randomUUID() };
+      return { ...c, sparse: { parameters, ...(parameter_defaults !== undefined ? { parameter_defaults } : {}) }, ids };
+    }),
+  };
+  return harness.client.workflow.start<(i: EvalInput) => Promise<unknown>>(EVAL_WORKFLOW_TYPE, { taskQueue: harness.taskQueue, workflowId: input.eval_id, args: [input] });
 }
 
 main().catch((err) => {

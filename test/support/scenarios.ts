@@ -14,6 +14,7 @@ import type { Db } from 'mongodb';
 import { TenantBudgets } from '../../memory/tenant-budgets';
 import { approvePlan, approveTool, denyTool, guideRun, pauseRun, raiseBudget, rejectPlan, resumeRun } from '../../client/decisions';
 import { progressQuery, tenantCapSignal, type Progress } from '../../workflows/definitions';
+import type { EvalCheck } from '../../core/eval/types';
 import { final, plan, scriptedAgent } from './harness';
 import { typedAgent } from './typed-agents';
 import { calculatorCall, calculatorTurns, onTrack, planAndExecuteAgent, planStep, verdict, withCalculator } from './script';
@@ -31,6 +32,8 @@ export interface Scenario {
   interact?: (workflowId: string, client: Client, db: Db) => Promise<void>;
   /** What the database holds before the run starts (a tenant's cap). */
   setup?: (db: Db) => Promise<void>;
+  /** An eval of these cases against `agent` (the eval workflow, its case runs as children) instead of one run of `question`. */
+  evalCases?: { id: string; question: string; checks: EvalCheck[] }[];
 }
 
 /** Waits until the run's progress satisfies `ok` (bounded). */
@@ -432,6 +435,20 @@ export const SCENARIOS: Scenario[] = [
       await new TenantBudgets(db).setCap('history-tenant', 1, 'reviewer', new Date());
       await client.workflow.getHandle(id).signal(tenantCapSignal, { tenant: 'history-tenant', usd_per_day: 1, by: 'reviewer' });
     },
+  },
+  // An eval of two cases, one at a time, each scored (a scripted judge) once its child run ends.
+  {
+    name: 'eval-suite',
+    question: '',
+    agent: typedAgent('plan_execute_and_reflect', 1),
+    evalCases: [
+      {
+        id: 'good',
+        question: 'sum 1..1',
+        checks: [{ contains: 'the total is 1' }, { tool_called: 'CalculatorTool' }, { judge: 'states a total', llm: { interface: 'scripted', script: { planner: [], judge: ['{"pass": true, "reason": "a total"}'] } } as never }],
+      },
+      { id: 'bad', question: 'sum 1..1 again', checks: [{ tool_not_called: 'CalculatorTool' }] },
+    ],
   },
 ];
 

@@ -6,14 +6,15 @@ describe('memory collection names from the environment', () => {
     expect(memoryCollectionsFromEnv({})).toEqual(DEFAULT_COLLECTIONS);
   });
 
-  it('takes PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION and PERFLOW_EVENTS_COLLECTION', () => {
+  it('takes PERFLOW_MEMORIES_COLLECTION, PERFLOW_INTERACTIONS_COLLECTION, PERFLOW_PROMPTS_COLLECTION, PERFLOW_EVENTS_COLLECTION and PERFLOW_EVALS_COLLECTION', () => {
     expect(
-      memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'agent_memories', PERFLOW_INTERACTIONS_COLLECTION: 'agent.interactions', PERFLOW_PROMPTS_COLLECTION: 'agent_prompts', PERFLOW_EVENTS_COLLECTION: 'agent_events' }),
+      memoryCollectionsFromEnv({ PERFLOW_MEMORIES_COLLECTION: 'agent_memories', PERFLOW_INTERACTIONS_COLLECTION: 'agent.interactions', PERFLOW_PROMPTS_COLLECTION: 'agent_prompts', PERFLOW_EVENTS_COLLECTION: 'agent_events', PERFLOW_EVALS_COLLECTION: 'agent_evals' }),
     ).toEqual({
       memories: 'agent_memories',
       interactions: 'agent.interactions',
       prompts: 'agent_prompts',
       events: 'agent_events',
+      evals: 'agent_evals',
     });
   });
 
@@ -26,7 +27,7 @@ describe('memory collection names from the environment', () => {
 });
 
 describe('the collections the MongoDB tools keep off', () => {
-  it('are the memory’s, the events archive and the tenants’ budgets and spend', () => {
-    expect(allMemoryCollections(DEFAULT_COLLECTIONS)).toEqual(['perflow_memories', 'perflow_interactions', 'perflow_prompts', 'perflow_events', 'perflow_events.archive', 'perflow_tenant_budgets', 'perflow_tenant_spend']);
+  it('are the memory’s, the events archive, the evals and the tenants’ budgets and spend', () => {
+    expect(allMemoryCollections(DEFAULT_COLLECTIONS)).toEqual(['perflow_memories', 'perflow_interactions', 'perflow_prompts', 'perflow_events', 'perflow_evals', 'perflow_events.archive', 'perflow_tenant_budgets', 'perflow_tenant_spend']);
   });
 });

@@ -56,6 +56,8 @@ describe('recorded histories', () => {
         'prompt-material-three-steps.binpb',
         'prompt-material-three-steps.step-1.binpb',
         'prompt-material-todo-list.step-1.binpb',
+        // An eval: its case runs as children, each scored once it ends.
+        'eval-suite.binpb',
         // Recorded before the `perflow-status-search-attribute` patch: must keep replaying.
         'before-status-patch.three-steps-with-tools.binpb',
         // Recorded before the run kernel (activity names by model, CAN and budget for every type).

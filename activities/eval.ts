@@ -1,0 +1,89 @@
+/**
+ * An eval's activities: scoring a case's ended run against its checks (judges call their model
+ * here), and keeping the eval's document in MongoDB.
+ */
+import type { ModelConfig } from '../core/agent-file/model';
+import type { CaseObservation, CaseResult, EvalCheck, EvalResult } from '../core/eval/types';
+import { casePassed, judgeRequest, parseJudgeVerdict, scoreCase } from '../core/eval/checks';
+import type { Usage } from '../core/llm-types';
+import type { RunIds } from '../core/memory-ids';
+import { saveEval } from '../memory/evals';
+import type { MemoryStore } from '../memory/store';
+import { chat, type ChatDeps } from './llm/chat';
+import { withHeartbeat } from './heartbeat';
+
+export interface ScoreCaseInput {
+  eval_id: string;
+  case: { id: string; question: string; reference?: string; checks: EvalCheck[] };
+  workflow_id: string;
+  /** How the run ended, as the eval workflow saw it (usage and steps of a run that did not complete are 0). */
+  outcome: { status: string; response: string; error?: string; usage: Usage; steps: number };
+  /** Workflow time from the child's start to its end. */
+  duration_ms: number;
+  /** The run's memory IDs: its tool calls are read from there. */
+  ids: RunIds;
+  /** The agent's name (labels the judge's cost) and `llm`, the model of judges without their own. */
+  agent: { name: string; llm: ModelConfig };
+}
+
+/** The names of the tools a run called, in order, from its executor memory (every agent type records its calls there). */
+export async function toolsCalled(store: MemoryStore, ids: RunIds): Promise<string[]> {
+  const prefix = `${ids.executor_agent_parent_interaction_id}:step-`;
+  const calls = await store.interactions
+    .find({ memory_id: ids.executor_agent_memory_id, origin: 'tool' }, { projection: { tool_name: 1, step_index: 1, trace_number: 1 } })
+    .toArray();
+  return calls
+    .filter((c) => c._id.startsWith(prefix))
+    .sort((a, b) => (a.step_index ?? 0) - (b.step_index ?? 0) || (a.trace_number ?? 0) - (b.trace_number ?? 0))
+    .map((c) => c.tool_name ?? '');
+}
+
+export function createEvalActivities(deps: ChatDeps & { memory: MemoryStore }) {
+  return {
+    /** Scores a case's ended run (see {@link scoreEvalCase}). */
+    scoreEvalCase: (input: ScoreCaseInput): Promise<CaseResult> => withHeartbeat(() => scoreEvalCase(deps, input)),
+
+    /** Upserts the eval's document (`perflow_evals`). */
+    async saveEval(input: { result: EvalResult; tenant_id?: string }): Promise<void> {
+      await saveEval(deps.memory, input.result, input.tenant_id);
+    },
+  };
+}
+
+export type EvalActivities = ReturnType<typeof createEvalActivities>;
+
+/**
+ * Scores a case's ended run (a case passes when its run completed and every check passed). A
+ * judge's model call answers `script.judge[N]` when scripted (N: the judge's place among the
+ * case's judges); its tokens are not the case's: the usage checks measure the agent's run.
+ */
+async function scoreEvalCase(deps: ChatDeps & { memory: MemoryStore }, input: ScoreCaseInput): Promise<CaseResult> {
+  const { outcome } = input;
+  const obs: CaseObservation = {
+    status: outcome.status,
+    response: outcome.response,
+    ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    tools_called: await toolsCalled(deps.memory, input.ids),
+    steps: outcome.steps,
+    usage: outcome.usage,
+    duration_ms: input.duration_ms,
+  };
+  let judged = 0;
+  const checks = await scoreCase(input.case.checks, obs, async (check, o) => {
+    const { system, prompt } = judgeRequest({ criteria: check.judge, question: input.case.question, response: o.response, ...(input.case.reference !== undefined ? { reference: input.case.reference } : {}) });
+    const answer = await chat(check.llm ?? input.agent.llm, { system, messages: [{ role: 'user', content: prompt }], position: { role: 'task', kind: 'judge', call: judged++ } }, deps, undefined, input.agent.name);
+    return parseJudgeVerdict(answer.content);
+  });
+  return {
+    id: input.case.id,
+    workflow_id: input.workflow_id,
+    status: outcome.status,
+    passed: casePassed(obs, checks),
+    checks,
+    usage: outcome.usage,
+    cost_usd: outcome.usage.cost_usd ?? null,
+    duration_ms: input.duration_ms,
+    steps: outcome.steps,
+    ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+  };
+}

@@ -1,0 +1,115 @@
+/** `perflow eval`: run a suite (SUITE), `show`, `list`, `compare` evals, and `from-runs` (writes a suite from recorded runs). */
+import { writeFile } from 'node:fs/promises';
+import { CliError, compareEvalResults, evalResult, formatDiff, listEvals, loadSuite, parseParams, startEval, workflowUrl, type EvalProgress, type EvalResult } from '../../client';
+import { aboutRun, withClient, type CommandContext, type CommandHandler } from '../context';
+import { comparisonLines, evalTableLines, junitXml, progressBar } from '../eval-report';
+import { evalFromRuns } from './eval-from-runs';
+import { answer, note, out, printJson } from '../output';
+
+export const evalCommand: CommandHandler = async (ctx) => {
+  const [sub, ...rest] = ctx.positionals;
+  const subCtx = { ...ctx, positionals: rest };
+  switch (sub) {
+    case undefined:
+      throw new CliError('eval needs a suite file or a subcommand: perflow eval SUITE | show ID | list | compare A B | from-runs …', 2);
+    case 'show':
+      return show(subCtx);
+    case 'list':
+      return list(subCtx);
+    case 'compare':
+      return compare(subCtx);
+    case 'from-runs':
+      return evalFromRuns(subCtx);
+    default:
+      return runSuite(ctx, sub);
+  }
+};
+
+/** An option's number within [min, max] (integers only with `integer`), else one line (exit 2). */
+function numberOption(raw: string | undefined, name: string, fallback: number, min: number, max: number, integer: boolean): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
+    throw new CliError(`--${name} expects ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got "${raw}"`, 2);
+  }
+  return n;
+}
+
+async function runSuite(ctx: CommandContext, file: string): Promise<number> {
+  const { o, config } = ctx;
+  const concurrency = numberOption(o.concurrency, 'concurrency', 4, 1, 100, true);
+  const minPass = numberOption(o['min-pass'], 'min-pass', 1, 0, 1, false);
+  const suite = await loadSuite(file, { ...(o.agent ? { agent: o.agent } : {}), params: parseParams(o.param ?? []), extraToolTypes: config.extraToolTypes });
+  for (const warning of suite.warnings) note(`perflow: warning: ${warning}`);
+  return withClient(ctx, async ({ client }) => {
+    const { evalId } = await startEval(client, { suite, concurrency, taskQueue: config.taskQueue, ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}) });
+    aboutRun(ctx, evalId);
+    // On stderr, so stdout stays the table (or the one JSON document); a killed CLI finds the eval again with `eval show`.
+    note(`eval_id: ${evalId}`);
+    note(`ui: ${workflowUrl(config, evalId)}`);
+    const result = await waitForEval(client, evalId);
+    if (o.junit) await writeFile(o.junit, junitXml(result));
+    printResult(o.json, result);
+    return result.pass_rate >= minPass ? 0 : 1;
+  });
+}
+
+/** Waits for the eval, showing its progress on stderr: a bar on a terminal, else a line per finished case. */
+async function waitForEval(client: Parameters<typeof evalResult>[0], evalId: string, env?: NodeJS.ProcessEnv): Promise<EvalResult> {
+  const tty = process.stderr.isTTY === true;
+  let shown = -1;
+  const onProgress = (p: EvalProgress) => {
+    if (p.done === shown) return;
+    shown = p.done;
+    if (tty) process.stderr.write(`\r${progressBar(p.done, p.total, 30)} (${p.passed} passed, ${p.failed} failed, ${p.running} running)`);
+    else if (p.done > 0) note(`${p.done}/${p.total} cases done (${p.passed} passed, ${p.failed} failed)`);
+  };
+  const result = await evalResult(client, evalId, { wait: true, onProgress, ...(env ? { env } : {}) });
+  if (tty && shown >= 0) process.stderr.write('\n');
+  if (!result) throw new CliError(`eval ${evalId} has no result`, 1);
+  return result;
+}
+
+function printResult(asJson: boolean | undefined, result: EvalResult): void {
+  answer(asJson, result, () => evalTableLines(result));
+}
+
+async function show(ctx: CommandContext): Promise<number> {
+  const id = ctx.positionals[0];
+  if (!id) throw new CliError('eval show needs an eval ID: perflow eval show ID', 2);
+  aboutRun(ctx, id);
+  return withClient(ctx, async ({ client }) => {
+    printResult(ctx.o.json, await waitForEval(client, id, ctx.env));
+    return 0;
+  });
+}
+
+async function list(ctx: CommandContext): Promise<number> {
+  const evals = await listEvals(ctx.env);
+  answer(ctx.o.json, evals, () =>
+    evals.length === 0
+      ? ['no evals yet (perflow eval SUITE)']
+      : evals.map((e) => `${e.eval_id}  ${e.status}  suite ${e.suite}  agent ${e.agent}  ${e.passed}/${e.passed + e.failed} passed  ${e.started_at}`),
+  );
+  return 0;
+}
+
+async function compare(ctx: CommandContext): Promise<number> {
+  const [a, b] = ctx.positionals;
+  if (!a || !b) throw new CliError('eval compare needs two eval IDs: perflow eval compare A B', 2);
+  return withClient(ctx, async ({ client }) => {
+    const cmp = await compareEvalResults(client, a, b, ctx.env);
+    if (ctx.o.json) {
+      printJson(cmp);
+      return 0;
+    }
+    for (const line of comparisonLines(cmp)) out(line);
+    for (const c of cmp.cases) {
+      if (!c.diff) continue;
+      out('');
+      out(`${c.id} (${c.change}): run diff ${c.a?.workflow_id} → ${c.b?.workflow_id}`);
+      out(formatDiff(c.diff));
+    }
+    return 0;
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * Evals from the client: loading a suite (every case's parameters checked before anything
+ * starts), starting the eval workflow, following it, and reading, listing and comparing results.
+ */
+import { randomBytes } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
+import { compareEvals } from '../core/eval/results';
+import { EvalSuiteError, parseSuite } from '../core/eval/suite';
+import type { CaseComparison, EvalCase, EvalComparison, EvalResult, EvalSuite } from '../core/eval/types';
+import { listEvals as listStoredEvals, loadEval } from '../memory/evals';
+import { EVAL_WORKFLOW_TYPE, evalProgressQuery, type EvalProgress } from '../workflows/definitions';
+import type { EvalInput, perflowEval } from '../workflows';
+import { diffRuns, type RunDiff } from './diff';
+import { CliError, isNotFound } from './errors';
+import { readJsonFile } from './json-file';
+import { withMemory } from './memory';
+import { agentFromJson, resolveRunIds, slug, type LoadAgentFileOptions } from './run';
+
+export type { EvalProgress };
+
+export interface LoadedSuite {
+  suite: EvalSuite;
+  agent: AgentDefinition;
+  /** Each case with its resolved run parameters (suite's, then the case's, then the command line's). */
+  cases: { case: EvalCase; parameters: ResolvedParameters }[];
+  /** Warnings about the parameters, one line each (named by case). */
+  warnings: string[];
+}
+
+export interface LoadSuiteOptions extends LoadAgentFileOptions {
+  /** The agent file, over the suite's `agent` (which is relative to the suite file). */
+  agent?: string;
+  /** Run parameters over the suite's and the cases' (`--param`). */
+  params?: Record<string, unknown>;
+}
+
+/** Reads a suite file and its agent; every problem (a case's bad parameter too) is one line naming where, before anything runs. */
+export async function loadSuite(file: string, o: LoadSuiteOptions = {}): Promise<LoadedSuite> {
+  let suite: EvalSuite;
+  try {
+    suite = parseSuite(await readJsonFile(file, 'suite file'), file);
+  } catch (err) {
+    if (err instanceof EvalSuiteError) throw new CliError(err.message, 2, { cause: err });
+    throw err;
+  }
+  const agentFile = o.agent ?? (suite.agent !== undefined ? resolve(dirname(file), suite.agent) : undefined);
+  if (agentFile === undefined) throw new CliError(`${file}: agent: the suite names no agent file; add "agent" or pass --agent FILE`, 2);
+  const agentJson = await readJsonFile(agentFile, 'agent file');
+  const { agent } = agentFromJson(agentJson, agentFile, {}, o);
+  const warnings: string[] = [];
+  const cases = suite.cases.map((c, i) => {
+    const params = { ...suite.params, ...c.params, ...o.params };
+    const loaded = agentFromJson(agentJson, `${file}: cases[${i}] (${c.id})`, params, o);
+    warnings.push(...loaded.warnings.map((w) => `case ${c.id}: ${w}`));
+    return { case: c, parameters: loaded.parameters };
+  });
+  return { suite, agent, cases, warnings };
+}
+
+export interface StartEvalOptions {
+  suite: LoadedSuite;
+  /** Most case runs at once. @default 4 */
+  concurrency?: number;
+  taskQueue: string;
+  llmTaskQueue?: string;
+  /** The eval's ID (default: `eval-<suite slug>-<8 hex>`); its cases' runs are `<eval ID>-<case id>`. */
+  evalId?: string;
+}
+
+export type EvalWorkflowHandle = WorkflowHandle<typeof perflowEval>;
+
+/** Starts the eval workflow: each case becomes a run once it has a free slot. */
+export async function startEval(client: Client, o: StartEvalOptions): Promise<{ evalId: string; handle: EvalWorkflowHandle }> {
+  const { suite, agent } = o.suite;
+  const evalId = o.evalId ?? `eval-${slug(suite.name)}-${randomBytes(4).toString('hex')}`;
+  const tenant = o.suite.cases.find((c) => c.parameters.tenant_id !== undefined)?.parameters.tenant_id;
+  const input: EvalInput = {
+    eval_id: evalId,
+    suite: suite.name,
+    agent,
+    concurrency: o.concurrency ?? 4,
+    cases: o.suite.cases.map(({ case: c, parameters: resolved }) => {
+      const { ids, continuesConversation, parameters } = resolveRunIds({ parameters: resolved });
+      return {
+        id: c.id,
+        question: c.question,
+        checks: c.checks,
+        ...(c.reference !== undefined ? { reference: c.reference } : {}),
+        sparse: sparseParameters(parameters),
+        ids,
+        ...(continuesConversation ? { continues_conversation: true } : {}),
+      };
+    }),
+    ...(o.llmTaskQueue ? { llm_task_queue: o.llmTaskQueue } : {}),
+    ...(tenant !== undefined ? { tenant_id: tenant } : {}),
+    ...(await registeredSearchAttributes(client)),
+  };
+  const handle = await client.workflow.start<typeof perflowEval>(EVAL_WORKFLOW_TYPE, {
+    taskQueue: o.taskQueue,
+    workflowId: evalId,
+    args: [input],
+    memo: { suite: suite.name, agent: agent.name, cases: suite.cases.length },
+    staticSummary: `eval ${suite.name}: ${suite.cases.length} cases of ${agent.name}`,
+  });
+  return { evalId, handle };
+}
+
+/** The custom search attributes the namespace has, when the server says (else the eval sets all of perflow's). */
+async function registeredSearchAttributes(client: Client): Promise<{ search_attributes?: string[] }> {
+  try {
+    const registered = await client.connection.operatorService.listSearchAttributes({ namespace: client.options.namespace });
+    return { search_attributes: Object.keys(registered.customAttributes ?? {}) };
+  } catch {
+    return {};
+  }
+}
+
+/** How far a running eval is. */
+export function evalProgress(client: Client, evalId: string): Promise<EvalProgress> {
+  return client.workflow.getHandle(evalId).query(evalProgressQuery);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * An eval's result: with `wait`, once it ends (`onProgress` gets its progress meanwhile);
+ * without, undefined while it runs. An eval Temporal no longer knows is read from MongoDB (`env`).
+ */
+export async function evalResult(
+  client: Client,
+  evalId: string,
+  o: { wait?: boolean; onProgress?: (p: EvalProgress) => void; intervalMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<EvalResult | undefined> {
+  const handle: EvalWorkflowHandle = client.workflow.getHandle(evalId);
+  try {
+    const running = (await handle.describe()).status.name === 'RUNNING';
+    if (running && !o.wait) return undefined;
+    if (running && o.onProgress) {
+      let settled = false;
+      const result = handle.result().finally(() => (settled = true));
+      result.catch(() => undefined);
+      while (!settled) {
+        const p = await handle.query(evalProgressQuery).catch(() => undefined);
+        if (p && !settled) o.onProgress(p);
+        await Promise.race([sleep(o.intervalMs ?? 500), result.catch(() => undefined)]);
+      }
+      return await result;
+    }
+    return await handle.result();
+  } catch (err) {
+    if (!isNotFound(err) || !o.env) throw err;
+    const stored = await withMemory(o.env, (memory) => loadEval(memory, evalId));
+    if (!stored) throw new CliError(`no eval "${evalId}" in Temporal or MongoDB: check the eval ID (perflow eval list)`, 2);
+    return stored;
+  }
+}
+
+/** The latest evals in MongoDB (MONGODB_URI), newest first, without their cases. */
+export function listEvals(env: NodeJS.ProcessEnv, limit = 50): Promise<Omit<EvalResult, 'cases'>[]> {
+  return withMemory(env, (memory) => listStoredEvals(memory, limit));
+}
+
+/** An eval comparison with the run diff of each case that improved or regressed. */
+export type EvalComparisonWithDiffs = Omit<EvalComparison, 'cases'> & { cases: (CaseComparison & { diff?: RunDiff })[] };
+
+/** Compares two ended evals case by case (see `compareEvals`), with the run diff of every changed case. */
+export async function compareEvalResults(client: Client, a: string, b: string, env?: NodeJS.ProcessEnv): Promise<EvalComparisonWithDiffs> {
+  const [ra, rb] = await Promise.all([a, b].map((id) => evalResult(client, id, { ...(env ? { env } : {}) })));
+  const still = !ra ? a : !rb ? b : undefined;
+  if (!ra || !rb) throw new CliError(`eval ${still} is still running: compare it once it ends (perflow eval show ${still})`, 2);
+  const cmp = compareEvals(ra, rb);
+  const cases = await Promise.all(
+    cmp.cases.map(async (c) => (c.a && c.b && (c.change === 'improved' || c.change === 'regressed') ? { ...c, diff: await diffRuns(client, c.a.workflow_id, c.b.workflow_id) } : c)),
+  );
+  return { ...cmp, cases };
+}

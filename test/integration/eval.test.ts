@@ -1,0 +1,214 @@
+/**
+ * `perflow eval` on real runs: a suite of each agent type scored by every kind of check (a
+ * priced scripted model, a scripted judge), the exit codes of `--min-pass` and of a bad suite,
+ * two evals compared case by case, and an eval whose worker is SIGKILLed mid-way completing
+ * with every case run once; a case whose run fails fails alone; cancelling an eval cancels its runs.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { approvePlan, evalProgress, evalResult, getStatus, loadSuite, startEval, type EvalResult } from '../../client';
+import type { AgentType } from '../../core/agent';
+import { expectedResponse, typedAgent, AGENT_TYPES } from '../support/typed-agents';
+import { nonEmptyLines, useCli } from '../support/cli';
+import { useWorkerProcess } from '../support/spawn-worker';
+import { final, plan } from '../support/harness';
+
+jest.setTimeout(120_000);
+
+const cli = useCli('eval');
+const crash = useWorkerProcess('eval-crash');
+
+const PRICE = { input_per_million: 1, output_per_million: 2 };
+const judge = (verdict: string) => ({ interface: 'scripted', script: { planner: [], judge: [verdict] } });
+
+/** A suite for an agent of `type`: case `good` passes every check, case `bad` fails most. */
+function typedSuite(type: AgentType) {
+  return {
+    name: `suite ${type}`,
+    agent: `${type}.json`,
+    cases: [
+      {
+        id: 'good',
+        question: 'add the numbers',
+        checks: [
+          { contains: expectedResponse(type, 2) },
+          { tool_called: 'CalculatorTool' },
+          { max_steps: 5 },
+          { max_cost_usd: 1 },
+          { judge: 'states the total', llm: judge(JSON.stringify({ pass: true, reason: 'it states the total' })) },
+        ],
+      },
+      {
+        id: 'bad',
+        question: 'add the numbers again',
+        checks: [{ tool_not_called: 'CalculatorTool' }, { max_tokens: 1 }, { max_cost_usd: 0.000000001 }, { judge: 'is a poem', llm: judge(JSON.stringify({ pass: false, reason: 'it is no poem' })) }, { not_contains: 'poem' }],
+      },
+    ],
+  };
+}
+
+/** Writes a JSON file into the fixture's directory; returns its path. */
+function file(name: string, value: unknown): string {
+  const path = join(cli.dir, name);
+  writeFileSync(path, JSON.stringify(value));
+  return path;
+}
+
+/** The runs tagged with the eval (PerflowEval), by workflow ID, polled until `count` are visible. */
+async function runsOfEval(client: Client, evalId: string, count: number): Promise<Map<string, number>> {
+  let seen = new Map<string, number>();
+  for (let i = 0; i < 100; i++) {
+    seen = new Map();
+    for await (const w of client.workflow.list({ query: `PerflowEval = '${evalId}'` })) seen.set(w.workflowId, (seen.get(w.workflowId) ?? 0) + 1);
+    if ([...seen.values()].reduce((a, b) => a + b, 0) >= count) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return seen;
+}
+
+describe('perflow eval', () => {
+  it('scores a suite of each agent type on real runs (JSON, JUnit, PerflowEval, exit codes by --min-pass)', async () => {
+    const runs = await Promise.all(
+      AGENT_TYPES.map(async (type) => {
+        const agent = typedAgent(type, 2);
+        file(`${type}.json`, { ...agent, llm: { ...(agent.llm as object), price: PRICE } });
+        const suite = file(`suite-${type}.json`, typedSuite(type));
+        const junit = join(cli.dir, `${type}.xml`);
+        // plan_execute_and_reflect with the default --min-pass (1.0): half passing exits 1.
+        const minPass = type === 'plan_execute_and_reflect' ? [] : ['--min-pass', '0.5'];
+        return { type, junit, result: await cli.perflow(['eval', suite, '--json', '--junit', junit, ...minPass]) };
+      }),
+    );
+    for (const { type, junit, result } of runs) {
+      expect({ type, code: result.code, stderr: result.stderr.includes('eval_id: ') }).toEqual({ type, code: type === 'plan_execute_and_reflect' ? 1 : 0, stderr: true });
+      const doc = JSON.parse(result.stdout) as EvalResult;
+      expect(doc).toMatchObject({ suite: `suite ${type}`, agent: `kernel-${type.replace(/_/g, '-')}`, status: 'completed', passed: 1, failed: 1, pass_rate: 0.5 });
+      const [good, bad] = doc.cases;
+      expect(good).toMatchObject({ id: 'good', workflow_id: `${doc.eval_id}-good`, status: 'completed', passed: true });
+      expect(good.checks.every((c) => c.passed)).toBe(true);
+      expect(good.checks.find((c) => c.check.startsWith('judge'))?.detail).toBe('it states the total');
+      expect(good.steps).toBe(2);
+      expect(good.usage.input_tokens).toBeGreaterThan(0);
+      expect(good.cost_usd).toBeGreaterThan(0);
+      expect(good.duration_ms).toBeGreaterThan(0);
+      expect(bad.checks.map((c) => [c.check.split(' ')[0], c.passed])).toEqual([
+        ['tool_not_called', false],
+        ['max_tokens', false],
+        ['max_cost_usd', false],
+        ['judge', false],
+        ['not_contains', true],
+      ]);
+      expect(bad.checks[3].detail).toBe('it is no poem');
+      const xml = readFileSync(junit, 'utf8');
+      expect(xml).toContain('name="good"');
+      expect(xml).toMatch(/name="bad"[^>]*>\s*<failure message="tool_not_called/);
+      const tagged = await runsOfEval(cli.harness.client, doc.eval_id, 2);
+      expect(new Map([...tagged])).toEqual(new Map([[`${doc.eval_id}-good`, 1], [`${doc.eval_id}-bad`, 1]]));
+    }
+  });
+
+  it('refuses a bad suite or a bad case parameter in one line (exit 2) before anything starts', async () => {
+    file('pe.json', typedAgent('plan_execute_and_reflect', 1));
+    const badField = file('bad-field.json', { name: 'x', agent: 'pe.json', cases: [{ id: 'q1', question: 'q', checks: 'none' }] });
+    const badParam = file('bad-param.json', { name: 'x', agent: 'pe.json', cases: [{ id: 'q1', question: 'q', checks: [{ contains: 'a' }] }, { id: 'q2', question: 'q', params: { max_steps: 'many' }, checks: [{ contains: 'a' }] }] });
+    const [field, param, concurrency] = await Promise.all([
+      cli.perflow(['eval', badField]),
+      cli.perflow(['eval', badParam]),
+      cli.perflow(['eval', badField, '--concurrency', '0']),
+    ]);
+    expect(field.code).toBe(2);
+    expect(nonEmptyLines(field.stderr)).toEqual([expect.stringContaining('cases[0].checks')]);
+    expect(param.code).toBe(2);
+    expect(nonEmptyLines(param.stderr)).toEqual([expect.stringMatching(/bad-param\.json: cases\[1\] \(q2\): invalid agent parameters: parameters\.max_steps: /)]);
+    expect(concurrency.code).toBe(2);
+    expect(nonEmptyLines(concurrency.stderr)).toEqual(['perflow: --concurrency expects a whole number from 1 to 100, got "0"']);
+  });
+
+  it('compares two evals: one case improved, one regressed, one the same; list and show find them', async () => {
+    const answering = (text: string) => ({ name: 'answers', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [final(text)] } } });
+    const v1 = file('v1.json', answering('alpha gamma'));
+    const v2 = file('v2.json', answering('beta gamma'));
+    const suite = file('greek.json', {
+      name: 'greek',
+      cases: ['alpha', 'beta', 'gamma'].map((word) => ({ id: word, question: `say ${word}`, checks: [{ contains: word }] })),
+    });
+    const [a, b] = await Promise.all([v1, v2].map((agent) => cli.perflow(['eval', suite, '--agent', agent, '--json', '--min-pass', '0'])));
+    const [ra, rb] = [a, b].map((r) => JSON.parse(r.stdout) as EvalResult);
+    const [cmp, list, shown] = await Promise.all([
+      cli.perflow(['eval', 'compare', ra.eval_id, rb.eval_id, '--json']),
+      cli.perflow(['eval', 'list', '--json']),
+      cli.perflow(['eval', 'show', ra.eval_id, '--json']),
+    ]);
+    const comparison = JSON.parse(cmp.stdout) as { a: string; b: string; cases: { id: string; change: string; a: { passed: boolean }; b: { passed: boolean }; diff?: unknown }[]; improved: number; regressed: number; same: number };
+    expect(comparison).toMatchObject({ a: ra.eval_id, b: rb.eval_id, improved: 1, regressed: 1, same: 1 });
+    expect(comparison.cases.map((c) => [c.id, c.change, c.a.passed, c.b.passed, c.diff !== undefined])).toEqual([
+      ['alpha', 'regressed', true, false, true],
+      ['beta', 'improved', false, true, true],
+      ['gamma', 'same', true, true, false],
+    ]);
+    const listed = (JSON.parse(list.stdout) as { eval_id: string }[]).map((e) => e.eval_id);
+    expect(listed).toEqual(expect.arrayContaining([ra.eval_id, rb.eval_id]));
+    expect(JSON.parse(shown.stdout)).toEqual(ra);
+    const [text, table] = await Promise.all([cli.perflow(['eval', 'compare', ra.eval_id, rb.eval_id]), cli.perflow(['eval', 'show', rb.eval_id])]);
+    expect(text.stdout).toContain('1 improved, 1 regressed, 1 same');
+    expect(table.stdout).toMatch(/^alpha +FAIL .*contains "alpha": /m);
+    expect(nonEmptyLines(table.stdout).at(-1)).toBe('pass rate: 2/3 (67%)');
+  });
+
+  it('completes an eval whose worker is SIGKILLed mid-way, every case run once', async () => {
+    await crash.restart();
+    const agent = file('slow.json', {
+      name: 'slow',
+      type: 'plan_execute_and_reflect',
+      llm: { interface: 'scripted', script: { planner: [plan('wait'), final('waited')], executor: [[{ tool_calls: [{ name: 'SlowTool', input: { label: 'x', ms: 50 } }] }, { content: 'done' }]] } },
+      tools: [{ type: 'SlowTool' }],
+    });
+    // c2 and c3 wait for a person to approve their plan: the kill lands while they run, with no activity in flight.
+    const cases = ['c0', 'c1', 'c2', 'c3'].map((id, i) => ({ id, question: `wait ${i}`, ...(i >= 2 ? { params: { plan_approval: 'first' } } : {}), checks: [{ contains: 'waited' }, { tool_called: 'SlowTool' }] }));
+    const suite = await loadSuite(file('slow-suite.json', { name: 'slow', cases }), { agent, extraToolTypes: ['SlowTool'] });
+    const { evalId } = await startEval(crash.client, { suite, concurrency: 4, taskQueue: crash.taskQueue });
+    const waiting = async () => {
+      const p = await evalProgress(crash.client, evalId).catch(() => undefined);
+      if (p?.done !== 2 || p.running !== 2) return false;
+      const pending = await Promise.all(['c2', 'c3'].map((c) => getStatus(crash.client, `${evalId}-${c}`).then((s) => (s.pending ?? []).length, () => 0)));
+      return pending.every((n) => n > 0);
+    };
+    for (let i = 0; i < 300 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await evalProgress(crash.client, evalId)).toEqual({ total: 4, done: 2, passed: 2, failed: 0, running: 2 });
+    await crash.restart();
+    await Promise.all(['c2', 'c3'].map((c) => approvePlan(crash.client, `${evalId}-${c}`, { by: 'test' })));
+    const result = await evalResult(crash.client, evalId, { wait: true });
+    expect(result).toMatchObject({ status: 'completed', passed: 4, failed: 0 });
+    expect(result?.cases.map((c) => c.id)).toEqual(['c0', 'c1', 'c2', 'c3']);
+    const runs = await runsOfEval(crash.client, evalId, 4);
+    expect([...runs.entries()].sort()).toEqual(['c0', 'c1', 'c2', 'c3'].map((c) => [`${evalId}-${c}`, 1]));
+  });
+
+  it('cancels the runs still going when the eval is cancelled', async () => {
+    const agent = file('waits.json', { name: 'waits', type: 'plan_execute_and_reflect', parameters: { plan_approval: 'first' }, llm: { interface: 'scripted', script: { planner: [plan('wait'), final('waited')], executor: [[{ content: 'done' }]] } } });
+    const suite = await loadSuite(file('waits-suite.json', { name: 'waits', cases: [{ id: 'w', question: 'wait', checks: [{ contains: 'waited' }] }] }), { agent });
+    const { evalId, handle } = await startEval(cli.harness.client, { suite, taskQueue: cli.harness.taskQueue });
+    const run = cli.harness.client.workflow.getHandle(`${evalId}-w`);
+    for (let i = 0; i < 300 && !((await getStatus(cli.harness.client, run.workflowId).catch(() => undefined))?.pending ?? []).length; i++) await new Promise((r) => setTimeout(r, 100));
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow();
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    expect((await run.describe()).status.name).toBe('CANCELLED');
+  });
+
+  it('scores a case whose run fails as a failed case, and the eval completes', async () => {
+    const agent = file('no-answers.json', { name: 'no-answers', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] } } });
+    const suite = await loadSuite(file('fails-suite.json', { name: 'fails', cases: [{ id: 'f', question: 'anything?', checks: [{ contains: 'x' }, { max_steps: 3 }] }] }), { agent });
+    const { handle } = await startEval(cli.harness.client, { suite, taskQueue: cli.harness.taskQueue });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', passed: 0, failed: 1 });
+    const [c] = result.cases;
+    expect(c).toMatchObject({ id: 'f', status: 'failed', passed: false, steps: 0 });
+    expect(c.error).toContain('scripted model has no planner answer');
+    expect(c.checks.map((k) => [k.check, k.passed])).toEqual([
+      ['contains "x"', false],
+      ['max_steps 3', true],
+    ]);
+  });
+});
