@@ -46,10 +46,16 @@ export interface EvalInput {
   search_attributes?: string[];
 }
 
-// Judges call models: a crashed worker's scoring is retried after the heartbeat timeout, not the whole call's.
-const activities = proxyActivities<EvalActivities>({
+// Judges call models: a crashed worker's scoring is retried after the heartbeat timeout, not the whole call's;
+// a judge whose model stays unreachable fails its case after these attempts (a few minutes), not the eval.
+const scoring = proxyActivities<EvalActivities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
+});
+// The eval's document is saved however long MongoDB is out of reach.
+const saving = proxyActivities<EvalActivities>({
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
@@ -65,7 +71,8 @@ export async function perflowEval(input: EvalInput): Promise<EvalResult> {
     const { passed, failed } = tallyEval([...scored.values()]);
     return { total: input.cases.length, done: scored.size, passed, failed, running };
   });
-  const save = (result: EvalResult) => activities.saveEval({ result, ...(input.tenant_id !== undefined ? { tenant_id: input.tenant_id } : {}) });
+  const save = (result: EvalResult) =>
+    saving.saveEval.executeWithOptions({ summary: `save eval: ${result.status}` }, [{ result, ...(input.tenant_id !== undefined ? { tenant_id: input.tenant_id } : {}) }]);
   await save(resultNow('running'));
 
   // Lanes taking the next case in suite order: at most `concurrency` runs at once, the same order on every replay.
@@ -108,16 +115,17 @@ async function runCase(input: EvalInput, c: EvalCaseInput): Promise<CaseResult> 
     outcome = { status: endStatus(err), response: '', error: endMessage(err), usage: ZERO_USAGE, steps: 0 };
   }
   const duration_ms = Date.now() - began;
+  const scoreInput = {
+    eval_id: input.eval_id,
+    case: { id: c.id, question: c.question, checks: c.checks, ...(c.reference !== undefined ? { reference: c.reference } : {}) },
+    workflow_id: workflowId,
+    outcome,
+    duration_ms,
+    ids: c.ids,
+    agent: { name: input.agent.name, llm: input.agent.llm },
+  };
   try {
-    return await activities.scoreEvalCase({
-      eval_id: input.eval_id,
-      case: { id: c.id, question: c.question, checks: c.checks, ...(c.reference !== undefined ? { reference: c.reference } : {}) },
-      workflow_id: workflowId,
-      outcome,
-      duration_ms,
-      ids: c.ids,
-      agent: { name: input.agent.name, llm: input.agent.llm },
-    });
+    return await scoring.scoreEvalCase.executeWithOptions({ summary: `score: ${c.id}` }, [scoreInput]);
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     // A check that cannot be scored (a judge out of script, say) fails its case, not the eval.
