@@ -7,7 +7,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { MAX_CASE_ID_LENGTH, MAX_SUITE_CASES } from '../core/eval/suite';
 import type { EvalCase, EvalSuite } from '../core/eval/types';
 import { firstLine } from '../core/text';
-import type { RunOutput } from '../workflows/definitions';
+import { SearchAttributes, type RunOutput } from '../workflows/definitions';
 import { runInputOf } from './fork';
 import { listQuery, needingSearchAttributes } from './ops';
 import { lenientClient } from './payloads';
@@ -48,12 +48,14 @@ export function caseIdFor(workflowId: string, taken: Set<string>): string {
   return id;
 }
 
-/** The newest completed runs matching the options (visibility lists them newest first). */
+/** The newest completed runs matching the options (visibility lists them newest first), evals' case runs left out. */
 async function completedRuns(client: Client, o: FromRunsOptions, limit: number): Promise<WorkflowExecutionInfo[]> {
   return needingSearchAttributes(client, 'eval from-runs', async () => {
     const runs: WorkflowExecutionInfo[] = [];
     // Lenient: a memo this client cannot decrypt must not end the listing (the run is skipped later, by name).
     for await (const wf of lenientClient(client).workflow.list({ query: fromRunsQuery(o) })) {
+      // The runs of evals (PerflowEval) answered suites already: a suite of them would test itself.
+      if (wf.typedSearchAttributes.get(SearchAttributes.eval) !== undefined) continue;
       runs.push(wf);
       if (runs.length >= limit) break;
     }

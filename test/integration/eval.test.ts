@@ -156,6 +156,25 @@ describe('perflow eval', () => {
     expect(nonEmptyLines(table.stdout).at(-1)).toBe('pass rate: 2/3 (67%)');
   });
 
+  it('writes a suite from recorded runs (not from evals\' case runs) with eval from-runs, and the suite runs', async () => {
+    // Every run answers "delta"; the agent's own model judges (script.judge) when a check names no llm.
+    const agent = file('recorded.json', { name: 'recorded', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [final('delta')], judge: [JSON.stringify({ pass: true, reason: 'agrees' })] } } });
+    const earlier = await cli.perflow(['eval', file('recorded-suite.json', { name: 'recorded', cases: [{ id: 'e1', question: 'say delta', checks: [{ contains: 'delta' }] }] }), '--agent', agent, '--json']);
+    expect(earlier.code).toBe(0);
+    const questions = ['say delta, once', 'say delta, twice'];
+    for (const question of questions) expect((await cli.perflow(['run', '--agent', agent, '--question', question, '--wait'])).code).toBe(0);
+    const out = join(cli.dir, 'from-runs.json');
+    const written = await cli.perflow(['eval', 'from-runs', '--agent', 'recorded', '--out', out]);
+    expect(written).toMatchObject({ code: 0, stdout: expect.stringContaining(`wrote 2 cases to ${out}`) });
+    const suite = JSON.parse(readFileSync(out, 'utf8')) as { cases: { question: string; reference: string }[] };
+    expect(suite.cases.map((c) => [c.question, c.reference]).sort()).toEqual(questions.map((q) => [q, 'delta']));
+    const ran = await cli.perflow(['eval', out, '--agent', agent, '--json']);
+    expect(ran.code).toBe(0);
+    const doc = JSON.parse(ran.stdout) as EvalResult;
+    expect(doc).toMatchObject({ passed: 2, failed: 0 });
+    expect(doc.cases.map((c) => c.checks)).toEqual(questions.map(() => [{ check: expect.stringMatching(/^judge /), passed: true, detail: 'agrees' }]));
+  });
+
   it('completes an eval whose worker is SIGKILLed mid-way, every case run once', async () => {
     await crash.restart();
     const agent = file('slow.json', {
