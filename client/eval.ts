@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
 import { compareEvals } from '../core/eval/results';
 import { EvalSuiteError, parseSuite } from '../core/eval/suite';
@@ -150,10 +150,13 @@ export async function evalResult(
     }
     return await handle.result();
   } catch (err) {
-    if (!isNotFound(err) || !o.env) throw err;
+    // Temporal no longer knows the eval, or it ended without a result (cancelled): MongoDB keeps its document.
+    const ended = err instanceof WorkflowFailedError;
+    if (!(isNotFound(err) || ended) || !o.env) throw err;
     const stored = await withMemory(o.env, (memory) => loadEval(memory, evalId));
-    if (!stored) throw new CliError(`no eval "${evalId}" in Temporal or MongoDB: check the eval ID (perflow eval list)`, 2);
-    return stored;
+    if (stored && (!ended || stored.status !== 'running')) return stored;
+    if (ended) throw err;
+    throw new CliError(`no eval "${evalId}" in Temporal or MongoDB: check the eval ID (perflow eval list)`, 2);
   }
 }
 

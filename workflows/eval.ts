@@ -5,7 +5,7 @@
  * where its history stands, and a case's run is started once (its workflow ID is
  * `<eval_id>-<case id>`). Cancelling the eval cancels the runs still going.
  */
-import { ActivityFailure, CancellationScope, CancelledFailure, ChildWorkflowFailure, executeChild, proxyActivities, setHandler, TerminatedFailure, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, CancelledFailure, ChildWorkflowFailure, executeChild, isCancellation, proxyActivities, setHandler, TerminatedFailure, TimeoutFailure } from '@temporalio/workflow';
 import type { EvalActivities } from '../activities/eval';
 import type { AgentDefinition, ResolvedParameters } from '../core/agent';
 import type { CaseResult, EvalCheck, EvalResult } from '../core/eval/types';
@@ -88,7 +88,13 @@ export async function perflowEval(input: EvalInput): Promise<EvalResult> {
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, input.cases.length)) }, lane));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, input.cases.length)) }, lane));
+  } catch (err) {
+    // A cancelled eval's document says so (with the cases scored by then), not `running` for ever.
+    if (isCancellation(err)) await CancellationScope.nonCancellable(() => save({ ...resultNow('cancelled'), ended_at: new Date().toISOString() }));
+    throw err;
+  }
   const result = { ...resultNow('completed'), ended_at: new Date().toISOString() };
   await save(result);
   return result;

@@ -84,7 +84,8 @@ export interface EvalResult {
   suite: string;
   /** The agent's name. */
   agent: string;
-  status: 'running' | 'completed';
+  /** `cancelled`: the eval was cancelled; its cases scored by then are kept. */
+  status: 'running' | 'completed' | 'cancelled';
   started_at: string;
   ended_at?: string;
   passed: number;

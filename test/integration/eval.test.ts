@@ -214,6 +214,8 @@ describe('perflow eval', () => {
     await expect(handle.result()).rejects.toThrow();
     expect((await handle.describe()).status.name).toBe('CANCELLED');
     expect((await run.describe()).status.name).toBe('CANCELLED');
+    // Its stored result says it was cancelled, with no case scored.
+    expect(await evalResult(cli.harness.client, evalId, { env: cli.env })).toMatchObject({ status: 'cancelled', cases: [], ended_at: expect.any(String) });
   });
 
   it('scores a case whose run fails as a failed case, and the eval completes', async () => {
