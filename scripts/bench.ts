@@ -35,7 +35,7 @@ import { blobTool } from '../bench/tools';
 import { startBenchWorker, type BenchWorker } from '../bench/worker-handle';
 import { startWatchers, type FirstToken, type WatcherCounts } from '../bench/streaming';
 import type { PlanExecuteReflectInput } from '../workflows';
-import { parseAgentDefinition, resolveParameters } from '../core/agent';
+import { resolveParameters } from '../core/agent';
 import { startEval } from '../client/eval';
 import { workflowBundleOptions } from '../workers/workflow-source';
 
@@ -360,24 +360,36 @@ async function measureLongRun(bench: Bench, results: Record<string, unknown>): P
   return [[`${LONG_RUN_STEPS.toLocaleString('en')}-step run (max_steps ${LONG_RUN_STEPS + 1})`, `${long.executions} executions (continue-as-new), at most ${maxEvents.toLocaleString('en')} events and ${size(long.max_bytes_per_execution)} in one; start event ${size(long.start_event_bytes)}; ${round(run.ms / 60_000, 1)} min`, '', '']];
 }
 
-/** Everything measured on one backend: the single-run rows on the first backend only. */
 const EVAL_CASES = 100;
+const EVAL_STEPS = 3;
+const EVAL_CONCURRENCY = 20;
+const EVAL_LATENCY_MS = 100;
 
-/** The history of a 100-case eval of a one-answer scripted agent, whole and per case: a 1,000-case suite must stay far below Temporal's limits. */
-async function measureEvalHistory(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
-  const agent = parseAgentDefinition({ name: 'bench-eval', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [JSON.stringify({ steps: [], result: 'the answer is 42' })] } } });
-  const cases = Array.from({ length: EVAL_CASES }, (_, i) => ({ case: { id: `case-${i}`, question: `question ${i}: what is the answer?`, checks: [{ contains: '42' }, { max_steps: 3 }] }, parameters: resolveParameters(agent) }));
+/** A 100-case eval of a `steps`-step scripted agent (model latency EVAL_LATENCY_MS) at `concurrency`: wall time and the eval's own history. */
+async function timedEval(bench: Bench, concurrency: number): Promise<{ ms: number; events: number; bytes: number; passed: number }> {
+  const { agent } = benchInput({ steps: EVAL_STEPS, latencyMs: EVAL_LATENCY_MS });
+  const cases = Array.from({ length: EVAL_CASES }, (_, i) => ({ case: { id: `case-${i}`, question: `question ${i}`, checks: [{ contains: 'ok' }, { max_steps: EVAL_STEPS + 1 }] }, parameters: resolveParameters(agent, { max_steps: EVAL_STEPS + 1 }) }));
   const t0 = performance.now();
-  const { handle } = await startEval(bench.client, { suite: { suite: { name: 'bench', cases: cases.map((c) => c.case) }, agent, cases, warnings: [] }, concurrency: 10, taskQueue: bench.taskQueue });
-  await handle.result();
+  const { handle } = await startEval(bench.client, { suite: { suite: { name: `bench-${concurrency}`, cases: cases.map((c) => c.case) }, agent, cases, warnings: [] }, concurrency, taskQueue: bench.taskQueue });
+  const result = await handle.result();
   const ms = performance.now() - t0;
   const history = await handle.fetchHistory();
-  const events = eventCount([history]);
-  const bytes = historyBytes([history]);
-  results.eval_history = { cases: EVAL_CASES, events, bytes, ms };
-  return [[`history of a ${EVAL_CASES}-case eval (concurrency 10; per case)`, `${events} events, ${size(bytes)} (${round(events / EVAL_CASES)} events, ${size(bytes / EVAL_CASES)}) in ${seconds(ms)}`, '', '']];
+  return { ms, events: eventCount([history]), bytes: historyBytes([history]), passed: result.passed };
 }
 
+/** The eval at EVAL_CONCURRENCY next to the same cases one after another (concurrency 1), and the eval workflow's history. */
+async function measureEval(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
+  const together = await timedEval(bench, EVAL_CONCURRENCY);
+  const oneByOne = await timedEval(bench, 1);
+  results.eval = { cases: EVAL_CASES, steps: EVAL_STEPS, latency_ms: EVAL_LATENCY_MS, concurrency: EVAL_CONCURRENCY, together, one_by_one: oneByOne };
+  const what = `${EVAL_CASES}-case eval of a ${EVAL_STEPS}-step scripted agent (model latency ${EVAL_LATENCY_MS} ms)`;
+  return [
+    [`${what}: wall time at --concurrency ${EVAL_CONCURRENCY} (${together.passed} passed)`, seconds(together.ms), `one after another: ${seconds(oneByOne.ms)}`, `${round(oneByOne.ms / together.ms)}× faster`],
+    [`history of that eval's workflow (whole; per case)`, `${together.events} events, ${size(together.bytes)}`, `${round(together.events / EVAL_CASES)} events, ${size(together.bytes / EVAL_CASES)} per case`, ''],
+  ];
+}
+
+/** Everything measured on one backend: the single-run rows on the first backend only. */
 async function measureBackend(bench: Bench, first: boolean, results: Record<string, unknown>): Promise<Row[]> {
   const rows: Row[] = [];
   if (first) {
@@ -386,7 +398,7 @@ async function measureBackend(bench: Bench, first: boolean, results: Record<stri
     if (measuring('durability')) rows.push(...(await measureDurabilityCost(bench, results)));
     if (measuring('parallel')) rows.push(...(await measureParallelSteps(bench, results)));
     if (measuring('streaming')) rows.push(...(await measureStreamHistory(bench, results)), ...(await measureStreaming(bench, results)));
-    if (measuring('eval')) rows.push(...(await measureEvalHistory(bench, results)));
+    if (measuring('eval')) rows.push(...(await measureEval(bench, results)));
     if (args.long) rows.push(...(await measureLongRun(bench, results)));
   } else {
     await perflowRun(bench, benchInput({ steps: 2 })); // warm-up
