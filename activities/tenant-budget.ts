@@ -2,8 +2,9 @@
  * A tenant's daily dollar cap around one model call: before the call, the tenant's spend of the
  * UTC day is read against its cap (no cap: nothing to check); at or over it, the model is not
  * called and the run is told so (`tenant_budget`), and waits. After a call, its cost is counted
- * into the day's spend (one insert per attempt: an attempt that called the model spent). So the day's total overshoots the cap by at most the calls
- * already running when it was reached — one per run at a time.
+ * into the day's spend (one insert per attempt: an attempt that called the model spent). So the
+ * day's total overshoots the cap by at most the calls already running when it was reached — one
+ * per run, or per running step with parallel steps.
  */
 import { Context } from '@temporalio/activity';
 import type { TenantBudgetReached, TenantChecked } from '../core/contract';
