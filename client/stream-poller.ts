@@ -1,14 +1,17 @@
 /**
  * Many watches in one process (the console's streams, a benchmark's watchers) wait for their
- * runs' next batches together: one query a tick for all of them (`_id` in the batches they wait
- * for) instead of one per watch — on FerretDB each query scans the live event streams, so the
- * number of queries, not their size, is what costs.
+ * runs' next batches together: one query a tick fetches, for every watched run, the batches from
+ * the one its watch waits for on — so a watch reads nothing on its own while it follows a run.
+ * On FerretDB each query scans the live event streams, so the number of queries, not their
+ * size, is what costs.
  */
 import type { Collection, MongoClient } from 'mongodb';
+import type { EventBatchDoc } from '../memory/run-events';
 
 interface Waiter {
-  id: string;
-  arrived: () => void;
+  run: string;
+  first: number;
+  arrived: (batches: EventBatchDoc[]) => void;
 }
 
 class StreamPoller {
@@ -16,22 +19,26 @@ class StreamPoller {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly collection: Collection<{ _id: string }>,
+    private readonly collection: Collection<EventBatchDoc>,
     private readonly intervalMs: number,
   ) {}
 
-  /** Resolves when the batch `id` exists, or after `timeoutMs` (or when `signal` aborts). */
-  wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  /**
+   * The run's batches from the one starting at offset `first` on, in order, once it exists; []
+   * after `timeoutMs` (or when `signal` aborts).
+   */
+  wait(run: string, first: number, timeoutMs: number, signal?: AbortSignal): Promise<EventBatchDoc[]> {
     return new Promise((resolve) => {
-      const waiter: Waiter = { id, arrived: () => done() };
-      const timeout = setTimeout(() => done(), timeoutMs);
-      const done = () => {
+      const done = (batches: EventBatchDoc[] = []) => {
         clearTimeout(timeout);
         this.waiters.delete(waiter);
-        signal?.removeEventListener('abort', done);
-        resolve();
+        signal?.removeEventListener('abort', aborted);
+        resolve(batches);
       };
-      signal?.addEventListener('abort', done, { once: true });
+      const waiter: Waiter = { run, first, arrived: done };
+      const timeout = setTimeout(() => done(), timeoutMs);
+      const aborted = () => done();
+      signal?.addEventListener('abort', aborted, { once: true });
       this.waiters.add(waiter);
       this.timer ??= setTimeout(() => void this.tick(), this.intervalMs);
     });
@@ -39,10 +46,17 @@ class StreamPoller {
 
   private async tick(): Promise<void> {
     try {
-      const ids = [...new Set([...this.waiters].map((w) => w.id))];
-      if (ids.length > 0) {
-        const found = new Set((await this.collection.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
-        for (const w of [...this.waiters]) if (found.has(w.id)) w.arrived();
+      // Per run, from the earliest batch any of its watches waits for.
+      const from = new Map<string, number>();
+      for (const w of this.waiters) from.set(w.run, Math.min(w.first, from.get(w.run) ?? w.first));
+      if (from.size > 0) {
+        const found = await this.collection.find({ $or: [...from].map(([run, first]) => ({ run, first: { $gte: first } })) }).toArray();
+        const byRun = new Map<string, Map<number, EventBatchDoc>>();
+        for (const doc of found) (byRun.get(doc.run) ?? byRun.set(doc.run, new Map()).get(doc.run)!).set(doc.first, doc);
+        for (const w of [...this.waiters]) {
+          const chain = chainFrom(byRun.get(w.run), w.first);
+          if (chain.length > 0) w.arrived(chain);
+        }
       }
     } catch {
       // the watches' own reads report a lost connection; the next tick tries again
@@ -53,10 +67,17 @@ class StreamPoller {
   }
 }
 
+/** The batches that follow one another from `first` on (a stream's batches are contiguous). */
+function chainFrom(batches: Map<number, EventBatchDoc> | undefined, first: number): EventBatchDoc[] {
+  const chain: EventBatchDoc[] = [];
+  for (let doc = batches?.get(first); doc; doc = batches?.get(doc.first + doc.count)) chain.push(doc);
+  return chain;
+}
+
 const pollers = new WeakMap<MongoClient, Map<string, StreamPoller>>();
 
 /** The poller of a collection of a MongoDB client: shared by every watch through that client. */
-export function streamPoller(mongo: MongoClient, collection: Collection<{ _id: string }>, intervalMs: number): StreamPoller {
+export function streamPoller(mongo: MongoClient, collection: Collection<EventBatchDoc>, intervalMs: number): StreamPoller {
   let byName = pollers.get(mongo);
   if (!byName) pollers.set(mongo, (byName = new Map()));
   const key = `${collection.dbName}.${collection.collectionName}@${intervalMs}`;

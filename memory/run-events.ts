@@ -11,7 +11,7 @@
  *
  * With encryption keys the events of a batch are stored sealed (`sealed`), else as documents.
  */
-import { Binary, MongoServerError, type Collection } from 'mongodb';
+import { Binary, MongoBulkWriteError, MongoServerError, type Collection } from 'mongodb';
 import type { RunEvent, TimedEvent } from '../core/run-events';
 import { eventArchiveOf } from '../core/memory-collections';
 
@@ -87,15 +87,61 @@ function remember(keys: Set<string>, more: readonly string[] | undefined): void 
   }
 }
 
+/**
+ * Inserts one command at a time: the batches appended while a command is in flight go together
+ * in the next (`insertMany`, unordered, each failing or not on its own). A writer alone waits for
+ * nothing; a worker streaming many runs sends a few commands instead of one per batch (on
+ * FerretDB each command is a transaction of its own).
+ */
+class GroupInserter {
+  private queue: { doc: EventBatchDoc; done: (err?: unknown) => void }[] = [];
+  private busy = false;
+
+  constructor(private readonly collection: Collection<StreamDoc>) {}
+
+  insert(doc: EventBatchDoc): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ doc, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      if (!this.busy) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.busy = true;
+    while (this.queue.length > 0) {
+      const group = this.queue.splice(0, MAX_GROUP);
+      try {
+        if (group.length === 1) await this.collection.insertOne(group[0].doc);
+        else await this.collection.insertMany(group.map((g) => g.doc), { ordered: false });
+        for (const g of group) g.done();
+      } catch (err) {
+        // Unordered: the batches not named in the write errors were inserted.
+        const failed = new Map(err instanceof MongoBulkWriteError ? [err.writeErrors].flat().map((e) => [e.index, e] as const) : []);
+        group.forEach((g, i) => {
+          const writeError = failed.get(i);
+          g.done(writeError ? new MongoServerError({ message: writeError.errmsg ?? 'write error', code: writeError.code }) : err instanceof MongoBulkWriteError ? undefined : err);
+        });
+      }
+    }
+    this.busy = false;
+  }
+}
+
+/** The most batches one insert command carries. */
+const MAX_GROUP = 100;
+
 export class RunEventLog {
   private readonly tails = new Map<string, Tail>();
+  private readonly inserts: GroupInserter;
 
   constructor(
     readonly collection: Collection<StreamDoc>,
     private readonly sealer?: EventSealer,
     /** Where ended streams are moved, so the collection of live ones stays small (FerretDB scans it on every read). */
     readonly archive: Collection<ArchiveDoc> = collection.db.collection<ArchiveDoc>(eventArchiveOf(collection.collectionName)),
-  ) {}
+  ) {
+    this.inserts = new GroupInserter(collection);
+  }
 
   /** Creates the stream's head (once; a second call keeps the first's). */
   async open(run: string, head: { memory_id: string; tenant_id?: string }): Promise<void> {
@@ -133,7 +179,7 @@ export class RunEventLog {
         created: new Date(),
       };
       try {
-        await this.collection.insertOne(doc);
+        await this.inserts.insert(doc);
         const first = tail.next;
         tail.next = first + pending.length;
         remember(tail.keys, pendingKeys);
@@ -167,22 +213,26 @@ export class RunEventLog {
 
   /**
    * The events from `offset` on that are there now, in order, from at most `limit` batches, and
-   * where the next read goes on (`batch`: the start of the next batch). A reader passes `batch`
-   * back; without it the batch holding `offset` is looked up.
+   * where the next read goes on (`batch`: the start of the next batch; `more`: the limit cut the
+   * read, read again). A reader passes `batch` back; without it the batch holding `offset` is
+   * looked up.
    */
-  async read(run: string, offset: number, batch?: number, limit = 64): Promise<{ events: RunEvent[]; batch?: number }> {
+  async read(run: string, offset: number, batch?: number, limit = 64): Promise<{ events: RunEvent[]; batch?: number; more?: true }> {
     const events: RunEvent[] = [];
     let start = batch ?? (offset === 0 ? 0 : await this.batchStartOf(run, offset));
     if (start === undefined) return { events };
     for (let i = 0; i < limit; i++) {
       const doc = (await this.collection.findOne({ _id: batchId(run, start) })) as EventBatchDoc | null;
-      if (!doc) break;
-      (await this.eventsOf(doc)).forEach((e, j) => {
-        if (doc.first + j >= offset) events.push({ offset: doc.first + j, ...e } as RunEvent);
-      });
+      if (!doc) return { events, batch: start };
+      events.push(...(await this.batchEvents(doc, offset)));
       start = doc.first + doc.count;
     }
-    return { events, batch: start };
+    return { events, batch: start, more: true };
+  }
+
+  /** The events of a stored batch from `offset` on (a batch read here, or fetched for many watches at once). */
+  async batchEvents(doc: EventBatchDoc, offset: number): Promise<RunEvent[]> {
+    return (await this.eventsOf(doc)).flatMap((e, j) => (doc.first + j >= offset ? [{ offset: doc.first + j, ...e } as RunEvent] : []));
   }
 
   /**
@@ -221,10 +271,7 @@ export class RunEventLog {
     for (let k = 0; k < chunks; k++) {
       const doc = await this.archive.findOne({ _id: batchId(run, k) });
       for (const batch of doc?.batches ?? []) {
-        if (batch.first + batch.count <= offset) continue;
-        (await this.eventsOf({ _id: '', run, ...batch })).forEach((e, j) => {
-          if (batch.first + j >= offset) events.push({ offset: batch.first + j, ...e } as RunEvent);
-        });
+        if (batch.first + batch.count > offset) events.push(...(await this.batchEvents({ _id: '', run, ...batch }, offset)));
       }
     }
     return events;

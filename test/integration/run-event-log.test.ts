@@ -5,12 +5,12 @@
  * duplicated; sealed batches hold no plaintext.
  */
 import { randomUUID } from 'node:crypto';
-import type { MongoClient } from 'mongodb';
+import { MongoClient } from 'mongodb';
 import { RunEventLog } from '../../memory/run-events';
 import { textSealer } from '../../codec/encryption';
 import { parseEncryptionKeys } from '../../config/env';
 import type { TimedEvent } from '../../core/run-events';
-import { connectMongo } from '../support/env';
+import { connectMongo, serverEnv } from '../support/env';
 
 jest.setTimeout(60_000);
 
@@ -50,6 +50,39 @@ describe('the run event log', () => {
     expect(docs.every((d) => d.tenant_id === 't')).toBe(true);
     // Re-reading from the middle starts inside a batch.
     expect((await log().read(run, 31, undefined, 1_000)).events.map((e) => e.offset)[0]).toBe(31);
+  });
+
+  it('sends the batches one writer appends at once together, in fewer commands, each stream still consecutive and in order', async () => {
+    const monitored = new MongoClient(serverEnv().mongoUri, { monitorCommands: true });
+    const inserts: number[] = [];
+    monitored.on('commandStarted', (e) => {
+      if (e.commandName === 'insert') inserts.push((e.command.documents as unknown[]).length);
+    });
+    try {
+      // One worker's log, many runs streaming at once, and two streams of one run racing each other.
+      const shared = new RunEventLog(monitored.db(database).collection('perflow_events'));
+      const runs = Array.from({ length: 8 }, () => `group-${randomUUID()}`);
+      await Promise.all(runs.map((run) => shared.open(run, { memory_id: 'm' })));
+      const BATCHES = 10;
+      const writers = [...runs.map((run) => [run, 0] as const), [runs[0], 1] as const];
+      await Promise.all(writers.map(async ([run, w]) => {
+        for (let b = 0; b < BATCHES; b++) await shared.append(run, [delta(w, b)]);
+      }));
+      for (const run of runs) {
+        const { events } = await log().read(run, 0, undefined, 1_000);
+        const writersOf = writers.filter(([r]) => r === run).map(([, w]) => w);
+        expect(events.map((e) => e.offset)).toEqual(Array.from({ length: BATCHES * writersOf.length }, (_, i) => i));
+        for (const w of writersOf) {
+          expect(events.flatMap((e) => (e.type === 'model_delta' && e.step === w ? [e.text] : []))).toEqual(Array.from({ length: BATCHES }, (_, n) => `w${w}-${n}`));
+        }
+      }
+      const batchInserts = inserts.slice(runs.length); // after the heads
+      expect(batchInserts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(writers.length * BATCHES);
+      expect(batchInserts.length).toBeLessThan(writers.length * BATCHES);
+      expect(Math.max(...batchInserts)).toBeGreaterThan(1);
+    } finally {
+      await monitored.close();
+    }
   });
 
   it('does not append a keyed event again, also from a writer new to the stream', async () => {
