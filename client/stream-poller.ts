@@ -1,12 +1,12 @@
 /**
  * Many watches in one process (the console's streams, a benchmark's watchers) wait for their
- * runs' next batches together: one query a tick fetches, for every watched run, the batches from
+ * runs' next batches together: a tick's queries fetch, for every watched run, the batches from
  * the one its watch waits for on — so a watch reads nothing on its own while it follows a run.
  * On FerretDB each query scans the live event streams, so the number of queries, not their
  * size, is what costs.
  */
 import type { Collection, MongoClient } from 'mongodb';
-import type { EventBatchDoc } from '../memory/run-events';
+import { batchId, type EventBatchDoc } from '../memory/run-events';
 
 interface Waiter {
   run: string;
@@ -46,18 +46,22 @@ class StreamPoller {
 
   private async tick(): Promise<void> {
     try {
-      // Per run, from the earliest batch any of its watches waits for.
-      const from = new Map<string, number>();
-      for (const w of this.waiters) from.set(w.run, Math.min(w.first, from.get(w.run) ?? w.first));
-      if (from.size > 0) {
-        const found = await this.collection.find({ $or: [...from].map(([run, first]) => ({ run, first: { $gte: first } })) }).toArray();
-        const byRun = new Map<string, Map<number, EventBatchDoc>>();
-        for (const doc of found) (byRun.get(doc.run) ?? byRun.set(doc.run, new Map()).get(doc.run)!).set(doc.first, doc);
-        for (const w of [...this.waiters]) {
-          const chain = chainFrom(byRun.get(w.run), w.first);
-          if (chain.length > 0) w.arrived(chain);
+      // Each watch's next batch by `_id` (FerretDB filters on `_id` in SQLite, anything else in
+      // Go), then the batches after those that were there, until a round finds none.
+      const chains = new Map<Waiter, EventBatchDoc[]>();
+      let wanted = new Map<string, Waiter[]>();
+      for (const w of this.waiters) wanted.set(batchId(w.run, w.first), [...(wanted.get(batchId(w.run, w.first)) ?? []), w]);
+      for (let round = 0; round < MAX_ROUNDS && wanted.size > 0; round++) {
+        const found = await this.collection.find({ _id: { $in: [...wanted.keys()] } }).toArray();
+        const next = new Map<string, Waiter[]>();
+        for (const doc of found) {
+          const waiters = wanted.get(doc._id) ?? [];
+          for (const w of waiters) chains.set(w, [...(chains.get(w) ?? []), doc]);
+          next.set(batchId(doc.run, doc.first + doc.count), waiters);
         }
+        wanted = next;
       }
+      for (const [w, chain] of chains) w.arrived(chain);
     } catch {
       // the watches' own reads report a lost connection; the next tick tries again
     } finally {
@@ -67,12 +71,8 @@ class StreamPoller {
   }
 }
 
-/** The batches that follow one another from `first` on (a stream's batches are contiguous). */
-function chainFrom(batches: Map<number, EventBatchDoc> | undefined, first: number): EventBatchDoc[] {
-  const chain: EventBatchDoc[] = [];
-  for (let doc = batches?.get(first); doc; doc = batches?.get(doc.first + doc.count)) chain.push(doc);
-  return chain;
-}
+/** Queries of one tick at most: a watch gets up to this many batches a tick (the rest the next). */
+const MAX_ROUNDS = 8;
 
 const pollers = new WeakMap<MongoClient, Map<string, StreamPoller>>();
 
