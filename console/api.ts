@@ -1,7 +1,8 @@
+// Over 300 lines: every route in one place, behind the same origin and token guards and error mapping.
 /**
  * The console's JSON and Server-Sent Events API: what the CLI does, over HTTP, for the page
  * (and scripts). Each route answers what the matching command prints with `--json`; errors are
- * `{"error": "one line"}` — 400 bad input, 401 no token, 403 foreign origin, 404 unknown run,
+ * `{"error": "one line"}` — 400 bad input, 401 no token, 403 foreign origin, 404 unknown run or eval,
  * 409 a decision the run does not wait for (or a result not there yet).
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -19,9 +20,12 @@ import {
   denyTool,
   describeError,
   diffRuns,
+  evalSnapshot,
   forkRun,
   getStatus,
   guideRun,
+  compareEvalResults,
+  listEvals,
   listRuns,
   loadAgentFile,
   pauseRun,
@@ -30,7 +34,9 @@ import {
   rejectPlan,
   resumeRun,
   runSummary,
+  startEval,
   startRun,
+  suiteFromJson,
   watchRun,
   workflowUrl,
   type DecisionRecord,
@@ -41,7 +47,8 @@ import {
 } from '../client';
 import { isNotFound } from '../client/errors';
 import { SearchAttributes } from '../workflows/definitions';
-import { decisionBody, forkBody, offsetOf, parseBody, startBody, type DecisionBody } from './requests';
+import { readJsonFile } from '../client/json-file';
+import { decisionBody, evalBody, forkBody, offsetOf, parseBody, startBody, type DecisionBody } from './requests';
 
 export interface ApiOptions {
   perflow: PerflowClient;
@@ -102,6 +109,7 @@ export function consoleApi(o: ApiOptions): Hono {
   });
 
   api.get('/agents', async (c) => c.json(await agentFiles(o.agentsDir)));
+  api.get('/suites', async (c) => c.json(await suiteFiles(o.agentsDir)));
 
   api.post('/runs', async (c) => {
     const body = parseBody(startBody, await jsonOf(c));
@@ -180,6 +188,38 @@ export function consoleApi(o: ApiOptions): Hono {
     const view = await readMemory(env, id, tenant);
     if (!view) throw new HttpError(404, `memory_id ${id} not found${tenant !== undefined ? ` for tenant ${tenant}` : ''}`);
     return c.json(view);
+  });
+
+  api.get('/evals', async (c) => {
+    const evals = await listEvals(env, 100);
+    return c.json(evals.map(({ eval_id, suite, agent, status, passed, failed, pass_rate, started_at, ended_at }) => ({ eval_id, suite, agent, status, passed, failed, pass_rate, started_at, ended_at: ended_at ?? null })));
+  });
+
+  api.post('/evals', async (c) => {
+    const body = parseBody(evalBody, await jsonOf(c));
+    const json = typeof body.suite === 'string' ? await readJsonFile(await offeredFile(o.agentsDir, body.suite, 'suite', suiteFiles), 'suite file') : body.suite;
+    const where = typeof body.suite === 'string' ? body.suite : 'suite';
+    // The agent: the body's, else the suite's; either way one of the console's agent files.
+    const named = body.agent ?? (json as { agent?: unknown }).agent;
+    const agent = typeof named === 'string' ? await offeredFile(o.agentsDir, named, 'agent', agentFiles) : undefined;
+    const suite = await suiteFromJson(json, where, o.agentsDir, { ...(agent ? { agent } : {}), params: body.params ?? {}, extraToolTypes: config.extraToolTypes });
+    const { evalId } = await startEval(client, { suite, ...(body.concurrency ? { concurrency: body.concurrency } : {}), taskQueue: config.taskQueue, ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}) });
+    return c.json({ eval_id: evalId, cases: suite.cases.length, warnings: suite.warnings, ui_url: workflowUrl(config, evalId) }, 201);
+  });
+
+  // Before /evals/:id, which would take "compare" for an ID.
+  api.get('/evals/compare', async (c) => {
+    const [a, b] = [c.req.query('a'), c.req.query('b')];
+    if (!a || !b) throw new HttpError(400, 'compare needs two evals: /api/evals/compare?a=ID&b=ID');
+    for (const id of [a, b]) if (!(await evalSnapshot(client, id, env))) throw new HttpError(404, `no eval ${id}`);
+    return c.json(await compareEvalResults(client, a, b, env));
+  });
+
+  api.get('/evals/:id', async (c) => {
+    const id = c.req.param('id');
+    const snapshot = await evalSnapshot(client, id, env);
+    if (!snapshot) throw new HttpError(404, `no eval ${id}`);
+    return c.json(snapshot);
   });
 
   api.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
@@ -267,8 +307,8 @@ async function agentFiles(dir: string): Promise<Array<{ file: string; name: stri
   const out: Array<{ file: string; name: string; type: string }> = [];
   for (const file of names) {
     try {
-      const json = JSON.parse(await readFile(join(dir, file), 'utf8')) as { name?: unknown; type?: unknown };
-      if (typeof json.name === 'string') out.push({ file, name: json.name, type: typeof json.type === 'string' ? json.type : 'plan_execute_and_reflect' });
+      const json = JSON.parse(await readFile(join(dir, file), 'utf8')) as { name?: unknown; type?: unknown; cases?: unknown };
+      if (typeof json.name === 'string' && json.cases === undefined) out.push({ file, name: json.name, type: typeof json.type === 'string' ? json.type : 'plan_execute_and_reflect' });
     } catch {
       // not an agent file
     }
@@ -276,12 +316,28 @@ async function agentFiles(dir: string): Promise<Array<{ file: string; name: stri
   return out;
 }
 
+/** The suite files in the console's folder (JSON with `cases`): file and suite name. */
+async function suiteFiles(dir: string): Promise<Array<{ file: string; name: string }>> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
+  const out: Array<{ file: string; name: string }> = [];
+  for (const file of names) {
+    const json = (await readJsonFile(join(dir, file), 'suite file').catch(() => undefined)) as { name?: unknown; cases?: unknown } | undefined;
+    if (typeof json?.name === 'string' && Array.isArray(json.cases)) out.push({ file, name: json.name });
+  }
+  return out;
+}
+
+/** The path of `name` when it is one of the files `list` offers in the folder (by name only), else a 400 listing them. */
+async function offeredFile(dir: string, name: string, what: 'agent' | 'suite', list: (dir: string) => Promise<Array<{ file: string }>>): Promise<string> {
+  const offered = await list(dir);
+  if (basename(name) !== name || !offered.some((a) => a.file === name)) {
+    throw new HttpError(400, `${what} "${name}" is not one of the console's ${what} files (${offered.map((a) => a.file).join(', ') || 'none'}): GET /api/${what}s`);
+  }
+  return join(dir, name);
+}
+
 /** An agent given as a file of the console's folder (by name only) or as an agent file's JSON. */
 async function loadAgent(dir: string, agent: string | Record<string, unknown>, params: Record<string, unknown>, extraToolTypes: string[]): Promise<LoadedAgent> {
   if (typeof agent !== 'string') return agentFromJson(agent, 'agent', params, { extraToolTypes });
-  const offered = await agentFiles(dir);
-  if (basename(agent) !== agent || !offered.some((a) => a.file === agent)) {
-    throw new HttpError(400, `agent "${agent}" is not one of the console's agent files (${offered.map((a) => a.file).join(', ') || 'none'}): GET /api/agents`);
-  }
-  return loadAgentFile(join(dir, agent), params, { extraToolTypes });
+  return loadAgentFile(await offeredFile(dir, agent, 'agent', agentFiles), params, { extraToolTypes });
 }

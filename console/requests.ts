@@ -20,6 +20,15 @@ export const forkBody = z.strictObject({
   agent: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
 });
 
+export const evalBody = z.strictObject({
+  /** A suite file of the console's folder, or a suite's JSON. */
+  suite: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
+  /** An agent file of the console's folder, over the suite's `agent`. */
+  agent: z.string().min(1).optional(),
+  params: params.optional(),
+  concurrency: z.number().int().min(1).max(100).optional(),
+});
+
 const by = z.string().max(200).optional();
 const reason = z.string().trim().min(1);
 
