@@ -24,7 +24,7 @@ function CaseRows({ c }) {
       <td><span class=${`badge ${c.passed ? 'ok' : 'bad'}`} data-testid="case-verdict">${c.passed ? 'PASS' : 'FAIL'}</span></td>
       <td class="case-id"><span class="muted">${open ? '▾' : '▸'}</span> ${c.id}</td>
       <td class="case-check" data-testid="case-first-failing">
-        ${failing ? html`<span class="mono">${failing.check}</span> — <span class="muted">${failing.detail}</span>` : c.error ? html`<span class="error">${c.error}</span>` : html`<span class="muted">all ${c.checks.length} checks pass</span>`}
+        ${failing ? html`<span class="mono">${failing.check}</span> — <span class="muted">${failing.detail}</span>` : c.error ? html`<span class="error">${c.error}</span>` : html`<span class="muted">${c.checks.length === 1 ? 'its check passes' : `all ${c.checks.length} checks pass`}</span>`}
       </td>
       <td class="num">${c.steps}</td>
       <td class="num">${tokenCount(c.usage)}</td>
@@ -61,14 +61,14 @@ export function EvalView({ id }) {
         <h2 class="question" data-testid="eval-suite">${e.suite}</h2>
         <div class="meta">
           <span class="mono">${e.eval_id}</span>
-          <span data-testid="eval-view-pass-rate">passed ${passRate(e.passed, e.failed)}</span>
+          <span data-testid="eval-view-pass-rate">${e.progress ? `passed so far ${passRate(e.progress.passed, e.progress.failed)}` : `passed ${passRate(e.passed, e.failed)}`}</span>
         </div>
         ${e.progress && html`<${Progress} p=${e.progress} />`}
         ${error && html`<p class="error">${error}</p>`}
       </section>
       <section class="panel">
         <h3>Cases</h3>
-        ${e.cases.length === 0 && html`<p class="muted">No case has finished yet.</p>`}
+        ${e.cases.length === 0 && html`<p class="muted" data-testid="eval-no-cases">${e.status === 'running' ? 'The cases show here once the eval ends.' : 'The eval has no cases.'}</p>`}
         ${e.cases.length > 0 &&
         html`<table class="eval-table">
           <thead><tr><th></th><th>case</th><th>first failing check</th><th class="num">steps</th><th class="num">tokens</th><th class="num">cost</th><th class="num">time</th><th></th></tr></thead>

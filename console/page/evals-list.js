@@ -11,7 +11,7 @@ const link = (e) => html`
     <span class="line">
       <span class=${`badge ${tone(e.status)}`} data-testid="eval-status">${e.status}</span>
       <span class="agent">${e.suite}</span>
-      <span class="pass-rate" data-testid="eval-pass-rate">${passRate(e.passed, e.failed)}</span>
+      <span class="pass-rate" data-testid="eval-pass-rate">${e.status === 'running' ? '' : passRate(e.passed, e.failed)}</span>
       <span class="time">${shortTime(e.started_at)}</span>
     </span>
     <span class="question">${e.agent}</span>
