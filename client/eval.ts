@@ -164,18 +164,26 @@ export async function evalResult(
 
 const noEval = (evalId: string) => new CliError(`no eval "${evalId}" in Temporal or MongoDB: check the eval ID (perflow eval list)`, 2);
 
-/** An eval as it stands, or undefined when neither Temporal nor MongoDB (`env`) knows it: an ended eval's result; a running one's document as saved so far with its progress. */
-export async function evalSnapshot(client: Client, evalId: string, env: NodeJS.ProcessEnv): Promise<(EvalResult & { progress?: EvalProgress }) | undefined> {
+/** An eval as it stands: while it runs, with its progress; one that was cancelled (or failed) has that status. */
+export type EvalSnapshot = Omit<EvalResult, 'status'> & { status: EvalResult['status'] | 'cancelled' | 'terminated' | 'timed_out' | 'failed'; progress?: EvalProgress };
+
+/**
+ * An eval as it stands, or undefined when neither Temporal nor MongoDB (`env`) knows it: an ended
+ * eval's result; a running one's document as saved so far with its progress; one that ended
+ * without a result (cancelled, say) its saved document with how it ended.
+ */
+export async function evalSnapshot(client: Client, evalId: string, env: NodeJS.ProcessEnv): Promise<EvalSnapshot | undefined> {
   const stored = () => withMemory(env, (memory) => loadEval(memory, evalId));
   try {
     const { status, memo, startTime } = await client.workflow.getHandle(evalId).describe();
-    if (status.name !== 'RUNNING') return await evalResult(client, evalId, { env });
-    const [saved, progress] = await Promise.all([stored(), evalProgress(client, evalId)]);
+    if (status.name === 'COMPLETED') return await evalResult(client, evalId, { env });
+    const [saved, progress] = await Promise.all([stored(), status.name === 'RUNNING' ? evalProgress(client, evalId) : undefined]);
     // Saved whole as its last act: the workflow has not closed yet, the eval has ended.
     if (saved?.status === 'completed') return saved;
     // The eval saves its document first thing: until then, what its memo says.
     const start: EvalResult = { eval_id: evalId, suite: String(memo?.suite ?? ''), agent: String(memo?.agent ?? ''), status: 'running', started_at: startTime.toISOString(), passed: 0, failed: 0, pass_rate: 0, cases: [] };
-    return { ...(saved ?? start), progress };
+    if (progress) return { ...(saved ?? start), progress };
+    return { ...(saved ?? start), status: status.name === 'CANCELLED' ? 'cancelled' : status.name === 'TERMINATED' ? 'terminated' : status.name === 'TIMED_OUT' ? 'timed_out' : 'failed' };
   } catch (err) {
     if (!isNotFound(err)) throw err;
     return stored();
@@ -195,7 +203,9 @@ async function endedEval(client: Client, evalId: string, env?: NodeJS.ProcessEnv
   if (!env) return evalResult(client, evalId);
   const r = await evalSnapshot(client, evalId, env);
   if (!r) throw noEval(evalId);
-  return r.status === 'completed' ? r : undefined;
+  if (r.status === 'running') return undefined;
+  if (r.status !== 'completed') throw new CliError(`eval ${evalId} was ${r.status.replace('_', ' ')}: it has no result to compare`, 2);
+  return r as EvalResult;
 }
 
 /** Compares two ended evals case by case (see `compareEvals`), with the run diff of every changed case. */

@@ -62,6 +62,7 @@ export {
   startEval,
   type EvalComparisonWithDiffs,
   type EvalProgress,
+  type EvalSnapshot,
   type EvalWorkflowHandle,
   type LoadedSuite,
   type LoadSuiteOptions,

@@ -213,12 +213,8 @@ describe('the console API of evals', () => {
     }
   });
 
-  it('shows an eval while it runs and once it ends, lists evals, and compares two with the run diff of changed cases', async () => {
-    const running = await call('GET', `/api/evals/${first}`);
-    expect(running.status).toBe(200);
-    expect(running.json).toMatchObject({ eval_id: first, suite: 'sums' });
-    if (running.json.status === 'running') expect(running.json.progress).toMatchObject({ total: 2 });
-
+  it('shows an eval while it runs, once it ends or once cancelled; lists evals; compares two with the run diff of changed cases', async () => {
+    expect((await call('GET', `/api/evals/${first}`)).json).toMatchObject({ eval_id: first, suite: 'sums' });
     const done = await waitFor('the eval', () => call('GET', `/api/evals/${first}`), (r) => r.json.status === 'completed');
     expect(done.json).toMatchObject({ agent: 'kernel-plan-execute-and-reflect', passed: 1, failed: 1, pass_rate: 0.5, ended_at: expect.any(String) });
     expect(done.json.progress).toBeUndefined();
@@ -239,6 +235,16 @@ describe('the console API of evals', () => {
     const sum = cmp.json.cases.find((x: Json) => x.id === 'sum');
     expect(sum).toMatchObject({ change: 'regressed', a: { passed: true }, b: { passed: false }, diff: { a: { workflow_id: `${first}-sum` }, b: { workflow_id: `${second}-sum` } } });
     expect(cmp.json.cases.find((x: Json) => x.id === 'poem').diff).toBeUndefined();
+
+    // One whose cases wait for their plans: it runs until cancelled.
+    const held = (await call('POST', '/api/evals', { suite: 'sums.json', params: { plan_approval: 'first' }, concurrency: 1 })).json.eval_id;
+    const running = await waitFor('a case to run', () => call('GET', `/api/evals/${held}`), (r) => r.json.progress?.running === 1);
+    expect(running.json).toMatchObject({ eval_id: held, status: 'running', cases: [], progress: { total: 2, done: 0, passed: 0, failed: 0, running: 1 } });
+    const early = await call('GET', `/api/evals/compare?a=${first}&b=${held}`);
+    expect([early.status, early.json.error]).toEqual([400, expect.stringMatching(/^eval \S+ is still running: compare it once it ends/)]);
+    await cli.harness.client.workflow.getHandle(held).cancel();
+    await waitFor('the cancelled eval', () => call('GET', `/api/evals/${held}`), (r) => r.json.status === 'cancelled');
+    expect((await call('GET', `/api/evals/compare?a=${first}&b=${held}`)).json).toEqual({ error: `eval ${held} was cancelled: it has no result to compare` });
 
     expect((await call('GET', '/api/evals/no-such-eval')).json).toEqual({ error: 'no eval no-such-eval' });
     expect((await call('GET', '/api/evals/no-such-eval')).status).toBe(404);
