@@ -1,4 +1,3 @@
-// Over 300 lines: every route in one place, behind the same origin and token guards and error mapping.
 /**
  * The console's JSON and Server-Sent Events API: what the CLI does, over HTTP, for the page
  * (and scripts). Each route answers what the matching command prints with `--json`; errors are
@@ -6,8 +5,6 @@
  * 409 a decision the run does not wait for (or a result not there yet).
  */
 import { timingSafeEqual } from 'node:crypto';
-import { basename, join } from 'node:path';
-import { readdir, readFile } from 'node:fs/promises';
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { MongoClient } from 'mongodb';
@@ -20,12 +17,9 @@ import {
   denyTool,
   describeError,
   diffRuns,
-  evalSnapshot,
   forkRun,
   getStatus,
   guideRun,
-  compareEvalResults,
-  listEvals,
   listRuns,
   loadAgentFile,
   pauseRun,
@@ -34,9 +28,7 @@ import {
   rejectPlan,
   resumeRun,
   runSummary,
-  startEval,
   startRun,
-  suiteFromJson,
   watchRun,
   workflowUrl,
   type DecisionRecord,
@@ -47,8 +39,10 @@ import {
 } from '../client';
 import { isNotFound } from '../client/errors';
 import { SearchAttributes } from '../workflows/definitions';
-import { readJsonFile } from '../client/json-file';
-import { decisionBody, evalBody, forkBody, offsetOf, parseBody, startBody, type DecisionBody } from './requests';
+import { evalRoutes } from './eval-routes';
+import { HttpError } from './http-error';
+import { agentFiles, offeredFile } from './offered-files';
+import { decisionBody, forkBody, jsonOf, offsetOf, parseBody, startBody, type DecisionBody } from './requests';
 
 export interface ApiOptions {
   perflow: PerflowClient;
@@ -59,16 +53,6 @@ export interface ApiOptions {
   agentsDir: string;
   /** One MongoDB client for every event stream the console serves. */
   mongo: MongoClient;
-}
-
-/** An error with the HTTP status to answer it with. */
-class HttpError extends Error {
-  constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 const LIST_STATUSES: readonly string[] = ['running', 'completed', 'failed'] satisfies ListStatus[];
@@ -109,7 +93,6 @@ export function consoleApi(o: ApiOptions): Hono {
   });
 
   api.get('/agents', async (c) => c.json(await agentFiles(o.agentsDir)));
-  api.get('/suites', async (c) => c.json(await suiteFiles(o.agentsDir)));
 
   api.post('/runs', async (c) => {
     const body = parseBody(startBody, await jsonOf(c));
@@ -190,37 +173,7 @@ export function consoleApi(o: ApiOptions): Hono {
     return c.json(view);
   });
 
-  api.get('/evals', async (c) => {
-    const evals = await listEvals(env, 100);
-    return c.json(evals.map(({ eval_id, suite, agent, status, passed, failed, pass_rate, started_at, ended_at }) => ({ eval_id, suite, agent, status, passed, failed, pass_rate, started_at, ended_at: ended_at ?? null })));
-  });
-
-  api.post('/evals', async (c) => {
-    const body = parseBody(evalBody, await jsonOf(c));
-    const json = typeof body.suite === 'string' ? await readJsonFile(await offeredFile(o.agentsDir, body.suite, 'suite', suiteFiles), 'suite file') : body.suite;
-    const where = typeof body.suite === 'string' ? body.suite : 'suite';
-    // The agent: the body's, else the suite's; either way one of the console's agent files.
-    const named = body.agent ?? (json as { agent?: unknown }).agent;
-    const agent = typeof named === 'string' ? await offeredFile(o.agentsDir, named, 'agent', agentFiles) : undefined;
-    const suite = await suiteFromJson(json, where, o.agentsDir, { ...(agent ? { agent } : {}), params: body.params ?? {}, extraToolTypes: config.extraToolTypes });
-    const { evalId } = await startEval(client, { suite, ...(body.concurrency ? { concurrency: body.concurrency } : {}), taskQueue: config.taskQueue, ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}) });
-    return c.json({ eval_id: evalId, cases: suite.cases.length, warnings: suite.warnings, ui_url: workflowUrl(config, evalId) }, 201);
-  });
-
-  // Before /evals/:id, which would take "compare" for an ID.
-  api.get('/evals/compare', async (c) => {
-    const [a, b] = [c.req.query('a'), c.req.query('b')];
-    if (!a || !b) throw new HttpError(400, 'compare needs two evals: /api/evals/compare?a=ID&b=ID');
-    for (const id of [a, b]) if (!(await evalSnapshot(client, id, env))) throw new HttpError(404, `no eval ${id}`);
-    return c.json(await compareEvalResults(client, a, b, env));
-  });
-
-  api.get('/evals/:id', async (c) => {
-    const id = c.req.param('id');
-    const snapshot = await evalSnapshot(client, id, env);
-    if (!snapshot) throw new HttpError(404, `no eval ${id}`);
-    return c.json(snapshot);
-  });
+  evalRoutes(api, o);
 
   api.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
   api.onError((err, c) => {
@@ -259,14 +212,6 @@ function checkToken(c: Context, token: string): void {
   if (a.length !== b.length || !timingSafeEqual(a, b)) throw new HttpError(401, 'this console needs its token: Authorization: Bearer TOKEN (the event stream: ?token=TOKEN)');
 }
 
-async function jsonOf(c: Context): Promise<unknown> {
-  try {
-    return await c.req.json();
-  } catch {
-    throw new HttpError(400, 'bad request body: expected a JSON object');
-  }
-}
-
 /** Sends a decision (or cancels) as the CLI's decision commands do. */
 async function decide({ client }: PerflowClient, id: string, d: DecisionBody): Promise<DecisionRecord | { kind: 'cancel'; action: 'cancel' }> {
   const by = d.by !== undefined ? { by: d.by } : {};
@@ -299,41 +244,6 @@ async function decide({ client }: PerflowClient, id: string, d: DecisionBody): P
 /** What POST /api/runs and /fork answer: `run --json`'s document. */
 function startedJson(config: PerflowClient['config'], run: Awaited<ReturnType<typeof startRun>>) {
   return { workflow_id: run.workflowId, run_id: run.runId, ...run.ids, ui_url: workflowUrl(config, run.workflowId, run.runId) };
-}
-
-/** The agent files in the console's folder: file name, agent name and type (unreadable ones left out). */
-async function agentFiles(dir: string): Promise<Array<{ file: string; name: string; type: string }>> {
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
-  const out: Array<{ file: string; name: string; type: string }> = [];
-  for (const file of names) {
-    try {
-      const json = JSON.parse(await readFile(join(dir, file), 'utf8')) as { name?: unknown; type?: unknown; cases?: unknown };
-      if (typeof json.name === 'string' && json.cases === undefined) out.push({ file, name: json.name, type: typeof json.type === 'string' ? json.type : 'plan_execute_and_reflect' });
-    } catch {
-      // not an agent file
-    }
-  }
-  return out;
-}
-
-/** The suite files in the console's folder (JSON with `cases`): file and suite name. */
-async function suiteFiles(dir: string): Promise<Array<{ file: string; name: string }>> {
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
-  const out: Array<{ file: string; name: string }> = [];
-  for (const file of names) {
-    const json = (await readJsonFile(join(dir, file), 'suite file').catch(() => undefined)) as { name?: unknown; cases?: unknown } | undefined;
-    if (typeof json?.name === 'string' && Array.isArray(json.cases)) out.push({ file, name: json.name });
-  }
-  return out;
-}
-
-/** The path of `name` when it is one of the files `list` offers in the folder (by name only), else a 400 listing them. */
-async function offeredFile(dir: string, name: string, what: 'agent' | 'suite', list: (dir: string) => Promise<Array<{ file: string }>>): Promise<string> {
-  const offered = await list(dir);
-  if (basename(name) !== name || !offered.some((a) => a.file === name)) {
-    throw new HttpError(400, `${what} "${name}" is not one of the console's ${what} files (${offered.map((a) => a.file).join(', ') || 'none'}): GET /api/${what}s`);
-  }
-  return join(dir, name);
 }
 
 /** An agent given as a file of the console's folder (by name only) or as an agent file's JSON. */

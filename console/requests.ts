@@ -1,8 +1,10 @@
 /**
  * The console API's request bodies and queries, validated: a bad one is a 400 naming the field.
  */
+import type { Context } from 'hono';
 import { z } from 'zod';
 import { CliError } from '../client';
+import { HttpError } from './http-error';
 
 const params = z.record(z.string(), z.unknown());
 
@@ -62,4 +64,13 @@ export function offsetOf(raw: string | undefined, name: string): number | undefi
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new CliError(`${name} expects an event offset (0, 1, 2, …), got "${raw}"`, 2);
   return n;
+}
+
+/** The request's JSON body, or a 400. */
+export async function jsonOf(c: Context): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    throw new HttpError(400, 'bad request body: expected a JSON object');
+  }
 }
