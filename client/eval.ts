@@ -38,21 +38,26 @@ export interface LoadSuiteOptions extends LoadAgentFileOptions {
 
 /** Reads a suite file and its agent; every problem (a case's bad parameter too) is one line naming where, before anything runs. */
 export async function loadSuite(file: string, o: LoadSuiteOptions = {}): Promise<LoadedSuite> {
+  return suiteFromJson(await readJsonFile(file, 'suite file'), file, dirname(file), o);
+}
+
+/** A suite given as JSON (`where` names it in errors; its `agent` is relative to `dir`), checked as {@link loadSuite} checks a file. */
+export async function suiteFromJson(json: unknown, where: string, dir: string, o: LoadSuiteOptions = {}): Promise<LoadedSuite> {
   let suite: EvalSuite;
   try {
-    suite = parseSuite(await readJsonFile(file, 'suite file'), file);
+    suite = parseSuite(json, where);
   } catch (err) {
     if (err instanceof EvalSuiteError) throw new CliError(err.message, 2, { cause: err });
     throw err;
   }
-  const agentFile = o.agent ?? (suite.agent !== undefined ? resolve(dirname(file), suite.agent) : undefined);
-  if (agentFile === undefined) throw new CliError(`${file}: agent: the suite names no agent file; add "agent" or pass --agent FILE`, 2);
+  const agentFile = o.agent ?? (suite.agent !== undefined ? resolve(dir, suite.agent) : undefined);
+  if (agentFile === undefined) throw new CliError(`${where}: agent: the suite names no agent file; add "agent" or pass --agent FILE`, 2);
   const agentJson = await readJsonFile(agentFile, 'agent file');
   const { agent } = agentFromJson(agentJson, agentFile, {}, o);
   const warnings: string[] = [];
   const cases = suite.cases.map((c, i) => {
     const params = { ...suite.params, ...c.params, ...o.params };
-    const loaded = agentFromJson(agentJson, `${file}: cases[${i}] (${c.id})`, params, o);
+    const loaded = agentFromJson(agentJson, `${where}: cases[${i}] (${c.id})`, params, o);
     warnings.push(...loaded.warnings.map((w) => `case ${c.id}: ${w}`));
     return { case: c, parameters: loaded.parameters };
   });
@@ -156,7 +161,35 @@ export async function evalResult(
     const stored = await withMemory(o.env, (memory) => loadEval(memory, evalId));
     if (stored && (!ended || stored.status !== 'running')) return stored;
     if (ended) throw err;
-    throw new CliError(`no eval "${evalId}" in Temporal or MongoDB: check the eval ID (perflow eval list)`, 2);
+    throw noEval(evalId);
+  }
+}
+
+const noEval = (evalId: string) => new CliError(`no eval "${evalId}" in Temporal or MongoDB: check the eval ID (perflow eval list)`, 2);
+
+/** An eval as it stands: while it runs, with its progress; one that was cancelled (or failed) has that status. */
+export type EvalSnapshot = Omit<EvalResult, 'status'> & { status: EvalResult['status'] | 'terminated' | 'timed_out' | 'failed'; progress?: EvalProgress };
+
+/**
+ * An eval as it stands, or undefined when neither Temporal nor MongoDB (`env`) knows it: an ended
+ * eval's result; a running one's document as saved so far with its progress; one that ended
+ * without a result (cancelled, say) its saved document with how it ended.
+ */
+export async function evalSnapshot(client: Client, evalId: string, env: NodeJS.ProcessEnv): Promise<EvalSnapshot | undefined> {
+  const stored = () => withMemory(env, (memory) => loadEval(memory, evalId));
+  try {
+    const { status, memo, startTime } = await client.workflow.getHandle(evalId).describe();
+    if (status.name === 'COMPLETED') return await evalResult(client, evalId, { env });
+    const [saved, progress] = await Promise.all([stored(), status.name === 'RUNNING' ? evalProgress(client, evalId) : undefined]);
+    // Saved whole as its last act: the workflow has not closed yet, the eval has ended.
+    if (saved?.status === 'completed') return saved;
+    // The eval saves its document first thing: until then, what its memo says.
+    const start: EvalResult = { eval_id: evalId, suite: String(memo?.suite ?? ''), agent: String(memo?.agent ?? ''), status: 'running', started_at: startTime.toISOString(), passed: 0, failed: 0, pass_rate: 0, cases: [] };
+    if (progress) return { ...(saved ?? start), progress };
+    return { ...(saved ?? start), status: status.name === 'CANCELLED' ? 'cancelled' : status.name === 'TERMINATED' ? 'terminated' : status.name === 'TIMED_OUT' ? 'timed_out' : 'failed' };
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    return stored();
   }
 }
 
@@ -168,9 +201,19 @@ export function listEvals(env: NodeJS.ProcessEnv, limit = 50): Promise<Omit<Eval
 /** An eval comparison with the run diff of each case that improved or regressed. */
 export type EvalComparisonWithDiffs = Omit<EvalComparison, 'cases'> & { cases: (CaseComparison & { diff?: RunDiff })[] };
 
+/** The eval's result once it has ended, else undefined (with `env`: also one MongoDB says ended while its workflow closes). */
+async function endedEval(client: Client, evalId: string, env?: NodeJS.ProcessEnv): Promise<EvalResult | undefined> {
+  if (!env) return evalResult(client, evalId);
+  const r = await evalSnapshot(client, evalId, env);
+  if (!r) throw noEval(evalId);
+  if (r.status === 'running') return undefined;
+  if (r.status !== 'completed') throw new CliError(`eval ${evalId} was ${r.status.replace('_', ' ')}: it has no result to compare`, 2);
+  return r as EvalResult;
+}
+
 /** Compares two ended evals case by case (see `compareEvals`), with the run diff of every changed case. */
 export async function compareEvalResults(client: Client, a: string, b: string, env?: NodeJS.ProcessEnv): Promise<EvalComparisonWithDiffs> {
-  const [ra, rb] = await Promise.all([a, b].map((id) => evalResult(client, id, { ...(env ? { env } : {}) })));
+  const [ra, rb] = await Promise.all([a, b].map((id) => endedEval(client, id, env)));
   const still = !ra ? a : !rb ? b : undefined;
   if (!ra || !rb) throw new CliError(`eval ${still} is still running: compare it once it ends (perflow eval show ${still})`, 2);
   const cmp = compareEvals(ra, rb);

@@ -1,12 +1,10 @@
 /**
  * The console's JSON and Server-Sent Events API: what the CLI does, over HTTP, for the page
  * (and scripts). Each route answers what the matching command prints with `--json`; errors are
- * `{"error": "one line"}` — 400 bad input, 401 no token, 403 foreign origin, 404 unknown run,
+ * `{"error": "one line"}` — 400 bad input, 401 no token, 403 foreign origin, 404 unknown run or eval,
  * 409 a decision the run does not wait for (or a result not there yet).
  */
 import { timingSafeEqual } from 'node:crypto';
-import { basename, join } from 'node:path';
-import { readdir, readFile } from 'node:fs/promises';
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { MongoClient } from 'mongodb';
@@ -41,7 +39,10 @@ import {
 } from '../client';
 import { isNotFound } from '../client/errors';
 import { SearchAttributes } from '../workflows/definitions';
-import { decisionBody, forkBody, offsetOf, parseBody, startBody, type DecisionBody } from './requests';
+import { evalRoutes } from './eval-routes';
+import { HttpError } from './http-error';
+import { agentFiles, offeredFile } from './offered-files';
+import { decisionBody, forkBody, jsonOf, offsetOf, parseBody, startBody, type DecisionBody } from './requests';
 
 export interface ApiOptions {
   perflow: PerflowClient;
@@ -52,16 +53,6 @@ export interface ApiOptions {
   agentsDir: string;
   /** One MongoDB client for every event stream the console serves. */
   mongo: MongoClient;
-}
-
-/** An error with the HTTP status to answer it with. */
-class HttpError extends Error {
-  constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 const LIST_STATUSES: readonly string[] = ['running', 'completed', 'failed'] satisfies ListStatus[];
@@ -182,6 +173,8 @@ export function consoleApi(o: ApiOptions): Hono {
     return c.json(view);
   });
 
+  evalRoutes(api, o);
+
   api.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
   api.onError((err, c) => {
     const { status, message } = httpErrorOf(err, config.namespace, c.req.param('id'));
@@ -219,14 +212,6 @@ function checkToken(c: Context, token: string): void {
   if (a.length !== b.length || !timingSafeEqual(a, b)) throw new HttpError(401, 'this console needs its token: Authorization: Bearer TOKEN (the event stream: ?token=TOKEN)');
 }
 
-async function jsonOf(c: Context): Promise<unknown> {
-  try {
-    return await c.req.json();
-  } catch {
-    throw new HttpError(400, 'bad request body: expected a JSON object');
-  }
-}
-
 /** Sends a decision (or cancels) as the CLI's decision commands do. */
 async function decide({ client }: PerflowClient, id: string, d: DecisionBody): Promise<DecisionRecord | { kind: 'cancel'; action: 'cancel' }> {
   const by = d.by !== undefined ? { by: d.by } : {};
@@ -261,27 +246,8 @@ function startedJson(config: PerflowClient['config'], run: Awaited<ReturnType<ty
   return { workflow_id: run.workflowId, run_id: run.runId, ...run.ids, ui_url: workflowUrl(config, run.workflowId, run.runId) };
 }
 
-/** The agent files in the console's folder: file name, agent name and type (unreadable ones left out). */
-async function agentFiles(dir: string): Promise<Array<{ file: string; name: string; type: string }>> {
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
-  const out: Array<{ file: string; name: string; type: string }> = [];
-  for (const file of names) {
-    try {
-      const json = JSON.parse(await readFile(join(dir, file), 'utf8')) as { name?: unknown; type?: unknown };
-      if (typeof json.name === 'string') out.push({ file, name: json.name, type: typeof json.type === 'string' ? json.type : 'plan_execute_and_reflect' });
-    } catch {
-      // not an agent file
-    }
-  }
-  return out;
-}
-
 /** An agent given as a file of the console's folder (by name only) or as an agent file's JSON. */
 async function loadAgent(dir: string, agent: string | Record<string, unknown>, params: Record<string, unknown>, extraToolTypes: string[]): Promise<LoadedAgent> {
   if (typeof agent !== 'string') return agentFromJson(agent, 'agent', params, { extraToolTypes });
-  const offered = await agentFiles(dir);
-  if (basename(agent) !== agent || !offered.some((a) => a.file === agent)) {
-    throw new HttpError(400, `agent "${agent}" is not one of the console's agent files (${offered.map((a) => a.file).join(', ') || 'none'}): GET /api/agents`);
-  }
-  return loadAgentFile(join(dir, agent), params, { extraToolTypes });
+  return loadAgentFile(await offeredFile(dir, agent, 'agent', agentFiles), params, { extraToolTypes });
 }

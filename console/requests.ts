@@ -1,8 +1,10 @@
 /**
  * The console API's request bodies and queries, validated: a bad one is a 400 naming the field.
  */
+import type { Context } from 'hono';
 import { z } from 'zod';
 import { CliError } from '../client';
+import { HttpError } from './http-error';
 
 const params = z.record(z.string(), z.unknown());
 
@@ -18,6 +20,15 @@ export const forkBody = z.strictObject({
   question: z.string().trim().min(1).optional(),
   params: params.optional(),
   agent: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+});
+
+export const evalBody = z.strictObject({
+  /** A suite file of the console's folder, or a suite's JSON. */
+  suite: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
+  /** An agent file of the console's folder, over the suite's `agent`. */
+  agent: z.string().min(1).optional(),
+  params: params.optional(),
+  concurrency: z.number().int().min(1).max(100).optional(),
 });
 
 const by = z.string().max(200).optional();
@@ -53,4 +64,13 @@ export function offsetOf(raw: string | undefined, name: string): number | undefi
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new CliError(`${name} expects an event offset (0, 1, 2, …), got "${raw}"`, 2);
   return n;
+}
+
+/** The request's JSON body, or a 400. */
+export async function jsonOf(c: Context): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    throw new HttpError(400, 'bad request body: expected a JSON object');
+  }
 }

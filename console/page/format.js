@@ -28,3 +28,15 @@ const TONE = {
   failed: 'bad', cancelled: 'bad', canceled: 'bad', terminated: 'bad', timed_out: 'bad',
 };
 export const tone = (status) => TONE[status] ?? 'neutral';
+
+// An eval's pass rate as `9/10 (90%)`.
+export const passRate = (passed, failed) => {
+  const total = passed + failed;
+  return `${passed}/${total} (${total ? Math.round((passed / total) * 100) : 0}%)`;
+};
+
+// A case's tokens, in and out together.
+export const tokenCount = (u) => (u ? u.input_tokens + u.output_tokens : 0);
+
+// A signed change (a delta between two evals): `+12`, `−0.4 s`, `±0`.
+export const signed = (n, show = String) => (n > 0 ? `+${show(n)}` : n < 0 ? `−${show(-n)}` : `±${show(0)}`);

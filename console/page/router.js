@@ -1,4 +1,4 @@
-// Hash routes (#/runs/ID, #/diff/A/B, #/memory/ID): the server serves one page, and a link to a run can be shared.
+// Hash routes (#/runs/ID, #/diff/A/B, #/memory/ID, #/evals/ID, #/evals/compare/A/B): the server serves one page, and a link to a run can be shared.
 import { useEffect, useState } from 'preact/hooks';
 
 export function parseRoute(hash) {

@@ -16,10 +16,11 @@ jest.setTimeout(120_000);
 const cli = useCli('console-api');
 let server: ConsoleServer;
 let guarded: ConsoleServer;
+let agents: string;
 const TOKEN = 'console-test-token';
 
 beforeAll(async () => {
-  const agents = mkdtempSync(join(tmpdir(), 'perflow-console-agents-'));
+  agents = mkdtempSync(join(tmpdir(), 'perflow-console-agents-'));
   writeFileSync(join(agents, 'adder.json'), JSON.stringify(typedAgent('plan_execute_and_reflect', 2)));
   writeFileSync(join(agents, 'notes.txt'), 'not an agent');
   const config = clientConfigFromEnv(cli.env);
@@ -174,5 +175,82 @@ describe('the console API', () => {
     expect(events.status).toBe(200);
     await events.body?.cancel();
     await expect(startConsole({ config: clientConfigFromEnv(cli.env), env: cli.env, host: '0.0.0.0', port: 0 })).rejects.toThrow(/^--host 0\.0\.0\.0 would open the console to the network: set --token T \(or PERFLOW_CONSOLE_TOKEN\)$/);
+  });
+});
+
+describe('the console API of evals', () => {
+  const suite = (name: string) => ({
+    name,
+    cases: [
+      { id: 'sum', question: 'add the numbers', checks: [{ contains: 'the total is 3' }, { tool_called: 'CalculatorTool' }] },
+      { id: 'poem', question: 'add them as a poem', checks: [{ max_steps: 5 }, { contains: 'poem' }] },
+    ],
+  });
+  let first: string;
+
+  it('starts an eval from a suite file or a suite JSON; bad suites and bodies are 400s naming what to fix', async () => {
+    writeFileSync(join(agents, 'adder3.json'), JSON.stringify({ ...typedAgent('plan_execute_and_reflect', 3), name: 'adder-v3' }));
+    writeFileSync(join(agents, 'sums.json'), JSON.stringify({ ...suite('sums'), agent: 'adder.json' }));
+    expect((await call('GET', '/api/suites')).json).toEqual([{ file: 'sums.json', name: 'sums' }]);
+    expect((await call('GET', '/api/agents')).json.map((a: Json) => a.file)).toEqual(['adder.json', 'adder3.json']);
+
+    const started = await call('POST', '/api/evals', { suite: 'sums.json', concurrency: 2 });
+    expect([started.status, started.json]).toEqual([201, expect.objectContaining({ eval_id: expect.stringMatching(/^eval-sums-/), cases: 2, ui_url: expect.stringContaining('/workflows/') })]);
+    first = started.json.eval_id;
+
+    const bad: Array<[unknown, RegExp]> = [
+      [{ suite: 'nope.json' }, /^suite "nope\.json" is not one of the console's suite files \(sums\.json\)/],
+      [{ suite: 'sums.json', agent: '../adder.json' }, /^agent "\.\.\/adder\.json" is not one of the console's agent files/],
+      [{ suite: { name: 'x', agent: 'adder.json', cases: [] } }, /^suite: cases: /],
+      [{ suite: { ...suite('x'), agent: 'adder.json', cases: [{ id: 'a', question: 'q', checks: [{ contains: 1 }] }] } }, /^suite: cases\[0\]/],
+      [{ suite: suite('no agent') }, /agent: the suite names no agent file/],
+      [{ suite: 'sums.json', concurrency: 0 }, /^bad request body: concurrency: /],
+      [{ suite: 'sums.json', extra: 1 }, /^bad request body: unknown field extra$/],
+    ];
+    for (const [body, message] of bad) {
+      const r = await call('POST', '/api/evals', body);
+      expect([r.status, r.json.error]).toEqual([400, expect.stringMatching(message)]);
+    }
+  });
+
+  it('shows an eval while it runs, once it ends or once cancelled; lists evals; compares two with the run diff of changed cases', async () => {
+    expect((await call('GET', `/api/evals/${first}`)).json).toMatchObject({ eval_id: first, suite: 'sums' });
+    const done = await waitFor('the eval', () => call('GET', `/api/evals/${first}`), (r) => r.json.status === 'completed');
+    expect(done.json).toMatchObject({ agent: 'kernel-plan-execute-and-reflect', passed: 1, failed: 1, pass_rate: 0.5, ended_at: expect.any(String) });
+    expect(done.json.progress).toBeUndefined();
+    const poem = done.json.cases.find((x: Json) => x.id === 'poem');
+    expect(poem).toMatchObject({ passed: false, workflow_id: `${first}-poem`, checks: [{ passed: true }, { check: 'contains "poem"', passed: false }] });
+
+    // The same suite inline, against the agent whose answer changed.
+    const second = (await call('POST', '/api/evals', { suite: suite('sums'), agent: 'adder3.json' })).json.eval_id;
+    await waitFor('the second eval', () => call('GET', `/api/evals/${second}`), (r) => r.json.status === 'completed');
+    const listed = (await call('GET', '/api/evals')).json;
+    expect(listed.slice(0, 2)).toEqual([
+      { eval_id: second, suite: 'sums', agent: 'adder-v3', status: 'completed', passed: 0, failed: 2, pass_rate: 0, started_at: expect.any(String), ended_at: expect.any(String) },
+      expect.objectContaining({ eval_id: first, passed: 1 }),
+    ]);
+
+    const cmp = await call('GET', `/api/evals/compare?a=${first}&b=${second}`);
+    expect(cmp.json).toMatchObject({ a: first, b: second, improved: 0, regressed: 1, same: 1 });
+    const sum = cmp.json.cases.find((x: Json) => x.id === 'sum');
+    expect(sum).toMatchObject({ change: 'regressed', a: { passed: true }, b: { passed: false }, diff: { a: { workflow_id: `${first}-sum` }, b: { workflow_id: `${second}-sum` } } });
+    expect(cmp.json.cases.find((x: Json) => x.id === 'poem').diff).toBeUndefined();
+
+    // One whose cases wait for their plans: it runs until cancelled.
+    const held = (await call('POST', '/api/evals', { suite: 'sums.json', params: { plan_approval: 'first' }, concurrency: 1 })).json.eval_id;
+    const running = await waitFor('a case to run', () => call('GET', `/api/evals/${held}`), (r) => r.json.progress?.running === 1);
+    expect(running.json).toMatchObject({ eval_id: held, status: 'running', cases: [], progress: { total: 2, done: 0, passed: 0, failed: 0, running: 1 } });
+    const early = await call('GET', `/api/evals/compare?a=${first}&b=${held}`);
+    expect([early.status, early.json.error]).toEqual([400, expect.stringMatching(/^eval \S+ is still running: compare it once it ends/)]);
+    await cli.harness.client.workflow.getHandle(held).cancel();
+    await waitFor('the cancelled eval', () => call('GET', `/api/evals/${held}`), (r) => r.json.status === 'cancelled');
+    expect((await call('GET', `/api/evals/compare?a=${first}&b=${held}`)).json).toEqual({ error: `eval ${held} was cancelled: it has no result to compare` });
+
+    expect((await call('GET', '/api/evals/no-such-eval')).json).toEqual({ error: 'no eval no-such-eval' });
+    expect((await call('GET', '/api/evals/no-such-eval')).status).toBe(404);
+    expect((await call('GET', `/api/evals/compare?a=${first}&b=no-such-eval`)).status).toBe(404);
+    expect((await call('GET', `/api/evals/compare?a=${first}`)).status).toBe(400);
+    expect((await call('GET', '/api/evals', undefined, {}, guarded.url)).status).toBe(401);
+    expect((await call('POST', '/api/evals', { suite: 'sums.json' }, { origin: 'http://evil.example' })).status).toBe(403);
   });
 });

@@ -4,7 +4,8 @@
  * plan, watch the planner's answer stream in, edit and approve the plan, deny one tool call and
  * run another with edited input, see the response; fork a finished run from step 2 with another
  * question and a parameter, compare the two side by side; a POST from a foreign origin is
- * refused. A screenshot of the run view is saved outside the repository (and, with
+ * refused; an eval followed to its end, a case to its run, and two evals compared case by case.
+ * A screenshot of the run view is saved outside the repository (and, with
  * PERFLOW_UPDATE_SCREENSHOTS=1, as docs/images/console-run.png for the README).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -230,6 +231,64 @@ it('refuses a state-changing request from a foreign origin', async () => {
   // Without the token, even the console's own page is turned away.
   const anonymous = await fetch(`${server.url}/api/runs`);
   expect(anonymous.status).toBe(401);
+});
+
+it('follows an eval to its end, opens a case and its run, and compares two evals case by case', async () => {
+  // Two versions of an agent: the second adds one number more, so its sum is another.
+  for (const [file, steps] of [['eval-adder.json', 2], ['eval-adder-v2.json', 3]] as const) {
+    const agent = typedAgent('plan_execute_and_reflect', steps);
+    agent.name = file.replace('.json', '');
+    (agent.llm as Record<string, unknown>).price = { input_per_million: 2, output_per_million: 8 };
+    writeFileSync(join(dir, 'agents', file), JSON.stringify(agent));
+  }
+  const suite = {
+    name: 'sums',
+    cases: [
+      { id: 'sum', question: 'What is 1+2?', checks: [{ contains: 'the total is 3' }, { tool_called: 'CalculatorTool' }] },
+      { id: 'poem', question: 'What is 1+2, as a poem?', checks: [{ max_steps: 5 }, { contains: 'poem' }, { not_contains: 'total' }] },
+    ],
+  };
+  const startEval = async (agent: string) => ((await (await api('/evals', { method: 'POST', body: JSON.stringify({ suite, agent }) })).json()) as { eval_id: string }).eval_id;
+  const first = await startEval('eval-adder.json');
+
+  await page.goto(`${server.url}/?token=${TOKEN}#/`);
+  await byTestId('nav-evals').click();
+  const row = (id: string) => page.locator(`[data-testid="eval-row"][data-eval-id="${id}"]`);
+  await row(first).locator('a').click();
+  await page.waitForURL(/#\/evals\/eval-sums-/);
+  await text(byTestId('eval-suite'), /^sums$/);
+  await text(byTestId('eval-view-status'), /^completed$/, 20_000);
+  await text(byTestId('eval-view-pass-rate'), '1/2 (50%)');
+  const poem = page.locator('[data-testid="eval-case"][data-case-id="poem"]');
+  await text(poem.getByTestId('case-verdict'), 'FAIL');
+  await text(poem.getByTestId('case-first-failing'), /^contains "poem" — response has no "poem"$/);
+  await poem.click();
+  await count(byTestId('case-check'), 3);
+  await text(byTestId('case-checks'), 'not_contains "total"');
+  await text(row(first).getByTestId('eval-pass-rate'), '1/2 (50%)');
+  await screenshot('console-eval.png');
+
+  // A case's run, in the run view.
+  await page.locator('[data-testid="eval-case"][data-case-id="sum"] [data-testid="case-run-link"]').click();
+  await page.waitForURL((url) => url.hash === `#/runs/${encodeURIComponent(`${first}-sum`)}`);
+  await text(byTestId('run-response'), /^the total is 3$/);
+
+  // The same suite against the second version: the sum regressed, the poem failed both times.
+  const second = await startEval('eval-adder-v2.json');
+  await byTestId('nav-evals').click();
+  await text(row(second).getByTestId('eval-status'), /^completed$/, 20_000);
+  await row(first).getByTestId('eval-pick').check();
+  await row(second).getByTestId('eval-pick').check();
+  await byTestId('evals-compare').click();
+  await byTestId('eval-compare').waitFor({ timeout: 15_000 });
+  const sum = page.locator('[data-testid="eval-compare-case"][data-case-id="sum"]');
+  await text(sum.getByTestId('case-change'), /^regressed$/);
+  await text(page.locator('[data-testid="eval-compare-case"][data-case-id="poem"] [data-testid="case-change"]'), /^same$/);
+  await text(byTestId('eval-compare-counts'), '1 regressed · 1 same');
+  await screenshot('console-eval-compare.png');
+  await sum.getByTestId('case-diff-link').click();
+  await text(byTestId('diff-side-b'), `${second}-sum`, 15_000);
+  expect(pageErrors).toEqual([]);
 });
 
 /** Waits (bounded) until `read` gives what `ok` accepts; fails naming the last value read. */

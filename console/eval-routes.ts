@@ -1,0 +1,47 @@
+/** The console API's eval routes: list, show, compare and start evals (docs/console.md). */
+import type { Hono } from 'hono';
+import { compareEvalResults, evalSnapshot, listEvals, startEval, suiteFromJson, workflowUrl } from '../client';
+import { readJsonFile } from '../client/json-file';
+import type { ApiOptions } from './api';
+import { HttpError } from './http-error';
+import { agentFiles, offeredFile, suiteFiles } from './offered-files';
+import { evalBody, jsonOf, parseBody } from './requests';
+
+export function evalRoutes(api: Hono, o: ApiOptions): void {
+  const { perflow, env } = o;
+  const { client, config } = perflow;
+
+  api.get('/suites', async (c) => c.json(await suiteFiles(o.agentsDir)));
+
+  api.get('/evals', async (c) => {
+    const evals = await listEvals(env, 100);
+    return c.json(evals.map(({ eval_id, suite, agent, status, passed, failed, pass_rate, started_at, ended_at }) => ({ eval_id, suite, agent, status, passed, failed, pass_rate, started_at, ended_at: ended_at ?? null })));
+  });
+
+  api.post('/evals', async (c) => {
+    const body = parseBody(evalBody, await jsonOf(c));
+    const json = typeof body.suite === 'string' ? await readJsonFile(await offeredFile(o.agentsDir, body.suite, 'suite', suiteFiles), 'suite file') : body.suite;
+    const where = typeof body.suite === 'string' ? body.suite : 'suite';
+    // The agent: the body's, else the suite's; either way one of the console's agent files.
+    const named = body.agent ?? (json as { agent?: unknown }).agent;
+    const agent = typeof named === 'string' ? await offeredFile(o.agentsDir, named, 'agent', agentFiles) : undefined;
+    const suite = await suiteFromJson(json, where, o.agentsDir, { ...(agent ? { agent } : {}), params: body.params ?? {}, extraToolTypes: config.extraToolTypes });
+    const { evalId } = await startEval(client, { suite, ...(body.concurrency ? { concurrency: body.concurrency } : {}), taskQueue: config.taskQueue, ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}) });
+    return c.json({ eval_id: evalId, cases: suite.cases.length, warnings: suite.warnings, ui_url: workflowUrl(config, evalId) }, 201);
+  });
+
+  // Before /evals/:id, which would take "compare" for an ID.
+  api.get('/evals/compare', async (c) => {
+    const [a, b] = [c.req.query('a'), c.req.query('b')];
+    if (!a || !b) throw new HttpError(400, 'compare needs two evals: /api/evals/compare?a=ID&b=ID');
+    for (const id of [a, b]) if (!(await evalSnapshot(client, id, env))) throw new HttpError(404, `no eval ${id}`);
+    return c.json(await compareEvalResults(client, a, b, env));
+  });
+
+  api.get('/evals/:id', async (c) => {
+    const id = c.req.param('id');
+    const snapshot = await evalSnapshot(client, id, env);
+    if (!snapshot) throw new HttpError(404, `no eval ${id}`);
+    return c.json(snapshot);
+  });
+}

@@ -1,0 +1,9 @@
+/** An error of the console API with the HTTP status to answer it with. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 409,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,40 @@
+/** The files the console offers from its folder: agent files, and suite files (JSON with `cases`). */
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { HttpError } from './http-error';
+
+/** The JSON files in the console's folder, parsed (unreadable ones left out). */
+async function jsonFiles(dir: string): Promise<Array<{ file: string; json: { name?: unknown; type?: unknown; cases?: unknown } }>> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
+  const out: Array<{ file: string; json: { name?: unknown; type?: unknown; cases?: unknown } }> = [];
+  for (const file of names) {
+    try {
+      const json: unknown = JSON.parse(await readFile(join(dir, file), 'utf8'));
+      if (typeof json === 'object' && json !== null) out.push({ file, json });
+    } catch {
+      // not JSON
+    }
+  }
+  return out;
+}
+
+/** The agent files in the console's folder: file name, agent name and type. */
+export async function agentFiles(dir: string): Promise<Array<{ file: string; name: string; type: string }>> {
+  return (await jsonFiles(dir)).flatMap(({ file, json }) =>
+    typeof json.name === 'string' && json.cases === undefined ? [{ file, name: json.name, type: typeof json.type === 'string' ? json.type : 'plan_execute_and_reflect' }] : [],
+  );
+}
+
+/** The suite files in the console's folder (JSON with `cases`): file and suite name. */
+export async function suiteFiles(dir: string): Promise<Array<{ file: string; name: string }>> {
+  return (await jsonFiles(dir)).flatMap(({ file, json }) => (typeof json.name === 'string' && Array.isArray(json.cases) ? [{ file, name: json.name }] : []));
+}
+
+/** The path of `name` when it is one of the files `list` offers in the folder (by name only), else a 400 listing them. */
+export async function offeredFile(dir: string, name: string, what: 'agent' | 'suite', list: (dir: string) => Promise<Array<{ file: string }>>): Promise<string> {
+  const offered = await list(dir);
+  if (basename(name) !== name || !offered.some((a) => a.file === name)) {
+    throw new HttpError(400, `${what} "${name}" is not one of the console's ${what} files (${offered.map((a) => a.file).join(', ') || 'none'}): GET /api/${what}s`);
+  }
+  return join(dir, name);
+}
