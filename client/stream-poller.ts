@@ -1,17 +1,14 @@
 /**
  * Many watches in one process (the console's streams, a benchmark's watchers) wait for their
- * runs' next batches together: a tick's queries fetch, for every watched run, the batches from
- * the one its watch waits for on — so a watch reads nothing on its own while it follows a run.
- * On FerretDB each query scans the live event streams, so the number of queries, not their
- * size, is what costs.
+ * runs' next batches together: one query a tick for all of them (`_id` in the batches they wait
+ * for) instead of one per watch — on FerretDB each query scans the live event streams, so the
+ * number of queries, not their size, is what costs.
  */
 import type { Collection, MongoClient } from 'mongodb';
-import { batchId, type EventBatchDoc } from '../memory/run-events';
 
 interface Waiter {
-  run: string;
-  first: number;
-  arrived: (batches: EventBatchDoc[]) => void;
+  id: string;
+  arrived: () => void;
 }
 
 class StreamPoller {
@@ -19,26 +16,22 @@ class StreamPoller {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly collection: Collection<EventBatchDoc>,
+    private readonly collection: Collection<{ _id: string }>,
     private readonly intervalMs: number,
   ) {}
 
-  /**
-   * The run's batches from the one starting at offset `first` on, in order, once it exists; []
-   * after `timeoutMs` (or when `signal` aborts).
-   */
-  wait(run: string, first: number, timeoutMs: number, signal?: AbortSignal): Promise<EventBatchDoc[]> {
+  /** Resolves when the batch `id` exists, or after `timeoutMs` (or when `signal` aborts). */
+  wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
-      const done = (batches: EventBatchDoc[] = []) => {
+      const waiter: Waiter = { id, arrived: () => done() };
+      const timeout = setTimeout(() => done(), timeoutMs);
+      const done = () => {
         clearTimeout(timeout);
         this.waiters.delete(waiter);
-        signal?.removeEventListener('abort', aborted);
-        resolve(batches);
+        signal?.removeEventListener('abort', done);
+        resolve();
       };
-      const waiter: Waiter = { run, first, arrived: done };
-      const timeout = setTimeout(() => done(), timeoutMs);
-      const aborted = () => done();
-      signal?.addEventListener('abort', aborted, { once: true });
+      signal?.addEventListener('abort', done, { once: true });
       this.waiters.add(waiter);
       this.timer ??= setTimeout(() => void this.tick(), this.intervalMs);
     });
@@ -46,22 +39,11 @@ class StreamPoller {
 
   private async tick(): Promise<void> {
     try {
-      // Each watch's next batch by `_id` (FerretDB filters on `_id` in SQLite, anything else in
-      // Go), then the batches after those that were there, until a round finds none.
-      const chains = new Map<Waiter, EventBatchDoc[]>();
-      let wanted = new Map<string, Waiter[]>();
-      for (const w of this.waiters) wanted.set(batchId(w.run, w.first), [...(wanted.get(batchId(w.run, w.first)) ?? []), w]);
-      for (let round = 0; round < MAX_ROUNDS && wanted.size > 0; round++) {
-        const found = await this.collection.find({ _id: { $in: [...wanted.keys()] } }).toArray();
-        const next = new Map<string, Waiter[]>();
-        for (const doc of found) {
-          const waiters = wanted.get(doc._id) ?? [];
-          for (const w of waiters) chains.set(w, [...(chains.get(w) ?? []), doc]);
-          next.set(batchId(doc.run, doc.first + doc.count), waiters);
-        }
-        wanted = next;
+      const ids = [...new Set([...this.waiters].map((w) => w.id))];
+      if (ids.length > 0) {
+        const found = new Set((await this.collection.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+        for (const w of [...this.waiters]) if (found.has(w.id)) w.arrived();
       }
-      for (const [w, chain] of chains) w.arrived(chain);
     } catch {
       // the watches' own reads report a lost connection; the next tick tries again
     } finally {
@@ -71,13 +53,10 @@ class StreamPoller {
   }
 }
 
-/** Queries of one tick at most: a watch gets up to this many batches a tick (the rest the next). */
-const MAX_ROUNDS = 8;
-
 const pollers = new WeakMap<MongoClient, Map<string, StreamPoller>>();
 
 /** The poller of a collection of a MongoDB client: shared by every watch through that client. */
-export function streamPoller(mongo: MongoClient, collection: Collection<EventBatchDoc>, intervalMs: number): StreamPoller {
+export function streamPoller(mongo: MongoClient, collection: Collection<{ _id: string }>, intervalMs: number): StreamPoller {
   let byName = pollers.get(mongo);
   if (!byName) pollers.set(mongo, (byName = new Map()));
   const key = `${collection.dbName}.${collection.collectionName}@${intervalMs}`;

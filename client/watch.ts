@@ -7,7 +7,7 @@ import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { RunEvent, RunEventBody } from '../core/run-events';
 import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv, redact } from '../config/env';
 import { MemoryStore } from '../memory/store';
-import type { EventBatchDoc, RunEventLog } from '../memory/run-events';
+import { batchId, type RunEventLog } from '../memory/run-events';
 import { streamPoller } from './stream-poller';
 import { textSealer } from '../codec/encryption';
 import { firstLine } from '../core/text';
@@ -96,36 +96,24 @@ async function* follow(perflow: PerflowClient, log: RunEventLog, mongo: MongoCli
     return false;
   }
   if (head?.archived && next < head.archived.next && (yield* archived())) return;
-  /** Batches the poller fetched for this watch: given without reading them again. */
-  let fetched: EventBatchDoc[] = [];
   for (;;) {
     if (options.signal?.aborted) return;
-    let events: RunEvent[] = [];
-    let more = false;
-    if (fetched.length > 0) {
-      for (const doc of fetched) events.push(...(await log.batchEvents(doc, next)));
-      batch = fetched.at(-1)!.first + fetched.at(-1)!.count;
-      fetched = [];
-    } else {
-      const read = await log.read(workflowId, next, batch);
-      ({ events, batch } = read);
-      more = read.more === true;
-    }
-    for (const event of events) {
+    const read = await log.read(workflowId, next, batch);
+    batch = read.batch;
+    for (const event of read.events) {
       yield event;
       next = event.offset + 1;
       if (event.type === 'run_finished') return;
     }
-    if (more) continue;
-    if (events.length === 0 && Date.now() - checked >= CLOSED_CHECK_MS) {
+    if (read.events.length > 0) continue;
+    if (Date.now() - checked >= CLOSED_CHECK_MS) {
       checked = Date.now();
       const state = await settleEnded(handle, log, workflowId, next, batch);
       if (state === 'over' || (state === 'archived' && (yield* archived()))) return;
       if (state !== 'waiting') continue;
     }
-    // Until the next batches are there (every watch of this client waits in one query, which
-    // brings them), or it is time to check the run.
-    if (batch !== undefined) fetched = await poller.wait(workflowId, batch, Math.max(0, CLOSED_CHECK_MS - (Date.now() - checked)), options.signal);
+    // Until the next batch is there (every watch of this client waits in one query), or it is time to check the run.
+    if (batch !== undefined) await poller.wait(batchId(workflowId, batch), CLOSED_CHECK_MS - (Date.now() - checked), options.signal);
     else await sleep(options.pollMs ?? 100, options.signal);
   }
 }
