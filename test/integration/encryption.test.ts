@@ -100,7 +100,8 @@ describe('a run with PERFLOW_ENCRYPTION_KEYS', () => {
     ];
     expect(docs.length).toBeGreaterThan(1);
     expect(JSON.stringify(docs)).toContain('sealed');
-    const raw = JSON.stringify(docs);
+    // Everything but the ciphertext, whose base64 holds any three letters now and then ("Ada").
+    const raw = JSON.stringify(docs, (key, value: unknown) => (key === 'sealed' ? '[sealed]' : value));
     for (const secret of [QUESTION, ANSWER, TOOL_OUTPUT, tag, 'Ada', 'keeper']) expect([secret, raw.includes(secret)]).toEqual([secret, false]);
     const watched = await perflow(['watch', workflowId, '--json'], KEY_A);
     expect(watched.code).toBe(0);
