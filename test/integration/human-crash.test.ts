@@ -72,47 +72,33 @@ describe.each<AgentType>(['plan_execute_and_reflect', 'plan_and_execute'])('%s a
   });
 });
 
-it('a run waiting at its max_cost_usd keeps waiting through a worker kill and goes on once raised', async () => {
+it('runs waiting at their max_cost_usd and at their tenant’s daily cap keep waiting through a worker kill and go on once raised', async () => {
   await fixture.restart();
-  const type: AgentType = 'step_by_step';
-  const agent = typedAgent(type, 2);
-  agent.llm = { ...(agent.llm as object), price: { input_per_million: 1, output_per_million: 1 } };
-  const input = runInput(agent, 'crash at the budget', { max_cost_usd: 1e-9 });
-  const handle = await fixture.client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(type), {
-    taskQueue: fixture.taskQueue,
-    workflowId: `budget-crash-${randomUUID().slice(0, 8)}`,
-    args: [input],
-  });
-  await pending(handle.workflowId, 'budget');
-  await fixture.restart(); // killed while the run waits at its budget
-  await raiseBudget(fixture.client, handle.workflowId, { usd: 10, by: 'after-crash' });
-  const out = await handle.result();
-  expect(out.response).toBe(expectedResponse(type, 2));
-  const decisions = await fixture.memory.interactions.find({ parent_interaction_id: out.parent_interaction_id, origin: 'reviewer' }).toArray();
-  expect(decisions.map((d) => `${d.decision?.kind}:${d.decision?.action}:${d.decision?.by}`)).toEqual(['budget:raise:after-crash']);
-});
-
-it('a run waiting at its tenant’s daily cap keeps waiting through a worker kill and goes on once the cap is raised', async () => {
-  await fixture.restart();
-  const type: AgentType = 'plan_and_execute';
-  const agent = typedAgent(type, 1);
-  agent.llm = { ...(agent.llm as object), price: { input_per_million: 1, output_per_million: 1 } };
+  const priced = (type: AgentType, steps: number) => {
+    const agent = typedAgent(type, steps);
+    agent.llm = { ...(agent.llm as object), price: { input_per_million: 1, output_per_million: 1 } };
+    return agent;
+  };
+  const start = (type: AgentType, input: ReturnType<typeof runInput>, prefix: string) =>
+    fixture.client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(type), { taskQueue: fixture.taskQueue, workflowId: `${prefix}-${randomUUID().slice(0, 8)}`, args: [input] });
   const budgets = new TenantBudgets(fixture.memory.db);
   await budgets.setCap('t-crash', 1e-9, 'test', new Date());
-  const input = runInput(agent, 'crash at the tenant cap', { tenant_id: 't-crash' });
-  const handle = await fixture.client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(type), {
-    taskQueue: fixture.taskQueue,
-    workflowId: `tenant-crash-${randomUUID().slice(0, 8)}`,
-    args: [input],
-  });
-  expect((await pending(handle.workflowId, 'budget')).budget).toMatchObject({ reason: 'tenant', tenant: 't-crash' });
-  await fixture.restart(); // killed while the run waits at the tenant's cap
+  const atBudget = await start('step_by_step', runInput(priced('step_by_step', 2), 'crash at the budget', { max_cost_usd: 1e-9 }), 'budget-crash');
+  const atTenantCap = await start('plan_and_execute', runInput(priced('plan_and_execute', 1), 'crash at the tenant cap', { tenant_id: 't-crash' }), 'tenant-crash');
+  await pending(atBudget.workflowId, 'budget');
+  expect((await pending(atTenantCap.workflowId, 'budget')).budget).toMatchObject({ reason: 'tenant', tenant: 't-crash' });
+  await fixture.restart(); // killed while both runs wait
+  await raiseBudget(fixture.client, atBudget.workflowId, { usd: 10, by: 'after-crash' });
   // What `perflow budget set` does (this run has no search attributes to be found by).
   await budgets.setCap('t-crash', 10, 'after-crash', new Date());
-  await fixture.client.workflow.getHandle(handle.workflowId).signal(tenantCapSignal, { tenant: 't-crash', usd_per_day: 10, by: 'after-crash' });
-  const out = await handle.result();
-  expect(out.response).toBe(expectedResponse(type, 1));
-  const decisions = await fixture.memory.interactions.find({ parent_interaction_id: out.parent_interaction_id, origin: 'reviewer' }).toArray();
-  expect(decisions.map((d) => `${d.decision?.kind}:${d.decision?.action}:${d.decision?.by}`)).toEqual(['budget:resume:after-crash']);
-  expect(await budgets.spent('t-crash', new Date().toISOString().slice(0, 10))).toBeCloseTo(out.usage.cost_usd!, 12);
+  await fixture.client.workflow.getHandle(atTenantCap.workflowId).signal(tenantCapSignal, { tenant: 't-crash', usd_per_day: 10, by: 'after-crash' });
+  const decisionsOf = async (out: RunOutput) =>
+    (await fixture.memory.interactions.find({ parent_interaction_id: out.parent_interaction_id, origin: 'reviewer' }).toArray()).map((d) => `${d.decision?.kind}:${d.decision?.action}:${d.decision?.by}`);
+  const budgetOut = await atBudget.result();
+  expect(budgetOut.response).toBe(expectedResponse('step_by_step', 2));
+  expect(await decisionsOf(budgetOut)).toEqual(['budget:raise:after-crash']);
+  const tenantOut = await atTenantCap.result();
+  expect(tenantOut.response).toBe(expectedResponse('plan_and_execute', 1));
+  expect(await decisionsOf(tenantOut)).toEqual(['budget:resume:after-crash']);
+  expect(await budgets.spent('t-crash', new Date().toISOString().slice(0, 10))).toBeCloseTo(tenantOut.usage.cost_usd!, 12);
 });
