@@ -16,6 +16,7 @@ import { diffRuns, type RunDiff } from './diff';
 import { CliError, isNotFound } from './errors';
 import { readJsonFile } from './json-file';
 import { withMemory } from './memory';
+import { END_STATUS } from './watch';
 import { agentFromJson, resolveRunIds, slug, type LoadAgentFileOptions } from './run';
 
 export type { EvalProgress };
@@ -186,7 +187,7 @@ export async function evalSnapshot(client: Client, evalId: string, env: NodeJS.P
     // The eval saves its document first thing: until then, what its memo says.
     const start: EvalResult = { eval_id: evalId, suite: String(memo?.suite ?? ''), agent: String(memo?.agent ?? ''), status: 'running', started_at: startTime.toISOString(), passed: 0, failed: 0, pass_rate: 0, cases: [] };
     if (progress) return { ...(saved ?? start), progress };
-    return { ...(saved ?? start), status: status.name === 'CANCELLED' ? 'cancelled' : status.name === 'TERMINATED' ? 'terminated' : status.name === 'TIMED_OUT' ? 'timed_out' : 'failed' };
+    return { ...(saved ?? start), status: END_STATUS[status.name] ?? 'failed' };
   } catch (err) {
     if (!isNotFound(err)) throw err;
     return stored();

@@ -44,7 +44,8 @@ export class StreamUnavailableError extends CliError {
 /** How often a watch with nothing new asks Temporal whether the run ended without saying so (terminated, timed out). */
 const CLOSED_CHECK_MS = 2_000;
 
-const END_STATUS: Partial<Record<WorkflowExecutionStatusName, Extract<RunEventBody, { type: 'run_finished' }>['status']>> = {
+/** How a closed workflow ended, in the words of a run's `run_finished` event (evals use them too). */
+export const END_STATUS: Partial<Record<WorkflowExecutionStatusName, Extract<RunEventBody, { type: 'run_finished' }>['status']>> = {
   COMPLETED: 'completed',
   FAILED: 'failed',
   CANCELLED: 'cancelled',
