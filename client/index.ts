@@ -69,3 +69,4 @@ export {
   type StartEvalOptions,
 } from './eval';
 export type { CaseComparison, CaseResult, CheckResult, EvalCheck, EvalComparison, EvalResult, EvalSuite } from '../core/eval/types';
+export { suiteFromRuns, type FromRunsOptions } from './eval-from-runs';
