@@ -7,8 +7,7 @@ import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { RunEvent, RunEventBody } from '../core/run-events';
 import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv, redact } from '../config/env';
 import { MemoryStore } from '../memory/store';
-import { batchId, type RunEventLog } from '../memory/run-events';
-import { streamPoller } from './stream-poller';
+import type { RunEventLog } from '../memory/run-events';
 import { textSealer } from '../codec/encryption';
 import { firstLine } from '../core/text';
 import type { PerflowClient } from './connect';
@@ -81,7 +80,6 @@ export async function* watchRun(perflow: PerflowClient, workflowId: string, opti
 }
 
 async function* follow(perflow: PerflowClient, log: RunEventLog, mongo: MongoClient, workflowId: string, options: WatchOptions): AsyncGenerator<RunEvent> {
-  const poller = streamPoller(mongo, log.collection as never, options.pollMs ?? 100);
   const head = await log.head(workflowId);
   let next = options.from ?? head?.start ?? 0;
   let batch: number | undefined;
@@ -113,9 +111,8 @@ async function* follow(perflow: PerflowClient, log: RunEventLog, mongo: MongoCli
       if (state === 'over' || (state === 'archived' && (yield* archived()))) return;
       if (state !== 'waiting') continue;
     }
-    // Until the next batch is there (every watch of this client waits in one query), or it is time to check the run.
-    if (batch !== undefined) await poller.wait(batchId(workflowId, batch), CLOSED_CHECK_MS - (Date.now() - checked), options.signal);
-    else await sleep(options.pollMs ?? 100, options.signal);
+    // Each look is one read by `_id` in the run's live shard: it costs the events of the runs in that shard only.
+    await sleep(options.pollMs ?? 100, options.signal);
   }
 }
 

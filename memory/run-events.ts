@@ -5,15 +5,21 @@
  * `first + count - 1`, so the next batch is `<run>:<first + count>`. Writers append by inserting
  * the next batch's `_id`; a writer that loses the race (duplicate key) reads the winner's batch
  * and tries after it, so offsets never skip or repeat. Readers follow the chain with point reads
- * by `_id` — the one lookup every MongoDB-wire server serves without scanning other runs' events
- * (FerretDB filters nothing else in its database). `<run>` alone is the stream's head: its
- * tenant, its memory and a hint of where the chain ends.
+ * by `_id`.
+ *
+ * While a run is in flight its batches live in one of a few hundred shard collections
+ * (`<events>.live.<xx>`, core/memory-collections.ts); when it ends they move to the archive
+ * (`<events>.archive`) and leave the shard. Every read of a live stream thus touches the events of
+ * the few runs in its shard only: FerretDB answers a query by scanning the collection (even by
+ * `_id`), so a single collection of every run's batches made each read cost all runs' events. The
+ * events collection itself holds the streams' heads (`<run>`: tenant, memory, where the chain
+ * ended, where its live batches are) and the batches of streams begun before shards.
  *
  * With encryption keys the events of a batch are stored sealed (`sealed`), else as documents.
  */
-import { Binary, MongoBulkWriteError, MongoServerError, type Collection } from 'mongodb';
+import { Binary, MongoServerError, type Collection } from 'mongodb';
 import type { RunEvent, TimedEvent } from '../core/run-events';
-import { eventArchiveOf } from '../core/memory-collections';
+import { eventArchiveOf, eventLiveOf } from '../core/memory-collections';
 
 /** Seals and opens the events of a batch (the payload codec of PERFLOW_ENCRYPTION_KEYS). */
 export interface EventSealer {
@@ -27,6 +33,8 @@ export interface StreamHeadDoc {
   archived?: { chunks: number; next: number };
   memory_id?: string;
   tenant_id?: string;
+  /** The collection holding the stream's live batches (absent: the events collection, for streams begun before shards). */
+  live?: string;
   /** Where the chain ended when a writer last said (the chain may have grown since). */
   next: number;
   /** Where the latest run under this workflow ID begins (absent: 0). */
@@ -72,8 +80,9 @@ export const batchId = (run: string, first: number) => `${run}:${first}`;
 /** How many workflow-event keys a writer remembers per stream (a re-run task republishes its latest events only). */
 const KEYS_REMEMBERED = 512;
 
-/** What a writer knows of a stream: where it ends, whose it is, and the keys of its latest workflow events. */
+/** What a writer knows of a stream: where its batches are, where it ends, whose it is, and the keys of its latest workflow events. */
 interface Tail {
+  batches: Collection<EventBatchDoc>;
   next: number;
   tenant_id?: string;
   keys: Set<string>;
@@ -87,66 +96,23 @@ function remember(keys: Set<string>, more: readonly string[] | undefined): void 
   }
 }
 
-/**
- * Inserts one command at a time: the batches appended while a command is in flight go together
- * in the next (`insertMany`, unordered, each failing or not on its own). A writer alone waits for
- * nothing; a worker streaming many runs sends a few commands instead of one per batch (on
- * FerretDB each command is a transaction of its own).
- */
-class GroupInserter {
-  private queue: { doc: EventBatchDoc; done: (err?: unknown) => void }[] = [];
-  private busy = false;
-
-  constructor(private readonly collection: Collection<StreamDoc>) {}
-
-  insert(doc: EventBatchDoc): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ doc, done: (err) => (err === undefined ? resolve() : reject(err)) });
-      if (!this.busy) void this.drain();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    this.busy = true;
-    while (this.queue.length > 0) {
-      const group = this.queue.splice(0, MAX_GROUP);
-      try {
-        if (group.length === 1) await this.collection.insertOne(group[0].doc);
-        else await this.collection.insertMany(group.map((g) => g.doc), { ordered: false });
-        for (const g of group) g.done();
-      } catch (err) {
-        // Unordered: the batches not named in the write errors were inserted.
-        const failed = new Map(err instanceof MongoBulkWriteError ? [err.writeErrors].flat().map((e) => [e.index, e] as const) : []);
-        group.forEach((g, i) => {
-          const writeError = failed.get(i);
-          g.done(writeError ? new MongoServerError({ message: writeError.errmsg ?? 'write error', code: writeError.code }) : err instanceof MongoBulkWriteError ? undefined : err);
-        });
-      }
-    }
-    this.busy = false;
-  }
-}
-
-/** The most batches one insert command carries. */
-const MAX_GROUP = 100;
-
 export class RunEventLog {
   private readonly tails = new Map<string, Tail>();
-  private readonly inserts: GroupInserter;
+  /** Where each stream read or written here keeps its live batches (from its head). */
+  private readonly lives = new Map<string, Collection<EventBatchDoc>>();
 
   constructor(
+    /** The streams' heads (and the batches of streams begun before shards). */
     readonly collection: Collection<StreamDoc>,
     private readonly sealer?: EventSealer,
-    /** Where ended streams are moved, so the collection of live ones stays small (FerretDB scans it on every read). */
+    /** Where ended streams are moved, so the live shards hold the runs in flight only. */
     readonly archive: Collection<ArchiveDoc> = collection.db.collection<ArchiveDoc>(eventArchiveOf(collection.collectionName)),
-  ) {
-    this.inserts = new GroupInserter(collection);
-  }
+  ) {}
 
   /** Creates the stream's head (once; a second call keeps the first's). */
   async open(run: string, head: { memory_id: string; tenant_id?: string }): Promise<void> {
     try {
-      await this.collection.insertOne({ _id: run, ...head, next: 0, created: new Date() } as StreamHeadDoc);
+      await this.collection.insertOne({ _id: run, ...head, live: eventLiveOf(this.collection.collectionName, run), next: 0, created: new Date() } as StreamHeadDoc);
     } catch (err) {
       if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
     }
@@ -179,7 +145,7 @@ export class RunEventLog {
         created: new Date(),
       };
       try {
-        await this.inserts.insert(doc);
+        await tail.batches.insertOne(doc);
         const first = tail.next;
         tail.next = first + pending.length;
         remember(tail.keys, pendingKeys);
@@ -203,6 +169,7 @@ export class RunEventLog {
   /** Forgets a finished stream's tail (the process keeps no state of ended runs). */
   forget(run: string): void {
     this.tails.delete(run);
+    this.lives.delete(run);
   }
 
   /** The stream's head; undefined when the run has no stream. */
@@ -219,10 +186,12 @@ export class RunEventLog {
    */
   async read(run: string, offset: number, batch?: number, limit = 64): Promise<{ events: RunEvent[]; batch?: number; more?: true }> {
     const events: RunEvent[] = [];
-    let start = batch ?? (offset === 0 ? 0 : await this.batchStartOf(run, offset));
-    if (start === undefined) return { events };
+    const batches = await this.liveOf(run);
+    const found = batch ?? (offset === 0 ? 0 : await this.batchStartOf(batches, run, offset));
+    if (found === undefined) return { events };
+    let start = found;
     for (let i = 0; i < limit; i++) {
-      const doc = (await this.collection.findOne({ _id: batchId(run, start) })) as EventBatchDoc | null;
+      const doc: EventBatchDoc | null = await batches.findOne({ _id: batchId(run, start) });
       if (!doc) return { events, batch: start };
       events.push(...(await this.batchEvents(doc, offset)));
       start = doc.first + doc.count;
@@ -240,19 +209,26 @@ export class RunEventLog {
    * Writers and readers of live streams then scan only the runs in flight.
    */
   async archiveStream(run: string): Promise<void> {
-    const batches = ((await this.collection.find({ run } as object).toArray()) as EventBatchDoc[]).sort((a, b) => a.first - b.first);
-    if (batches.length === 0) return;
+    const batches = await this.liveOf(run);
+    // The run's own batches: a filter FerretDB scans the shard for, which holds the runs in flight only.
+    const docs = (await batches.find({ run }).toArray()).sort((a, b) => a.first - b.first);
+    if (docs.length === 0) return;
     const head = await this.head(run);
-    const chunks = Math.ceil(batches.length / BATCHES_PER_ARCHIVE_DOC);
+    const chunks = Math.ceil(docs.length / BATCHES_PER_ARCHIVE_DOC);
     const earlier = head?.archived?.chunks ?? 0; // a workflow ID used again: its earlier runs' chunks come first
     for (let k = 0; k < chunks; k++) {
-      const part = batches.slice(k * BATCHES_PER_ARCHIVE_DOC, (k + 1) * BATCHES_PER_ARCHIVE_DOC).map(({ _id: _i, run: _r, ...b }) => b);
-      await this.archive.replaceOne({ _id: batchId(run, earlier + k) }, { run, batches: part }, { upsert: true });
+      const part = docs.slice(k * BATCHES_PER_ARCHIVE_DOC, (k + 1) * BATCHES_PER_ARCHIVE_DOC).map(({ _id: _i, run: _r, ...b }) => b);
+      const doc: ArchiveDoc = { _id: batchId(run, earlier + k), run, batches: part };
+      // Inserted (the archive only grows); an archive cut short before the head said so is written again.
+      await this.archive.insertOne(doc).catch(async (err: unknown) => {
+        if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+        await this.archive.replaceOne({ _id: doc._id }, doc);
+      });
     }
-    const end = batches.at(-1)!.first + batches.at(-1)!.count;
+    const end = docs.at(-1)!.first + docs.at(-1)!.count;
     // A workflow ID used again goes on after the archived offsets.
     await this.collection.updateOne({ _id: run }, { $set: { archived: { chunks: earlier + chunks, next: end } }, $max: { next: end } });
-    await this.collection.deleteMany({ _id: { $in: batches.map((b) => b._id) } });
+    await batches.deleteMany({ run, first: { $lt: end } });
     this.tails.delete(run);
   }
 
@@ -278,11 +254,24 @@ export class RunEventLog {
   }
 
   /** The start of the batch holding `offset` (a reader re-attaching mid-stream); undefined when no batch holds it yet. */
-  private async batchStartOf(run: string, offset: number): Promise<number | undefined> {
-    const doc = await this.collection.findOne({ run, first: { $lte: offset } } as object, { sort: { first: -1 }, projection: { first: 1, count: 1 } });
+  private async batchStartOf(batches: Collection<EventBatchDoc>, run: string, offset: number): Promise<number | undefined> {
+    const doc = await batches.findOne({ run, first: { $lte: offset } }, { sort: { first: -1 }, projection: { first: 1, count: 1 } });
     if (!doc) return undefined;
-    const { first, count } = doc as EventBatchDoc;
+    const { first, count } = doc;
     return offset < first + count ? first : first + count;
+  }
+
+  /** The collection of a stream's live batches, as its head says (one head read per stream and process). */
+  private async liveOf(run: string): Promise<Collection<EventBatchDoc>> {
+    return this.lives.get(run) ?? this.liveFrom(run, await this.head(run));
+  }
+
+  /** The live batches' collection a head names: before shards the events collection; a stream not opened yet, its shard. */
+  private liveFrom(run: string, head: StreamHeadDoc | undefined): Collection<EventBatchDoc> {
+    const name = head ? (head.live ?? this.collection.collectionName) : eventLiveOf(this.collection.collectionName, run);
+    const batches = this.collection.db.collection<EventBatchDoc>(name);
+    if (head) this.lives.set(run, batches);
+    return batches;
   }
 
   private async store(events: TimedEvent[]): Promise<Pick<EventBatchDoc, 'events' | 'sealed'>> {
@@ -304,12 +293,11 @@ export class RunEventLog {
    */
   private async findTail(run: string, lookBack: boolean): Promise<Tail> {
     const head = await this.head(run);
-    const start: Tail = { next: head?.next ?? 0, ...(head?.tenant_id !== undefined ? { tenant_id: head.tenant_id } : {}), keys: new Set() };
+    const batches = this.liveFrom(run, head);
+    const start: Tail = { batches, next: head?.next ?? 0, ...(head?.tenant_id !== undefined ? { tenant_id: head.tenant_id } : {}), keys: new Set() };
     if (lookBack && start.next > 0) {
-      const earlier = await this.collection
-        .find({ run, first: { $lt: start.next } } as object, { sort: { first: -1 }, limit: KEY_LOOKBACK_BATCHES, projection: { keys: 1 } })
-        .toArray();
-      for (const d of earlier.reverse()) remember(start.keys, (d as EventBatchDoc).keys);
+      const earlier = await batches.find({ run, first: { $lt: start.next } }, { sort: { first: -1 }, limit: KEY_LOOKBACK_BATCHES, projection: { keys: 1 } }).toArray();
+      for (const d of earlier.reverse()) remember(start.keys, d.keys);
     }
     const tail = await this.walk(run, start);
     this.tails.set(run, tail);
@@ -324,7 +312,7 @@ export class RunEventLog {
    */
   private async walk(run: string, tail: Tail): Promise<Tail> {
     for (let steps = 0; ; steps++) {
-      const doc = (await this.collection.findOne({ _id: batchId(run, tail.next) }, { projection: { first: 1, count: 1, keys: 1 } })) as EventBatchDoc | null;
+      const doc = await tail.batches.findOne({ _id: batchId(run, tail.next) }, { projection: { first: 1, count: 1, keys: 1 } });
       if (!doc) {
         if (steps > HINT_AFTER_STEPS) await this.collection.updateOne({ _id: run }, { $max: { next: tail.next } });
         return tail;

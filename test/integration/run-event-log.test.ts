@@ -5,12 +5,13 @@
  * duplicated; sealed batches hold no plaintext.
  */
 import { randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
+import type { MongoClient } from 'mongodb';
 import { RunEventLog } from '../../memory/run-events';
 import { textSealer } from '../../codec/encryption';
 import { parseEncryptionKeys } from '../../config/env';
 import type { TimedEvent } from '../../core/run-events';
-import { connectMongo, serverEnv } from '../support/env';
+import { eventLiveOf } from '../../core/memory-collections';
+import { connectMongo } from '../support/env';
 
 jest.setTimeout(60_000);
 
@@ -25,6 +26,8 @@ afterAll(async () => {
 });
 
 const log = (sealed = false) => new RunEventLog(mongo.db(database).collection('perflow_events'), sealed ? textSealer(parseEncryptionKeys(`k:${Buffer.alloc(32, 7).toString('base64')}`)) : undefined);
+/** The collection holding a run's live batches. */
+const live = (run: string) => mongo.db(database).collection(eventLiveOf('perflow_events', run));
 const delta = (writer: number, n: number, text = `w${writer}-${n}`): TimedEvent => ({ type: 'model_delta', role: 'executor', step: writer, call: `executor:${writer}:0`, text, at: new Date().toISOString() });
 
 describe('the run event log', () => {
@@ -45,44 +48,13 @@ describe('the run event log', () => {
       const mine = events.flatMap((e) => (e.type === 'model_delta' && e.step === w ? [e.text] : []));
       expect(mine).toEqual(Array.from({ length: BATCHES * 2 }, (_, n) => `w${w}-${n}`));
     }
-    // Every batch document carries the run's tenant.
-    const docs = await mongo.db(database).collection('perflow_events').find({ run }).toArray();
+    // Every batch document carries the run's tenant, in the run's shard; the events collection holds its head alone.
+    const docs = await live(run).find({ run }).toArray();
+    expect(docs.length).toBeGreaterThan(1);
     expect(docs.every((d) => d.tenant_id === 't')).toBe(true);
+    expect(await mongo.db(database).collection('perflow_events').find({ $or: [{ _id: run }, { run }] } as object).toArray()).toEqual([expect.objectContaining({ _id: run, live: eventLiveOf('perflow_events', run) })]);
     // Re-reading from the middle starts inside a batch.
     expect((await log().read(run, 31, undefined, 1_000)).events.map((e) => e.offset)[0]).toBe(31);
-  });
-
-  it('sends the batches one writer appends at once together, in fewer commands, each stream still consecutive and in order', async () => {
-    const monitored = new MongoClient(serverEnv().mongoUri, { monitorCommands: true });
-    const inserts: number[] = [];
-    monitored.on('commandStarted', (e) => {
-      if (e.commandName === 'insert') inserts.push((e.command.documents as unknown[]).length);
-    });
-    try {
-      // One worker's log, many runs streaming at once, and two streams of one run racing each other.
-      const shared = new RunEventLog(monitored.db(database).collection('perflow_events'));
-      const runs = Array.from({ length: 8 }, () => `group-${randomUUID()}`);
-      await Promise.all(runs.map((run) => shared.open(run, { memory_id: 'm' })));
-      const BATCHES = 10;
-      const writers = [...runs.map((run) => [run, 0] as const), [runs[0], 1] as const];
-      await Promise.all(writers.map(async ([run, w]) => {
-        for (let b = 0; b < BATCHES; b++) await shared.append(run, [delta(w, b)]);
-      }));
-      for (const run of runs) {
-        const { events } = await log().read(run, 0, undefined, 1_000);
-        const writersOf = writers.filter(([r]) => r === run).map(([, w]) => w);
-        expect(events.map((e) => e.offset)).toEqual(Array.from({ length: BATCHES * writersOf.length }, (_, i) => i));
-        for (const w of writersOf) {
-          expect(events.flatMap((e) => (e.type === 'model_delta' && e.step === w ? [e.text] : []))).toEqual(Array.from({ length: BATCHES }, (_, n) => `w${w}-${n}`));
-        }
-      }
-      const batchInserts = inserts.slice(runs.length); // after the heads
-      expect(batchInserts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(writers.length * BATCHES);
-      expect(batchInserts.length).toBeLessThan(writers.length * BATCHES);
-      expect(Math.max(...batchInserts)).toBeGreaterThan(1);
-    } finally {
-      await monitored.close();
-    }
   });
 
   it('does not append a keyed event again, also from a writer new to the stream', async () => {
@@ -110,7 +82,8 @@ describe('the run event log', () => {
     await writer.archiveStream(run); // again: nothing left to move
     expect(await log().readAll(run)).toEqual(before);
     expect((await log().readAll(run, 7)).map((e) => e.offset)).toEqual([7, 8, 9]);
-    expect(await mongo.db(database).collection('perflow_events').countDocuments({ run })).toBe(0);
+    expect(await live(run).countDocuments({ run })).toBe(0);
+    expect(await mongo.db(database).collection('perflow_events.archive').countDocuments({ run })).toBe(1);
     expect((await log().head(run))?.archived).toEqual({ chunks: 1, next: 10 });
     // A workflow ID used again: a new writer goes on after the archived offsets.
     expect(await log().append(run, [delta(1, 0)])).toBe(10);
@@ -121,9 +94,39 @@ describe('the run event log', () => {
     const sealed = log(true);
     await sealed.open(run, { memory_id: 'm' });
     await sealed.append(run, [delta(0, 0, 'the secret answer')]);
-    const raw = JSON.stringify(await mongo.db(database).collection('perflow_events').find({ run }).toArray());
+    const raw = JSON.stringify(await live(run).find({ run }).toArray());
+    expect(raw).toContain('sealed');
     expect(raw).not.toContain('secret');
     expect((await log(true).read(run, 0)).events[0]).toMatchObject({ text: 'the secret answer' });
     await expect(log().read(run, 0)).rejects.toThrow(/encrypted: set PERFLOW_ENCRYPTION_KEYS/);
+  });
+
+  it('reads, appends to and archives a stream begun before shards in the events collection, where its batches are', async () => {
+    const run = `legacy-${randomUUID()}`;
+    const events = mongo.db(database).collection('perflow_events');
+    // As a worker before shards left it: a head without `live`, its batches beside it.
+    await events.insertOne({ _id: run, memory_id: 'm', next: 0, created: new Date() } as never);
+    await events.insertOne({ _id: `${run}:0`, run, first: 0, count: 2, events: [delta(0, 0), delta(0, 1)], created: new Date() } as never);
+    expect(await log().append(run, [delta(0, 2)])).toBe(2);
+    expect((await log().read(run, 1)).events.map((e) => e.offset)).toEqual([1, 2]);
+    expect(await events.countDocuments({ run })).toBe(2);
+    expect(await live(run).countDocuments({ run })).toBe(0);
+    await log().archiveStream(run);
+    expect(await events.countDocuments({ run })).toBe(0);
+    expect((await log().readAll(run)).map((e) => e.offset)).toEqual([0, 1, 2]);
+  });
+
+  it('keeps each shard to the streams in flight: runs in other shards are not read, ended ones leave', async () => {
+    const runs = Array.from({ length: 6 }, () => `shard-${randomUUID()}`);
+    const writer = log();
+    for (const run of runs) {
+      await writer.open(run, { memory_id: 'm' });
+      await writer.append(run, [delta(0, 0)]);
+    }
+    for (const run of runs) {
+      expect((await live(run).distinct('run')).filter((r) => runs.includes(r)).sort()).toEqual(runs.filter((r) => eventLiveOf('perflow_events', r) === eventLiveOf('perflow_events', run)).sort());
+    }
+    await Promise.all(runs.map((run) => writer.archiveStream(run)));
+    for (const run of runs) expect(await live(run).countDocuments({ run })).toBe(0);
   });
 });

@@ -63,7 +63,8 @@ export function database(client: MongoClient, requested: string | undefined, s: 
 }
 
 export function isHidden(name: string, options: MongoToolsOptions): boolean {
-  return options.protectedCollections.includes(name) || name.startsWith('system.');
+  // perflow_events.archive and perflow_events.live.* are named after the events collection.
+  return options.protectedCollections.some((p) => name === p || name.startsWith(`${p}.`)) || name.startsWith('system.');
 }
 
 export async function visibleCollections(db: Db, options: MongoToolsOptions): Promise<{ name: string; type: string }[]> {
