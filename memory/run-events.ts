@@ -71,6 +71,9 @@ const DUPLICATE_KEY = 11000;
 /** How far back a writer new to a stream looks for workflow events already published. */
 const KEY_LOOKBACK_BATCHES = 32;
 
+/** How many streams' live collections a log remembers (beyond, the oldest is read from its head again). */
+const LIVES_REMEMBERED = 4_096;
+
 /** A walk longer than this many batches records its end in the head. */
 const HINT_AFTER_STEPS = 8;
 
@@ -270,7 +273,11 @@ export class RunEventLog {
   private liveFrom(run: string, head: StreamHeadDoc | undefined): Collection<EventBatchDoc> {
     const name = head ? (head.live ?? this.collection.collectionName) : eventLiveOf(this.collection.collectionName, run);
     const batches = this.collection.db.collection<EventBatchDoc>(name);
-    if (head) this.lives.set(run, batches);
+    if (head) {
+      // A server watching runs for days keeps the latest streams' only.
+      if (this.lives.size >= LIVES_REMEMBERED) this.lives.delete(this.lives.keys().next().value as string);
+      this.lives.set(run, batches);
+    }
     return batches;
   }
 

@@ -91,7 +91,7 @@ export class MemoryStore {
   async ensureIndexes(): Promise<void> {
     await this.interactions.createIndex({ memory_id: 1, created: 1 }, { name: 'memory_in_order' });
     await this.interactions.createIndex({ parent_interaction_id: 1, trace_number: 1 }, { name: 'children_in_order' });
-    // Re-attaching to a stream mid-way finds its batch by offset (the chain itself is read by _id).
+    // Re-attaching mid-way to a stream begun before live shards finds its batch by offset (the chain itself is read by _id).
     await this.db.collection(this.collections.events).createIndex({ run: 1, first: 1 }, { name: 'stream_in_order' });
   }
 
