@@ -15,8 +15,8 @@ import type { Db } from 'mongodb';
 /** The worker's tenant budgets, opened on the first call of a run with a tenant. */
 export function openTenantBudgets(db: Db): TenantBudgets {
   const budgets = new TenantBudgets(db);
-  // Summing a day's spend is correct without the index, and the next worker tries again.
-  void budgets.ensureIndexes().catch(() => undefined);
+  // Spend recorded before days had collections of their own; a worker that cannot read it now tries at its next start.
+  void budgets.adoptEarlierSpend(new Date()).catch(() => undefined);
   return budgets;
 }
 
@@ -34,7 +34,9 @@ export async function withinTenantBudget<T extends { usage: Usage }>(
   if (tenant === undefined) return call();
   const day = utcDay(now());
   const store = budgets();
-  const [cap, spent] = await Promise.all([store.cap(tenant), store.spent(tenant, day)]);
+  const cap = await store.cap(tenant);
+  // A tenant without a cap is not summed (its spend is still counted below).
+  const spent = cap === undefined ? 0 : await store.spent(tenant, day);
   if (cap !== undefined && spent >= cap) {
     const reached = { tenant, day, cap_usd: cap, spent_usd: spent };
     return { ...notMade(reached), tenant_budget: reached };

@@ -4,12 +4,18 @@
  * once), and a day's spend is their sum: every worker and run of a tenant counts into the same
  * total. An insert is atomic everywhere; an `$inc` is not on FerretDB, which loses concurrent
  * increments of one document (read, add and write are not isolated there).
+ *
+ * Each UTC day's calls are a collection of their own (`perflow_tenant_spend.YYYY-MM-DD`): the sum
+ * before a call reads that day's documents only — FerretDB answers it by scanning the collection,
+ * so one collection of every day's calls made each check cost all the spend ever recorded.
  */
 import { randomUUID } from 'node:crypto';
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 'mongodb';
 import { TENANT_BUDGET_COLLECTIONS } from '../core/memory-collections';
 
-export { utcDay } from '../core/datetime';
+import { utcDay } from '../core/datetime';
+
+export { utcDay };
 
 export interface TenantCapDoc {
   /** The tenant. */
@@ -43,18 +49,42 @@ export interface TenantBudgetView {
 
 const DUPLICATE_KEY = 11000;
 
+/** An insert that found its documents there already (a repeated call, spend adopted twice) counted them once. */
+function ignoreDuplicates(err: unknown): void {
+  const duplicatesOnly = err instanceof MongoBulkWriteError ? [err.writeErrors].flat().every((e) => e.code === DUPLICATE_KEY) : err instanceof MongoServerError && err.code === DUPLICATE_KEY;
+  if (!duplicatesOnly) throw err;
+}
+
 export class TenantBudgets {
   readonly caps: Collection<TenantCapDoc>;
-  readonly spend: Collection<TenantSpendDoc>;
+  /** The adoption of earlier spend under way (sums wait for it; failed, they go on without). */
+  private adopting: Promise<void> | undefined;
+  /** The days whose collection has its index (created once per day and process). */
+  private readonly indexed = new Set<string>();
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.caps = db.collection<TenantCapDoc>(TENANT_BUDGET_COLLECTIONS.caps);
-    this.spend = db.collection<TenantSpendDoc>(TENANT_BUDGET_COLLECTIONS.spend);
   }
 
-  /** The index a day's spend is summed over (FerretDB on PostgreSQL pushes the equality down without it). */
-  async ensureIndexes(): Promise<void> {
-    await this.spend.createIndex({ tenant: 1, day: 1 }, { name: 'tenant_day' });
+  /** The spend of one UTC day (YYYY-MM-DD). */
+  spendOf(day: string): Collection<TenantSpendDoc> {
+    return this.db.collection<TenantSpendDoc>(`${TENANT_BUDGET_COLLECTIONS.spend}.${day}`);
+  }
+
+  /**
+   * Brings the current and the previous UTC day's spend recorded in the one collection of every
+   * day (before days had collections) into their day's collection, so an upgraded worker counts
+   * what was spent today. Idempotent: each call's document keeps its key.
+   */
+  adoptEarlierSpend(now: Date): Promise<void> {
+    const legacy = this.db.collection<TenantSpendDoc>(TENANT_BUDGET_COLLECTIONS.spend);
+    this.adopting = (async () => {
+      for (const day of [utcDay(now.getTime() - 86_400_000), utcDay(now.getTime())]) {
+        const docs = await legacy.find({ day }).toArray();
+        if (docs.length > 0) await this.spendOf(day).insertMany(docs, { ordered: false }).catch(ignoreDuplicates);
+      }
+    })();
+    return this.adopting;
   }
 
   async setCap(tenant: string, usdPerDay: number, by: string, now: Date): Promise<void> {
@@ -68,17 +98,20 @@ export class TenantBudgets {
 
   /** The tenant's spend of `day` (0 before its first priced call that day). */
   async spent(tenant: string, day: string): Promise<number> {
-    const [total] = await this.spend.aggregate<{ usd: number }>([{ $match: { tenant, day } }, { $group: { _id: null, usd: { $sum: '$usd' } } }]).toArray();
+    await this.adopting?.catch(() => undefined);
+    const [total] = await this.spendOf(day).aggregate<{ usd: number }>([{ $match: { tenant } }, { $group: { _id: null, usd: { $sum: '$usd' } } }]).toArray();
     return total?.usd ?? 0;
   }
 
   /** Counts a call's cost into the tenant's spend of `day`; the same `call` counts once. */
   async addSpend(tenant: string, day: string, usd: number, call: string = randomUUID()): Promise<void> {
-    try {
-      await this.spend.insertOne({ _id: call, tenant, day, usd, at: new Date() });
-    } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+    const spend = this.spendOf(day);
+    if (!this.indexed.has(day)) {
+      // The sum's index on MongoDB (FerretDB scans the day's documents with or without it).
+      await spend.createIndex({ tenant: 1 }, { name: 'tenant' });
+      this.indexed.add(day);
     }
+    await spend.insertOne({ _id: call, tenant, day, usd, at: new Date() }).catch(ignoreDuplicates);
   }
 
   /** The caps with the spend of `day`: one tenant's, or every tenant's that has a cap. */

@@ -231,6 +231,24 @@ describe('tenant daily budgets', () => {
     expect(out.metadata?.tenant_budget).toMatchObject({ decisions: [{ action: 'resume' }] });
   });
 
+  it('keeps each UTC day’s spend in a collection of its own, and adopts what was counted today before days had one', async () => {
+    await budgets().addSpend('t-days', today(), 2, 'days-call-1');
+    await budgets().addSpend('t-days', today(), 2, 'days-call-1'); // the same call again counts once
+    expect(await harness().db.collection(`perflow_tenant_spend.${today()}`).countDocuments({ tenant: 't-days' })).toBe(1);
+    // Spend a worker recorded in the one collection of every day (before days had collections).
+    const legacy = harness().db.collection<{ _id: string; tenant: string; day: string; usd: number; at: Date }>('perflow_tenant_spend');
+    await legacy.insertMany([
+      { _id: 'legacy-today', tenant: 't-days', day: today(), usd: 3, at: new Date() },
+      { _id: 'legacy-old', tenant: 't-days', day: '2020-01-01', usd: 100, at: new Date() },
+    ]);
+    const upgraded = budgets();
+    void upgraded.adoptEarlierSpend(new Date());
+    expect(await upgraded.spent('t-days', today())).toBe(5); // the sum waits for the adoption
+    await budgets().adoptEarlierSpend(new Date()); // another worker's start: counted once still
+    expect(await budgets().spent('t-days', today())).toBe(5);
+    expect(await budgets().spent('t-days', '2020-01-01')).toBe(0);
+  });
+
   it('shows every tenant’s cap with the spend of the UTC day', async () => {
     const r = await cli.perflow(['budget', 'show']);
     expect(r.code).toBe(0);
