@@ -6,11 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
-import { compareEvals } from '../core/eval/results';
+import { compareEvals, tallyEval } from '../core/eval/results';
 import { EvalSuiteError, parseSuite } from '../core/eval/suite';
 import type { CaseComparison, EvalCase, EvalComparison, EvalResult, EvalSuite } from '../core/eval/types';
 import { listEvals as listStoredEvals, loadEval } from '../memory/evals';
-import { EVAL_WORKFLOW_TYPE, evalProgressQuery, type EvalProgress } from '../workflows/definitions';
+import { EVAL_WORKFLOW_TYPE, evalCasesQuery, evalProgressQuery, type EvalProgress } from '../workflows/definitions';
 import type { EvalInput, perflowEval } from '../workflows';
 import { diffRuns, type RunDiff } from './diff';
 import { CliError, isNotFound } from './errors';
@@ -173,7 +173,7 @@ export type EvalSnapshot = Omit<EvalResult, 'status'> & { status: EvalResult['st
 
 /**
  * An eval as it stands, or undefined when neither Temporal nor MongoDB (`env`) knows it: an ended
- * eval's result; a running one's document as saved so far with its progress; one that ended
+ * eval's result; a running one's document with the cases scored so far and its progress; one that ended
  * without a result (cancelled, say) its saved document with how it ended.
  */
 export async function evalSnapshot(client: Client, evalId: string, env: NodeJS.ProcessEnv): Promise<EvalSnapshot | undefined> {
@@ -181,12 +181,18 @@ export async function evalSnapshot(client: Client, evalId: string, env: NodeJS.P
   try {
     const { status, memo, startTime } = await client.workflow.getHandle(evalId).describe();
     if (status.name === 'COMPLETED') return await evalResult(client, evalId, { env });
-    const [saved, progress] = await Promise.all([stored(), status.name === 'RUNNING' ? evalProgress(client, evalId) : undefined]);
+    const running = status.name === 'RUNNING';
+    const [saved, progress, cases] = await Promise.all([
+      stored(),
+      running ? evalProgress(client, evalId) : undefined,
+      // The cases scored so far (an eval begun by a worker without this query: its document's).
+      running ? client.workflow.getHandle(evalId).query(evalCasesQuery).catch(() => undefined) : undefined,
+    ]);
     // Saved whole as its last act: the workflow has not closed yet, the eval has ended.
     if (saved?.status === 'completed') return saved;
     // The eval saves its document first thing: until then, what its memo says.
     const start: EvalResult = { eval_id: evalId, suite: String(memo?.suite ?? ''), agent: String(memo?.agent ?? ''), status: 'running', started_at: startTime.toISOString(), passed: 0, failed: 0, pass_rate: 0, cases: [] };
-    if (progress) return { ...(saved ?? start), progress };
+    if (progress) return { ...(saved ?? start), ...(cases ? { cases, ...tallyEval(cases) } : {}), progress };
     return { ...(saved ?? start), status: END_STATUS[status.name] ?? 'failed' };
   } catch (err) {
     if (!isNotFound(err)) throw err;

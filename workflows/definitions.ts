@@ -11,6 +11,7 @@ import type { PlanStepView, Replan } from '../core/agent-types/plan-and-execute'
 import type { RunIds } from '../core/memory-ids';
 import type { AgentDefinition, AgentType, ResolvedParameters } from '../core/agent';
 import type { Usage } from '../core/llm-types';
+import type { CaseResult } from '../core/eval/types';
 import { causeChain, formatCost, preview, RESULT_PREVIEW_CHARS } from '../core/text';
 import type { BudgetRaise, DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanDecision, TenantCapNotice, TenantWaitAnswer, TenantWaitRequest, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
 
@@ -158,6 +159,9 @@ export interface EvalProgress {
 }
 
 export const evalProgressQuery = defineQuery<EvalProgress>('evalProgress');
+
+/** The cases an eval has scored so far, in suite order (its document has them only once it ends). */
+export const evalCasesQuery = defineQuery<CaseResult[]>('evalCases');
 
 /** A run workflow as clients see it: a run input in, a run output out. */
 export type RunWorkflow = (input: RunInput) => Promise<RunOutput>;

@@ -12,7 +12,7 @@ import type { CaseResult, EvalCheck, EvalResult } from '../core/eval/types';
 import { tallyEval } from '../core/eval/results';
 import { ZERO_USAGE } from '../core/llm-types';
 import { causeChain, firstLine } from '../core/text';
-import { evalProgressQuery, SearchAttributes, workflowTypeFor, type RunIds, type RunWorkflow } from './definitions';
+import { evalCasesQuery, evalProgressQuery, SearchAttributes, workflowTypeFor, type RunIds, type RunWorkflow } from './definitions';
 import { runStart } from './run-start';
 
 export interface EvalCaseInput {
@@ -71,6 +71,7 @@ export async function perflowEval(input: EvalInput): Promise<EvalResult> {
     const { passed, failed } = tallyEval([...scored.values()]);
     return { total: input.cases.length, done: scored.size, passed, failed, running };
   });
+  setHandler(evalCasesQuery, () => resultNow('running').cases);
   const save = (result: EvalResult) =>
     saving.saveEval.executeWithOptions({ summary: `save eval: ${result.status}` }, [{ result, ...(input.tenant_id !== undefined ? { tenant_id: input.tenant_id } : {}) }]);
   await save(resultNow('running'));

@@ -68,7 +68,7 @@ export function EvalView({ id }) {
       </section>
       <section class="panel">
         <h3>Cases</h3>
-        ${e.cases.length === 0 && html`<p class="muted" data-testid="eval-no-cases">${e.status === 'running' ? 'The cases show here once the eval ends.' : 'The eval has no cases.'}</p>`}
+        ${e.cases.length === 0 && html`<p class="muted" data-testid="eval-no-cases">${e.status === 'running' ? 'The cases show here as they are scored.' : 'The eval has no cases.'}</p>`}
         ${e.cases.length > 0 &&
         html`<table class="eval-table">
           <thead><tr><th></th><th>case</th><th>first failing check</th><th class="num">steps</th><th class="num">tokens</th><th class="num">cost</th><th class="num">time</th><th></th></tr></thead>

@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { approvePlan, evalProgress, evalResult, getStatus, loadSuite, startEval, type EvalResult } from '../../client';
+import { approvePlan, evalProgress, evalResult, evalSnapshot, getStatus, loadSuite, startEval, type EvalResult } from '../../client';
 import type { AgentType } from '../../core/agent';
 import { expectedResponse, typedAgent, AGENT_TYPES } from '../support/typed-agents';
 import { nonEmptyLines, useCli } from '../support/cli';
@@ -195,6 +195,8 @@ describe('perflow eval', () => {
     };
     for (let i = 0; i < 300 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 100));
     expect(await evalProgress(crash.client, evalId)).toEqual({ total: 4, done: 2, passed: 2, failed: 0, running: 2 });
+    // The cases scored so far are there while it runs (its document has them once it ends).
+    expect(await evalSnapshot(crash.client, evalId, cli.env)).toMatchObject({ status: 'running', passed: 2, failed: 0, cases: [{ id: 'c0', passed: true }, { id: 'c1', passed: true }] });
     await crash.restart();
     await Promise.all(['c2', 'c3'].map((c) => approvePlan(crash.client, `${evalId}-${c}`, { by: 'test' })));
     const result = await evalResult(crash.client, evalId, { wait: true });
