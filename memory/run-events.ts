@@ -101,6 +101,8 @@ function remember(keys: Set<string>, more: readonly string[] | undefined): void 
 
 export class RunEventLog {
   private readonly tails = new Map<string, Tail>();
+  /** The collections of batches whose index this process made sure of. */
+  private readonly indexed = new Set<string>();
   /** Where each stream read or written here keeps its live batches (from its head). */
   private readonly lives = new Map<string, Collection<EventBatchDoc>>();
 
@@ -264,6 +266,16 @@ export class RunEventLog {
     return offset < first + count ? first : first + count;
   }
 
+  /**
+   * The index of a shard's range queries (re-attaching mid-stream, a writer's look back, the
+   * archive's `{run}`), created once per shard and process: on MongoDB they would scan the shard.
+   */
+  private async ensureIndexed(batches: Collection<EventBatchDoc>): Promise<void> {
+    if (this.indexed.has(batches.collectionName)) return;
+    await batches.createIndex({ run: 1, first: 1 }, { name: 'stream_in_order' });
+    this.indexed.add(batches.collectionName);
+  }
+
   /** The collection of a stream's live batches, as its head says (one head read per stream and process). */
   private async liveOf(run: string): Promise<Collection<EventBatchDoc>> {
     return this.lives.get(run) ?? this.liveFrom(run, await this.head(run));
@@ -301,6 +313,7 @@ export class RunEventLog {
   private async findTail(run: string, lookBack: boolean): Promise<Tail> {
     const head = await this.head(run);
     const batches = this.liveFrom(run, head);
+    await this.ensureIndexed(batches);
     const start: Tail = { batches, next: head?.next ?? 0, ...(head?.tenant_id !== undefined ? { tenant_id: head.tenant_id } : {}), keys: new Set() };
     if (lookBack && start.next > 0) {
       const earlier = await batches.find({ run, first: { $lt: start.next } }, { sort: { first: -1 }, limit: KEY_LOOKBACK_BATCHES, projection: { keys: 1 } }).toArray();

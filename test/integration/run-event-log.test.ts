@@ -126,6 +126,8 @@ describe('the run event log', () => {
     for (const run of runs) {
       expect((await live(run).distinct('run')).filter((r) => runs.includes(r)).sort()).toEqual(runs.filter((r) => eventLiveOf('perflow_events', r) === eventLiveOf('perflow_events', run)).sort());
     }
+    // Each shard a writer used has the index of its range queries (re-attaching, the archive).
+    for (const run of runs) expect((await live(run).indexes()).map((i) => i.name)).toContain('stream_in_order');
     await Promise.all(runs.map((run) => writer.archiveStream(run)));
     for (const run of runs) expect(await live(run).countDocuments({ run })).toBe(0);
   });
