@@ -118,9 +118,9 @@ async function* follow(perflow: PerflowClient, log: RunEventLog, mongo: MongoCli
 
 /**
  * Whether a run whose stream has nothing new has ended: `over` when the reader is past its end
- * (it re-attached after it), `archived` when the rest was moved to the archive meanwhile, `more`
- * when there is more to read — the run ended without a `run_finished` (terminated, timed out)
- * and one was added (idempotently: watchers may race) — else `waiting`. A run with no stream at
+ * (it re-attached after it), `archived` when the rest was moved to the archive meanwhile — or the
+ * run ended without a `run_finished` (terminated, timed out) and one was added (idempotently:
+ * watchers may race) and the stream archived — `more` when there is more to read, else `waiting`. A run with no stream at
  * all fails here: unknown, or from before streams.
  */
 async function settleEnded(
@@ -140,7 +140,9 @@ async function settleEnded(
   if (head.archived) return next < head.archived.next ? 'archived' : 'over';
   if (next > 0 && (await log.read(workflowId, next - 1)).events[0]?.type === 'run_finished') return 'over';
   await log.append(workflowId, [{ type: 'run_finished', status: ended, response: '', at: new Date().toISOString() }], ['ended-without-event']);
-  return 'more';
+  // Its stream has ended: it leaves its live shard, as a run's own last event moves it.
+  await log.archiveStream(workflowId);
+  return 'archived';
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

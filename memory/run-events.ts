@@ -316,6 +316,11 @@ export class RunEventLog {
     await this.ensureIndexed(batches);
     const start: Tail = { batches, next: head?.next ?? 0, ...(head?.tenant_id !== undefined ? { tenant_id: head.tenant_id } : {}), keys: new Set() };
     if (lookBack && start.next > 0) {
+      // An archived stream's latest keys are in its last archive document (a writer new to it: a late watcher, a workflow ID used again).
+      if (head?.archived) {
+        const last = await this.archive.findOne({ _id: batchId(run, head.archived.chunks - 1) }, { projection: { batches: 1 } });
+        for (const b of (last?.batches ?? []).slice(-KEY_LOOKBACK_BATCHES)) remember(start.keys, b.keys);
+      }
       const earlier = await batches.find({ run, first: { $lt: start.next } }, { sort: { first: -1 }, limit: KEY_LOOKBACK_BATCHES, projection: { keys: 1 } }).toArray();
       for (const d of earlier.reverse()) remember(start.keys, d.keys);
     }

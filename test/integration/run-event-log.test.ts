@@ -85,8 +85,14 @@ describe('the run event log', () => {
     expect(await live(run).countDocuments({ run })).toBe(0);
     expect(await mongo.db(database).collection('perflow_events.archive').countDocuments({ run })).toBe(1);
     expect((await log().head(run))?.archived).toEqual({ chunks: 1, next: 10 });
+    // A keyed event the archived stream holds is not appended again by a writer new to it (a late watcher ending it).
+    const ended: TimedEvent = { type: 'run_finished', status: 'terminated', response: '', at: new Date().toISOString() };
+    expect(await log().append(run, [ended], ['ended-without-event'])).toBe(10);
+    await log().archiveStream(run);
+    expect(await log().append(run, [ended], ['ended-without-event'])).toBeUndefined();
+    expect((await log().head(run))?.archived).toEqual({ chunks: 2, next: 11 });
     // A workflow ID used again: a new writer goes on after the archived offsets.
-    expect(await log().append(run, [delta(1, 0)])).toBe(10);
+    expect(await log().append(run, [delta(1, 0)])).toBe(11);
   });
 
   it('seals batches with the keys: the documents hold no text of the events, the log reads them', async () => {

@@ -9,6 +9,7 @@ import { startAgentRun, runInput } from '../support/harness';
 import { useCli } from '../support/cli';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
 import { workflowTypeFor } from '../../workflows';
+import { eventLiveOf } from '../../core/memory-collections';
 
 jest.setTimeout(180_000);
 
@@ -109,6 +110,9 @@ describe('run event streams', () => {
     expect(events[0]).toMatchObject({ type: 'run_started' });
     expect(events.at(-1)).toMatchObject({ type: 'run_finished', status: 'terminated' });
     expect(events.filter((e) => e.type === 'run_finished')).toHaveLength(1);
+    // The watcher moved the ended stream out of its live shard, as a run's own last event does.
+    expect(await cli.harness.db.collection(eventLiveOf('perflow_events', handle.workflowId)).countDocuments({ run: handle.workflowId })).toBe(0);
+    expect((await cli.harness.memory.eventLog().head(handle.workflowId))?.archived?.next).toBe(events.length);
     // Watched again: the same stream, one end.
     expect(await collect(handle.workflowId)).toEqual(events);
   });
