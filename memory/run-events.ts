@@ -116,11 +116,18 @@ export class RunEventLog {
 
   /** Creates the stream's head (once; a second call keeps the first's). */
   async open(run: string, head: { memory_id: string; tenant_id?: string }): Promise<void> {
+    const live = eventLiveOf(this.collection.collectionName, run);
     try {
-      await this.collection.insertOne({ _id: run, ...head, live: eventLiveOf(this.collection.collectionName, run), next: 0, created: new Date() } as StreamHeadDoc);
+      await this.collection.insertOne({ _id: run, ...head, live, next: 0, created: new Date() } as StreamHeadDoc);
     } catch (err) {
       if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+      return;
     }
+    // A new stream: its writer here knows where it ends without reading the head or the chain.
+    const batches = this.collection.db.collection<EventBatchDoc>(live);
+    await this.ensureIndexed(batches);
+    this.lives.set(run, batches);
+    this.tails.set(run, { batches, next: 0, ...(head.tenant_id !== undefined ? { tenant_id: head.tenant_id } : {}), keys: new Set() });
   }
 
   /**

@@ -5,13 +5,13 @@
  * duplicated; sealed batches hold no plaintext.
  */
 import { randomUUID } from 'node:crypto';
-import type { MongoClient } from 'mongodb';
+import { MongoClient } from 'mongodb';
 import { RunEventLog } from '../../memory/run-events';
 import { textSealer } from '../../codec/encryption';
 import { parseEncryptionKeys } from '../../config/env';
 import type { TimedEvent } from '../../core/run-events';
 import { eventLiveOf } from '../../core/memory-collections';
-import { connectMongo } from '../support/env';
+import { connectMongo, serverEnv } from '../support/env';
 
 jest.setTimeout(60_000);
 
@@ -55,6 +55,24 @@ describe('the run event log', () => {
     expect(await mongo.db(database).collection('perflow_events').find({ $or: [{ _id: run }, { run }] } as object).toArray()).toEqual([expect.objectContaining({ _id: run, live: eventLiveOf('perflow_events', run) })]);
     // Re-reading from the middle starts inside a batch.
     expect((await log().read(run, 31, undefined, 1_000)).events.map((e) => e.offset)[0]).toBe(31);
+  });
+
+  it('lets the writer that opened a stream append without reading the head or the chain', async () => {
+    const monitored = await new MongoClient(serverEnv().mongoUri, { monitorCommands: true }).connect();
+    const commands: string[] = [];
+    monitored.on('commandStarted', (e) => commands.push(e.commandName));
+    try {
+      const writer = new RunEventLog(monitored.db(database).collection('perflow_events'));
+      const run = `open-${randomUUID()}`;
+      await writer.open(run, { memory_id: 'm', tenant_id: 't' });
+      expect(await writer.append(run, [delta(0, 0)], ['k0'])).toBe(0);
+      expect(await writer.append(run, [delta(0, 1)])).toBe(1);
+      expect(commands.filter((c) => c !== 'createIndexes')).toEqual(['insert', 'insert', 'insert']);
+      expect((await log().read(run, 0)).events).toMatchObject([{ offset: 0, text: 'w0-0' }, { offset: 1, text: 'w0-1' }]);
+      expect(await live(run).countDocuments({ run, tenant_id: 't' })).toBe(2);
+    } finally {
+      await monitored.close();
+    }
   });
 
   it('does not append a keyed event again, also from a writer new to the stream', async () => {
