@@ -3,7 +3,7 @@
  * route, its answers and its errors (unknown run, bad body, a decision the run does not wait
  * for, a foreign origin, a missing token), and the event stream as Server-Sent Events.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientConfigFromEnv, type PerflowClient, type RunEvent } from '../../client';
@@ -31,6 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await guarded?.close();
+  rmSync(agents, { recursive: true, force: true });
 });
 
 // Answers are checked field by field: loosely typed on purpose.

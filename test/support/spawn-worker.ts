@@ -3,9 +3,9 @@
  * SIGKILL it mid-run and start a fresh one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
 import type { MongoClient } from 'mongodb';
@@ -68,6 +68,7 @@ export function useWorkerProcess(name: string): WorkerProcessFixture {
   });
   afterAll(async () => {
     worker?.kill('SIGKILL');
+    if (bundlePath) rmSync(dirname(bundlePath), { recursive: true, force: true });
     await mongo?.db(db).dropDatabase().catch(() => undefined);
     await mongo?.close();
     await connection?.close();
