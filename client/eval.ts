@@ -10,7 +10,7 @@ import { compareEvals, tallyEval } from '../core/eval/results';
 import { EvalSuiteError, parseSuite } from '../core/eval/suite';
 import type { CaseComparison, EvalCase, EvalComparison, EvalResult, EvalSuite } from '../core/eval/types';
 import { listEvals as listStoredEvals, loadEval } from '../memory/evals';
-import { EVAL_WORKFLOW_TYPE, evalCasesQuery, evalProgressQuery, type EvalProgress } from '../workflows/definitions';
+import { EVAL_WORKFLOW_TYPE, evalProgressQuery, evalScoredQuery, type EvalProgress } from '../workflows/definitions';
 import type { EvalInput, perflowEval } from '../workflows';
 import { diffRuns, type RunDiff } from './diff';
 import { CliError, isNotFound } from './errors';
@@ -182,22 +182,23 @@ export async function evalSnapshot(client: Client, evalId: string, env: NodeJS.P
     const { status, memo, startTime } = await client.workflow.getHandle(evalId).describe();
     if (status.name === 'COMPLETED') return await evalResult(client, evalId, { env });
     const running = status.name === 'RUNNING';
-    const [saved, progress, cases] = await Promise.all([
-      stored(),
-      running ? evalProgress(client, evalId) : undefined,
-      // The cases scored so far (an eval begun by a worker without this query: its document's).
-      running ? client.workflow.getHandle(evalId).query(evalCasesQuery).catch(() => undefined) : undefined,
-    ]);
+    const [saved, scored] = await Promise.all([stored(), running ? scoredSoFar(client, evalId) : undefined]);
     // Saved whole as its last act: the workflow has not closed yet, the eval has ended.
     if (saved?.status === 'completed') return saved;
     // The eval saves its document first thing: until then, what its memo says.
     const start: EvalResult = { eval_id: evalId, suite: String(memo?.suite ?? ''), agent: String(memo?.agent ?? ''), status: 'running', started_at: startTime.toISOString(), passed: 0, failed: 0, pass_rate: 0, cases: [] };
-    if (progress) return { ...(saved ?? start), ...(cases ? { cases, ...tallyEval(cases) } : {}), progress };
+    if (scored) return { ...(saved ?? start), ...(scored.cases ? { cases: scored.cases, ...tallyEval(scored.cases) } : {}), progress: scored.progress };
     return { ...(saved ?? start), status: END_STATUS[status.name] ?? 'failed' };
   } catch (err) {
     if (!isNotFound(err)) throw err;
     return stored();
   }
+}
+
+/** A running eval's progress and the cases it has scored, in one query (an eval begun by a worker without it: its progress alone). */
+async function scoredSoFar(client: Client, evalId: string): Promise<{ progress: EvalProgress; cases?: EvalResult['cases'] }> {
+  const handle = client.workflow.getHandle(evalId);
+  return handle.query(evalScoredQuery).catch(async () => ({ progress: await handle.query(evalProgressQuery) }));
 }
 
 /** The latest evals in MongoDB (MONGODB_URI), newest first, without their cases. */

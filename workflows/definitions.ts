@@ -160,8 +160,11 @@ export interface EvalProgress {
 
 export const evalProgressQuery = defineQuery<EvalProgress>('evalProgress');
 
-/** The cases an eval has scored so far, in suite order (its document has them only once it ends). */
-export const evalCasesQuery = defineQuery<CaseResult[]>('evalCases');
+/**
+ * How far an eval is and the cases it has scored so far, in suite order, read at one moment (two
+ * queries can see states apart); its document has the cases only once it ends.
+ */
+export const evalScoredQuery = defineQuery<{ progress: EvalProgress; cases: CaseResult[] }>('evalScored');
 
 /** A run workflow as clients see it: a run input in, a run output out. */
 export type RunWorkflow = (input: RunInput) => Promise<RunOutput>;

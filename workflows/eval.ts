@@ -12,7 +12,7 @@ import type { CaseResult, EvalCheck, EvalResult } from '../core/eval/types';
 import { tallyEval } from '../core/eval/results';
 import { ZERO_USAGE } from '../core/llm-types';
 import { causeChain, firstLine } from '../core/text';
-import { evalCasesQuery, evalProgressQuery, SearchAttributes, workflowTypeFor, type RunIds, type RunWorkflow } from './definitions';
+import { evalProgressQuery, evalScoredQuery, SearchAttributes, workflowTypeFor, type RunIds, type RunWorkflow } from './definitions';
 import { runStart } from './run-start';
 
 export interface EvalCaseInput {
@@ -67,11 +67,12 @@ export async function perflowEval(input: EvalInput): Promise<EvalResult> {
     const cases = input.cases.flatMap((c) => scored.get(c.id) ?? []);
     return { eval_id: input.eval_id, suite: input.suite, agent: input.agent.name, status, started_at: startedAt, ...tallyEval(cases), cases };
   };
-  setHandler(evalProgressQuery, () => {
+  const progress = () => {
     const { passed, failed } = tallyEval([...scored.values()]);
     return { total: input.cases.length, done: scored.size, passed, failed, running };
-  });
-  setHandler(evalCasesQuery, () => resultNow('running').cases);
+  };
+  setHandler(evalProgressQuery, progress);
+  setHandler(evalScoredQuery, () => ({ progress: progress(), cases: resultNow('running').cases }));
   const save = (result: EvalResult) =>
     saving.saveEval.executeWithOptions({ summary: `save eval: ${result.status}` }, [{ result, ...(input.tenant_id !== undefined ? { tenant_id: input.tenant_id } : {}) }]);
   await save(resultNow('running'));

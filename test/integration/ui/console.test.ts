@@ -248,12 +248,28 @@ it('follows an eval to its end, opens a case and its run, and compares two evals
       { id: 'poem', question: 'What is 1+2, as a poem?', checks: [{ max_steps: 5 }, { contains: 'poem' }, { not_contains: 'total' }] },
     ],
   };
-  const startEval = async (agent: string) => ((await (await api('/evals', { method: 'POST', body: JSON.stringify({ suite, agent }) })).json()) as { eval_id: string }).eval_id;
-  const first = await startEval('eval-adder.json');
+  const startEval = async (agent: string, body: object = { suite }) => ((await (await api('/evals', { method: 'POST', body: JSON.stringify({ ...body, agent }) })).json()) as { eval_id: string }).eval_id;
+  const row = (id: string) => page.locator(`[data-testid="eval-row"][data-eval-id="${id}"]`);
 
+  // While an eval runs, each case shows once it is scored: here the second waits for its plan's approval.
+  const held = await startEval('eval-adder.json', { suite: { name: 'held', cases: [suite.cases[0], { id: 'held', question: 'What is 2+2?', params: { plan_approval: 'first' }, checks: [{ contains: 'total' }] }] }, concurrency: 1 });
+  // Each answer is one moment's: as many cases as it says are done.
+  const answers: { cases: { id: string }[]; progress: { done: number; running: number } }[] = [];
+  const read = async () => answers[answers.push((await (await api(`/evals/${held}`)).json()) as (typeof answers)[number]) - 1];
+  await until('the first case scored', read, (j) => j.progress.done === 1, 20_000);
+  expect(answers.map((j) => [j.cases.length, j.progress.done])).toEqual(answers.map((j) => [j.progress.done, j.progress.done]));
+  expect(answers.at(-1)).toMatchObject({ cases: [{ id: 'sum' }], progress: { done: 1, running: 1 } });
+  await page.goto(`${server.url}/?token=${TOKEN}#/evals/${encodeURIComponent(held)}`);
+  await text(page.locator('[data-testid="eval-case"][data-case-id="sum"] [data-testid="case-verdict"]'), 'PASS');
+  await text(byTestId('eval-view-status'), /^running$/);
+  await text(byTestId('eval-progress'), '1/2 done · 1 passed · 0 failed · 1 running');
+  await count(byTestId('eval-case'), 1);
+  await screenshot('console-eval-running.png');
+  await cli.harness.client.workflow.getHandle(held).cancel();
+
+  const first = await startEval('eval-adder.json');
   await page.goto(`${server.url}/?token=${TOKEN}#/`);
   await byTestId('nav-evals').click();
-  const row = (id: string) => page.locator(`[data-testid="eval-row"][data-eval-id="${id}"]`);
   await row(first).locator('a').click();
   await page.waitForURL(/#\/evals\/eval-sums-/);
   await text(byTestId('eval-suite'), /^sums$/);
