@@ -16,6 +16,9 @@
  * ended, where its live batches are) and the batches of streams begun before shards.
  *
  * With encryption keys the events of a batch are stored sealed (`sealed`), else as documents.
+ *
+ * Over 300 lines on purpose: one idea, the chain's layout, which its writers, readers and archive
+ * must read alike (offsets never skip or repeat, wherever a batch is).
  */
 import { Binary, MongoServerError, type Collection } from 'mongodb';
 import type { RunEvent, TimedEvent } from '../core/run-events';
