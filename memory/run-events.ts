@@ -20,7 +20,8 @@
  * Over 300 lines on purpose: one idea, the chain's layout, which its writers, readers and archive
  * must read alike (offsets never skip or repeat, wherever a batch is).
  */
-import { Binary, MongoServerError, type Collection } from 'mongodb';
+import { Binary, type Collection } from 'mongodb';
+import { isDuplicateKey } from './duplicate-key';
 import type { RunEvent, TimedEvent } from '../core/run-events';
 import { eventArchiveOf, eventLiveOf } from '../core/memory-collections';
 
@@ -70,7 +71,6 @@ export interface ArchiveDoc {
 /** Batches per archive document (each well under MongoDB's 16 MB). */
 const BATCHES_PER_ARCHIVE_DOC = 200;
 
-const DUPLICATE_KEY = 11000;
 /** How far back a writer new to a stream looks for workflow events already published. */
 const KEY_LOOKBACK_BATCHES = 32;
 
@@ -123,14 +123,11 @@ export class RunEventLog {
     try {
       await this.collection.insertOne({ _id: run, ...head, live, next: 0, created: new Date() } as StreamHeadDoc);
     } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+      if (!isDuplicateKey(err)) throw err;
       return;
     }
     // A new stream: its writer here knows where it ends without reading the head or the chain.
-    const batches = this.collection.db.collection<EventBatchDoc>(live);
-    await this.ensureIndexed(batches);
-    this.lives.set(run, batches);
-    this.tails.set(run, { batches, next: 0, ...(head.tenant_id !== undefined ? { tenant_id: head.tenant_id } : {}), keys: new Set() });
+    this.tails.set(run, await this.startTail(run, { live, next: 0, ...head }));
   }
 
   /**
@@ -166,7 +163,7 @@ export class RunEventLog {
         remember(tail.keys, pendingKeys);
         return first;
       } catch (err) {
-        if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+        if (!isDuplicateKey(err)) throw err;
         // Another writer took this place: go on after its batch.
         tail = await this.walk(run, tail);
       }
@@ -236,7 +233,7 @@ export class RunEventLog {
       const doc: ArchiveDoc = { _id: batchId(run, earlier + k), run, batches: part };
       // Inserted (the archive only grows); an archive cut short before the head said so is written again.
       await this.archive.insertOne(doc).catch(async (err: unknown) => {
-        if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+        if (!isDuplicateKey(err)) throw err;
         await this.archive.replaceOne({ _id: doc._id }, doc);
       });
     }
@@ -292,7 +289,7 @@ export class RunEventLog {
   }
 
   /** The live batches' collection a head names: before shards the events collection; a stream not opened yet, its shard. */
-  private liveFrom(run: string, head: StreamHeadDoc | undefined): Collection<EventBatchDoc> {
+  private liveFrom(run: string, head: Pick<StreamHeadDoc, 'live'> | undefined): Collection<EventBatchDoc> {
     const name = head ? (head.live ?? this.collection.collectionName) : eventLiveOf(this.collection.collectionName, run);
     const batches = this.collection.db.collection<EventBatchDoc>(name);
     if (head) {
@@ -316,15 +313,21 @@ export class RunEventLog {
     return doc.events ?? [];
   }
 
+  /** What a head says of where a stream's batches are, where it ends and whose it is (its shard's index made sure of). */
+  private async startTail(run: string, head: Pick<StreamHeadDoc, 'live' | 'next' | 'tenant_id'> | undefined): Promise<Tail> {
+    const batches = this.liveFrom(run, head);
+    await this.ensureIndexed(batches);
+    return { batches, next: head?.next ?? 0, ...(head?.tenant_id !== undefined ? { tenant_id: head.tenant_id } : {}), keys: new Set() };
+  }
+
   /**
    * A writer's first look at a stream: the head's hint, then the chain from there; a writer of
    * workflow events also reads the keys of the batches before the hint.
    */
   private async findTail(run: string, lookBack: boolean): Promise<Tail> {
     const head = await this.head(run);
-    const batches = this.liveFrom(run, head);
-    await this.ensureIndexed(batches);
-    const start: Tail = { batches, next: head?.next ?? 0, ...(head?.tenant_id !== undefined ? { tenant_id: head.tenant_id } : {}), keys: new Set() };
+    const start = await this.startTail(run, head);
+    const { batches } = start;
     if (lookBack && start.next > 0) {
       // An archived stream's latest keys are in its last archive document (a writer new to it: a late watcher, a workflow ID used again).
       if (head?.archived) {

@@ -9,7 +9,8 @@
  * collection for an `$in`, an `$or` or an update (and, on SQLite, for any other filter), which
  * grows with every run the database holds.
  */
-import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
+import { duplicatePositions, isDuplicateKey } from './duplicate-key';
 import type { PromptMaterial } from '../core/contract';
 import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
 import { RunEventLog, type EventSealer } from './run-events';
@@ -69,7 +70,6 @@ export interface PromptMaterialDoc {
   created: Date;
 }
 
-const DUPLICATE_KEY = 11000;
 /** Point reads sent at once (the driver's pool holds 100 connections). */
 const LOOKUPS_AT_ONCE = 32;
 
@@ -117,7 +117,7 @@ export class MemoryStore {
       await this.memories.insertOne({ _id: doc.memory_id, ...rest, name, created: now, updated: now, ...(first_run !== undefined ? { first_run } : {}) });
       return;
     } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
+      if (!isDuplicateKey(err)) throw err;
     }
     await this.memories.updateOne(
       { _id: doc.memory_id },
@@ -162,9 +162,9 @@ export class MemoryStore {
       await this.interactions.insertMany(docs, { ordered: false });
       return [];
     } catch (err) {
-      const errors = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : err instanceof MongoServerError ? [{ code: err.code, index: 0 }] : [];
-      if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY)) throw err;
-      return errors.map((e) => e.index);
+      const positions = duplicatePositions(err);
+      if (!positions) throw err;
+      return positions;
     }
   }
 
@@ -210,7 +210,7 @@ export class MemoryStore {
     try {
       await this.prompts.insertOne({ _id: id, material: JSON.stringify(material), created: now, ...(tenantId !== undefined ? { tenant_id: tenantId } : {}) });
     } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err; // already stored by an earlier attempt
+      if (!isDuplicateKey(err)) throw err; // already stored by an earlier attempt
     }
   }
 

@@ -10,7 +10,8 @@
  * so one collection of every day's calls made each check cost all the spend ever recorded.
  */
 import { randomUUID } from 'node:crypto';
-import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
+import { ignoreDuplicates } from './duplicate-key';
 import { TENANT_BUDGET_COLLECTIONS } from '../core/memory-collections';
 
 import { utcDay } from '../core/datetime';
@@ -45,14 +46,6 @@ export interface TenantBudgetView {
   remaining_usd: number;
   updated_at: string;
   by: string;
-}
-
-const DUPLICATE_KEY = 11000;
-
-/** An insert that found its documents there already (a repeated call, spend adopted twice) counted them once. */
-function ignoreDuplicates(err: unknown): void {
-  const duplicatesOnly = err instanceof MongoBulkWriteError ? [err.writeErrors].flat().every((e) => e.code === DUPLICATE_KEY) : err instanceof MongoServerError && err.code === DUPLICATE_KEY;
-  if (!duplicatesOnly) throw err;
 }
 
 export class TenantBudgets {
