@@ -6,19 +6,23 @@ const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
-let cli;
-if (existsSync(join(root, 'cli', 'main.ts'))) {
+/** The CLI module: the compiled one in a package, the sources through tsx's loaders in a checkout. */
+async function loadCli() {
+  if (!existsSync(join(root, 'cli', 'main.ts'))) return require('../dist/cli/main.js');
+  // Both of Node's loaders: `require` and `import()` (commands load heavy modules lazily).
   require('tsx/cjs');
-  cli = require('../cli/main.ts');
-} else {
-  cli = require('../dist/cli/main.js');
+  await import('tsx/esm');
+  return require('../cli/main.ts');
 }
-cli.main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    process.stderr.write(`perflow: ${err && err.message ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+
+loadCli()
+  .then((cli) => cli.main(process.argv.slice(2)))
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`perflow: ${err && err.message ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );

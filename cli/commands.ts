@@ -40,6 +40,9 @@ const COMMANDS: Readonly<Record<string, CommandHandler>> = {
   eval: evalCommand,
 };
 
+/** Every command's name, in the table's order. */
+export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
+
 /** The handler of a command name, if there is such a command. */
 export function commandNamed(name: string): CommandHandler | undefined {
   return Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;

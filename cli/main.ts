@@ -10,7 +10,7 @@ import { commandNamed } from './commands';
 import type { CommandContext } from './context';
 import { parseCommandLine } from './options';
 import { out } from './output';
-import { USAGE } from './usage';
+import { commandUsage, USAGE } from './usage';
 
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -32,12 +32,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     const { values: o, positionals } = parseCommandLine(rest);
     verbose = o.verbose ?? false;
-    if (o.help) {
-      out(USAGE);
-      return 0;
-    }
     const handler = commandNamed(command);
     if (!handler) throw new CliError(`unknown command "${command}" (perflow --help)`, 2);
+    if (o.help) {
+      out(commandUsage(command));
+      return 0;
+    }
     ctx = { command, o, positionals, config, env };
     return await handler(ctx);
   } catch (err) {

@@ -44,3 +44,20 @@ export const USAGE = `usage: perflow <command> [options]
                                            a suite from the newest completed runs (their answers as references)
   (decision commands take --by NAME, recorded with the decision, and --json)
 Options for all: --json (one JSON document on stdout), --verbose (stack traces), --help`;
+
+/**
+ * `perflow COMMAND --help`: the usage lines of that command (its first line names it, the lines
+ * indented past the option column continue it) and the options for all.
+ */
+export function commandUsage(command: string): string {
+  const lines = USAGE.split('\n');
+  const picked: string[] = [];
+  let inCommand = false;
+  for (const line of lines.slice(1)) {
+    const head = /^ {2}(\S.*)$/.exec(line);
+    if (head) inCommand = head[1].split(/\s+/)[0] === command || new RegExp(`\\| ${command} ID\\b`).test(head[1]);
+    if (inCommand) picked.push(line);
+  }
+  if (picked.length === 0) return USAGE;
+  return [`usage: perflow ${command} [options]`, ...picked, lines.at(-1)!].join('\n');
+}

@@ -41,10 +41,10 @@ function main() {
   }
   process.stderr.write('[perflow] installing the npm dependencies from package-lock.json (first use; about 20 s on a fast network)\n');
   const started = Date.now();
-  // Some registry mirrors omit other platforms' optional binaries from the lockfile, which makes
-  // `npm ci` refuse it; `npm install` still installs the locked versions.
-  if (!npm(['ci']) && !npm(['install'])) {
-    process.stderr.write('[perflow] npm could not install the dependencies; see the npm output above\n');
+  // `npm ci` only: it installs exactly the lockfile and never rewrites it. When it refuses, the
+  // lockfile and package.json disagree; say so rather than let `npm install` rewrite the lockfile.
+  if (!npm(['ci'])) {
+    process.stderr.write('[perflow] `npm ci` could not install package-lock.json (see the npm output above). If it says the lockfile is out of sync, run `npm install` and commit package-lock.json with the package.json change that needs it\n');
     return 1;
   }
   writeFileSync(stamp, `${lockHash()}\n`);

@@ -18,7 +18,7 @@ jest.setTimeout(600_000);
 const root = join(__dirname, '..', '..');
 let clone: string;
 
-/** The files a clone of this working tree holds: tracked and new ones, nothing ignored. */
+/** A clone of this working tree (tracked and new files, nothing ignored), committed as a repository of its own. */
 function cloneWorkingTree(): string {
   const dir = mkdtempSync(join(tmpdir(), 'perflow-clone-'));
   const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' }).split('\0');
@@ -26,8 +26,15 @@ function cloneWorkingTree(): string {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     copyFileSync(join(root, file), join(dir, file));
   }
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=perflow', '-c', 'user.email=perflow@localhost', ...args], { cwd: dir, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'clone');
   return dir;
 }
+
+/** What `git status` calls changed in the clone: nothing, once the README's commands ran. */
+const changed = () => execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' });
 
 beforeAll(() => {
   clone = cloneWorkingTree();
@@ -49,6 +56,9 @@ it('npm run demo -- --exit on a bare clone installs what it needs and prints the
   expect([r.code, r.stderr.split('\n').filter((l) => l.startsWith('perflow demo:'))]).toEqual([0, []]);
   expect(r.stderr).toContain('[perflow] installing the npm dependencies');
   expect(existsSync(join(clone, 'node_modules', '.perflow-lock-hash'))).toBe(true);
+  // `npm ci` installed the lockfile as it is: nothing rewritten, no install script left unreviewed.
+  expect(changed()).toBe('');
+  expect(r.stderr).not.toMatch(/install-scripts|npm (warn|error)/);
   expect(r.stdout).toContain('model: scripted offline run');
   // The agent's own final response (the planner's answer), not a tool output pasted in.
   expect(r.stdout).toMatch(new RegExp(`^answer: There are ${expected} flights from Beijing to Seattle\\b`, 'm'));
@@ -93,4 +103,5 @@ it('npm run demo -- --exit on a bare clone installs what it needs and prints the
   // Ctrl-C stops the servers it started and exits (130, as a shell reports an interrupt).
   const code = await Promise.race([exited, new Promise<string>((done) => setTimeout(() => done('still running'), 30_000))]);
   expect([130, null]).toContain(code);
+  expect(changed()).toBe('');
 });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findTemporalCli } from '../../servers/binaries';
 import { serverEnv, uniqueTaskQueue } from '../support/env';
+import { describeCommandsAsStarted, SMOKE_ENCRYPTION_KEY } from '../support/commands-as-started';
 import { runProcess, userEnv } from '../support/run-process';
 import { calculatorTurns } from '../support/script';
 
@@ -63,6 +64,10 @@ it('npx perflow --help runs the compiled CLI', async () => {
   const internal = await runProcess(process.execPath, ['-e', "require('perflow/dist/core/agent')"], { cwd: app, env });
   expect(internal.code).not.toBe(0);
   expect(internal.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+});
+
+describe('the installed CLI, every command as a user starts it', () => {
+  describeCommandsAsStarted(() => ({ command: bin, prefix: [], cwd: app, env: { ...env, PERFLOW_TASK_QUEUE: `${env.PERFLOW_TASK_QUEUE}-smoke`, PERFLOW_ENCRYPTION_KEYS: SMOKE_ENCRYPTION_KEY } }));
 });
 
 it('the installed CLI starts a worker from its prebuilt bundle and runs an agent with it', async () => {
