@@ -28,13 +28,14 @@ export const USAGE = `usage: perflow <command> [options]
                                            the tenant's daily dollar cap (UTC days): its runs pause before a model call at it;
                                            its running runs are told: a waiting one goes on when it is above the day's spend
   budget show [--tenant ID] [--json]       tenants' daily caps with today's spend and what is left
-  codec-server [--port P] [--host H] [--ui-origin URL]... [--token T]
+  codec-server [--port P] [--host H] [--ui-origin URL]... [--token T] [--allowed-host NAME]...
                                            serve /encode and /decode for the Temporal Web UI with PERFLOW_ENCRYPTION_KEYS
                                            (default port 8888 on 127.0.0.1; CORS for PERFLOW_TEMPORAL_UI_URL's origin;
-                                           token also from PERFLOW_CODEC_TOKEN); stops on Ctrl-C
-  console [--port P] [--host H] [--token T] [--agents DIR]
+                                           token also from PERFLOW_CODEC_TOKEN, required off loopback); stops on Ctrl-C
+  console [--port P] [--host H] [--token T] [--agents DIR] [--allowed-host NAME]... [--allow-inline-agents]
                                            the web console: start, watch, steer, fork and compare runs (default 127.0.0.1:7300;
-                                           another host needs a token, also from PERFLOW_CONSOLE_TOKEN); stops on Ctrl-C
+                                           prints its URL with a new token unless --token T or PERFLOW_CONSOLE_TOKEN gives one;
+                                           --unsafe-no-token, loopback only, turns it off); stops on Ctrl-C
   eval SUITE [--agent FILE] [--param key=value]... [--concurrency N] [--min-pass R] [--junit FILE] [--json]
                                            run a suite's cases as runs (at most N at once, default 4), score them, print a table
                                            and the pass rate; exit 1 when it is below R (default 1.0)

@@ -8,11 +8,11 @@
  * origins only.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Payload } from '@temporalio/common';
 import { EncryptionCodec, PayloadDecryptionError } from '../codec/encryption';
 import type { EncryptionKeyring } from '../core/encryption-keyring';
+import { bearerToken, hostAllowList, isLoopbackHost, refusedHostMessage, securityHeaders, tokenMatches } from './listener-guard';
 
 export interface CodecServerOptions {
   keyring: EncryptionKeyring;
@@ -22,8 +22,10 @@ export interface CodecServerOptions {
   host?: string;
   /** Origins allowed to call it from a browser (the Web UI's), e.g. `http://localhost:8233`. */
   uiOrigins: string[];
-  /** When set, every request needs `Authorization: Bearer <token>` (else 401). */
+  /** When set, every request needs `Authorization: Bearer <token>` (else 401). Required off loopback. */
   token?: string;
+  /** `Host` names served besides loopback names, IP addresses and `host`; any other gets 403 (DNS rebinding). */
+  allowedHosts?: string[];
   /** Largest request body accepted. @default 16 MiB */
   maxBodyBytes?: number;
 }
@@ -41,6 +43,11 @@ export interface JsonPayload {
 }
 
 const ALLOWED_HEADERS = 'Content-Type, X-Namespace, Authorization';
+const SECURITY_HEADERS = securityHeaders();
+
+/** Why a codec server off loopback without a token is refused: anyone who reaches it could decrypt every payload. */
+export const CODEC_NEEDS_TOKEN = (host: string) =>
+  `--host ${host} would let anyone who reaches it decrypt payloads: set --token T (or PERFLOW_CODEC_TOKEN), which the Web UI then sends`;
 
 class HttpError extends Error {
   constructor(
@@ -71,11 +78,16 @@ export function payloadToJson(p: Payload): JsonPayload {
 
 /** Starts the codec server; resolves once it listens. */
 export async function startCodecServer(o: CodecServerOptions): Promise<CodecServer> {
+  const boundHost = o.host ?? '127.0.0.1';
+  if (!isLoopbackHost(boundHost) && o.token === undefined) throw new Error(CODEC_NEEDS_TOKEN(boundHost));
+  const hostAllowed = hostAllowList(boundHost, o.allowedHosts);
   const codec = new EncryptionCodec(o.keyring);
   const origins = new Set(o.uiOrigins.map(normalizeOrigin));
   const maxBody = o.maxBodyBytes ?? 16 * 1024 * 1024;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
+    if (!hostAllowed(req.headers.host)) throw new HttpError(403, refusedHostMessage(req.headers.host));
     const origin = req.headers.origin;
     const allowed = origin !== undefined && origins.has(normalizeOrigin(origin));
     if (allowed) {
@@ -98,7 +110,7 @@ export async function startCodecServer(o: CodecServerOptions): Promise<CodecServ
     if (!op) throw new HttpError(404, 'use POST /decode or POST /encode');
     if (req.method !== 'POST') throw new HttpError(405, `${req.method} is not allowed: use POST /${op}`);
     if (origin !== undefined && !allowed) throw new HttpError(403, `origin ${origin} is not allowed: start the codec server with --ui-origin ${origin}`);
-    if (o.token !== undefined && !bearerMatches(req.headers.authorization, o.token)) {
+    if (o.token !== undefined && !tokenMatches(bearerToken(req.headers.authorization), o.token)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
       throw new HttpError(401, 'a valid Authorization: Bearer token is required');
     }
@@ -127,7 +139,7 @@ export async function startCodecServer(o: CodecServerOptions): Promise<CodecServ
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(o.port ?? 8888, o.host ?? '127.0.0.1', () => {
+    server.listen(o.port ?? 8888, boundHost, () => {
       server.off('error', reject);
       resolve();
     });
@@ -151,13 +163,6 @@ function normalizeOrigin(origin: string): string {
   } catch {
     return origin;
   }
-}
-
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
-  if (!m) return false;
-  const [a, b] = [Buffer.from(m[1].trim()), Buffer.from(token)];
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -6,9 +6,27 @@ import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv, redact } fr
 import { firstLine } from '../core/text';
 import { CliError } from './errors';
 
-/** Opens the memory store of MONGODB_URI for the duration of `fn`. */
+/** Clients long-lived servers of this process keep open for every call on their URI (a console's one client). */
+const held = new Map<string, MongoClient[]>();
+
+/**
+ * Makes every {@link withMemory} call of this process on `uri` use `mongo` instead of a client of
+ * its own, until the returned function is called. A server answering many requests holds one.
+ */
+export function holdMongoClient(uri: string, mongo: MongoClient): () => void {
+  held.set(uri, [...(held.get(uri) ?? []), mongo]);
+  return () => {
+    const rest = (held.get(uri) ?? []).filter((m) => m !== mongo);
+    if (rest.length > 0) held.set(uri, rest);
+    else held.delete(uri);
+  };
+}
+
+/** Opens the memory store of MONGODB_URI for the duration of `fn` (or uses the client held for it). */
 export async function withMemory<T>(env: NodeJS.ProcessEnv, fn: (memory: MemoryStore) => Promise<T>, timeoutMs = 5_000): Promise<T> {
   const uri = mongoUriFromEnv(env);
+  const shared = held.get(uri)?.at(-1);
+  if (shared) return fn(new MemoryStore(shared.db(databaseFromUri(uri)), memoryCollectionsFromEnv(env)));
   const mongo = new MongoClient(uri, { serverSelectionTimeoutMS: timeoutMs });
   try {
     await mongo.connect().catch((err: unknown) => {

@@ -1,10 +1,10 @@
 /**
  * The console's JSON and Server-Sent Events API: what the CLI does, over HTTP, for the page
  * (and scripts). Each route answers what the matching command prints with `--json`; errors are
- * `{"error": "one line"}` — 400 bad input, 401 no token, 403 foreign origin, 404 unknown run or eval,
- * 409 a decision the run does not wait for (or a result not there yet).
+ * `{"error": "one line"}` — 400 bad input, 401 no token, 403 foreign origin or host or an inline
+ * agent file, 404 unknown run or eval, 409 a decision the run does not wait for (or a result not
+ * there yet), 413 a body over 1 MiB, 429 too many event streams.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { MongoClient } from 'mongodb';
@@ -38,10 +38,11 @@ import {
   type RunOutput,
 } from '../client';
 import { isNotFound } from '../client/errors';
+import { bearerToken, tokenMatches } from '../client/listener-guard';
 import { SearchAttributes } from '../workflows/definitions';
 import { evalRoutes } from './eval-routes';
 import { HttpError } from './http-error';
-import { agentFiles, offeredFile } from './offered-files';
+import { agentFiles, offeredFile, refuseInline } from './offered-files';
 import { decisionBody, forkBody, jsonOf, offsetOf, parseBody, startBody, type DecisionBody } from './requests';
 
 export interface ApiOptions {
@@ -49,6 +50,10 @@ export interface ApiOptions {
   env: NodeJS.ProcessEnv;
   /** Every /api request must carry it (`Authorization: Bearer …`, or `?token=` for the event stream). */
   token?: string;
+  /** Agent files and suites in request bodies; otherwise only the folder's, by name (403). */
+  allowInlineAgents: boolean;
+  /** Event streams served at once; beyond it 429. */
+  maxEventStreams: number;
   /** The folder of the agent files the console offers. */
   agentsDir: string;
   /** One MongoDB client for every event stream the console serves. */
@@ -67,6 +72,7 @@ export function consoleApi(o: ApiOptions): Hono {
     if (o.token !== undefined) checkToken(c, o.token);
     await next();
   });
+  let streams = 0;
 
   api.get('/info', (c) => c.json({ namespace: config.namespace, temporal_ui_url: config.uiUrl, token_required: o.token !== undefined }));
 
@@ -96,7 +102,7 @@ export function consoleApi(o: ApiOptions): Hono {
 
   api.post('/runs', async (c) => {
     const body = parseBody(startBody, await jsonOf(c));
-    const { agent, parameters } = await loadAgent(o.agentsDir, body.agent, body.params ?? {}, config.extraToolTypes);
+    const { agent, parameters } = await loadAgent(o, body.agent, body.params ?? {}, config.extraToolTypes);
     const run = await startRun(client, { agent, parameters, question: body.question, taskQueue: config.taskQueue, ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}) });
     return c.json(startedJson(config, run), 201);
   });
@@ -122,11 +128,18 @@ export function consoleApi(o: ApiOptions): Hono {
     // EventSource sends the last offset it saw when it reconnects.
     const lastSeen = offsetOf(c.req.header('last-event-id'), 'Last-Event-ID');
     const from = lastSeen !== undefined ? lastSeen + 1 : offsetOf(c.req.query('from'), 'from');
+    // Each stream polls MongoDB: a bound keeps one client from exhausting the console.
+    if (streams >= o.maxEventStreams) throw new HttpError(429, `this console serves at most ${o.maxEventStreams} event streams at once: close one and retry`);
+    streams++;
     return streamSSE(c, async (stream) => {
       const stop = new AbortController();
       stream.onAbort(() => stop.abort());
-      for await (const event of watchRun(perflow, id, { ...(from !== undefined ? { from } : {}), env, mongo: o.mongo, signal: stop.signal })) {
-        await stream.writeSSE({ id: String(event.offset), event: event.type, data: JSON.stringify(event) });
+      try {
+        for await (const event of watchRun(perflow, id, { ...(from !== undefined ? { from } : {}), env, mongo: o.mongo, signal: stop.signal })) {
+          await stream.writeSSE({ id: String(event.offset), event: event.type, data: JSON.stringify(event) });
+        }
+      } finally {
+        streams--;
       }
     });
   });
@@ -146,7 +159,7 @@ export function consoleApi(o: ApiOptions): Hono {
   api.post('/runs/:id/fork', async (c) => {
     const id = c.req.param('id');
     const body = parseBody(forkBody, await jsonOf(c));
-    const agent = body.agent !== undefined ? (await loadAgent(o.agentsDir, body.agent, body.params ?? {}, config.extraToolTypes)).agent : undefined;
+    const agent = body.agent !== undefined ? (await loadAgent(o, body.agent, body.params ?? {}, config.extraToolTypes)).agent : undefined;
     const run = await forkRun(client, id, {
       fromStep: body.from_step,
       ...(agent ? { agent } : {}),
@@ -184,18 +197,24 @@ export function consoleApi(o: ApiOptions): Hono {
 }
 
 /** The status and one line an error answers with. */
-function httpErrorOf(err: Error, namespace: string, workflowId: string | undefined): { status: 400 | 401 | 403 | 404 | 409 | 500; message: string } {
+function httpErrorOf(err: Error, namespace: string, workflowId: string | undefined): { status: HttpError['status'] | 500; message: string } {
   if (err instanceof HttpError) return { status: err.status, message: err.message };
   if (isNotFound(err)) return { status: 404, message: `no run ${workflowId ?? ''} in namespace ${namespace}`.replace('  ', ' ') };
   const { message, exitCode } = describeError(err, { namespace, ...(workflowId ? { workflowId } : {}) });
   return { status: exitCode === 2 ? 400 : 500, message };
 }
 
-/** State-changing requests only from the console's own page: a foreign `Origin` is refused (CSRF). */
+/**
+ * Requests from other pages are refused (CSRF): a browser's cross-site fetch says so in
+ * `Sec-Fetch-Site`, and a state-changing request must come from the console's own origin. A
+ * request without `Origin` is not a browser's (curl, scripts): the token in its Authorization
+ * header guards it.
+ */
 function checkOrigin(c: Context): void {
+  if (c.req.header('sec-fetch-site') === 'cross-site') throw new HttpError(403, 'requests from other sites are refused: only the console\'s own page may call its API');
   if (c.req.method === 'GET' || c.req.method === 'HEAD') return;
   const origin = c.req.header('origin');
-  if (origin === undefined) return; // not a browser (curl, scripts): the token guards them
+  if (origin === undefined) return;
   let host: string | undefined;
   try {
     host = new URL(origin).host;
@@ -205,11 +224,12 @@ function checkOrigin(c: Context): void {
   if (host !== c.req.header('host')) throw new HttpError(403, `requests from ${origin} are refused: only the console's own page may change runs`);
 }
 
+/** The event stream is the one route a browser cannot send a header to (EventSource): it alone takes `?token=`. */
+const isEventStream = (c: Context) => c.req.method === 'GET' && /^\/api\/runs\/[^/]+\/events$/.test(c.req.path);
+
 function checkToken(c: Context, token: string): void {
-  const given = c.req.header('authorization')?.replace(/^Bearer\s+/i, '') ?? c.req.query('token');
-  const a = Buffer.from(given ?? '');
-  const b = Buffer.from(token);
-  if (a.length !== b.length || !timingSafeEqual(a, b)) throw new HttpError(401, 'this console needs its token: Authorization: Bearer TOKEN (the event stream: ?token=TOKEN)');
+  const given = bearerToken(c.req.header('authorization')) ?? (isEventStream(c) ? c.req.query('token') : undefined);
+  if (!tokenMatches(given, token)) throw new HttpError(401, 'this console needs its token: Authorization: Bearer TOKEN (the event stream: ?token=TOKEN); perflow console prints it in its URL');
 }
 
 /** Sends a decision (or cancels) as the CLI's decision commands do. */
@@ -246,8 +266,11 @@ function startedJson(config: PerflowClient['config'], run: Awaited<ReturnType<ty
   return { workflow_id: run.workflowId, run_id: run.runId, ...run.ids, ui_url: workflowUrl(config, run.workflowId, run.runId) };
 }
 
-/** An agent given as a file of the console's folder (by name only) or as an agent file's JSON. */
-async function loadAgent(dir: string, agent: string | Record<string, unknown>, params: Record<string, unknown>, extraToolTypes: string[]): Promise<LoadedAgent> {
-  if (typeof agent !== 'string') return agentFromJson(agent, 'agent', params, { extraToolTypes });
-  return loadAgentFile(await offeredFile(dir, agent, 'agent', agentFiles), params, { extraToolTypes });
+/** An agent given as a file of the console's folder (by name only), or as an agent file's JSON when inline agents are allowed. */
+async function loadAgent(o: ApiOptions, agent: string | Record<string, unknown>, params: Record<string, unknown>, extraToolTypes: string[]): Promise<LoadedAgent> {
+  if (typeof agent !== 'string') {
+    refuseInline(o, 'agent');
+    return agentFromJson(agent, 'agent', params, { extraToolTypes });
+  }
+  return loadAgentFile(await offeredFile(o.agentsDir, agent, 'agent', agentFiles), params, { extraToolTypes });
 }

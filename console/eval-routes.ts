@@ -4,7 +4,7 @@ import { compareEvalResults, evalSnapshot, listEvals, startEval, suiteFromJson, 
 import { readJsonFile } from '../client/json-file';
 import type { ApiOptions } from './api';
 import { HttpError } from './http-error';
-import { agentFiles, offeredFile, suiteFiles } from './offered-files';
+import { agentFiles, offeredFile, refuseInline, suiteFiles } from './offered-files';
 import { evalBody, jsonOf, parseBody } from './requests';
 
 export function evalRoutes(api: Hono, o: ApiOptions): void {
@@ -20,6 +20,7 @@ export function evalRoutes(api: Hono, o: ApiOptions): void {
 
   api.post('/evals', async (c) => {
     const body = parseBody(evalBody, await jsonOf(c));
+    if (typeof body.suite !== 'string') refuseInline(o, 'suite');
     const json = typeof body.suite === 'string' ? await readJsonFile(await offeredFile(o.agentsDir, body.suite, 'suite', suiteFiles), 'suite file') : body.suite;
     const where = typeof body.suite === 'string' ? body.suite : 'suite';
     // The agent: the body's, else the suite's; either way one of the console's agent files.

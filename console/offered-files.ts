@@ -38,3 +38,10 @@ export async function offeredFile(dir: string, name: string, what: 'agent' | 'su
   }
   return join(dir, name);
 }
+
+/** An inline agent file or suite is code for the workers (an MCP server command, URLs): 403 unless the console allows it. */
+export function refuseInline(o: { allowInlineAgents: boolean }, what: 'agent' | 'suite'): void {
+  if (!o.allowInlineAgents) {
+    throw new HttpError(403, `an inline ${what === 'agent' ? 'agent file' : 'suite'} is refused: name one of the console's ${what} files (GET /api/${what}s), or start the console with --allow-inline-agents`);
+  }
+}

@@ -8,16 +8,20 @@ import { HttpError } from './http-error';
 
 const params = z.record(z.string(), z.unknown());
 
+/** Length caps of the texts a request carries (docs/console.md): beyond them a 400 names the field. */
+export const TEXT_LIMITS = { question: 20_000, guidance: 10_000, reason: 2_000, step: 2_000, steps: 100 } as const;
+const question = z.string().trim().min(1).max(TEXT_LIMITS.question);
+
 export const startBody = z.strictObject({
   /** An agent file the console offers (GET /api/agents), or an agent file's JSON. */
   agent: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
-  question: z.string().trim().min(1),
+  question,
   params: params.optional(),
 });
 
 export const forkBody = z.strictObject({
   from_step: z.number().int().min(1),
-  question: z.string().trim().min(1).optional(),
+  question: question.optional(),
   params: params.optional(),
   agent: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
 });
@@ -32,15 +36,15 @@ export const evalBody = z.strictObject({
 });
 
 const by = z.string().max(200).optional();
-const reason = z.string().trim().min(1);
+const reason = z.string().trim().min(1).max(TEXT_LIMITS.reason);
 
 export const decisionBody = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('approve'), steps: z.array(z.string().trim().min(1)).min(1).optional(), by }),
+  z.strictObject({ kind: z.literal('approve'), steps: z.array(z.string().trim().min(1).max(TEXT_LIMITS.step)).min(1).max(TEXT_LIMITS.steps).optional(), by }),
   z.strictObject({ kind: z.literal('reject'), reason, stop: z.boolean().optional(), by }),
   z.strictObject({ kind: z.literal('approve_tool'), input: z.record(z.string(), z.unknown()).optional(), by }),
   z.strictObject({ kind: z.literal('deny_tool'), reason, by }),
-  z.strictObject({ kind: z.literal('guide'), text: z.string().trim().min(1), by }),
-  z.strictObject({ kind: z.literal('pause'), reason: z.string().optional(), by }),
+  z.strictObject({ kind: z.literal('guide'), text: z.string().trim().min(1).max(TEXT_LIMITS.guidance), by }),
+  z.strictObject({ kind: z.literal('pause'), reason: z.string().max(TEXT_LIMITS.reason).optional(), by }),
   z.strictObject({ kind: z.literal('resume'), by }),
   z.strictObject({ kind: z.literal('raise_budget'), usd: z.number().positive(), by }),
   z.strictObject({ kind: z.literal('cancel'), by }),

@@ -4,14 +4,18 @@
  * included). The page's modules and the libraries it imports (Preact, htm) are served from the
  * package: the console works offline and needs no build step.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, join, normalize, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { MongoClient } from 'mongodb';
 import { CliError, connectClient, type PerflowClient } from '../client';
+import { checkedAllowedHost, hostAllowList, isLoopbackHost, newToken, refusedHostMessage, securityHeaders } from '../client/listener-guard';
+import { holdMongoClient } from '../client/memory';
 import { mongoUriFromEnv, redact, type ClientConfig } from '../config/env';
 import { firstLine } from '../core/text';
 import { consoleApi } from './api';
@@ -25,7 +29,16 @@ export interface ConsoleOptions {
   host?: string;
   /** Default 7300; 0 picks a free port. */
   port?: number;
+  /** The token every API request must carry; default: a new random one, printed in the console's URL. */
   token?: string;
+  /** No token at all (`--unsafe-no-token`): refused off loopback. */
+  unsafeNoToken?: boolean;
+  /** `Host` names served besides loopback names, IP addresses and `host` (`--allowed-host`). */
+  allowedHosts?: string[];
+  /** Agent files and suites given inline in request bodies (`--allow-inline-agents`); default: only the folder's. */
+  allowInlineAgents?: boolean;
+  /** Event streams served at once; beyond it 429. @default 64 */
+  maxEventStreams?: number;
   /** The agent files the console offers (default ./agents when it exists, else the package's examples). */
   agentsDir?: string;
   /** A Temporal connection to use (default: one of the config's, closed with the console). */
@@ -35,9 +48,19 @@ export interface ConsoleOptions {
 export interface ConsoleServer {
   /** `http://host:port` */
   url: string;
+  /** The URL to open: with `/?token=T` when there is a token. */
+  openUrl: string;
+  /** The token the API requires (generated when none was given), undefined with `unsafeNoToken`. */
+  token: string | undefined;
+  /** Whether the token was generated at start (and so must be shown to the user). */
+  tokenGenerated: boolean;
   agentsDir: string;
   close(): Promise<void>;
 }
+
+/** Largest request body the console reads. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_EVENT_STREAMS = 64;
 
 /** The ES modules of the libraries the page imports, by the names of its import map. */
 const VENDOR: Record<string, () => string> = {
@@ -49,8 +72,6 @@ const VENDOR: Record<string, () => string> = {
 
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.png': 'image/png', '.svg': 'image/svg+xml' };
 
-const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /^127\./.test(host);
-
 /**
  * Starts the console; resolves once it listens.
  *
@@ -59,17 +80,35 @@ const isLoopback = (host: string) => host === 'localhost' || host === '::1' || /
  */
 export async function startConsole(o: ConsoleOptions): Promise<ConsoleServer> {
   const host = o.host ?? '127.0.0.1';
-  if (!isLoopback(host) && !o.token) throw new CliError(`--host ${host} would open the console to the network: set --token T (or PERFLOW_CONSOLE_TOKEN)`, 2);
+  if (o.unsafeNoToken && o.token !== undefined) throw new CliError('--unsafe-no-token and a token (--token or PERFLOW_CONSOLE_TOKEN) contradict each other: give one', 2);
+  if (o.unsafeNoToken && !isLoopbackHost(host)) throw new CliError(`--unsafe-no-token is refused with --host ${host}: off loopback the console needs a token (--token T, or none given: a generated one)`, 2);
+  const token = o.unsafeNoToken ? undefined : (o.token ?? newToken());
+  const allowedHosts = (o.allowedHosts ?? []).map(checkedAllowedHost);
   const agentsDir = resolve(o.agentsDir ?? (existsSync('agents') ? 'agents' : join(packageRoot(), 'examples')));
   const uri = mongoUriFromEnv(o.env);
   const mongo = await new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 }).connect().catch((err: unknown) => {
     throw new CliError(`cannot reach MongoDB at ${redact(uri)} (${firstLine(err)}): start it or set MONGODB_URI`, 1, { cause: err });
   });
+  // Every memory and eval read of this process goes through this one client.
+  const release = holdMongoClient(uri, mongo);
   let perflow: PerflowClient | undefined;
   try {
     perflow = o.perflow ?? (await connectClient(o.config));
     const app = new Hono();
-    app.route('/api', consoleApi({ perflow, env: o.env, ...(o.token ? { token: o.token } : {}), agentsDir, mongo }));
+    const hostAllowed = hostAllowList(host, allowedHosts);
+    const headers = securityHeaders(await inlineScriptHashes(join(pageDir(), 'index.html')));
+    app.use('*', async (c, next) => {
+      // A name that is not this console's (DNS rebinding) is refused before anything else.
+      if (!hostAllowed(c.req.header('host'))) return c.json({ error: refusedHostMessage(c.req.header('host')) }, 403, headers);
+      await next();
+      for (const [k, v] of Object.entries(headers)) c.res.headers.set(k, v);
+    });
+    app.use('/api/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ error: `the request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)` }, 413, { connection: 'close' }) }));
+    // (The connection closes: the rest of the body is not read, so the socket cannot serve another request.)
+    app.route(
+      '/api',
+      consoleApi({ perflow, env: o.env, ...(token ? { token } : {}), agentsDir, mongo, allowInlineAgents: o.allowInlineAgents ?? false, maxEventStreams: o.maxEventStreams ?? MAX_EVENT_STREAMS }),
+    );
     app.get('/', () => file(join(pageDir(), 'index.html')));
     app.get('/page/*', (c) => {
       const path = normalize(c.req.path.slice('/page/'.length));
@@ -86,22 +125,34 @@ export async function startConsole(o: ConsoleOptions): Promise<ConsoleServer> {
     });
     const { port } = server.address() as AddressInfo;
     const owned = o.perflow ? undefined : perflow;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     return {
-      url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      url,
+      openUrl: token ? `${url}/?token=${encodeURIComponent(token)}` : `${url}/`,
+      token,
+      tokenGenerated: token !== undefined && o.token === undefined,
       agentsDir,
       async close() {
         // Open event streams would hold the server: end them with it.
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
         await new Promise<void>((done) => server.close(() => done()));
         await owned?.close();
+        release();
         await mongo.close();
       },
     };
   } catch (err) {
     if (!o.perflow) await perflow?.close();
+    release();
     await mongo.close();
     throw err;
   }
+}
+
+/** The CSP hashes of a page's inline scripts (the import map), so the policy allows them and nothing else inline. */
+async function inlineScriptHashes(path: string): Promise<string[]> {
+  const html = await readFile(path, 'utf8');
+  return [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => `sha256-${createHash('sha256').update(m[1], 'utf8').digest('base64')}`);
 }
 
 /** A file as the response, typed by its extension; 404 when it is not there. */

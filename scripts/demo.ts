@@ -80,7 +80,7 @@ async function main(): Promise<void> {
     console.log(`\nanswer: ${out.response}`);
     for (const [k, v] of Object.entries(run.ids)) console.log(`${k}: ${v}`);
     console.log(`ui: ${ui}/namespaces/${temporal.namespace}/workflows/${run.workflowId}/${run.runId}/history`);
-    console.log(`console: ${consoleServer.url}/#/runs/${encodeURIComponent(run.workflowId)}`);
+    console.log(`console: ${consoleServer.openUrl}#/runs/${encodeURIComponent(run.workflowId)}`);
     console.log(`\ninspect:  ${env} npx perflow status ${run.workflowId}`);
     console.log(`memory:   ${env} npx perflow memory ${out.memory_id}`);
     console.log(`replay:   ${env} npx perflow replay ${run.workflowId}`);

@@ -1,5 +1,7 @@
 /** `perflow codec-server`: decrypts payloads for the Temporal Web UI; serves until SIGINT/SIGTERM. */
 import { CliError, startCodecServer } from '../../client';
+import { CODEC_NEEDS_TOKEN } from '../../client/codec-server';
+import { checkedAllowedHost, isLoopbackHost } from '../../client/listener-guard';
 import { codecTokenFromEnv } from '../../config/env';
 import type { CommandHandler } from '../context';
 import { answer, note } from '../output';
@@ -14,7 +16,9 @@ export const codecServer: CommandHandler = async ({ o, config, env }) => {
     if (!/^https?:\/\/[^/\s]+\/?$/.test(origin)) throw new CliError(`--ui-origin expects the Web UI's origin such as http://localhost:8233, got "${origin}"`, 2);
   }
   const token = o.token ?? codecTokenFromEnv(env);
-  const server = await startCodecServer({ keyring: config.encryption, port, host, uiOrigins, ...(token !== undefined ? { token } : {}) }).catch((err: unknown) => {
+  if (token === undefined && !isLoopbackHost(host)) throw new CliError(CODEC_NEEDS_TOKEN(host), 2);
+  const allowedHosts = (o['allowed-host'] ?? []).map(checkedAllowedHost);
+  const server = await startCodecServer({ keyring: config.encryption, port, host, uiOrigins, allowedHosts, ...(token !== undefined ? { token } : {}) }).catch((err: unknown) => {
     throw new CliError(`cannot listen on ${host}:${port} (${(err as Error).message}): pick another --port`, 1, { cause: err });
   });
   const keyIds = [...config.encryption.keys.keys()];

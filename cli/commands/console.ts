@@ -10,8 +10,22 @@ export const consoleCommand: CommandHandler = async (ctx) => {
   const token = o.token ?? (env.PERFLOW_CONSOLE_TOKEN?.trim() || undefined);
   // The console's server (Hono) loads only for this command.
   const { startConsole } = await import('../../console/server');
-  const server = await startConsole({ config, env, ...(o.host ? { host: o.host } : {}), ...(port !== undefined ? { port } : {}), ...(token ? { token } : {}), ...(o.agents ? { agentsDir: o.agents } : {}) });
-  out(`perflow console: ${server.url}${token ? '/?token=…' : ''} (agents from ${server.agentsDir}; Ctrl-C stops it)`);
+  const server = await startConsole({
+    config,
+    env,
+    ...(o.host ? { host: o.host } : {}),
+    ...(port !== undefined ? { port } : {}),
+    ...(token ? { token } : {}),
+    ...(o['unsafe-no-token'] ? { unsafeNoToken: true } : {}),
+    ...(o['allowed-host'] ? { allowedHosts: o['allowed-host'] } : {}),
+    ...(o['allow-inline-agents'] ? { allowInlineAgents: true } : {}),
+    ...(o.agents ? { agentsDir: o.agents } : {}),
+  });
+  // A generated token is shown once, in the URL to open (as Jupyter does); a given one is the user's already.
+  const open = server.tokenGenerated || server.token === undefined ? server.openUrl : `${server.url}/?token=…`;
+  out(`perflow console: ${open} (agents from ${server.agentsDir}; Ctrl-C stops it)`);
+  if (server.token === undefined) note('perflow console: --unsafe-no-token: any local process and any page this machine\'s browsers open can use this console');
+  if (o['allow-inline-agents']) note('perflow console: --allow-inline-agents: whoever holds the token can make the workers run whatever an agent file can do (MCP commands included)');
   await new Promise<void>((stop) => {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

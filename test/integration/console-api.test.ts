@@ -1,9 +1,12 @@
 /**
  * The console's API over HTTP, as the page and scripts use it, against the test servers: every
  * route, its answers and its errors (unknown run, bad body, a decision the run does not wait
- * for, a foreign origin, a missing token), and the event stream as Server-Sent Events.
+ * for), the event stream as Server-Sent Events, and what guards it: the token, the Host
+ * allow-list, the origin check, the security headers, inline agent files, the limits.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { MongoClient } from 'mongodb';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientConfigFromEnv, type PerflowClient, type RunEvent } from '../../client';
@@ -25,8 +28,9 @@ beforeAll(async () => {
   writeFileSync(join(agents, 'notes.txt'), 'not an agent');
   const config = clientConfigFromEnv(cli.env);
   const perflow: PerflowClient = { client: cli.harness.client, config, close: async () => undefined };
-  server = await startConsole({ config, env: cli.env, port: 0, agentsDir: agents, perflow });
-  guarded = await startConsole({ config, env: cli.env, port: 0, agentsDir: agents, perflow, token: TOKEN });
+  // `server` makes its own token and takes inline agent files; `guarded` is a console as started by default, with a given token.
+  server = await startConsole({ config, env: cli.env, port: 0, agentsDir: agents, perflow, allowInlineAgents: true });
+  guarded = await startConsole({ config, env: cli.env, port: 0, agentsDir: agents, perflow, token: TOKEN, maxEventStreams: 2 });
 });
 afterAll(async () => {
   await server?.close();
@@ -38,14 +42,19 @@ afterAll(async () => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
+/** `server`'s token, as a script sends it. */
+const auth = () => ({ authorization: `Bearer ${server.token}` });
+
+/** A request to the API of `base` (`server`'s carries its token unless `headers` has an authorization). */
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, base = server.url): Promise<{ status: number; json: Json }> {
-  const res = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}) });
+  const token = base === server.url && !('authorization' in headers) ? auth() : {};
+  const res = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', ...token, ...headers }, ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}) });
   return { status: res.status, json: await res.json() };
 }
 
 /** The run's events as Server-Sent Events, read to the end of the stream. */
 async function sse(id: string, headers: Record<string, string> = {}, query = ''): Promise<{ ids: number[]; names: string[]; events: RunEvent[] }> {
-  const res = await fetch(`${server.url}/api/runs/${id}/events${query}`, { headers });
+  const res = await fetch(`${server.url}/api/runs/${id}/events${query}`, { headers: { ...auth(), ...headers } });
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
   const text = await res.text();
   const blocks = text.split('\n\n').filter((b) => b.includes('data:'));
@@ -70,7 +79,7 @@ describe('the console API', () => {
   let waiting: string;
 
   it('starts a run from an offered agent file; bad bodies are 400s naming the field', async () => {
-    expect((await call('GET', '/api/info')).json).toMatchObject({ namespace: cli.env.TEMPORAL_NAMESPACE, token_required: false });
+    expect((await call('GET', '/api/info')).json).toMatchObject({ namespace: cli.env.TEMPORAL_NAMESPACE, token_required: true });
     expect((await call('GET', '/api/agents')).json).toEqual([{ file: 'adder.json', name: 'kernel-plan-execute-and-reflect', type: 'plan_execute_and_reflect' }]);
 
     const started = await call('POST', '/api/runs', { agent: 'adder.json', question: 'add via the console', params: { plan_approval: 'first' } });
@@ -163,19 +172,166 @@ describe('the console API', () => {
     expect([noCap.status, noCap.json.error]).toEqual([400, expect.stringMatching(/^bad request body: usd: /)]);
   });
 
-  it('refuses state changes from a foreign origin, and every request without the token where there is one', async () => {
+  it('refuses state changes from a foreign origin, and every request without the token', async () => {
     const foreign = await call('POST', '/api/runs', { agent: 'adder.json', question: 'q' }, { origin: 'http://evil.example' });
     expect([foreign.status, foreign.json.error]).toEqual([403, expect.stringMatching(/^requests from http:\/\/evil\.example are refused/)]);
+    const crossSite = await call('GET', '/api/runs', undefined, { 'sec-fetch-site': 'cross-site' });
+    expect([crossSite.status, crossSite.json.error]).toEqual([403, expect.stringMatching(/^requests from other sites are refused/)]);
     const own = await call('POST', `/api/runs/${waiting}/decisions`, { kind: 'resume' }, { origin: server.url });
     expect(own.status).toBe(409); // past the origin check: the run has ended
 
-    expect((await call('GET', '/api/info', undefined, {}, guarded.url)).status).toBe(401);
-    expect((await call('GET', '/api/info', undefined, { authorization: 'Bearer wrong' }, guarded.url)).status).toBe(401);
+    // The generated token: 32 URL-safe characters (192 bits), in the URL to open.
+    expect(server.token).toMatch(/^[\w-]{32}$/);
+    expect([server.tokenGenerated, server.openUrl]).toEqual([true, `${server.url}/?token=${server.token}`]);
+    expect((await call('GET', '/api/info', undefined, { authorization: '' })).status).toBe(401);
+    for (const given of [{}, { authorization: 'Bearer wrong' }, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Bearer ${TOKEN.slice(0, -1)}` }, { authorization: TOKEN }] as Record<string, string>[]) {
+      const r = await call('GET', '/api/info', undefined, given, guarded.url);
+      expect([r.status, r.json.error]).toEqual([401, expect.stringMatching(/^this console needs its token: Authorization: Bearer TOKEN/)]);
+    }
     expect((await call('GET', '/api/info', undefined, { authorization: `Bearer ${TOKEN}` }, guarded.url)).json).toMatchObject({ token_required: true });
+    expect(guarded.tokenGenerated).toBe(false);
+    // The query form only where a browser cannot set a header: the event stream.
     const events = await fetch(`${guarded.url}/api/runs/${waiting}/events?token=${TOKEN}`);
     expect(events.status).toBe(200);
     await events.body?.cancel();
-    await expect(startConsole({ config: clientConfigFromEnv(cli.env), env: cli.env, host: '0.0.0.0', port: 0 })).rejects.toThrow(/^--host 0\.0\.0\.0 would open the console to the network: set --token T \(or PERFLOW_CONSOLE_TOKEN\)$/);
+    expect((await fetch(`${guarded.url}/api/runs/${waiting}/events`)).status).toBe(401);
+    expect((await fetch(`${guarded.url}/api/runs/${waiting}?token=${TOKEN}`)).status).toBe(401);
+    expect((await fetch(`${guarded.url}/api/runs?token=${TOKEN}`, { method: 'GET' })).status).toBe(401);
+
+    // Without a token only on loopback, and only when asked for by name.
+    const config = clientConfigFromEnv(cli.env);
+    await expect(startConsole({ config, env: cli.env, host: '0.0.0.0', port: 0, unsafeNoToken: true })).rejects.toThrow(/^--unsafe-no-token is refused with --host 0\.0\.0\.0: off loopback the console needs a token/);
+    const open = await startConsole({ config, env: cli.env, port: 0, agentsDir: agents, unsafeNoToken: true });
+    try {
+      expect([open.token, open.openUrl]).toEqual([undefined, `${open.url}/`]);
+      expect((await call('GET', '/api/info', undefined, {}, open.url)).json).toMatchObject({ token_required: false });
+    } finally {
+      await open.close();
+    }
+  });
+});
+
+/** A raw request with a `Host` header of our choosing (fetch sets its own). */
+function withHost(url: string, path: string, host: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; body: string }> {
+  return new Promise((done, fail) => {
+    const req = request(`${url}${path}`, { method, headers: { ...headers, host } }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => done({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}
+
+describe('the console as a trust boundary', () => {
+  it('answers only to its own host names (DNS rebinding), whatever the token', async () => {
+    const port = new URL(guarded.url).port;
+    const bearer = { authorization: `Bearer ${TOKEN}` };
+    for (const host of [`attacker.example:${port}`, 'attacker.example', `127.0.0.1.nip.io:${port}`, `localhost.attacker.example:${port}`]) {
+      for (const path of ['/api/info', '/']) {
+        const r = await withHost(guarded.url, path, host, bearer);
+        expect([host, path, r.status]).toEqual([host, path, 403]);
+        expect(JSON.parse(r.body).error).toMatch(/^requests for host ".*" are refused: this server answers only to its own names \(add one with --allowed-host NAME\)$/);
+      }
+    }
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `10.1.2.3:${port}`]) expect((await withHost(guarded.url, '/api/info', host, bearer)).status).toBe(200);
+    const named = await startConsole({ config: clientConfigFromEnv(cli.env), env: cli.env, port: 0, agentsDir: agents, token: TOKEN, allowedHosts: ['console.example.com'] });
+    try {
+      expect((await withHost(named.url, '/api/info', 'Console.Example.com:443', bearer)).status).toBe(200);
+      expect((await withHost(named.url, '/api/info', 'other.example.com', bearer)).status).toBe(403);
+    } finally {
+      await named.close();
+    }
+    await expect(startConsole({ config: clientConfigFromEnv(cli.env), env: cli.env, port: 0, allowedHosts: ['http://x.example:80'] })).rejects.toThrow(/^--allowed-host expects a host name/);
+  });
+
+  it('sends the security headers with the page, its files and every API answer', async () => {
+    for (const [path, headers] of [['/', {}], ['/page/app.js', {}], ['/api/info', { authorization: `Bearer ${TOKEN}` }], ['/api/info', {}], ['/api/nothing', {}]] as const) {
+      const res = await fetch(`${guarded.url}${path}`, { headers });
+      expect([path, res.headers.get('x-frame-options'), res.headers.get('x-content-type-options'), res.headers.get('referrer-policy')]).toEqual([path, 'DENY', 'nosniff', 'no-referrer']);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toMatch(/(^|; )default-src 'self'(;|$)/);
+      expect(csp).toMatch(/(^|; )frame-ancestors 'none'(;|$)/);
+      expect(csp).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'/); // the page's import map, and no other inline script
+    }
+  });
+
+  it('refuses an inline agent file or suite unless started with allowInlineAgents: the MCP command in it never runs', async () => {
+    const pwned = join(agents, 'pwned');
+    const attack = (file: string) => ({
+      name: 'inline-attack',
+      type: 'plan_execute_and_reflect',
+      llm: { interface: 'scripted', script: { planner: ['{"steps": [], "result": "done"}'] } },
+      mcp_servers: [{ name: 'p', command: 'sh', args: ['-c', `id > ${file}`] }],
+    });
+    const bearer = { authorization: `Bearer ${TOKEN}` };
+    const refused = await call('POST', '/api/runs', { agent: attack(pwned), question: 'x' }, bearer, guarded.url);
+    expect([refused.status, refused.json.error]).toEqual([403, "an inline agent file is refused: name one of the console's agent files (GET /api/agents), or start the console with --allow-inline-agents"]);
+    expect((await call('POST', '/api/runs/any/fork', { from_step: 1, agent: attack(pwned) }, bearer, guarded.url)).status).toBe(403);
+    const suite = { name: 's', agent: 'adder.json', cases: [{ id: 'a', question: 'q', checks: [{ contains: 'x' }] }] };
+    const inlineSuite = await call('POST', '/api/evals', { suite }, bearer, guarded.url);
+    expect([inlineSuite.status, inlineSuite.json.error]).toEqual([403, expect.stringMatching(/^an inline suite is refused: .*--allow-inline-agents$/)]);
+
+    // The same body where inline agent files are allowed: the workers run the command (the attack is real).
+    const accepted = await call('POST', '/api/runs', { agent: attack(`${pwned}-allowed`), question: 'x' });
+    expect(accepted.status).toBe(201);
+    try {
+      await waitFor('the MCP command to run', async () => existsSync(`${pwned}-allowed`), (ran) => ran);
+    } finally {
+      await cli.harness.client.workflow.getHandle(accepted.json.workflow_id).terminate('test cleanup').catch(() => undefined);
+    }
+    expect(existsSync(pwned)).toBe(false);
+  });
+
+  it('bounds bodies (413), texts (400 naming the field) and event streams (429)', async () => {
+    const bearer = { authorization: `Bearer ${TOKEN}` };
+    const big = await call('POST', '/api/runs', { agent: 'adder.json', question: 'x'.repeat(2 * 1024 * 1024) }, bearer, guarded.url);
+    expect([big.status, big.json.error]).toEqual([413, 'the request body is larger than 1048576 bytes (1 MiB)']);
+    const long = await call('POST', '/api/runs', { agent: 'adder.json', question: 'x'.repeat(20_001) }, bearer, guarded.url);
+    expect([long.status, long.json.error]).toEqual([400, expect.stringMatching(/^bad request body: question: /)]);
+    for (const [body, field] of [
+      [{ kind: 'guide', text: 'g'.repeat(10_001) }, 'text'],
+      [{ kind: 'reject', reason: 'r'.repeat(2_001) }, 'reason'],
+      [{ kind: 'approve', steps: ['s'.repeat(2_001)] }, 'steps.0'],
+      [{ kind: 'approve', steps: Array.from({ length: 101 }, () => 's') }, 'steps'],
+    ] as const) {
+      const r = await call('POST', '/api/runs/any/decisions', body, bearer, guarded.url);
+      expect([r.status, r.json.error]).toEqual([400, expect.stringMatching(new RegExp(`^bad request body: ${field.replace('.', '\\.')}: `))]);
+    }
+
+    // A run that stays open (its plan waits), watched by as many streams as the console serves.
+    const started = await call('POST', '/api/runs', { agent: 'adder.json', question: 'held', params: { plan_approval: 'first' } }, bearer, guarded.url);
+    const id = started.json.workflow_id as string;
+    const open: Response[] = [];
+    try {
+      for (let i = 0; i < 2; i++) open.push(await fetch(`${guarded.url}/api/runs/${id}/events`, { headers: bearer }));
+      expect(open.map((r) => r.status)).toEqual([200, 200]);
+      const third = await call('GET', `/api/runs/${id}/events`, undefined, bearer, guarded.url);
+      expect([third.status, third.json.error]).toEqual([429, 'this console serves at most 2 event streams at once: close one and retry']);
+      await open.shift()!.body!.cancel();
+      const again = await waitFor('a stream slot', async () => fetch(`${guarded.url}/api/runs/${id}/events`, { headers: bearer }), (r) => r.status === 200 || (void r.body?.cancel(), false));
+      open.push(again);
+    } finally {
+      for (const r of open) await r.body?.cancel();
+      await cli.harness.client.workflow.getHandle(id).terminate('test cleanup').catch(() => undefined);
+    }
+  });
+
+  it('reads memory and evals through its one MongoDB client', async () => {
+    const connects = jest.spyOn(MongoClient.prototype, 'connect');
+    try {
+      const bearer = { authorization: `Bearer ${TOKEN}` };
+      const runs = (await call('GET', '/api/runs', undefined, bearer, guarded.url)).json;
+      for (let i = 0; i < 3; i++) {
+        expect((await call('GET', `/api/memory/no-such-memory-${i}`, undefined, bearer, guarded.url)).status).toBe(404);
+        expect((await call('GET', '/api/evals', undefined, bearer, guarded.url)).status).toBe(200);
+      }
+      expect(runs.length).toBeGreaterThan(0);
+      expect(connects).not.toHaveBeenCalled();
+    } finally {
+      connects.mockRestore();
+    }
   });
 });
 

@@ -67,7 +67,7 @@ it('npm run demo -- --exit on a bare clone installs what it needs and prints the
   }
   expect(r.stdout).toMatch(/^ui: http:\/\/\S+\/namespaces\/[^/]+\/workflows\/flights-analyst-scripted-[0-9a-f]{8}\/[0-9a-f-]{36}\/history$/m);
   expect(r.stdout).toMatch(/^reset: .* npx perflow reset flights-analyst-scripted-[0-9a-f]{8}/m);
-  expect(r.stdout).toMatch(/^console: http:\/\/127\.0\.0\.1:\d+\/#\/runs\/flights-analyst-scripted-[0-9a-f]{8}$/m);
+  expect(r.stdout).toMatch(/^console: http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32}#\/runs\/flights-analyst-scripted-[0-9a-f]{8}$/m);
 
   // The answer is the run's result, as `perflow result` reads it from Temporal.
   const id = /npx perflow status (flights-analyst-scripted-[0-9a-f]{8})/.exec(r.stdout)![1];
@@ -90,10 +90,13 @@ it('npm run demo -- --exit on a bare clone installs what it needs and prints the
     for (let i = 0; i < 1_200 && !stdout.includes('Ctrl-C stops them'); i++) await new Promise((done) => setTimeout(done, 100));
     expect(stdout).toContain('Ctrl-C stops them');
     expect(stderr).not.toContain('installing the npm dependencies');
-    const [, consoleUrl, runId] = /^console: (http:\S+)\/#\/runs\/(\S+)$/m.exec(stdout)!;
-    const status = (await (await fetch(`${consoleUrl}/api/runs/${runId}`)).json()) as { status: string; question: string };
+    const [, consoleUrl, token, runId] = /^console: (http:\S+)\/\?token=(\S+)#\/runs\/(\S+)$/m.exec(stdout)!;
+    // The printed token opens the API; without it, nothing.
+    const auth = { headers: { authorization: `Bearer ${token}` } };
+    expect((await fetch(`${consoleUrl}/api/runs/${runId}`)).status).toBe(401);
+    const status = (await (await fetch(`${consoleUrl}/api/runs/${runId}`, auth)).json()) as { status: string; question: string };
     expect(status).toMatchObject({ status: 'completed', question: 'How many flights from Beijing to Seattle?' });
-    const listed = (await (await fetch(`${consoleUrl}/api/runs`)).json()) as { workflow_id: string }[];
+    const listed = (await (await fetch(`${consoleUrl}/api/runs`, auth)).json()) as { workflow_id: string }[];
     expect(listed.map((x) => x.workflow_id)).toContain(runId);
     expect((await fetch(consoleUrl)).headers.get('content-type')).toMatch(/^text\/html/);
   } finally {

@@ -55,10 +55,15 @@ export const LONG_RUNNING: Readonly<Record<string, LongRunning>> = {
   },
   console: {
     args: ['--port', '0'],
-    ready: /perflow console: (http:\/\/[^\s/?]+)/,
+    // The URL to open, with the token the console made (as Jupyter prints it).
+    ready: /perflow console: (http:\/\/[^\s/?]+\/\?token=[\w-]{32}) /,
     async answers(url) {
-      const page = await fetch(`${url}/`);
+      const { origin, searchParams } = new URL(url!);
+      const page = await fetch(`${origin}/`);
       expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+      expect((await fetch(`${origin}/api/info`)).status).toBe(401);
+      const info = await fetch(`${origin}/api/info`, { headers: { authorization: `Bearer ${searchParams.get('token')}` } });
+      expect([info.status, ((await info.json()) as { token_required: boolean }).token_required]).toEqual([200, true]);
     },
   },
   'codec-server': {
@@ -133,5 +138,12 @@ export function describeCommandsAsStarted(launcher: () => Launcher): void {
     expect(COMMAND_NAMES).toContain(name);
     const { code, output } = await startAndStop(launcher(), name);
     expect([code, output]).toEqual([0, expect.any(String)]);
+  });
+
+  it('the listeners refuse to open to the network without a token: one line naming it, exit 2', async () => {
+    const codec = await run(launcher(), ['codec-server', '--host', '0.0.0.0', '--port', '0']);
+    expect([codec.code, codec.stderr]).toEqual([2, expect.stringMatching(/^perflow: --host 0\.0\.0\.0 would let anyone who reaches it decrypt payloads: set --token T \(or PERFLOW_CODEC_TOKEN\)[^\n]*\n$/)]);
+    const consoleOpen = await run(launcher(), ['console', '--host', '0.0.0.0', '--port', '0', '--unsafe-no-token']);
+    expect([consoleOpen.code, consoleOpen.stderr]).toEqual([2, expect.stringMatching(/^perflow: --unsafe-no-token is refused with --host 0\.0\.0\.0[^\n]*\n$/)]);
   });
 }

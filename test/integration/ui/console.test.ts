@@ -9,6 +9,8 @@
  * PERFLOW_UPDATE_SCREENSHOTS=1, as docs/images/console-run.png for the README).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
@@ -21,7 +23,8 @@ import { typedAgent } from '../../support/typed-agents';
 jest.setTimeout(120_000);
 
 const cli = useCli('console');
-const TOKEN = 'console-test-token';
+/** The token the console made at start (as `perflow console` prints it in its URL). */
+let TOKEN: string;
 // The planner streams its answer in pieces of 4 characters over 1.2 s: slow enough to watch.
 const STREAMED = { latency_ms: 1_200, stream_chunk_chars: 4 };
 
@@ -55,11 +58,13 @@ beforeAll(async () => {
   writeFileSync(join(agents, 'quick-adder.json'), JSON.stringify(quick));
 
   const env = { ...process.env, ...cli.env };
-  server = await startConsole({ config: clientConfigFromEnv(env), env, port: 0, token: TOKEN, agentsDir: agents });
+  server = await startConsole({ config: clientConfigFromEnv(env), env, port: 0, agentsDir: agents });
+  TOKEN = server.token!;
   browser = await chromium.launch({
     executablePath: ensureChromium(),
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // rebind.example resolves to this machine, as a rebinding attacker's name would.
+    args: ['--host-resolver-rules=MAP rebind.example 127.0.0.1', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on('pageerror', (err) => pageErrors.push(err.message));
@@ -86,8 +91,10 @@ it('starts, watches, steers, forks and compares runs', async () => {
   // A run to fork later, started by a script while the person works on the other one.
   const quick = (await (await api('/runs', { method: 'POST', body: JSON.stringify({ agent: 'quick-adder.json', question: 'What is 1+2+3?' }) })).json()) as { workflow_id: string };
 
-  // The token arrives in the URL once; the page keeps it and takes it out of the address bar.
-  await page.goto(`${server.url}/?token=${TOKEN}`);
+  // The page is opened from the URL the console prints: the token arrives in it once; the page
+  // keeps it and takes it out of the address bar.
+  expect(server.openUrl).toBe(`${server.url}/?token=${TOKEN}`);
+  await page.goto(server.openUrl);
   await count(byTestId('start-agent').locator('option'), 2);
   expect(page.url()).not.toContain(TOKEN);
 
@@ -233,6 +240,55 @@ it('refuses a state-changing request from a foreign origin', async () => {
   expect(anonymous.status).toBe(401);
 });
 
+it('a page of another origin can neither frame the console nor make it start a run, even holding the token; a rebinding name gets nothing', async () => {
+  const question = 'started by another origin';
+  // The attacker's page, on another port of this machine (another origin), with the token leaked to it.
+  const evil = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<!doctype html><title>evil</title><iframe id="framed" src="${server.openUrl}"></iframe>
+      <form id="f" method="POST" action="${server.url}/api/runs" enctype="text/plain"><input name='{"agent":"quick-adder.json","question":"${question}","x":"' value='"}'></form>
+      <script>
+        window.results = [];
+        const body = JSON.stringify({ agent: 'quick-adder.json', question: '${question}' });
+        const attempts = [
+          fetch('${server.url}/api/runs', { method: 'POST', headers: { authorization: 'Bearer ${TOKEN}', 'content-type': 'application/json' }, body }),
+          fetch('${server.url}/api/runs', { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body }),
+          fetch('${server.url}/api/runs?token=${TOKEN}', { method: 'POST', mode: 'no-cors', body }),
+        ];
+        Promise.allSettled(attempts).then((r) => { window.results = r.map((x) => x.status === 'fulfilled' ? x.value.type + ' ' + x.value.status : 'rejected'); });
+      </script>`);
+  });
+  await new Promise<void>((ok) => evil.listen(0, '127.0.0.1', ok));
+  const evilUrl = `http://127.0.0.1:${(evil.address() as AddressInfo).port}`;
+  const attacker = await browser.newPage();
+  try {
+    await attacker.goto(`${evilUrl}/`);
+    const results = await until('the attacker\'s requests', () => attacker.evaluate<string[]>('window.results'), (r) => r.length === 3, 10_000);
+    // The CORS request is refused at its preflight; the no-cors ones carry no token.
+    expect(results).toEqual(['rejected', 'opaque 0', 'opaque 0']);
+    // The frame shows no console: the browser refused to frame it.
+    const framed = attacker.frames().find((f) => f !== attacker.mainFrame());
+    expect(framed).toBeDefined();
+    expect(await framed!.evaluate<string>('document.title').catch(() => 'blocked')).not.toBe('perflow console');
+    // A form posted to the API (no header can be set): turned away.
+    await Promise.all([attacker.waitForURL(/\/api\/runs$/), attacker.evaluate("document.getElementById('f').submit()")]);
+    expect(await attacker.locator('body').textContent()).toMatch(/are refused: only the console's own page may change runs/);
+    const runs = (await (await api('/runs')).json()) as { question: string | null }[];
+    expect(runs.filter((r) => r.question === question)).toEqual([]);
+
+    // A name that resolves to this machine (DNS rebinding) is not the console's: no page, no API.
+    const port = new URL(server.url).port;
+    const rebound = await attacker.goto(`http://rebind.example:${port}/?token=${TOKEN}`);
+    expect(rebound?.status()).toBe(403);
+    expect(await attacker.content()).not.toContain('id="app"');
+    const api403 = await attacker.evaluate<number>(`fetch('/api/runs', { headers: { authorization: 'Bearer ${TOKEN}' } }).then((r) => r.status)`);
+    expect(api403).toBe(403);
+  } finally {
+    await attacker.close();
+    await new Promise((ok) => evil.close(ok));
+  }
+});
+
 it('follows an eval to its end, opens a case and its run, and compares two evals case by case', async () => {
   // Two versions of an agent: the second adds one number more, so its sum is another.
   for (const [file, steps] of [['eval-adder.json', 2], ['eval-adder-v2.json', 3]] as const) {
@@ -248,11 +304,14 @@ it('follows an eval to its end, opens a case and its run, and compares two evals
       { id: 'poem', question: 'What is 1+2, as a poem?', checks: [{ max_steps: 5 }, { contains: 'poem' }, { not_contains: 'total' }] },
     ],
   };
-  const startEval = async (agent: string, body: object = { suite }) => ((await (await api('/evals', { method: 'POST', body: JSON.stringify({ ...body, agent }) })).json()) as { eval_id: string }).eval_id;
+  // Suites are files of the console's folder (it refuses inline ones).
+  const heldSuite = { name: 'held', cases: [suite.cases[0], { id: 'held', question: 'What is 2+2?', params: { plan_approval: 'first' }, checks: [{ contains: 'total' }] }] };
+  for (const s of [suite, heldSuite]) writeFileSync(join(dir, 'agents', `${s.name}.json`), JSON.stringify(s));
+  const startEval = async (agent: string, body: object = { suite: 'sums.json' }) => ((await (await api('/evals', { method: 'POST', body: JSON.stringify({ ...body, agent }) })).json()) as { eval_id: string }).eval_id;
   const row = (id: string) => page.locator(`[data-testid="eval-row"][data-eval-id="${id}"]`);
 
   // While an eval runs, each case shows once it is scored: here the second waits for its plan's approval.
-  const held = await startEval('eval-adder.json', { suite: { name: 'held', cases: [suite.cases[0], { id: 'held', question: 'What is 2+2?', params: { plan_approval: 'first' }, checks: [{ contains: 'total' }] }] }, concurrency: 1 });
+  const held = await startEval('eval-adder.json', { suite: 'held.json', concurrency: 1 });
   // Each answer is one moment's: as many cases as it says are done.
   const answers: { cases: { id: string }[]; progress: { done: number; running: number } }[] = [];
   const read = async () => answers[answers.push((await (await api(`/evals/${held}`)).json()) as (typeof answers)[number]) - 1];

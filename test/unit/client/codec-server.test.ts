@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { payloadToJson, startCodecServer, type CodecServer, type JsonPayload } from '../../../client/codec-server';
 import { EncryptionCodec } from '../../../codec/encryption';
@@ -77,5 +78,36 @@ describe('perflow codec server', () => {
     expect(unknown.status).toBe(422);
     expect(((await unknown.json()) as { error: string }).error).toContain('key "Z"');
     expect((await fetch(`${server.url}/nothing`, { method: 'POST', body: '{}' })).status).toBe(404);
+  });
+
+  it('answers only to its own host names: a rebinding name is refused whatever the token', async () => {
+    const [encrypted] = await codec.encode([defaultPayloadConverter.toPayload('secret')]);
+    const body = JSON.stringify({ payloads: [payloadToJson(encrypted)] });
+    const port = new URL(secured.url).port;
+    const decode = (host: string) =>
+      new Promise<{ status: number; body: string }>((done, fail) => {
+        const req = request(`${secured.url}/decode`, { method: 'POST', headers: { host, authorization: 'Bearer s3cret', 'content-type': 'application/json', origin: UI } }, (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => done({ status: res.statusCode ?? 0, body: text }));
+        });
+        req.on('error', fail);
+        req.end(body);
+      });
+    const rebound = await decode(`attacker.example:${port}`);
+    expect([rebound.status, JSON.parse(rebound.body)]).toEqual([403, { error: `requests for host "attacker.example:${port}" are refused: this server answers only to its own names (add one with --allowed-host NAME)` }]);
+    expect(rebound.body).not.toContain(Buffer.from(JSON.stringify('secret')).toString('base64'));
+    expect((await decode(`localhost:${port}`)).status).toBe(200);
+    const named = await startCodecServer({ keyring, port: 0, uiOrigins: [UI], allowedHosts: ['codec.example.com'] });
+    try {
+      const r = await fetch(`${named.url}/decode`, { method: 'POST', body: '{"payloads":[]}' });
+      expect([r.status, r.headers.get('x-content-type-options'), r.headers.get('x-frame-options')]).toEqual([200, 'nosniff', 'DENY']);
+    } finally {
+      await named.close();
+    }
+  });
+
+  it('refuses to listen off loopback without a token', async () => {
+    await expect(startCodecServer({ keyring, port: 0, host: '0.0.0.0', uiOrigins: [UI] })).rejects.toThrow(/^--host 0\.0\.0\.0 would let anyone who reaches it decrypt payloads: set --token T \(or PERFLOW_CODEC_TOKEN\)/);
   });
 });
