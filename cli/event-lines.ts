@@ -1,10 +1,11 @@
 /**
  * How `perflow watch` and `run --follow` show a run's events: model text as it arrives, under a
  * header naming who writes it, and one line per plan, step, tool and decision event. A retried
- * model attempt's text is erased on a terminal (elsewhere a line says it is replaced).
+ * model attempt's text is erased on a terminal (elsewhere a line says it is replaced). Control
+ * characters in what models and tools wrote are shown as text (core/text.ts visibleText).
  */
 import type { RunEvent } from '../core/run-events';
-import { oneLine, preview } from '../core/text';
+import { oneLine, preview, visibleText } from '../core/text';
 import { pendingLines } from '../client/run';
 
 export interface EventWriter {
@@ -23,7 +24,7 @@ export class EventPrinter {
     if (e.type === 'model_delta') return this.delta(e.call, e.role, e.step, e.text);
     if (e.type === 'retry' && e.role !== undefined && this.open?.call === e.call) return this.retried(e.attempt);
     this.endText();
-    for (const line of this.lines(e)) this.out.write(`${line}\n`);
+    for (const line of this.lines(e)) this.out.write(`${visibleText(line)}\n`);
   }
 
   /** Ends a line of model text left open (before the caller writes anything else). */
@@ -32,7 +33,9 @@ export class EventPrinter {
     this.open = undefined;
   }
 
-  private delta(call: string, role: string, step: number | undefined, text: string): void {
+  private delta(call: string, role: string, step: number | undefined, raw: string): void {
+    // What the model wrote, shown, never obeyed (the erasing of a retried attempt below is ours).
+    const text = visibleText(raw);
     if (this.open?.call !== call) {
       this.endText();
       this.out.write(`[${role}${step !== undefined ? `, step ${step + 1}` : ''}]\n`);

@@ -9,7 +9,7 @@ import { CliError, describeError } from '../client/errors';
 import { commandNamed } from './commands';
 import type { CommandContext } from './context';
 import { parseCommandLine } from './options';
-import { out } from './output';
+import { note, out } from './output';
 import { commandUsage, USAGE } from './usage';
 
 /** Runs the CLI; returns the exit code. */
@@ -42,7 +42,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     return await handler(ctx);
   } catch (err) {
     const { message, exitCode } = describeError(err, { ...config, workflowId: ctx?.workflowId });
-    process.stderr.write(`perflow: ${message}\n`);
+    note(`perflow: ${message}`);
     if (verbose && err instanceof Error) process.stderr.write(`${err.stack ?? ''}\n`);
     return exitCode;
   }

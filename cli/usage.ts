@@ -31,7 +31,8 @@ export const USAGE = `usage: perflow <command> [options]
   codec-server [--port P] [--host H] [--ui-origin URL]... [--token T] [--allowed-host NAME]...
                                            serve /encode and /decode for the Temporal Web UI with PERFLOW_ENCRYPTION_KEYS
                                            (default port 8888 on 127.0.0.1; CORS for PERFLOW_TEMPORAL_UI_URL's origin;
-                                           token also from PERFLOW_CODEC_TOKEN, required off loopback); stops on Ctrl-C
+                                           token also from PERFLOW_CODEC_TOKEN, required off loopback unless
+                                           --unsafe-no-token); stops on Ctrl-C
   console [--port P] [--host H] [--token T] [--agents DIR] [--allowed-host NAME]... [--allow-inline-agents]
                                            the web console: start, watch, steer, fork and compare runs (default 127.0.0.1:7300;
                                            prints its URL with a new token unless --token T or PERFLOW_CONSOLE_TOKEN gives one;

@@ -24,6 +24,8 @@ export interface CodecServerOptions {
   uiOrigins: string[];
   /** When set, every request needs `Authorization: Bearer <token>` (else 401). Required off loopback. */
   token?: string;
+  /** Listen off loopback without a token (a container whose port is published on the host's loopback only). */
+  unsafeNoToken?: boolean;
   /** `Host` names served besides loopback names, IP addresses and `host`; any other gets 403 (DNS rebinding). */
   allowedHosts?: string[];
   /** Largest request body accepted. @default 16 MiB */
@@ -79,7 +81,7 @@ export function payloadToJson(p: Payload): JsonPayload {
 /** Starts the codec server; resolves once it listens. */
 export async function startCodecServer(o: CodecServerOptions): Promise<CodecServer> {
   const boundHost = o.host ?? '127.0.0.1';
-  if (!isLoopbackHost(boundHost) && o.token === undefined) throw new Error(CODEC_NEEDS_TOKEN(boundHost));
+  if (!isLoopbackHost(boundHost) && o.token === undefined && !o.unsafeNoToken) throw new Error(CODEC_NEEDS_TOKEN(boundHost));
   const hostAllowed = hostAllowList(boundHost, o.allowedHosts);
   const codec = new EncryptionCodec(o.keyring);
   const origins = new Set(o.uiOrigins.map(normalizeOrigin));

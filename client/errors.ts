@@ -2,6 +2,7 @@
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentDefinitionError } from '../core/agent';
 import { causeChain, oneLine } from '../core/text';
+import { redactUrls } from '../config/redact';
 
 export class CliError extends Error {
   constructor(
@@ -31,6 +32,12 @@ export function describeError(
   err: unknown,
   ctx: { temporalAddress?: string; namespace?: string; workflowId?: string } = {},
 ): { message: string; exitCode: number } {
+  // A URL in a message (a connection string, an endpoint) is shown without its secrets.
+  const { message, exitCode } = describeErrorAsIs(err, ctx);
+  return { message: redactUrls(message), exitCode };
+}
+
+function describeErrorAsIs(err: unknown, ctx: { temporalAddress?: string; namespace?: string; workflowId?: string }): { message: string; exitCode: number } {
   if (err instanceof CliError) return { message: oneLine(err.message), exitCode: err.exitCode };
   if (err instanceof AgentDefinitionError) return { message: oneLine(err.message), exitCode: 2 };
   if (err instanceof WorkflowNotFoundError || (ctx.workflowId !== undefined && isNotFound(err))) {

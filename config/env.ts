@@ -10,8 +10,11 @@
 import { KEY_BYTES, type EncryptionKeyring } from '../core/encryption-keyring';
 import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
 import type { ProviderConfig } from '../core/provider-config';
+import { redact } from './redact';
 import { telemetryConfigFromEnv, type TelemetryConfig } from './telemetry';
 import { describeTemporalConnection, temporalSettingsFromEnv, usesTls, type TemporalConnectionSettings } from './temporal-connection';
+
+export { redact, redactUrls } from './redact';
 
 export type { ProviderConfig, EncryptionKeyring, TemporalConnectionSettings };
 
@@ -130,10 +133,6 @@ export function describeWorkerConfig(c: PerflowWorkerConfig): string {
   return `Temporal ${c.temporalAddress}${connection} namespace ${c.namespace}, task queue ${c.taskQueue}; MongoDB ${redact(c.mongoUri)} database ${c.database}${llm}${encryption}`;
 }
 
-/** A MongoDB URI with its password replaced by `***`. */
-export function redact(uri: string): string {
-  return uri.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-}
 
 /** MONGODB_URI: the database named in it holds perflow's memory. */
 export function mongoUriFromEnv(env: NodeJS.ProcessEnv = process.env): string {

@@ -4,6 +4,8 @@
  * runtime's metrics (`PERFLOW_METRICS_*`). Both are off unless their variables are set.
  */
 
+import { redact, redactUrls } from './redact';
+
 /** OTLP/HTTP encodings perflow exports traces in (`grpc` is refused). */
 export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
@@ -41,10 +43,10 @@ function checkedUrl(name: string, value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new Error(`${name}="${value}" is not a URL: use e.g. http://localhost:4318`);
+    throw new Error(`${name}="${redactUrls(value)}" is not a URL: use e.g. http://localhost:4318`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`${name}="${value}" must be an http:// or https:// URL (perflow exports OTLP over HTTP)`);
+    throw new Error(`${name}="${redact(value)}" must be an http:// or https:// URL (perflow exports OTLP over HTTP)`);
   }
   return url.toString();
 }
@@ -113,8 +115,8 @@ export function telemetryConfigFromEnv(env: NodeJS.ProcessEnv = process.env, rol
 /** For the worker's start line. */
 export function describeTelemetry(t: TelemetryConfig | undefined): string {
   const parts = [
-    ...(t?.traces ? [`traces to ${t.traces.url} (${t.traces.protocol}, service ${t.traces.serviceName})`] : []),
-    ...(t?.metrics ? ['prometheus' in t.metrics ? `metrics on http://${t.metrics.prometheus.bindAddress}/metrics` : `metrics to ${t.metrics.otlp.url}`] : []),
+    ...(t?.traces ? [`traces to ${redact(t.traces.url)} (${t.traces.protocol}, service ${t.traces.serviceName})`] : []),
+    ...(t?.metrics ? ['prometheus' in t.metrics ? `metrics on http://${t.metrics.prometheus.bindAddress}/metrics` : `metrics to ${redact(t.metrics.otlp.url)}`] : []),
   ];
   return parts.length > 0 ? `; ${parts.join(', ')}` : '';
 }

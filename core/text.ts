@@ -12,6 +12,19 @@ export const RESULT_PREVIEW_CHARS = 2_000;
 /** The text on one line: line breaks and the spaces around them become one space. */
 export const oneLine = (s: string): string => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 
+/**
+ * Terminal control characters shown instead of obeyed: ESC, BEL, CR and every other C0 control
+ * but newline and tab, DEL, the C1 controls and the bidirectional overrides become `\x1b`-style
+ * text. A model or a tool can write anything; on a terminal it must not set the title, clear the
+ * screen, rewrite earlier lines or make a link lie. (`\r\n` is a line break.)
+ */
+export function visibleText(s: string): string {
+  return s.replace(/\r\n/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+  });
+}
+
 /** At most `max` characters, with a note of how many more there were. */
 export function preview(text: string, max = RESULT_PREVIEW_CHARS): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;

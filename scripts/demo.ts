@@ -14,7 +14,7 @@ import { MongoClient } from 'mongodb';
 import { followRun, startRun } from '../client/run';
 import { parseAgentDefinition, resolveParameters, type AgentDefinition } from '../core/agent';
 import { startServers, stopServersOnSignals } from '../servers';
-import { clientConfigFromEnv } from '../config/env';
+import { clientConfigFromEnv, redact } from '../config/env';
 import { CONSOLE_PORT, startConsole, type ConsoleServer } from '../console/server';
 import { createWorker } from '../workers/main';
 
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     const run = await startRun(client, { agent, parameters: resolveParameters(agent), question: QUESTION, taskQueue });
     console.log(`question: ${QUESTION}`);
     const out = await followRun(run.handle, (line) => console.log(`  ${line}`));
-    const env = `TEMPORAL_ADDRESS=${temporal.address} MONGODB_URI=${mongoUri} PERFLOW_TASK_QUEUE=${taskQueue}`;
+    const env = `TEMPORAL_ADDRESS=${temporal.address} MONGODB_URI=${redact(mongoUri)} PERFLOW_TASK_QUEUE=${taskQueue}`;
     console.log(`\nanswer: ${out.response}`);
     for (const [k, v] of Object.entries(run.ids)) console.log(`${k}: ${v}`);
     console.log(`ui: ${ui}/namespaces/${temporal.namespace}/workflows/${run.workflowId}/${run.runId}/history`);

@@ -88,7 +88,7 @@ export async function startMongo(env: NodeJS.ProcessEnv): Promise<MongoServer> {
     await postgres?.stop();
     throw err;
   }
-  log(`${found.kind} ${found.path} on ${uri} (${postgres ? `PostgreSQL backend ${postgres.url}` : `data in ${dataDir}`})`);
+  log(`${found.kind} ${found.path} on ${redact(uri)} (${postgres ? `PostgreSQL backend ${redact(postgres.url)}` : `data in ${dataDir}`})`);
   return {
     uri,
     kind: postgres ? `${found.kind}-postgresql` : found.kind,

@@ -16,9 +16,12 @@ export const codecServer: CommandHandler = async ({ o, config, env }) => {
     if (!/^https?:\/\/[^/\s]+\/?$/.test(origin)) throw new CliError(`--ui-origin expects the Web UI's origin such as http://localhost:8233, got "${origin}"`, 2);
   }
   const token = o.token ?? codecTokenFromEnv(env);
-  if (token === undefined && !isLoopbackHost(host)) throw new CliError(CODEC_NEEDS_TOKEN(host), 2);
+  // A container binds 0.0.0.0 and publishes the port on the host's loopback: it says so by name.
+  const unsafeNoToken = token === undefined && !isLoopbackHost(host) && o['unsafe-no-token'] === true;
+  if (token === undefined && !isLoopbackHost(host) && !unsafeNoToken) throw new CliError(`${CODEC_NEEDS_TOKEN(host)} (or, in a container whose port is published on the host's loopback only, --unsafe-no-token)`, 2);
+  if (unsafeNoToken) note(`perflow codec server: --unsafe-no-token on ${host}: whoever reaches this port can decrypt payloads; publish it on loopback only`);
   const allowedHosts = (o['allowed-host'] ?? []).map(checkedAllowedHost);
-  const server = await startCodecServer({ keyring: config.encryption, port, host, uiOrigins, allowedHosts, ...(token !== undefined ? { token } : {}) }).catch((err: unknown) => {
+  const server = await startCodecServer({ keyring: config.encryption, port, host, uiOrigins, allowedHosts, ...(token !== undefined ? { token } : {}), ...(unsafeNoToken ? { unsafeNoToken } : {}) }).catch((err: unknown) => {
     throw new CliError(`cannot listen on ${host}:${port} (${(err as Error).message}): pick another --port`, 1, { cause: err });
   });
   const keyIds = [...config.encryption.keys.keys()];

@@ -319,16 +319,20 @@ describe('the console as a trust boundary', () => {
   });
 
   it('reads memory and evals through its one MongoDB client', async () => {
-    const connects = jest.spyOn(MongoClient.prototype, 'connect');
+    // The connects of the memory reads (the worker of this process may open clients of its own meanwhile).
+    const original = MongoClient.prototype.connect;
+    const stacks: string[] = [];
+    const connects = jest.spyOn(MongoClient.prototype, 'connect').mockImplementation(function (this: MongoClient) {
+      stacks.push(new Error().stack ?? '');
+      return original.call(this);
+    });
     try {
       const bearer = { authorization: `Bearer ${TOKEN}` };
-      const runs = (await call('GET', '/api/runs', undefined, bearer, guarded.url)).json;
       for (let i = 0; i < 3; i++) {
         expect((await call('GET', `/api/memory/no-such-memory-${i}`, undefined, bearer, guarded.url)).status).toBe(404);
         expect((await call('GET', '/api/evals', undefined, bearer, guarded.url)).status).toBe(200);
       }
-      expect(runs.length).toBeGreaterThan(0);
-      expect(connects).not.toHaveBeenCalled();
+      expect(stacks.filter((stack) => /client[\\/]memory\.ts/.test(stack))).toEqual([]);
     } finally {
       connects.mockRestore();
     }
