@@ -206,7 +206,8 @@ async function renderPlannerPrompt(steps: ReturnType<typeof completedStepCache>,
   const completed = await steps.get(completedStepIds(ref));
   const params = ref.params ?? material?.params ?? {};
   const template = ref.template ?? (ref.template_key !== undefined ? params[ref.template_key] : undefined) ?? '';
-  const prompt = renderTemplate(template, { ...params, steps: formatSteps(ref.steps), completed_steps: formatCompletedSteps(completed) });
+  const format = ref.format ?? 'perflow';
+  const prompt = renderTemplate(template, { ...params, steps: formatSteps(ref.steps, format), completed_steps: formatCompletedSteps(completed, format, ref.history_count ?? 0) });
   return prompt + (ref.suffix ?? '');
 }
 

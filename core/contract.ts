@@ -10,6 +10,7 @@
 import type { ExecutorTurn, ModelConfig, ModelScript, ScriptedToolCall, ToolEntry } from './agent';
 import type { CallPosition, ChatMessage, ToolSpec } from './llm-types';
 import type { MemoryIds, ToolCallPlace } from './memory-ids';
+import type { PromptFormat } from './template';
 
 export type { ScriptedToolCall, ToolCallPlace };
 
@@ -69,6 +70,10 @@ export interface PlannerPromptRef {
   run_steps?: { trace_root: string; count: number };
   /** Appended after rendering (the parse-retry instruction). */
   suffix?: string;
+  /** How `steps` and `completed_steps` are rendered (absent: `perflow`, as runs recorded before). */
+  format?: PromptFormat;
+  /** How many of the completed steps are the conversation's earlier exchanges (for the `ml-commons` format). */
+  history_count?: number;
 }
 
 /** The run's prompt material by ID, and which of its system prompts a call uses. */

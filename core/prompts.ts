@@ -202,7 +202,8 @@ export function maxStepsReachedMessage(maxSteps: number, summary: string, memory
   const trimmed = summary.trim();
   const resume = memoryId ? ` To continue, run the agent again with memory_id ${memoryId}.` : '';
   if (trimmed !== '') {
-    return `Max Steps Limit (${maxSteps}) Reached. Here is a summary of the steps completed so far:\n\n${trimmed}\n\n${resume.trim()}`.trim();
+    // ml-commons' wording (handleMaxStepsReached), then how to go on.
+    return `Max Steps Limit (${maxSteps}) Reached. Here's a summary of the steps completed so far:\n\n${trimmed}\n\n${resume.trim()}`.trim();
   }
   return `Max Steps Limit (${maxSteps}) Reached.${resume}`;
 }

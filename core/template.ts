@@ -7,7 +7,12 @@
  */
 import type { ChatMessage } from './llm-types';
 
-const SEED_PLACEHOLDER = /\$\{parameters\.([A-Za-z0-9_.-]+)\}/g;
+/**
+ * `${parameters.x}`, `${parameters.x:-default}` and the escaped `$${parameters.x}`, as
+ * commons-text's StringSubstitutor reads them in ml-commons (prefix `${parameters.`, suffix `}`,
+ * escape `$`, default delimiter `:-`).
+ */
+const SEED_PLACEHOLDER = /(\$?)\$\{parameters\.([A-Za-z0-9_.-]+)(?::-([^}]*))?\}/g;
 const IVY_PLACEHOLDER = /\{\{(\w+)\}\}/g;
 
 /**
@@ -17,21 +22,35 @@ const IVY_PLACEHOLDER = /\{\{(\w+)\}\}/g;
  * unchanged, like the seed's `StringSubstitutor`.
  */
 function substitute(template: string, placeholder: RegExp, values: Record<string, string | undefined>): string {
-  return template.replace(placeholder, (whole, key: string) => {
-    const value = Object.prototype.hasOwnProperty.call(values, key) ? values[key] : undefined;
-    return value === undefined ? whole : value;
+  return template.replace(placeholder, (whole, key: string) => valueOf(values, key) ?? whole);
+}
+
+const valueOf = (values: Record<string, string | undefined>, key: string): string | undefined => (Object.prototype.hasOwnProperty.call(values, key) ? values[key] : undefined);
+
+/**
+ * Fills `${parameters.x}` placeholders in one pass. `${parameters.x:-d}` gives `d` when `x` has
+ * no value; `$${parameters.x}` is the literal `${parameters.x}` (with `keepEscapes`, left as it
+ * is, for a text that is rendered again later).
+ */
+function substituteSeed(template: string, params: Record<string, string | undefined>, keepEscapes: boolean, later: readonly string[] = []): string {
+  return template.replace(SEED_PLACEHOLDER, (whole, escape: string, key: string, fallback: string | undefined) => {
+    if (escape) return keepEscapes ? whole : whole.slice(1);
+    // A value filled in a later pass keeps its placeholder (and its default) until then.
+    if (later.includes(key)) return whole;
+    return valueOf(params, key) ?? fallback ?? whole;
   });
 }
 
 /**
- * Replaces every `${parameters.x}` in `template` with `params[x]` (the seed's templates).
+ * Replaces every `${parameters.x}` in `template` with `params[x]` (the seed's templates), with
+ * StringSubstitutor's defaults (`${parameters.x:-d}`) and escapes (`$${parameters.x}`).
  *
  * @param template - text with `${parameters.x}` placeholders
  * @param params - values by parameter name
  * @returns the rendered text
  */
 export function renderTemplate(template: string, params: Record<string, string | undefined>): string {
-  return substitute(template, SEED_PLACEHOLDER, params);
+  return substituteSeed(template, params, false);
 }
 
 /** How deep parameter values may refer to each other (`a` → `b` → `c`…); deeper ones stay literal. */
@@ -48,11 +67,10 @@ export function resolveParameterValues(params: Record<string, string>, verbatim:
   for (let pass = 0; pass < MAX_PARAMETER_NESTING; pass++) {
     let changed = false;
     const next: Record<string, string> = {};
-    // Verbatim values are inserted later, in one pass with the prompt: never scanned.
-    const sources: Record<string, string | undefined> = { ...current };
-    for (const key of verbatim) sources[key] = undefined;
+    // Verbatim values are inserted later, in one pass with the prompt: never scanned. Escapes stay
+    // until the value is rendered for the last time, so a later pass cannot fill them.
     for (const [key, value] of Object.entries(current)) {
-      const rendered = verbatim.includes(key) ? value : renderTemplate(value, { ...sources, [key]: undefined });
+      const rendered = verbatim.includes(key) ? value : substituteSeed(value, current, true, [...verbatim, key]);
       if (rendered !== value) changed = true;
       next[key] = rendered;
     }
@@ -81,22 +99,34 @@ export function executorOpening(earlier: readonly CompletedStep[], step: string)
 }
 
 /**
- * Formats completed steps for `${parameters.completed_steps}`, one tagged block per step:
+ * How a plan_execute_and_reflect run renders its planner prompts: `ml-commons` as OpenSearch's
+ * MLPlanExecuteAndReflectAgentRunner does (runs started since the `ml-commons-prompt-format`
+ * patch), `perflow` as runs before it did.
+ */
+export type PromptFormat = 'perflow' | 'ml-commons';
+
+/**
+ * Formats completed steps for `${parameters.completed_steps}` (the template supplies the
+ * surrounding brackets).
+ *
+ * `ml-commons` (its `completedSteps` list joined by `", "`): the conversation's earlier
+ * exchanges first, each question and response as it is, then this run's steps from `<step-1>`:
  *
  * ```text
- * <step-1>
- * the step
- * </step-1>
- * <step-1-result>
- * its result
- * </step-1-result>
+ * question 1, response 1, \n<step-1>\nthe step\n</step-1>\n, \n<step-1-result>\nits result\n</step-1-result>\n
  * ```
  *
- * Blocks are joined by a newline; no steps give an empty string.
+ * `perflow`: one `<step-N>` / `<step-N-result>` block per entry, exchanges numbered as steps,
+ * blocks joined by a newline. No steps give an empty string.
  *
- * @param steps - completed steps, oldest first
+ * @param steps - completed steps, oldest first: the earlier exchanges (`historyCount` of them), then this run's
  */
-export function formatCompletedSteps(steps: readonly CompletedStep[]): string {
+export function formatCompletedSteps(steps: readonly CompletedStep[], format: PromptFormat = 'perflow', historyCount = 0): string {
+  if (format === 'ml-commons') {
+    const history = steps.slice(0, historyCount).flatMap((s) => [s.step, s.result]);
+    const own = steps.slice(historyCount).flatMap((s, i) => [`\n<step-${i + 1}>\n${s.step}\n</step-${i + 1}>\n`, `\n<step-${i + 1}-result>\n${s.result}\n</step-${i + 1}-result>\n`]);
+    return [...history, ...own].join(', ');
+  }
   return steps
     .map((s, i) => {
       const n = i + 1;
@@ -106,13 +136,14 @@ export function formatCompletedSteps(steps: readonly CompletedStep[]): string {
 }
 
 /**
- * Formats the current plan for `${parameters.steps}`: each step as a JSON string, separated by
- * `, ` (the template supplies the surrounding brackets).
+ * Formats the current plan for `${parameters.steps}` (the template supplies the brackets):
+ * `ml-commons` joins the steps by `, ` as they are (`step1, step2`); `perflow` writes each as a
+ * JSON string (`"step1", "step2"`).
  *
  * @param steps - the plan's steps
  */
-export function formatSteps(steps: readonly string[]): string {
-  return steps.map((s) => JSON.stringify(s)).join(', ');
+export function formatSteps(steps: readonly string[], format: PromptFormat = 'perflow'): string {
+  return format === 'ml-commons' ? steps.join(', ') : steps.map((s) => JSON.stringify(s)).join(', ');
 }
 
 /** The part of a tool the planner needs to see. */
@@ -124,12 +155,19 @@ export interface ToolSummary {
 }
 
 /**
- * Builds the text for `${parameters.tools_prompt}`: a heading and one `- name: description` line
- * per tool, or a sentence saying that no tools are available.
+ * Builds the text for `${parameters.tools_prompt}`.
+ *
+ * `ml-commons` (its `addToolsToPrompt`): a heading line, `Tool N - name: description` and a blank
+ * line per tool, and a closing sentence that no other tools are available. `perflow`: a heading
+ * and one `- name: description` line per tool, or a sentence saying that no tools are available.
  *
  * @param tools - the tools the executor can call
  */
-export function buildToolsPrompt(tools: readonly ToolSummary[]): string {
+export function buildToolsPrompt(tools: readonly ToolSummary[], format: PromptFormat = 'perflow'): string {
+  if (format === 'ml-commons') {
+    const listed = tools.map((t, i) => `Tool ${i + 1} - ${t.name}: ${t.description}\n\n`).join('');
+    return `In this environment, you have access to the tools listed below. Use these tools to create your plan, and do not reference or use any tools not listed here.\n${listed}No other tools are available. Do not invent tools. Only use tools to create the plan.\n\n`;
+  }
   if (tools.length === 0) {
     return 'No tools are available in this environment. Plan steps that can be completed by reasoning over the information provided.';
   }
@@ -148,12 +186,12 @@ export function buildToolsPrompt(tools: readonly ToolSummary[]): string {
  * Every run parameter as a `${parameters.x}` value (non-strings as JSON), with their own
  * placeholders filled, plus `tools_prompt` and `user_prompt` (the question).
  */
-export function templateParams(p: Readonly<Record<string, unknown>>, question: string, tools: readonly ToolSummary[]): Record<string, string> {
+export function templateParams(p: Readonly<Record<string, unknown>>, question: string, tools: readonly ToolSummary[], format: PromptFormat = 'perflow'): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [key, value] of Object.entries(p)) {
     if (value !== undefined && value !== null) params[key] = typeof value === 'string' ? value : JSON.stringify(value);
   }
-  params.tools_prompt = buildToolsPrompt(tools);
+  params.tools_prompt = buildToolsPrompt(tools, format);
   // The run's question, however it was given (--question, the run input or the parameter): seed 000's required parameter.
   const userText = { user_prompt: question, question };
   Object.assign(params, userText);

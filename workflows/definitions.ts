@@ -13,6 +13,7 @@ import type { AgentDefinition, AgentType, ResolvedParameters } from '../core/age
 import type { Usage } from '../core/llm-types';
 import type { CaseResult } from '../core/eval/types';
 import { causeChain, formatCost, preview, RESULT_PREVIEW_CHARS } from '../core/text';
+import type { PromptFormat } from '../core/template';
 import type { BudgetRaise, DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanDecision, TenantCapNotice, TenantWaitAnswer, TenantWaitRequest, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
 
 export type { BudgetRaise, DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanApproval, PlanDecision, TenantCapNotice, TenantWaitAnswer, TenantWaitRequest, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
@@ -97,6 +98,8 @@ export interface CarriedState<S = unknown> {
   run_steps?: { trace_root: string; count: number };
   /** How many of `completed_step_ids` are earlier exchanges (absent in runs recorded before: 0). */
   history_count?: number;
+  /** How the run renders its planner prompts (absent in runs recorded before: `perflow`). */
+  prompt_format?: PromptFormat;
   completed_steps: CompletedStepView[];
   steps_executed: number;
   usage: Usage;

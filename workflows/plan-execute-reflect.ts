@@ -27,10 +27,11 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
   }));
   const { progress, p } = run;
   // The planner renders its prompt in the activity from the completed steps' IDs (claim check).
+  const format = run.promptFormat === 'ml-commons' ? { format: run.promptFormat, history_count: run.historyCount } : {};
   const promptRef = (key: TemplateKey): PlannerPromptRef =>
     run.materialId !== undefined
-      ? { template_key: key, steps: progress.plan, ...completedStepRefs(run) }
-      : { template: p[key], params: run.params, steps: progress.plan, ...completedStepRefs(run) };
+      ? { template_key: key, steps: progress.plan, ...completedStepRefs(run), ...format }
+      : { template: p[key], params: run.params, steps: progress.plan, ...completedStepRefs(run), ...format };
   // A scripted model's planner script goes on where the run stood: across continue-as-new, and in a fork where the source stood at its step.
   const plannerCalls = { next: run.carried?.planner_calls ?? input.fork?.planner_calls ?? 0 };
   // The planner calls made by the end of each executed step (steps a fork reused count as the fork's start).

@@ -55,7 +55,8 @@ export const AgentParameters = z.looseObject({
    * @default "%Y-%m-%d %H:%M:%S %Z"
    */
   datetime_format: stringParam().superRefine((format, ctx) => {
-    const problem = format === undefined ? undefined : datetimeFormatProblem(format);
+    // Blank is not set (the default format), as ml-commons' getCurrentDateTime has it.
+    const problem = format === undefined || format.trim() === '' ? undefined : datetimeFormatProblem(format);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   }),
   /**
@@ -313,20 +314,22 @@ export function resolveParameters(agent: AgentDefinition, runParams: Record<stri
       'invalid agent parameters',
     );
   }
-  const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
+  // An empty or blank prompt text, template, date format or response filter is not set (an empty
+  // field of a request body, `--param system_prompt=`): its default is used (docs/agent-file.md).
+  const given = (v: string | undefined): string | undefined => (v === undefined || v.trim() === '' ? undefined : v);
   const d = parameterDefaults();
   return {
     ...p,
-    datetime_format: p.datetime_format ?? d.datetime_format,
-    system_prompt: p.system_prompt ?? d.system_prompt,
-    executor_system_prompt: p.executor_system_prompt ?? d.executor_system_prompt,
-    planner_prompt: p.planner_prompt ?? d.planner_prompt,
-    reflect_prompt: p.reflect_prompt ?? d.reflect_prompt,
-    planner_prompt_template: p.planner_prompt_template ?? d.planner_prompt_template,
-    reflect_prompt_template: p.reflect_prompt_template ?? d.reflect_prompt_template,
-    planner_with_history_template: p.planner_with_history_template ?? d.planner_with_history_template,
+    datetime_format: given(p.datetime_format) ?? d.datetime_format,
+    system_prompt: given(p.system_prompt) ?? d.system_prompt,
+    executor_system_prompt: given(p.executor_system_prompt) ?? d.executor_system_prompt,
+    planner_prompt: given(p.planner_prompt) ?? d.planner_prompt,
+    reflect_prompt: given(p.reflect_prompt) ?? d.reflect_prompt,
+    planner_prompt_template: given(p.planner_prompt_template) ?? d.planner_prompt_template,
+    reflect_prompt_template: given(p.reflect_prompt_template) ?? d.reflect_prompt_template,
+    planner_with_history_template: given(p.planner_with_history_template) ?? d.planner_with_history_template,
     llm_interface: llmInterface,
-    llm_response_filter: nonEmpty(p.llm_response_filter) ?? llmResponseFilterFor(llmInterface),
+    llm_response_filter: given(p.llm_response_filter) ?? llmResponseFilterFor(llmInterface),
     plan_execute_reflect_response_format: d.plan_execute_reflect_response_format,
   };
 }

@@ -78,7 +78,8 @@ describe('conversation memory', () => {
     expect(second.memory_id).toBe(first.memory_id);
     const prompt = harness().recorder.find((r) => r.messages[0]?.content.includes(question))!.messages[0].content;
     expect(prompt).toContain('You have currently executed the following steps:');
-    expect(prompt).toContain('<step-1>\ncapital of France?\n</step-1>\n<step-1-result>\nParis\n</step-1-result>');
+    // The earlier exchange as ml-commons gives it: the question and the response, as they are.
+    expect(prompt).toContain('You have currently executed the following steps:\n[capital of France?, Paris]\n');
     expect(prompt).not.toContain('Original plan:');
     const roots = await harness().memory.interactions.find({ memory_id: first.memory_id, parent_interaction_id: null }).toArray();
     expect(roots.map((r) => r.response).sort()).toEqual(['Paris', 'about 2.1 million']);
@@ -97,7 +98,7 @@ describe('conversation memory', () => {
     expect(input.parameters).not.toHaveProperty('memory_id');
     expect(input.parameters).not.toHaveProperty('executor_agent_memory_id');
     const prompt = harness().recorder.find((r) => r.messages[0]?.content.includes('how many people live there?'))!.messages[0].content;
-    expect(prompt).toContain('<step-1>\ncapital of Italy?\n</step-1>\n<step-1-result>\nRome\n</step-1-result>');
+    expect(prompt).toContain('[capital of Italy?, Rome]');
   });
 
   it('rejects an unknown memory_id with a clear failure', async () => {

@@ -240,6 +240,12 @@ export const SCENARIOS: Scenario[] = [
     agent: sixTimesSevenPlus1024(),
   },
   { name: 'prompt-material-todo-list', question: 'sum 1..2, by reference', agent: typedAgent('todo_list', 2) },
+  // Planner prompts rendered as ml-commons renders them (patched at the run's start).
+  {
+    name: 'ml-commons-prompt-format',
+    question: 'What is (6*7) + 2^10, as ml-commons would prompt it?',
+    agent: sixTimesSevenPlus1024(),
+  },
   // Executor steps read their earlier steps and save their results inside the model calls (patched):
   // the second step sees the first; the third reaches the iteration limit and is saved by the workflow.
   {

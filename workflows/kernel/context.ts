@@ -9,7 +9,7 @@ import type { AgentDefinition, ResolvedParameters } from '../../core/agent';
 import { denseParameters } from '../../core/agent-file/parameter-defaults';
 import { formatDatetime, injectDatetime } from '../../core/datetime';
 import { ZERO_USAGE } from '../../core/llm-types';
-import { renderTemplate, templateParams } from '../../core/template';
+import { renderTemplate, templateParams, type PromptFormat } from '../../core/template';
 import { causeChain } from '../../core/text';
 import { compactStepIds, completedStepIds, stepTraceId, type CompletedStepRefs, type MemoryIds } from '../../core/memory-ids';
 import { forkPointQuery, progressMarkdown, progressQuery, type CarriedState, type ForkPoint, type ForkSource, type Progress, type RunIds, type RunInput } from '../definitions';
@@ -21,6 +21,8 @@ import { preview } from '../../core/text';
 
 /** Static prompt material travels by reference; runs recorded before carried it in every call. */
 const PROMPT_MATERIAL_PATCH = 'prompt-material-by-reference';
+/** plan_execute_and_reflect renders its planner prompts as ml-commons does (core/template.ts); decided once, at a run's start. */
+const ML_COMMONS_FORMAT_PATCH = 'ml-commons-prompt-format';
 
 export interface RunSpec {
   /** Shown as `progress.max_steps`: the most steps (iterations) the run may execute. */
@@ -43,6 +45,8 @@ export interface RunContext<S = unknown> {
   completedIds: string[];
   /** How many of {@link completedIds} are earlier exchanges (the rest are this run's steps). */
   historyCount: number;
+  /** How its planner prompts are rendered: `ml-commons` for plan_execute_and_reflect runs started since the patch. */
+  promptFormat: PromptFormat;
   /** Every run parameter as a `${parameters.x}` value (their own placeholders filled), plus `tools_prompt` and `user_prompt`. */
   params: Record<string, string>;
   /**
@@ -72,6 +76,8 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
   const { agent, question, carried } = input;
   const p = denseParameters<ResolvedParameters>(input);
   const spec = specOf(p);
+  // Fixed for the run's life, across continue-as-new: a deploy changes the prompts of new runs only.
+  const promptFormat: PromptFormat = carried ? (carried.prompt_format ?? 'perflow') : agent.type === 'plan_execute_and_reflect' && patched(ML_COMMONS_FORMAT_PATCH) ? 'ml-commons' : 'perflow';
   const ids = runIdsFor(input);
   const memoryIds: MemoryIds = p.tenant_id !== undefined ? { ...ids, tenant_id: p.tenant_id } : ids;
   const progress: Progress = {
@@ -99,7 +105,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
   }
   const models = modelActivities(input.llm_task_queue);
   const tools: AgentTool[] = carried?.tools ?? (await listTools(agent));
-  const params = templateParams(p, question, tools.map((t) => t.spec));
+  const params = templateParams(p, question, tools.map((t) => t.spec), promptFormat);
   // System prompts may use `${parameters.x}` too (seed 002).
   const systems = withDatetime(p, renderTemplate(spec.planningSystem, params), renderTemplate(p.executor_system_prompt, params));
   const completedIds = carried ? completedStepIds(carried) : [];
@@ -138,6 +144,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     tools,
     completedIds,
     historyCount,
+    promptFormat,
     params,
     ...(materialId !== undefined ? { materialId } : {}),
     planningSystem: systems.planner,

@@ -104,6 +104,7 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
       plan: progress.plan,
       ...completedStepRefs(run),
       history_count: run.historyCount,
+      ...(run.promptFormat !== 'perflow' ? { prompt_format: run.promptFormat } : {}),
       completed_steps: progress.completed_steps,
       steps_executed: progress.steps_executed,
       usage: progress.usage,

@@ -46,10 +46,13 @@ describe('a datetime_format perflow cannot format', () => {
     ['hh:mm a', '"hh" is not supported'],
     ['yyyy-MM-dd HH:mm:ss.SSS', '"SSS" is not supported'],
     ['%Y-%m-%d %I', '"%I" is not supported'],
-    ['  ', 'it is empty'],
   ])('is refused before the run starts, naming what: %s', (format, what) => {
     expect(() => parseAgentDefinition(agent(format))).toThrow(`invalid agent file: parameters.datetime_format: ${what}; supported: strftime`);
     expect(() => resolveParameters(parseAgentDefinition(agent('%Y')), { datetime_format: format })).toThrow(`invalid agent parameters: parameters.datetime_format: ${what}`);
+  });
+
+  it('is the default when blank (ml-commons AgentUtils.getCurrentDateTime: isBlank(format) falls back to its default)', () => {
+    for (const blank of ['', '  ']) expect(resolveParameters(parseAgentDefinition(agent(blank))).datetime_format).toBe('%Y-%m-%d %H:%M:%S %Z');
   });
 
   it('is accepted when perflow formats it', () => {

@@ -100,7 +100,7 @@ describe('perflow prompt texts', () => {
 
   it('reports the max-steps limit with the summary and how to continue with the memory id', () => {
     expect(maxStepsReachedMessage(3, ' found two indices ', 'mem-1')).toBe(
-      'Max Steps Limit (3) Reached. Here is a summary of the steps completed so far:\n\nfound two indices\n\nTo continue, run the agent again with memory_id mem-1.',
+      "Max Steps Limit (3) Reached. Here's a summary of the steps completed so far:\n\nfound two indices\n\nTo continue, run the agent again with memory_id mem-1.",
     );
     expect(maxStepsReachedMessage(3, '', 'mem-1')).toBe(
       'Max Steps Limit (3) Reached. To continue, run the agent again with memory_id mem-1.',

@@ -237,7 +237,8 @@ describe('bedrock/converse/claude against a local Converse server', () => {
     });
 
     it('stops when the activity is cancelled, as a retryable failure', async () => {
-      server.reply(converseStream(converseEvents({ text: ['There ', 'are ', '3 ', 'flights.'] }), { delayMs: 100 }));
+      // The rest of the stream would take 3 s: a cancelled call does not wait for it.
+      server.reply(converseStream(converseEvents({ text: ['There ', 'are ', '3 ', 'flights.'] }), { delayMs: 1_000 }));
       const activity = new MockActivityEnvironment();
       const deltas: string[] = [];
       const started = Date.now();
@@ -245,7 +246,7 @@ describe('bedrock/converse/claude against a local Converse server', () => {
       expect(failure).toBeInstanceOf(ApplicationFailure);
       expect(failure.nonRetryable).toBe(false);
       expect(deltas).toEqual(['There ']);
-      expect(Date.now() - started).toBeLessThan(300);
+      expect(Date.now() - started).toBeLessThan(2_000);
     });
 
     it('reports an HTTP 400 to a streamed request as non-retryable', async () => {
