@@ -11,6 +11,7 @@ import { saveEval } from '../memory/evals';
 import type { MemoryStore } from '../memory/store';
 import { chat, type ChatDeps } from './llm/chat';
 import { withHeartbeat } from './heartbeat';
+import { checkModel, type PolicyDeps } from './policy';
 
 export interface ScoreCaseInput {
   eval_id: string;
@@ -38,7 +39,7 @@ export async function toolsCalled(store: MemoryStore, ids: RunIds): Promise<stri
     .map((c) => c.tool_name ?? '');
 }
 
-export function createEvalActivities(deps: ChatDeps & { memory: MemoryStore }) {
+export function createEvalActivities(deps: ChatDeps & PolicyDeps & { memory: MemoryStore }) {
   return {
     /** Scores a case's ended run (see {@link scoreEvalCase}). */
     scoreEvalCase: (input: ScoreCaseInput): Promise<CaseResult> => withHeartbeat(() => scoreEvalCase(deps, input)),
@@ -57,7 +58,7 @@ export type EvalActivities = ReturnType<typeof createEvalActivities>;
  * judge's model call answers `script.judge[N]` when scripted (N: the judge's place among the
  * case's judges); its tokens are not the case's: the usage checks measure the agent's run.
  */
-async function scoreEvalCase(deps: ChatDeps & { memory: MemoryStore }, input: ScoreCaseInput): Promise<CaseResult> {
+async function scoreEvalCase(deps: ChatDeps & PolicyDeps & { memory: MemoryStore }, input: ScoreCaseInput): Promise<CaseResult> {
   const { outcome } = input;
   const obs: CaseObservation = {
     status: outcome.status,
@@ -71,6 +72,7 @@ async function scoreEvalCase(deps: ChatDeps & { memory: MemoryStore }, input: Sc
   let judged = 0;
   const checks = await scoreCase(input.case.checks, obs, async (check, o) => {
     const { system, prompt } = judgeRequest({ criteria: check.judge, question: input.case.question, response: o.response, ...(input.case.reference !== undefined ? { reference: input.case.reference } : {}) });
+    checkModel(deps, check.llm ?? input.agent.llm, check.llm ? 'judge llm' : 'llm');
     const answer = await chat(check.llm ?? input.agent.llm, { system, messages: [{ role: 'user', content: prompt }], position: { role: 'task', kind: 'judge', call: judged++ } }, deps, undefined, input.agent.name);
     return parseJudgeVerdict(answer.content);
   });

@@ -27,10 +27,11 @@ import { toolCallName } from '../core/run-events';
 import type { RunEventLog } from '../memory/run-events';
 import type { ChatRequest } from './llm/scripted';
 import type { ModelSettings } from '../core/contract';
+import { checkMcpServers, checkModel, policySecrets, type PolicyDeps } from './policy';
 import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters, type SecretReader } from './tools/mcp';
 import type { McpServerConfig } from '../core/agent';
 
-export interface ActivityDeps extends ChatDeps {
+export interface ActivityDeps extends ChatDeps, PolicyDeps {
   tools: ToolRegistry;
   memory: MemoryStore;
   /** The worker's environment variables, for `${NAME}` references in MCP servers' env and headers (none without). */
@@ -77,7 +78,9 @@ export function createActivities(activityDeps: ActivityDeps) {
         const { input_schema, strict } = ref.attributes ?? {};
         return { spec: { ...spec, ...(input_schema ? { input_schema } : {}), ...(strict !== undefined ? { strict } : {}) }, ref };
       });
-      const mcp = (await listMcpTools(mcp_servers, deps.secret ?? noSecrets)).map(
+      // Before anything is started or reached: the worker policy.
+      checkMcpServers(deps, mcp_servers);
+      const mcp = (await listMcpTools(mcp_servers, policySecrets(deps, deps.secret ?? noSecrets))).map(
         ({ spec, parameters }): AgentTool => ({
           spec,
           ref: { type: MCP_TOOL_TYPE, name: spec.name, parameters: { ...parameters }, ...(mcpNeedsApproval(parameters.server, parameters.tool) ? { requires_approval: true } : {}) },
@@ -101,7 +104,7 @@ export function createActivities(activityDeps: ActivityDeps) {
       const stream = activityStream(deps.events);
       const call = toolCallName(place.stepIndex, place.callIndex);
       stream?.toolCall(place.stepIndex, name, call, input);
-      const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps.tools, ref, input, deps.secret ?? noSecrets)));
+      const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input)));
       await saveToolCall(deps.memory, place, { name, input, output: observation.content, is_error: observation.is_error });
       await stream?.toolResult(place.stepIndex, name, call, !observation.is_error, observation.content);
       if (observation.content.length <= TOOL_OUTPUT_MODEL_LIMIT) return observation;
@@ -175,6 +178,7 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
  * whole when it is there.
  */
 async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, call: { step?: number; agent?: string }): Promise<ChatResponse> {
+  checkModel(deps, model);
   const stream = activityStream(deps.events);
   if (!stream) return chat(model, request, deps, undefined, call.agent);
   const text = stream.modelText(request.position, call.step);
@@ -313,10 +317,14 @@ function namesAsListed(description: string, tools: readonly AgentToolRef[]): str
   return tools.reduce((text, t) => (t.name !== undefined && t.name !== t.type ? text.replaceAll(t.type, t.name) : text), description);
 }
 
-async function runTool(tools: ToolRegistry, ref: AgentToolRef, input: Record<string, unknown>, secret: SecretReader): Promise<ToolObservation> {
+async function runTool(deps: ActivityDeps, ref: AgentToolRef, input: Record<string, unknown>): Promise<ToolObservation> {
+  const { tools } = deps;
   if (ref.type === MCP_TOOL_TYPE) {
+    const parameters = ref.parameters as unknown as McpToolParameters;
+    // The server was allowed when the run listed its tools; the policy may have changed since.
+    checkMcpServers(deps, [parameters.server]);
     try {
-      return await callMcpTool(ref.parameters as unknown as McpToolParameters, input, secret);
+      return await callMcpTool(parameters, input, policySecrets(deps, deps.secret ?? noSecrets));
     } catch (err) {
       return { content: `Error: ${ref.name ?? 'MCP tool'} failed: ${(err as Error).message}`, is_error: true };
     }

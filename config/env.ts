@@ -10,6 +10,7 @@
 import { KEY_BYTES, type EncryptionKeyring } from '../core/encryption-keyring';
 import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
 import type { ProviderConfig } from '../core/provider-config';
+import { describePolicy, POLICY_VARIABLES, type WorkerPolicy } from '../core/worker-policy';
 import { redact } from './redact';
 import { telemetryConfigFromEnv, type TelemetryConfig } from './telemetry';
 import { describeTemporalConnection, temporalSettingsFromEnv, usesTls, type TemporalConnectionSettings } from './temporal-connection';
@@ -42,6 +43,8 @@ export interface PerflowWorkerConfig {
   collections?: MemoryCollections;
   /** Model providers' settings and secrets. @default from the worker process's environment */
   providers?: ProviderConfig;
+  /** What agent files may make the worker do (core/worker-policy.ts). @default PERFLOW_ALLOW_* of the worker process's environment: nothing unless they allow it */
+  policy?: WorkerPolicy;
   /** Encrypt every payload with these keys (PERFLOW_ENCRYPTION_KEYS). @default off: payloads in plain JSON */
   encryption?: EncryptionKeyring;
   /** Traces (OTEL_EXPORTER_OTLP_*) and metrics (PERFLOW_METRICS_*), see config/telemetry.ts. @default off */
@@ -99,10 +102,23 @@ export function workerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Perfl
     llm: llmQueueConfigFromEnv(env),
     collections: memoryCollectionsFromEnv(env),
     providers: providerConfigFromEnv(env),
+    policy: workerPolicyFromEnv(env),
     ...withEncryption(env),
     telemetry: telemetryConfigFromEnv(env, 'worker'),
   };
 }
+
+/**
+ * The worker policy from PERFLOW_ALLOW_MCP_COMMANDS, PERFLOW_ALLOW_HOSTS and PERFLOW_ALLOW_ENV
+ * (comma-separated; `*` allows any): what agent files may start, reach and read. Unset: nothing.
+ */
+export function workerPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerPolicy {
+  const list = (name: string) => (env[name] ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  return { mcpCommands: list(POLICY_VARIABLES.mcpCommands), hosts: list(POLICY_VARIABLES.hosts), envVars: list(POLICY_VARIABLES.envVars) };
+}
+
+/** Whether the environment declares a worker policy (any PERFLOW_ALLOW_* set): the CLI then checks agent files against it before starting a run. */
+export const declaresWorkerPolicy = (env: NodeJS.ProcessEnv): boolean => Object.values(POLICY_VARIABLES).some((name) => env[name] !== undefined);
 
 /** The servers the environment names; servers/ starts its own where one is not named. */
 export interface NamedServers {
@@ -130,7 +146,8 @@ export function describeWorkerConfig(c: PerflowWorkerConfig): string {
     : '';
   const encryption = c.encryption ? `; payloads encrypted with key "${c.encryption.currentKeyId}"${c.encryption.keys.size > 1 ? ` (${c.encryption.keys.size - 1} older key${c.encryption.keys.size > 2 ? 's' : ''} for decrypting)` : ''}` : '';
   const connection = usesTls(c.temporal) || c.temporal?.apiKey ? ` (${describeTemporalConnection(c.temporal)})` : '';
-  return `Temporal ${c.temporalAddress}${connection} namespace ${c.namespace}, task queue ${c.taskQueue}; MongoDB ${redact(c.mongoUri)} database ${c.database}${llm}${encryption}`;
+  const policy = `; ${describePolicy(c.policy ?? workerPolicyFromEnv())}`;
+  return `Temporal ${c.temporalAddress}${connection} namespace ${c.namespace}, task queue ${c.taskQueue}; MongoDB ${redact(c.mongoUri)} database ${c.database}${llm}${encryption}${policy}`;
 }
 
 

@@ -9,7 +9,7 @@ import { allMemoryCollections, DEFAULT_COLLECTIONS, type MemoryCollections } fro
 import { MemoryStore } from '../memory/store';
 import { builtinTools } from '../activities/tools/builtin';
 import { toolRegistry, type Tool } from '../activities/tools/tool';
-import { describeWorkerConfig, providerConfigFromEnv, redact, workerConfigFromEnv, type PerflowWorkerConfig } from '../config/env';
+import { describeWorkerConfig, providerConfigFromEnv, redact, workerConfigFromEnv, workerPolicyFromEnv, type PerflowWorkerConfig } from '../config/env';
 import { createLlmClients } from '../activities/llm/clients';
 import type { RecordedRequest } from '../activities/llm/scripted';
 import { firstLine } from '../core/text';
@@ -85,6 +85,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
     const tools = [...workerTools(mongo, config.database, memory.collections), ...(config.tools ?? [])];
     const providers = config.providers ?? providerConfigFromEnv();
     const llm = createLlmClients(providers);
+    const policy = config.policy ?? workerPolicyFromEnv();
     // OTEL_EXPORTER_OTLP_*: spans of workflows, activities, model and tool calls.
     tracing = config.telemetry?.traces ? startTracing(config.telemetry.traces) : undefined;
     const traced: Pick<WorkerOptions, 'interceptors' | 'sinks'> = tracing ? tracingWorkerOptions(tracing) : {};
@@ -96,6 +97,16 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
       events,
       llm,
       secret: providers.secret,
+      policy,
+      // Read at call time, as the providers read them.
+      operator: {
+        get openaiBaseUrl() {
+          return providers.openaiBaseUrl;
+        },
+        get bedrockEndpoint() {
+          return providers.bedrockEndpoint;
+        },
+      },
       ...(config.recorder ? { recorder: config.recorder } : {}),
       ...(tracing ? { tracer: tracing.tracer } : {}),
     });

@@ -1,6 +1,7 @@
 /** Starting and inspecting runs: `run`, `status`, `watch`, `result`, `list`, `cancel`. */
 import { cancelRun, CliError, getResult, getStatus, listRuns, loadAgentFile, parseParams, runSummary, startRun, watchRun, type ListStatus } from '../../client';
 import { assertMemoryExists } from '../../client/memory';
+import { checkWorkerPolicy } from '../../client/worker-policy';
 import { requireId, withClient, type CommandHandler } from '../context';
 import { runListLine, statusLines } from '../format';
 import { answer, note } from '../output';
@@ -14,6 +15,7 @@ export const run: CommandHandler = async (ctx) => {
   // --memory-id is the memory_id parameter, over --param and the agent file's: startRun resolves the run's IDs from it.
   const runParams = { ...parseParams(o.param ?? []), ...(o['memory-id'] !== undefined ? { memory_id: o['memory-id'] } : {}) };
   const { agent, parameters, warnings, notes } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes });
+  checkWorkerPolicy(agent, env);
   const question = o.question ?? parameters.question;
   if (!question) throw new CliError('run needs --question TEXT (or a question parameter)', 2);
   if (parameters.memory_id !== undefined) await assertMemoryExists(env, parameters.memory_id, parameters.tenant_id);

@@ -12,11 +12,13 @@ import { join } from 'node:path';
 import { clientConfigFromEnv, type PerflowClient, type RunEvent } from '../../client';
 import { startConsole, type ConsoleServer } from '../../console/server';
 import { useCli } from '../support/cli';
+import { TEST_POLICY } from '../support/harness';
 import { expectedResponse, typedAgent } from '../support/typed-agents';
 
 jest.setTimeout(120_000);
 
-const cli = useCli('console-api');
+// The worker lets agent files start `sh`, so the inline attack below is real where the console lets it through.
+const cli = useCli('console-api', { policy: { ...TEST_POLICY, mcpCommands: [...TEST_POLICY.mcpCommands, 'sh'] } });
 let server: ConsoleServer;
 let guarded: ConsoleServer;
 let agents: string;

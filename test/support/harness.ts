@@ -10,6 +10,7 @@ import { MemoryStore } from '../../memory/store';
 import type { RecordedRequest } from '../../activities/llm/scripted';
 import type { Tool } from '../../activities/tools/tool';
 import { providerConfigFromEnv, type PerflowWorkerConfig } from '../../config/env';
+import type { WorkerPolicy } from '../../core/worker-policy';
 import { encryptionDataConverter } from '../../codec/encryption';
 import type { EncryptionKeyring } from '../../core/encryption-keyring';
 import { createWorker } from '../../workers/main';
@@ -43,7 +44,15 @@ export interface HarnessOptions {
   encryption?: EncryptionKeyring;
   /** The model calls on a task queue of their own (PERFLOW_LLM_TASK_QUEUE), served by a second worker. */
   llm?: PerflowWorkerConfig['llm'];
+  /** What agent files may make the worker do (default {@link TEST_POLICY}). */
+  policy?: WorkerPolicy;
 }
+
+/**
+ * The worker policy the tests declare: the MCP test servers run with this Node.js, the wire
+ * servers listen on loopback, and the variables the tests' agent files read are PERFLOW_TEST_*.
+ */
+export const TEST_POLICY: WorkerPolicy = { mcpCommands: [process.execPath], hosts: ['127.0.0.1', 'localhost'], envVars: ['PERFLOW_TEST_*'] };
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const ownMongo = options.ownMongo ? await startOwnMongo(options.ownMongo) : undefined;
@@ -66,6 +75,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     tools: options.tools ?? [],
     recorder,
     providers: providerConfigFromEnv(),
+    policy: options.policy ?? TEST_POLICY,
     ...(options.encryption ? { encryption: options.encryption } : {}),
     ...(options.llm ? { llm: options.llm } : {}),
     // The workflow code bundled from the sources, once for the whole test run.

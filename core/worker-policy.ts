@@ -1,0 +1,130 @@
+/**
+ * The worker policy: what agent files may make a worker do. An agent file is code the caller
+ * wrote; the worker runs it only as far as its operator allows: which MCP stdio commands it may
+ * start, which hosts its MCP `url`s and model `base_url`s may reach, and which of the worker's
+ * environment variables it may read (`${NAME}` in MCP `env` / `headers`, `api_key_env`).
+ * Nothing is allowed unless the operator says so (config/env.ts reads PERFLOW_ALLOW_*); a
+ * provider's own key (OPENAI_API_KEY) goes only to the endpoint the operator configured for it
+ * or to an allowed host.
+ *
+ * Pure module: the CLI checks an agent file before it starts a run, the worker's activities
+ * before they spawn, connect or read a secret.
+ *
+ * @module
+ */
+
+export interface WorkerPolicy {
+  /** MCP stdio commands agent files may start, as they write them (`npx`, `/usr/bin/python3`); `*`: any. */
+  readonly mcpCommands: readonly string[];
+  /** Hosts MCP `url`s and model `base_url`s may reach: `host`, `host:port`, `*.example.com`; `*`: any. */
+  readonly hosts: readonly string[];
+  /** Worker variables agent files may read: `NAME`, `PREFIX_*`; `*`: any. */
+  readonly envVars: readonly string[];
+}
+
+/** The variables that set the policy, as the one-line refusals name them. */
+export const POLICY_VARIABLES = { mcpCommands: 'PERFLOW_ALLOW_MCP_COMMANDS', hosts: 'PERFLOW_ALLOW_HOSTS', envVars: 'PERFLOW_ALLOW_ENV' } as const;
+
+/** Nothing allowed: a worker whose operator declared nothing. */
+export const CLOSED_POLICY: WorkerPolicy = { mcpCommands: [], hosts: [], envVars: [] };
+
+/** The endpoints the operator configured for the providers' own keys (OPENAI_BASE_URL, PERFLOW_BEDROCK_ENDPOINT). */
+export interface OperatorEndpoints {
+  openaiBaseUrl?: string;
+  bedrockEndpoint?: string;
+}
+
+/** What of an agent file the policy judges: its models and its MCP servers. */
+export interface PolicySubject {
+  models: ReadonlyArray<{ where: string; base_url?: string; api_key_env?: string }>;
+  mcp_servers: ReadonlyArray<{ name: string; command?: string; url?: string; env?: Record<string, string>; headers?: Record<string, string> }>;
+}
+
+const SECRET_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Whether the policy lets agent files read the worker variable `name`. */
+export function envAllowed(policy: WorkerPolicy, name: string): boolean {
+  return policy.envVars.some((p) => p === '*' || p === name || (p.endsWith('*') && name.startsWith(p.slice(0, -1))));
+}
+
+/** Whether the policy lets agent files start the MCP stdio command `command` (as written). */
+export const commandAllowed = (policy: WorkerPolicy, command: string): boolean => policy.mcpCommands.some((c) => c === '*' || c === command);
+
+/** Whether the policy lets agent files reach `url`'s host (and port). */
+export function hostAllowed(policy: WorkerPolicy, url: string): boolean {
+  const target = hostOf(url);
+  if (!target) return false;
+  return policy.hosts.some((entry) => {
+    if (entry === '*') return true;
+    const e = entry.toLowerCase();
+    // `[v6]:port`, a bare IPv6 address (no port), or `name:port`.
+    const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(e) ?? (e.split(':').length > 2 ? [e, e, undefined] : /^([^:]+)(?::(\d+))?$/.exec(e));
+    if (!m) return false;
+    const [name, port] = [m[1], m[2]];
+    if (port !== undefined && port !== target.port) return false;
+    return name.startsWith('*.') ? target.host.endsWith(name.slice(1)) : target.host === name;
+  });
+}
+
+/** A URL's host (lower case, IPv6 without brackets) and port (the scheme's default when absent). */
+function hostOf(url: string): { host: string; port: string } | undefined {
+  try {
+    const u = new URL(url);
+    return { host: u.hostname.toLowerCase().replace(/^\[|\]$/g, ''), port: u.port || (u.protocol === 'https:' ? '443' : '80') };
+  } catch {
+    return undefined;
+  }
+}
+
+const sameOrigin = (a: string | undefined, b: string): boolean => {
+  if (a === undefined) return false;
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * What the agent file asks that the policy does not allow: one line each, naming the rule and
+ * the variable that allows it. Empty when the worker may run it.
+ */
+export function policyProblems(subject: PolicySubject, policy: WorkerPolicy, operator: OperatorEndpoints = {}): string[] {
+  const problems: string[] = [];
+  const allow = (variable: string, value: string) => `allow it in the worker policy (${variable}=${value})`;
+  const readable = (where: string, values: Record<string, string> | undefined) => {
+    for (const [key, value] of Object.entries(values ?? {})) {
+      for (const [, name] of value.matchAll(SECRET_REFERENCE)) {
+        if (!envAllowed(policy, name)) problems.push(`${where}.${key} references \${${name}}, which this worker does not let agent files read; ${allow(POLICY_VARIABLES.envVars, name)}`);
+      }
+    }
+  };
+  for (const m of subject.models) {
+    if (m.base_url !== undefined && !sameOrigin(operator.openaiBaseUrl, m.base_url) && !sameOrigin(operator.bedrockEndpoint, m.base_url) && !hostAllowed(policy, m.base_url)) {
+      problems.push(`${m.where}.base_url: host "${hostOf(m.base_url)?.host ?? m.base_url}" is not allowed on this worker; ${allow(POLICY_VARIABLES.hosts, hostOf(m.base_url)?.host ?? 'HOST')}`);
+    }
+    if (m.api_key_env !== undefined && !envAllowed(policy, m.api_key_env)) {
+      problems.push(`${m.where}.api_key_env: ${m.api_key_env} is not a variable this worker lets agent files read; ${allow(POLICY_VARIABLES.envVars, m.api_key_env)}`);
+    }
+  }
+  for (const s of subject.mcp_servers) {
+    const where = `MCP server "${s.name}"`;
+    if (s.command !== undefined && !commandAllowed(policy, s.command)) problems.push(`${where}: command "${s.command}" is not allowed on this worker; ${allow(POLICY_VARIABLES.mcpCommands, s.command)}`);
+    if (s.url !== undefined && !hostAllowed(policy, s.url)) problems.push(`${where}: host "${hostOf(s.url)?.host ?? s.url}" is not allowed on this worker; ${allow(POLICY_VARIABLES.hosts, hostOf(s.url)?.host ?? 'HOST')}`);
+    readable(`${where}: env`, s.env);
+    readable(`${where}: headers`, s.headers);
+  }
+  return problems;
+}
+
+/** The models of an agent file as the policy judges them (`llm`, `executor_llm`). */
+export function policySubjectOf(agent: { llm: object; executor_llm?: object; mcp_servers?: PolicySubject['mcp_servers'] }): PolicySubject {
+  const model = (where: string, m: object | undefined) => (m ? [{ where, ...(m as { base_url?: string; api_key_env?: string }) }] : []);
+  return { models: [...model('llm', agent.llm), ...(agent.executor_llm !== agent.llm ? model('executor_llm', agent.executor_llm) : [])], mcp_servers: agent.mcp_servers ?? [] };
+}
+
+/** The policy on the worker's start line: what agent files may start, reach and read. */
+export function describePolicy(policy: WorkerPolicy): string {
+  const list = (values: readonly string[]) => (values.length === 0 ? 'none' : values.join(', '));
+  return `agent files may start MCP commands: ${list(policy.mcpCommands)}; reach hosts: ${list(policy.hosts)}; read variables: ${list(policy.envVars)}`;
+}
