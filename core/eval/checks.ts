@@ -11,6 +11,7 @@ import { extractJson } from '../json-in-text';
 import { clip, oneLine } from '../text';
 import { checkKind } from './suite';
 import type { CaseObservation, CheckResult, EvalCheck } from './types';
+import { compileCheckRegex } from './regex';
 
 /** A judge check. */
 export type JudgeCheck = Extract<EvalCheck, { judge: string }>;
@@ -89,9 +90,11 @@ function scoreResponse(check: EvalCheck, response: string): [boolean, string] {
       : [true, `response has no ${quote(check.not_contains)}`];
   }
   if ('regex' in check) {
-    const re = new RegExp(check.regex, check.flags);
-    const m = re.exec(response);
-    return m ? [true, `response matches at ${quote(clip(m[0], 40))}`] : [false, `response does not match ${re.toString()}`];
+    // Linear time whatever the pattern (core/eval/regex.ts); the suite was checked when it was read.
+    const compiled = compileCheckRegex(check.regex, check.flags);
+    if (!compiled.ok) return [false, compiled.problem];
+    const m = compiled.regex.firstMatch(response);
+    return m !== undefined ? [true, `response matches at ${quote(clip(m, 40))}`] : [false, `response does not match /${check.regex}/${check.flags ?? ''}`];
   }
   if ('equals' in check) {
     return response.trim() === check.equals.trim()

@@ -12,6 +12,7 @@ import { requiredOr, isPlainObject } from '../agent-file/coerce';
 import { ModelConfig } from '../agent-file/model';
 import { fallbackError, toIssues, type AgentDefinitionIssue } from '../issues';
 import type { EvalCheck, EvalSuite } from './types';
+import { compileCheckRegex } from './regex';
 
 /**
  * Most cases in one suite: an eval is one workflow whose history holds an event group per case
@@ -62,35 +63,19 @@ const dollars = z
   .number({ error: requiredOr('expected a non-negative number of US dollars') })
   .nonnegative({ error: 'expected a non-negative number of US dollars' })
   .finite({ error: 'expected a non-negative number of US dollars' });
-const regexProblem = (source: string, flags?: string): string | undefined => {
-  try {
-    new RegExp(source, flags);
-    return undefined;
-  } catch (e) {
-    return (e as Error).message.replace(/^Invalid (regular expression|flags[^:]*): /, '');
-  }
-};
-
 /** The schema of each check kind, chosen by the kind's key. */
 const CHECK_SCHEMAS: Record<CheckKind, z.ZodType> = {
   contains: z.strictObject({ contains: text() }),
   not_contains: z.strictObject({ not_contains: text() }),
   regex: z
     .strictObject({
-      regex: text('a regular expression (JavaScript syntax)'),
+      regex: text('a regular expression (RE2 syntax: JavaScript\'s without lookaround or backreferences)'),
       /** RegExp flags, e.g. `i` to ignore case. */
       flags: z.string({ error: 'expected RegExp flags such as "i"' }).optional(),
     })
     .superRefine((c, ctx) => {
-      const problem = regexProblem(c.regex, c.flags);
-      if (problem !== undefined) {
-        const badFlags = c.flags !== undefined && regexProblem('', c.flags) !== undefined;
-        ctx.addIssue({
-          code: 'custom',
-          path: [badFlags ? 'flags' : 'regex'],
-          message: badFlags ? `invalid RegExp flags "${c.flags}"` : `invalid regular expression: ${problem}`,
-        });
-      }
+      const compiled = compileCheckRegex(c.regex, c.flags);
+      if (!compiled.ok) ctx.addIssue({ code: 'custom', path: [compiled.field], message: compiled.problem });
     }),
   equals: z.strictObject({ equals: z.string({ error: requiredOr('expected a string (use json_path with equals for other values)') }) }),
   json_path: z

@@ -48,9 +48,19 @@ describe('scoreCase: each check kind passes and fails with a one-line reason', (
     expect(await score(fail)).toEqual({ check: checkLabel(fail), passed: false, detail: failDetail });
   });
 
+  it('regex runs in linear time: a catastrophic pattern on a long answer answers at once, as a backtracking engine would not', async () => {
+    // JavaScript's RegExp takes exponential time on this (it would stall the worker that scores it).
+    const long = await score({ regex: '^(a+)+$' }, obs({ response: `${'a'.repeat(100_000)}!` }));
+    expect(long.passed).toBe(false);
+    expect((await score({ regex: '(x+x+)+y' }, obs({ response: `${'x'.repeat(50_000)}y` }))).passed).toBe(true);
+  });
+
   it('regex honours its flags', async () => {
     expect((await score({ regex: 'PARIS', flags: 'i' })).passed).toBe(true);
     expect((await score({ regex: 'PARIS' })).passed).toBe(false);
+    expect((await score({ regex: '^second$', flags: 'm' }, obs({ response: 'first\nsecond' }))).passed).toBe(true);
+    expect((await score({ regex: 'a.b', flags: 's' }, obs({ response: 'a\nb' }))).passed).toBe(true);
+    expect((await score({ regex: 'a.b' }, obs({ response: 'a\nb' }))).passed).toBe(false);
   });
 
   it('json_path reads the whole response or the JSON in it, and compares deeply', async () => {
