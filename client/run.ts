@@ -18,6 +18,7 @@ import {
   type RunWorkflows,
 } from '../workflows/definitions';
 import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
+import { QUESTION_MAX_CHARS, type ParameterLimits } from '../core/agent-file/limits';
 import { runStart, truncateBytes } from '../workflows/run-start';
 import { formatCost } from '../core/text';
 import { CliError } from './errors';
@@ -27,6 +28,8 @@ import { budgetPriceProblem, unpricedModelsNote } from '../telemetry/model-price
 export interface LoadAgentFileOptions {
   /** Tool types the workers offer besides the built-in ones (tools of your own, see `perflow/worker`). */
   extraToolTypes?: readonly string[];
+  /** Upper bounds of the run parameters (`ClientConfig.limits`). @default core/agent-file/limits.ts */
+  limits?: ParameterLimits;
 }
 
 /** Reads and validates an agent file and run parameters; every problem becomes one line. */
@@ -47,7 +50,7 @@ export function agentFromJson(json: unknown, where: string, runParams: Record<st
   try {
     const agent = parseAgentDefinition(json, { toolTypes: [...BUILTIN_TOOL_TYPES, ...(options.extraToolTypes ?? [])] });
     const unpriced = unpricedModelsNote([agent.llm, agent.executor_llm]);
-    const parameters = resolveParameters(agent, runParams);
+    const parameters = resolveParameters(agent, runParams, {}, options.limits);
     const budgetProblem = parameters.max_cost_usd !== undefined ? budgetPriceProblem([agent.llm, agent.executor_llm]) : undefined;
     if (budgetProblem) throw new CliError(`${where}: parameters.max_cost_usd: ${budgetProblem}`, 2);
     return { agent, parameters, warnings: parameterWarnings(agent, runParams), notes: unpriced ? [unpriced] : [] };
@@ -128,6 +131,7 @@ export function resolveRunIds(o: Pick<StartRunOptions, 'memoryId' | 'parameters'
 
 /** Starts a run with client-chosen IDs, as the workflow type of the agent's type (see WORKFLOW_TYPES). */
 export async function startRun(client: Client, o: StartRunOptions): Promise<StartedRun> {
+  if (o.question.length > QUESTION_MAX_CHARS) throw new CliError(`question: ${o.question.length} characters is above the limit of ${QUESTION_MAX_CHARS}`, 2);
   const { ids, continuesConversation, parameters } = resolveRunIds(o);
   const workflowId = o.workflowId ?? `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
   // Default prompts travel as the name of their set, not as text (see sparseParameters).

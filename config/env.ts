@@ -11,6 +11,7 @@ import { KEY_BYTES, type EncryptionKeyring } from '../core/encryption-keyring';
 import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
 import type { ProviderConfig } from '../core/provider-config';
 import { describePolicy, POLICY_VARIABLES, type WorkerPolicy } from '../core/worker-policy';
+import { LIMITS_VARIABLE, parameterLimits, type ParameterLimits } from '../core/agent-file/limits';
 import { redact } from './redact';
 import { telemetryConfigFromEnv, type TelemetryConfig } from './telemetry';
 import { describeTemporalConnection, temporalSettingsFromEnv, usesTls, type TemporalConnectionSettings } from './temporal-connection';
@@ -193,6 +194,8 @@ export interface ClientConfig {
   llmTaskQueue?: string;
   /** Tool types the workers offer besides the built-in ones (PERFLOW_EXTRA_TOOL_TYPES, comma-separated). */
   extraToolTypes: string[];
+  /** The upper bounds of run parameters (PERFLOW_PARAMETER_LIMITS raises them). @default core/agent-file/limits.ts */
+  limits?: ParameterLimits;
   /** Encrypt the payloads this client writes and decrypt those it reads (PERFLOW_ENCRYPTION_KEYS). @default off */
   encryption?: EncryptionKeyring;
   /** The client's spans (OTEL_EXPORTER_OTLP_*), see config/telemetry.ts. @default off */
@@ -217,6 +220,7 @@ export function clientConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Clien
     uiUrl: (env.PERFLOW_TEMPORAL_UI_URL || DEFAULTS.PERFLOW_TEMPORAL_UI_URL).replace(/\/+$/, ''),
     ...(llmTaskQueue ? { llmTaskQueue } : {}),
     extraToolTypes: (env.PERFLOW_EXTRA_TOOL_TYPES ?? '').split(',').map((t) => t.trim()).filter((t) => t !== ''),
+    limits: parameterLimits(env[LIMITS_VARIABLE]),
     ...withEncryption(env),
     telemetry: telemetryConfigFromEnv(env, 'client'),
   };

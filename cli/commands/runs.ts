@@ -14,7 +14,7 @@ export const run: CommandHandler = async (ctx) => {
   checkFollowOrWait(o);
   // --memory-id is the memory_id parameter, over --param and the agent file's: startRun resolves the run's IDs from it.
   const runParams = { ...parseParams(o.param ?? []), ...(o['memory-id'] !== undefined ? { memory_id: o['memory-id'] } : {}) };
-  const { agent, parameters, warnings, notes } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes });
+  const { agent, parameters, warnings, notes } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes, ...(config.limits ? { limits: config.limits } : {}) });
   checkWorkerPolicy(agent, env);
   const question = o.question ?? parameters.question;
   if (!question) throw new CliError('run needs --question TEXT (or a question parameter)', 2);

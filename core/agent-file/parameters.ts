@@ -9,6 +9,7 @@ import { DEFAULT_REPLAN_KEYWORDS } from '../agent-types';
 import { datetimeFormatProblem } from '../datetime';
 import { parameterDefaults, type DefaultedTexts } from './parameter-defaults';
 import { booleanParam, durationParam, integerParam, stringParam, toNumber } from './coerce';
+import { limitIssues, PARAMETER_LIMITS, type ParameterLimits } from './limits';
 import { LlmInterface, llmResponseFilterFor } from './model';
 import type { AgentDefinition } from './definition';
 import { AgentDefinitionError } from './errors';
@@ -277,10 +278,11 @@ export type ResolvedParameters = AgentParameters &
  * @param agent - a parsed agent definition
  * @param runParams - run-time parameters
  * @param inherited - parameters taken over from another run (a fork's source), under the run's: not checked again
+ * @param limits - the upper bounds of the integer parameters (core/agent-file/limits.ts)
  * @throws AgentDefinitionError with `parameters.` paths when a merged parameter is invalid, or
  *   the agent file or the run gives one that does nothing for the agent's type
  */
-export function resolveParameters(agent: AgentDefinition, runParams: Record<string, unknown> = {}, inherited: Record<string, unknown> = {}): ResolvedParameters {
+export function resolveParameters(agent: AgentDefinition, runParams: Record<string, unknown> = {}, inherited: Record<string, unknown> = {}, limits: ParameterLimits = PARAMETER_LIMITS): ResolvedParameters {
   const overrides = Object.fromEntries(Object.entries(runParams).filter(([, v]) => v !== undefined));
   // The agent file's own parameters were checked when it was parsed; its parameters here hold every default.
   const unused = unusedParameters(agent.type, overrides);
@@ -290,6 +292,8 @@ export function resolveParameters(agent: AgentDefinition, runParams: Record<stri
     throw new AgentDefinitionError(toIssues(parsed.error, ['parameters']), 'invalid agent parameters');
   }
   const p = parsed.data;
+  const above = limitIssues(p, limits);
+  if (above.length > 0) throw new AgentDefinitionError(above, 'invalid agent parameters');
   const llmInterface = p.llm_interface ?? p._llm_interface ?? agent.llm.interface;
   // The interface is the model's: a parameter naming another cannot switch it (the model, key
   // and region belong to llm), so it is rejected here rather than failing the first call.

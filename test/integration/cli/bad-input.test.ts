@@ -37,6 +37,8 @@ const CASES: Case[] = [
   { args: 'run --agent {D}/ok.json --question q --param nokey', code: 2, names: '--param' },
   { args: 'run --agent {D}/ok.json --question q --param plan_approval=sometimes', code: 2, names: 'parameters.plan_approval' },
   { args: 'run --agent {D}/ok.json --question q --param max_parallel_steps=-1', code: 2, names: 'parameters.max_parallel_steps' },
+  { args: 'run --agent {D}/ok.json --question q --param max_steps=100000000', code: 2, names: `parameters.max_steps: 100000000 is above this deployment's limit of 5000 (raise it with PERFLOW_PARAMETER_LIMITS` },
+  { args: `run --agent {D}/ok.json --question ${'x'.repeat(2 * 1024 * 1024)}`, code: 2, names: 'question: 2097152 characters is above the limit of 100000' },
   { args: 'run --agent {D}/ok.json --question q --memory-id no-such-memory', code: 2, names: 'no-such-memory' },
   { args: 'run --agent {D}/ok.json --question q --follow --wait', code: 2, names: '--follow' },
   { args: 'run --agent {D}/ok.json --question q --bogus', code: 2, names: '--bogus' },
