@@ -2,7 +2,10 @@
 import type { Document, MongoClient } from 'mongodb';
 import { z } from 'zod';
 import type { Tool } from '../tool';
-import { checkCollection, DatabaseInput, DEFAULT_SAMPLE_SIZE, MAX_SAMPLE_SIZE, openDatabase, renderOutput, type MongoToolsOptions } from './access';
+import { checkCollection, DatabaseInput, DEFAULT_SAMPLE_SIZE, MAX_SAMPLE_SIZE, openDatabase, readBounded, renderOutput, type MongoToolsOptions } from './access';
+
+/** The most EJSON text a schema sample reads (then it stops sampling). */
+const SAMPLE_CHARS = 8_000_000;
 
 export const CollectionSchemaInput = z.object({
   collection: z.string().min(1).describe('Name of the collection, as ListCollectionsTool lists it.'),
@@ -132,7 +135,8 @@ export function collectionSchemaTool(client: MongoClient, options: MongoToolsOpt
       await checkCollection(db, input.collection, options);
       const collection = db.collection(input.collection);
       const sampleSize = input.sample_size ?? DEFAULT_SAMPLE_SIZE;
-      const sample = await collection.find({}, { limit: sampleSize, promoteValues: false }).toArray();
+      // At most SAMPLE_BYTES of documents, however large each is.
+      const { documents: sample } = await readBounded(collection.find({}, { limit: sampleSize, promoteValues: false, maxTimeMS: s.maxTimeMS, batchSize: 10 }), sampleSize, SAMPLE_CHARS);
       const fields = new Map<string, FieldStats>();
       for (const doc of sample) collectFields(doc, fields);
       let documents: number | null = null;

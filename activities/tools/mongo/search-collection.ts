@@ -3,7 +3,7 @@ import type { Document, MongoClient } from 'mongodb';
 import { z } from 'zod';
 import { assertReadOnly, referencedCollections } from '../mongo-guard';
 import type { Tool } from '../tool';
-import { checkCollection, checkDatabase, DatabaseInput, DEFAULT_MAX_RESULTS, DEFAULT_SEARCH_LIMIT, EJSON, isHidden, openDatabase, renderOutput, type MongoToolsOptions } from './access';
+import { checkCollection, checkDatabase, DatabaseInput, DEFAULT_MAX_RESULTS, DEFAULT_SEARCH_LIMIT, EJSON, isHidden, openDatabase, readBounded, renderOutput, type MongoToolsOptions } from './access';
 
 export const SearchCollectionInput = z
   .object({
@@ -72,6 +72,10 @@ export function searchCollectionTool(client: MongoClient, options: MongoToolsOpt
       for (const ref of referencedCollections(input.pipeline)) {
         if (ref.database !== undefined) checkDatabase(ref.database, s);
         if (isHidden(ref.collection, options)) throw new Error(`${ref.stage} reads collection "${ref.collection}", which is not available to this tool`);
+        // Not a view either (one may read a protected collection): the referenced collection must be one the tools may read.
+        await checkCollection(ref.database !== undefined ? client.db(ref.database) : db, ref.collection, options).catch((err: Error) => {
+          throw new Error(`${ref.stage}: ${err.message}`);
+        });
       }
       await checkCollection(db, input.collection, options);
       const collection = db.collection(input.collection);
@@ -79,21 +83,17 @@ export function searchCollectionTool(client: MongoClient, options: MongoToolsOpt
       // EJSON input ({"$oid": ...}, {"$date": ...}) becomes real BSON values.
       const fromEjson = <T>(value: T | undefined): T | undefined =>
         value === undefined ? undefined : (EJSON.deserialize(value as Document, { relaxed: true }) as T);
-      let documents: Document[];
-      if (input.pipeline) {
-        const pipeline = fromEjson(input.pipeline) as Document[];
-        documents = await collection.aggregate([...pipeline, { $limit: limit + 1 }]).toArray();
-      } else {
-        documents = await collection
-          .find(fromEjson(input.filter) ?? {}, {
+      // Bounded in time on the server (maxTimeMS) and in size here (read until the output is full).
+      const cursor = input.pipeline
+        ? collection.aggregate([...(fromEjson(input.pipeline) as Document[]), { $limit: limit + 1 }], { maxTimeMS: s.maxTimeMS, batchSize: 10 })
+        : collection.find(fromEjson(input.filter) ?? {}, {
             limit: limit + 1,
+            maxTimeMS: s.maxTimeMS,
+            batchSize: 10,
             ...(input.projection ? { projection: fromEjson(input.projection) } : {}),
             ...(input.sort ? { sort: input.sort } : {}),
-          })
-          .toArray();
-      }
-      const hasMore = documents.length > limit;
-      if (hasMore) documents = documents.slice(0, limit);
+          });
+      const { documents, more: hasMore } = await readBounded(cursor, limit, s.maxOutputChars);
       return renderOutput(
         {
           database: db.databaseName,

@@ -183,6 +183,47 @@ describe('SearchCollectionTool', () => {
     expect(observation.content).toMatch(/over the limit of 200;/);
   });
 
+  it('reads no further than the output can show: huge documents never come into the worker all at once', async () => {
+    // 40 documents of 200 KB each (8 MB): the output holds 20,000 characters, so the tool reads one and stops.
+    const big = mongo.db(dbName).collection('big');
+    await big.insertMany(Array.from({ length: 40 }, (_, i) => ({ i, blob: 'x'.repeat(200_000) })));
+    try {
+      const observation = await call('SearchCollectionTool', { collection: 'big', limit: 40, projection: { i: 1, blob: 1 } }, { max_results: 40 });
+      expect(observation.is_error).toBe(false);
+      expect(observation.content).toMatch(/"returned":1,"has_more":true/);
+      expect(observation.content.length).toBeLessThan(21_000);
+    } finally {
+      await big.drop();
+    }
+  });
+
+  it("tells the server the tool's timeout (maxTimeMS), so a query that outlives the call stops there too", async () => {
+    const { MongoClient: Client } = await import('mongodb');
+    const watched = await new Client(process.env.MONGODB_URI!, { monitorCommands: true }).connect();
+    const sent: Record<string, unknown>[] = [];
+    watched.on('commandStarted', (e) => {
+      if (e.commandName === 'find' || e.commandName === 'aggregate') sent.push(e.command as Record<string, unknown>);
+    });
+    try {
+      const activities = createActivities({ tools: toolRegistry(builtinTools({ mongo: watched, defaultDb: dbName, protectedCollections: ['perflow_memories'] })), memory: memory as never });
+      const run = (input: Record<string, unknown>, parameters: Record<string, unknown>) => activities.callTool({ tool: { type: 'SearchCollectionTool', parameters }, input, place: { ids, stepIndex: 0, callIndex: 0 } });
+      await run({ collection: 'flights', filter: { origin: 'Beijing' } }, { timeout_seconds: 7 });
+      await run({ collection: 'flights', pipeline: [{ $match: { origin: 'Beijing' } }] }, {});
+      expect(sent.map((c) => c.maxTimeMS)).toEqual([7_000, 90_000]);
+    } finally {
+      await watched.close();
+    }
+  });
+
+  it("refuses the server's own databases (local.oplog.rs holds every write) even when the parameters allow them", async () => {
+    for (const database of ['local', 'admin', 'config']) {
+      const observation = await call('SearchCollectionTool', { collection: 'oplog.rs', database }, { allowed_databases: [dbName, database] });
+      expect(observation).toEqual({ is_error: true, content: expect.stringContaining(`database "${database}" is the server's own and never available to this tool`) });
+    }
+    const lookup = await call('SearchCollectionTool', { collection: 'flights', pipeline: [{ $lookup: { from: { db: 'local', coll: 'oplog.rs' }, pipeline: [], as: 'ops' } }] }, { allowed_databases: [dbName, 'local'] });
+    expect(lookup).toEqual({ is_error: true, content: expect.stringContaining('database "local" is the server\'s own') });
+  });
+
   it('accepts extended JSON values such as an ObjectId in a filter', async () => {
     const first = await mongo.db(dbName).collection('flights').findOne({ flight: 'UA851' });
     const out = await json('SearchCollectionTool', { collection: 'flights', filter: { _id: { $oid: String(first?._id) } } });
