@@ -81,7 +81,9 @@ export async function listMcpTools(servers: readonly McpServerConfig[], secret: 
   for (const server of servers) {
     try {
       const { tools } = await withMcpClient(server, secret, (client) => client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS }));
-      for (const tool of tools) {
+      // The list goes into the history: a server cannot make it grow without bound.
+      const listed = boundedTools(server.name, tools);
+      for (const tool of listed) {
         out.push({
           spec: { name: tool.name, description: tool.description ?? '', input_schema: tool.inputSchema as Record<string, unknown> },
           parameters: { server, tool: tool.name, ...(server.timeout_seconds !== undefined ? { timeout_seconds: server.timeout_seconds } : {}) },
@@ -95,6 +97,27 @@ export async function listMcpTools(servers: readonly McpServerConfig[], secret: 
   for (const t of out) counts.set(t.spec.name, (counts.get(t.spec.name) ?? 0) + 1);
   for (const t of out) if ((counts.get(t.spec.name) ?? 0) > 1) t.spec = { ...t.spec, name: `${t.parameters.server.name}_${t.parameters.tool}` };
   return out;
+}
+
+/** The most tools one MCP server may offer a run, and the most characters of each tool's description and input schema. */
+export const MCP_TOOL_LIMITS = { tools: 128, description: 4_000, schema: 32_000 } as const;
+
+/**
+ * A server's tool list within {@link MCP_TOOL_LIMITS}: its first tools only, each description cut
+ * with a marker; a tool whose schema is larger is left out (a cut schema would mislead the model).
+ * What was dropped is logged.
+ */
+export function boundedTools<T extends { name: string; description?: string; inputSchema: unknown }>(server: string, tools: readonly T[], warn: (message: string, attrs: Record<string, unknown>) => void = (m, a) => log.warn(m, a)): T[] {
+  const { tools: most, description, schema } = MCP_TOOL_LIMITS;
+  if (tools.length > most) warn('MCP server offers more tools than a run takes: the first ones are used', { server, offered: tools.length, used: most });
+  return tools.slice(0, most).flatMap((tool) => {
+    if (JSON.stringify(tool.inputSchema ?? {}).length > schema) {
+      warn('MCP tool left out: its input schema is too large', { server, tool: tool.name, limit: schema });
+      return [];
+    }
+    const text = tool.description ?? '';
+    return [text.length > description ? { ...tool, description: `${text.slice(0, description)}… [cut: ${text.length} characters]` } : tool];
+  });
 }
 
 /** Whether a person approves each call of a server's tool (the server's `requires_approval`). */
