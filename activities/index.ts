@@ -20,6 +20,7 @@ import { createMemoryActivities, directReads, loadExecutorHistory, saveStep, sav
 import { allFound, type MemoryStore } from '../memory/store';
 import type { TenantBudgets } from '../memory/tenant-budgets';
 import { NOT_MADE, openTenantBudgets, withinTenantBudget } from './tenant-budget';
+import { tenantCostOf } from '../telemetry/model-prices';
 import { toolSpec, type ToolRegistry } from './tools/tool';
 import { activityStream } from './run-events';
 import { booleanParam } from './llm/call-options';
@@ -127,11 +128,11 @@ type ModelCallDeps = ActivityDeps & {
 export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'plannerLlm', 'executorLlm'] as const;
 
 function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Promise<TenantChecked<{ text: string; usage: Usage }>> {
-  return withinTenantBudget(deps.tenantBudgets, input.tenant, () => plannedCall(deps, input), () => NOT_MADE);
+  return withinTenantBudget(deps.tenantBudgets, input.tenant, () => plannedCall(deps, input), () => NOT_MADE, Date.now, (answer) => tenantCostOf(input.model, answer.usage));
 }
 
 function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Promise<TenantChecked<ChatResponse>> {
-  return withinTenantBudget(deps.tenantBudgets, input.tenant, () => executionCall(deps, input), () => NOT_MADE);
+  return withinTenantBudget(deps.tenantBudgets, input.tenant, () => executionCall(deps, input), () => NOT_MADE, Date.now, (answer) => tenantCostOf(input.model, answer.usage));
 }
 
 async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {

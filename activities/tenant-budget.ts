@@ -30,6 +30,8 @@ export async function withinTenantBudget<T extends { usage: Usage }>(
   call: () => Promise<T>,
   notMade: (reached: TenantBudgetReached) => T,
   now: () => number = Date.now,
+  /** What the answer costs the tenant (default: its usage's cost). */
+  billable: (answer: T) => number | null = (answer) => answer.usage.cost_usd ?? null,
 ): Promise<TenantChecked<T>> {
   if (tenant === undefined) return call();
   const day = utcDay(now());
@@ -42,7 +44,7 @@ export async function withinTenantBudget<T extends { usage: Usage }>(
     return { ...notMade(reached), tenant_budget: reached };
   }
   const answer = await call();
-  const cost = answer.usage.cost_usd;
+  const cost = billable(answer);
   // Counted into the day the call began in, so a call across midnight counts where it was allowed.
   if (typeof cost === 'number' && cost > 0) await store.addSpend(tenant, day, cost, callKey());
   return answer;

@@ -71,6 +71,17 @@ export function costOf(model: PricedModel, tokens: PricedTokens): number | null 
   return found ? round(found.total_price) : null;
 }
 
+/**
+ * What a call costs a tenant with a daily cap: the agent file's price, but never less than the
+ * price table's for the same model (an agent file cannot price its calls below the operator's
+ * table, e.g. at 0, to escape its tenant's cap). Null when neither prices the model.
+ */
+export function tenantCostOf(model: PricedModel, tokens: PricedTokens): number | null {
+  const own = costOf(model, tokens);
+  const table = model.price ? costOf({ ...model, price: undefined }, tokens) : own;
+  return own === null ? table : table === null ? own : Math.max(own, table);
+}
+
 /** The usage with its cost. */
 export function withCost(model: PricedModel, usage: Usage): Usage {
   return { ...usage, cost_usd: costOf(model, usage) };

@@ -4,7 +4,7 @@ import { parseAgentDefinition } from '../../../core/agent';
 import { ModelConfig } from '../../../core/agent-file/model';
 import { addCost, addUsage, ZERO_USAGE } from '../../../core/llm-types';
 import { agentFromJson } from '../../../client/run';
-import { budgetPriceProblem, costOf, priceSource, priceTableProvider, unpricedModelsNote, withCost } from '../../../telemetry/model-prices';
+import { budgetPriceProblem, costOf, priceSource, priceTableProvider, unpricedModelsNote, tenantCostOf, withCost } from '../../../telemetry/model-prices';
 
 const M = 1_000_000;
 const tableCost = (model: string, provider: string, usage: Record<string, number>) => calcPrice(usage, model, { providerId: provider })!.total_price;
@@ -123,5 +123,25 @@ describe('what a model call costs', () => {
     expect(priced.usage.cost_usd).toBeGreaterThan(0);
     const unpriced = await chat({ interface: 'scripted', script }, request, {});
     expect(unpriced.usage.cost_usd).toBeNull();
+  });
+});
+
+describe('what a call costs a capped tenant', () => {
+  const gpt = { interface: 'openai/v1/chat/completions', model: 'gpt-4o-mini' };
+  const tokens = { input_tokens: 1_000_000, output_tokens: 1_000_000 };
+
+  it('never less than the price table: an agent file price of 0 (or any lower one) does not escape the cap', () => {
+    const table = costOf(gpt, tokens)!;
+    expect(table).toBeGreaterThan(0);
+    expect(tenantCostOf({ ...gpt, price: { input_per_million: 0, output_per_million: 0 } }, tokens)).toBe(table);
+    expect(tenantCostOf({ ...gpt, price: { input_per_million: 0.01, output_per_million: 0.01 } }, tokens)).toBe(table);
+    // A higher price of the agent file's counts as it is.
+    expect(tenantCostOf({ ...gpt, price: { input_per_million: 100, output_per_million: 100 } }, tokens)).toBe(200);
+  });
+
+  it("is the agent file's price for a model the table does not know, and null for an unpriced one", () => {
+    const local = { interface: 'openai/v1/chat/completions', model: 'my-local-llama' };
+    expect(tenantCostOf({ ...local, price: { input_per_million: 1, output_per_million: 2 } }, tokens)).toBe(3);
+    expect(tenantCostOf(local, tokens)).toBeNull();
   });
 });
