@@ -40,6 +40,9 @@ export interface PolicySubject {
   mcp_servers: ReadonlyArray<{ name: string; command?: string; url?: string; env?: Record<string, string>; headers?: Record<string, string> }>;
 }
 
+/** The providers' own key variables: an agent file may name them (Axon Ivy files do); they go only where the operator's endpoint rule lets them. */
+const PROVIDER_KEYS: readonly string[] = ['OPENAI_API_KEY'];
+
 const SECRET_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Whether the policy lets agent files read the worker variable `name`. */
@@ -103,7 +106,8 @@ export function policyProblems(subject: PolicySubject, policy: WorkerPolicy, ope
     if (m.base_url !== undefined && !sameOrigin(operator.openaiBaseUrl, m.base_url) && !sameOrigin(operator.bedrockEndpoint, m.base_url) && !hostAllowed(policy, m.base_url)) {
       problems.push(`${m.where}.base_url: host "${hostOf(m.base_url)?.host ?? m.base_url}" is not allowed on this worker; ${allow(POLICY_VARIABLES.hosts, hostOf(m.base_url)?.host ?? 'HOST')}`);
     }
-    if (m.api_key_env !== undefined && !envAllowed(policy, m.api_key_env)) {
+    // The provider's own key named explicitly is the default key: where it may go is the endpoint rule above.
+    if (m.api_key_env !== undefined && !PROVIDER_KEYS.includes(m.api_key_env) && !envAllowed(policy, m.api_key_env)) {
       problems.push(`${m.where}.api_key_env: ${m.api_key_env} is not a variable this worker lets agent files read; ${allow(POLICY_VARIABLES.envVars, m.api_key_env)}`);
     }
   }

@@ -54,3 +54,9 @@ describe('the worker policy', () => {
     expect(workerPolicyFromEnv({})).toEqual(CLOSED_POLICY);
   });
 });
+
+it("lets an agent file name the provider's own key (api_key_env OPENAI_API_KEY, as Axon Ivy files do): where it goes is the endpoint rule", () => {
+  const named = (base_url?: string) => policySubjectOf({ llm: { interface: 'openai/v1/chat/completions', api_key_env: 'OPENAI_API_KEY', ...(base_url ? { base_url } : {}) } });
+  expect(policyProblems(named(), CLOSED_POLICY)).toEqual([]);
+  expect(policyProblems(named('https://evil.example/v1'), CLOSED_POLICY)).toEqual(['llm.base_url: host "evil.example" is not allowed on this worker; allow it in the worker policy (PERFLOW_ALLOW_HOSTS=evil.example)']);
+});
