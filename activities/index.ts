@@ -4,7 +4,7 @@
  *
  * Over 300 lines on purpose: it is the one table of activities (the names workflows schedule)
  * with the worker's caches every model call shares; the calls' own work lives in llm/, tools/,
- * memory.ts, run-events.ts, tenant-budget.ts and eval.ts.
+ * memory.ts, run-events.ts, tenant-budget.ts, eval.ts and policy.ts (the worker policy).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AgentTool, AgentToolRef, ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, TenantChecked, ToolCallInput, ToolObservation, WholeResultsRef } from '../core/contract';
