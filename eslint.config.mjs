@@ -37,7 +37,7 @@ const LAYERS = {
   workflows: { may: ['core', 'telemetry/metric-names'], types: ['activities'], packages: SANDBOX },
   servers: { may: ['core', 'config'] },
   workers: { may: ['core', 'config', 'codec', 'memory', 'telemetry', 'activities', 'workflows'] },
-  client: { may: ['core', 'config', 'codec', 'memory', 'telemetry', 'workflows/definitions', 'workflows/run-start', 'workers/workflow-source'], types: ['workflows', 'workers'] },
+  client: { may: ['core', 'config', 'codec', 'memory', 'telemetry', 'workflows/definitions', 'workflows/run-start'], types: ['workflows'] },
   // The web console: a server over the client library (and the event streams' store).
   console: { may: ['core', 'config', 'client', 'workflows/definitions'] },
   // A shell over the client library; the worker only for `perflow worker`, which loads it lazily (cli/commands/worker.ts).

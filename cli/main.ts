@@ -6,8 +6,8 @@
  */
 import { clientConfigFromEnv, type ClientConfig } from '../config/env';
 import { CliError, describeError } from '../client/errors';
-import { commandNamed } from './commands';
-import type { CommandContext } from './context';
+import { commandNamed, isCommand } from './commands';
+import type { CommandContext, CommandHandler } from './context';
 import { parseCommandLine } from './options';
 import { note, out } from './output';
 import { commandUsage, USAGE } from './usage';
@@ -32,12 +32,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     const { values: o, positionals } = parseCommandLine(rest);
     verbose = o.verbose ?? false;
-    const handler = commandNamed(command);
-    if (!handler) throw new CliError(`unknown command "${command}" (perflow --help)`, 2);
+    if (!isCommand(command)) throw new CliError(`unknown command "${command}" (perflow --help)`, 2);
     if (o.help) {
       out(commandUsage(command));
       return 0;
     }
+    const handler = (await commandNamed(command)) as CommandHandler;
     ctx = { command, o, positionals, config, env };
     return await handler(ctx);
   } catch (err) {

@@ -4,7 +4,7 @@
  * step N under a changed agent file, parameters or question.
  */
 import type { Client } from '@temporalio/client';
-import { resolveParameters, type AgentDefinition } from '../core/agent';
+import { AGENT_TYPE_SPECS, resolveParameters, type AgentDefinition } from '../core/agent';
 import { denseParameters } from '../core/agent-file/parameter-defaults';
 import type { AgentType, ResolvedParameters } from '../core/agent';
 import { forkPointQuery, progressQuery, type ForkSource, type RunInput } from '../workflows/definitions';
@@ -39,7 +39,7 @@ export async function runInputOf(client: Client, workflowId: string): Promise<Ru
 export async function forkSource(client: Client, sourceId: string, fromStep: number, source?: RunInput): Promise<ForkSource> {
   const input = source ?? (await runInputOf(client, sourceId));
   if (!FORKABLE.includes(input.agent.type)) {
-    throw new CliError(`fork supports plan_execute_and_reflect and plan_and_execute runs; ${sourceId} is a ${input.agent.type} run, whose step list and variables a fork does not rebuild`, 2);
+    throw new CliError(`fork supports ${FORKABLE.join(' and ')} runs; ${sourceId} is a ${input.agent.type} run, whose step list and variables a fork does not rebuild`, 2);
   }
   const handle = client.workflow.getHandle(sourceId);
   const progress = await handle.query(progressQuery);
@@ -66,8 +66,8 @@ export async function forkSource(client: Client, sourceId: string, fromStep: num
   };
 }
 
-/** Agent types whose runs can be forked: a step N has a meaning and a planner call to start again at. */
-const FORKABLE: readonly AgentType[] = ['plan_execute_and_reflect', 'plan_and_execute'];
+/** Agent types whose runs can be forked (AGENT_TYPE_SPECS). */
+const FORKABLE: readonly AgentType[] = AGENT_TYPE_SPECS.filter((s) => s.fork).map((s) => s.type);
 
 /** Starts a fork of run `sourceId` from step `fromStep` (see {@link forkSource}). */
 export async function forkRun(client: Client, sourceId: string, o: ForkOptions): Promise<StartedRun> {

@@ -13,7 +13,6 @@ export {
   getStatus,
   listRuns,
   readHistoryFile,
-  replayHistory,
   resetRun,
   runSummary,
   writeHistoryFile,

@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import type { DataConverter } from '@temporalio/common';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { missingSearchAttributes, progressQuery, searchAttributeCreateCommand, searchAttributeRefused, WORKFLOW_TYPES, type Progress, type RunOutput } from '../workflows/definitions';
@@ -185,40 +184,6 @@ export function historyWorkflowId(file: string, recorded: string | undefined, gi
   const id = recorded ?? given;
   if (id === undefined) throw new CliError(`${file} does not record its workflow ID (Temporal CLI and Web UI exports do not): give it with --workflow-id ID`, 2);
   return id;
-}
-
-/**
- * Replays a history against perflow's workflow code, or against the workflows module at
- * `workflowsPath` (a candidate version, before deploying it). An encrypted history needs the
- * workers' data converter (`encryptionDataConverter(keys)`).
- * @returns undefined when deterministic, else the reason in one line.
- */
-export async function replayHistory(history: unknown, workflowId = 'replay', workflowsPath?: string, dataConverter?: DataConverter): Promise<string | undefined> {
-  // The worker package is heavy; only replay needs it on the client side. (`require`, as the
-  // checkout's tsx hook is CommonJS only.)
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const { DefaultLogger, Runtime, Worker } = require('@temporalio/worker') as typeof import('@temporalio/worker');
-  const { REPLAY_SINKS, workflowSource } = require('../workers/workflow-source') as typeof import('../workers/workflow-source');
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  try {
-    // Replay logs errors only, so its output is the verdict (the native core's warning about the
-    // failing workflow task included: the verdict says the same).
-    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
-  } catch {
-    // already installed
-  }
-  try {
-    const source = workflowsPath ? { workflowsPath } : workflowSource();
-    await Worker.runReplayHistory({ ...source, sinks: REPLAY_SINKS, ...(dataConverter ? { dataConverter } : {}) }, history, workflowId);
-    return undefined;
-  } catch (err) {
-    const e = err as Error;
-    const cause = (e as { cause?: unknown }).cause;
-    // A nondeterminism error carries the core's failure as debug text; its message names the event and what differs.
-    const inner = /Failure \{ message: "((?:[^"\\]|\\.)*)"/.exec(e.message)?.[1]?.replace(/\\(.)/g, '$1');
-    const msg = `${e.name}: ${inner ?? e.message}${cause instanceof Error ? ` (${cause.name}: ${cause.message})` : ''}`;
-    return msg.replace(/\s*[\r\n]+\s*/g, ' ');
-  }
 }
 
 export type ResetTarget = 'last-workflow-task' | 'first-workflow-task' | 'failed-activity' | number;

@@ -7,7 +7,6 @@
  */
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { MongoClient } from 'mongodb';
 import {
   agentFromJson,
   approvePlan,
@@ -40,25 +39,13 @@ import {
 import { isNotFound } from '../client/errors';
 import { bearerToken, tokenMatches } from '../client/listener-guard';
 import { SearchAttributes } from '../workflows/definitions';
+import type { ApiOptions } from './api-options';
 import { evalRoutes } from './eval-routes';
 import { HttpError } from './http-error';
 import { agentFiles, offeredFile, refuseInline } from './offered-files';
 import { decisionBody, forkBody, jsonOf, offsetOf, parseBody, startBody, type DecisionBody } from './requests';
 
-export interface ApiOptions {
-  perflow: PerflowClient;
-  env: NodeJS.ProcessEnv;
-  /** Every /api request must carry it (`Authorization: Bearer …`, or `?token=` for the event stream). */
-  token?: string;
-  /** Agent files and suites in request bodies; otherwise only the folder's, by name (403). */
-  allowInlineAgents: boolean;
-  /** Event streams served at once; beyond it 429. */
-  maxEventStreams: number;
-  /** The folder of the agent files the console offers. */
-  agentsDir: string;
-  /** One MongoDB client for every event stream the console serves. */
-  mongo: MongoClient;
-}
+export type { ApiOptions };
 
 const LIST_STATUSES: readonly string[] = ['running', 'completed', 'failed'] satisfies ListStatus[];
 

@@ -2,7 +2,7 @@
 import type { Hono } from 'hono';
 import { compareEvalResults, evalSnapshot, listEvals, startEval, suiteFromJson, workflowUrl } from '../client';
 import { readJsonFile } from '../client/json-file';
-import type { ApiOptions } from './api';
+import type { ApiOptions } from './api-options';
 import { HttpError } from './http-error';
 import { agentFiles, offeredFile, refuseInline, suiteFiles } from './offered-files';
 import { evalBody, jsonOf, parseBody } from './requests';

@@ -1,5 +1,5 @@
 /**
- * Prompt texts of the plan-execute-reflect agent.
+ * Prompt texts of the plan-execute-reflect agent (and plan_and_execute's default re-planning keywords).
  *
  * The seed texts (OpenSearch ML Commons `MLPlanExecuteAndReflectAgentRunner`) are kept verbatim,
  * including the tab-indented JSON examples of the response format. Templates use
@@ -253,3 +253,16 @@ export function parallelStepsInstructions(maxParallel: number): string {
 
 Parallel steps: when some of the next steps do not depend on each other, you may group them in an inner array so that they run at the same time, e.g. {"steps": [["find A's revenue", "find B's revenue"], "compare them"], "result": ""}. Only the first entry of "steps" runs next: a group runs all of its steps (at most ${maxParallel} at once), a single string runs one step; then you see every result. Group only steps that need none of each other's results.`;
 }
+
+/** plan_and_execute's default `replan_keywords`: words in an observation that signal a missing prerequisite or a new requirement. */
+export const DEFAULT_REPLAN_KEYWORDS = [
+  'not found',
+  'does not exist',
+  'no such',
+  'missing',
+  'prerequisite',
+  'requires',
+  'required first',
+  'not available',
+  'permission denied',
+] as const;

@@ -2,6 +2,7 @@
  * perflow's worker library (`perflow/worker`): embed a worker, with tools of your own, in your
  * application. This file is the public API; everything not exported here is internal.
  */
+export { replayHistory } from './replay';
 export { createWorker, defineTool, runWorker, workerTools, type CreateWorkerOptions, type PerflowWorker } from './main';
 export { databaseFromUri, describeWorkerConfig, llmQueueConfigFromEnv, temporalFromEnv, workerConfigFromEnv, type LlmQueueConfig, type PerflowWorkerConfig, type TemporalConnectionSettings } from '../config/env';
 export { builtinTools, type BuiltinToolDeps } from '../activities/tools/builtin';

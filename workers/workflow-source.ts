@@ -45,6 +45,7 @@ export const SHARED_WORKFLOW_MODULES: readonly string[] = [
     '../core/agent-file/parameter-defaults',
     '../core/agent-file/llm-interfaces',
     '../core/agent-file/instructions',
+    '../core/agent-file/agent-types',
     '../core/agent-types',
     '../core/agent-types/common',
     '../core/agent-types/plan-and-execute',

@@ -10,6 +10,7 @@ import type { AgentTool, CompletedStepView, ForkPoint } from '../core/contract';
 import type { PlanStepView, Replan } from '../core/agent-types/plan-and-execute';
 import type { RunIds } from '../core/memory-ids';
 import type { AgentDefinition, AgentType, ResolvedParameters } from '../core/agent';
+import { AGENT_TYPE_SPECS, type WorkflowTypes } from '../core/agent-file/agent-types';
 import type { Usage } from '../core/llm-types';
 import type { CaseResult } from '../core/eval/types';
 import { causeChain, formatCost, preview, RESULT_PREVIEW_CHARS } from '../core/text';
@@ -136,13 +137,8 @@ export interface AssumedVerdict {
   error: string;
 }
 
-/** The workflow type that runs each agent type. */
-export const WORKFLOW_TYPES = {
-  plan_execute_and_reflect: 'planExecuteReflect',
-  step_by_step: 'stepByStep',
-  todo_list: 'todoList',
-  plan_and_execute: 'planAndExecute',
-} as const satisfies Record<AgentType, string>;
+/** The workflow type that runs each agent type (AGENT_TYPE_SPECS). */
+export const WORKFLOW_TYPES = Object.fromEntries(AGENT_TYPE_SPECS.map((s) => [s.type, s.workflowType])) as WorkflowTypes;
 
 /** The workflow type of an agent type. */
 export function workflowTypeFor<T extends AgentType>(type: T): (typeof WORKFLOW_TYPES)[T] {

@@ -24,6 +24,7 @@ import {
   variableListing,
   variablesMetadata,
   type AiTodo,
+  type TodoOutcome,
   type Variable,
 } from '../core/agent-types';
 import { wholeResultMarker } from '../core/template';
@@ -49,12 +50,6 @@ interface TodoListState {
   goalAchieved?: boolean;
   /** Completion assessments asked again after an unreadable answer, so far (the scripted model's position). */
   completionRetries?: number;
-}
-
-/** How a todo went: whether it was completed, and its iterations (executed steps) in order. */
-export interface TodoOutcome {
-  completed: boolean;
-  iterations: Array<{ unit: number; result: string }>;
 }
 
 /** TodoAgent verifies the goal once more when the todos ran out without achieving it; runs recorded before did not. */

@@ -1,6 +1,6 @@
 /** A run's event history: `history` saves it, `replay` checks it against the workflow code, `reset` rewinds the run. */
 import { resolve as resolvePath } from 'node:path';
-import { CliError, encryptionDataConverter, fetchHistory, readHistoryFile, replayHistory, resetRun, workflowUrl, writeHistoryFile } from '../../client';
+import { CliError, encryptionDataConverter, fetchHistory, readHistoryFile, resetRun, workflowUrl, writeHistoryFile } from '../../client';
 import { historyWorkflowId, parseResetTarget } from '../../client/ops';
 import { encryptionKeyIdsIn, missingKeyMessage } from '../../codec/encryption';
 import { requireId, withClient, type CommandHandler } from '../context';
@@ -21,6 +21,8 @@ export const history: CommandHandler = async (ctx) => {
 };
 
 export const replay: CommandHandler = async (ctx) => {
+  // The worker side, loaded for this command only: it bundles the workflow code.
+  const { replayHistory } = await import('../../workers/replay');
   const { o, config } = ctx;
   let history: unknown;
   let workflowId: string;

@@ -3,48 +3,26 @@
  * type is refused before a run starts, and an unknown parameter gets a warning naming the
  * closest known one (unknown parameters are kept: prompts may use them as `${parameters.x}`).
  */
-import type { AgentType } from '../agent';
 import type { AgentDefinitionIssue } from '../issues';
+import { typesUsingField, typesUsingParameter, type AgentTypeField, type AgentTypeName } from './agent-types';
 
-const PER: AgentType = 'plan_execute_and_reflect';
+const usedBy = (types: readonly AgentTypeName[]) => (types.length <= 2 ? types.join(' and ') : `${types.slice(0, -1).join(', ')} and ${types.at(-1)}`);
 
-/** Parameters only some agent types use (every other parameter is used by all of them). */
-export const PARAMETER_TYPES: Readonly<Record<string, readonly AgentType[]>> = {
-  max_steps: [PER, 'plan_and_execute'],
-  max_iterations: ['step_by_step', 'todo_list'],
-  max_iterations_per_todo: ['todo_list'],
-  max_step_attempts: ['plan_and_execute'],
-  replan_after_failed_attempts: ['plan_and_execute'],
-  replan_keywords: ['plan_and_execute'],
-  replan_confidence_threshold: ['plan_and_execute'],
-  planner_prompt: [PER],
-  reflect_prompt: [PER],
-  planner_prompt_template: [PER],
-  reflect_prompt_template: [PER],
-  planner_with_history_template: [PER],
-};
-
-/** Agent-file fields only some agent types use. */
-export const FIELD_TYPES: Readonly<Record<string, readonly AgentType[]>> = {
-  goal: ['step_by_step', 'todo_list'],
-  instructions: ['step_by_step', 'todo_list', 'plan_and_execute'],
-};
-
-const usedBy = (types: readonly AgentType[]) => (types.length <= 2 ? types.join(' and ') : `${types.slice(0, -1).join(', ')} and ${types.at(-1)}`);
-
-/** The given parameters (the agent file's and the run's, not defaults) that the agent's type does not use. */
-export function unusedParameters(type: AgentType, given: Record<string, unknown>): AgentDefinitionIssue[] {
-  return Object.keys(given)
-    .filter((key) => given[key] !== undefined && PARAMETER_TYPES[key] !== undefined && !PARAMETER_TYPES[key].includes(type))
-    .map((key) => ({ path: `parameters.${key}`, message: `does nothing for a ${type} agent (it is for ${usedBy(PARAMETER_TYPES[key])}); remove it` }));
+/** The given parameters (the agent file's and the run's, not defaults) that the agent's type does not use (AGENT_TYPE_SPECS). */
+export function unusedParameters(type: AgentTypeName, given: Record<string, unknown>): AgentDefinitionIssue[] {
+  return Object.keys(given).flatMap((key) => {
+    const users = given[key] === undefined ? undefined : typesUsingParameter(key);
+    return users && !users.includes(type) ? [{ path: `parameters.${key}`, message: `does nothing for a ${type} agent (it is for ${usedBy(users)}); remove it` }] : [];
+  });
 }
 
 /** The agent-file fields set that the agent's type does not use (an empty list of instructions is no setting). */
-export function unusedFields(agent: { type: AgentType; goal?: string; instructions?: readonly unknown[] }): AgentDefinitionIssue[] {
-  const set = { goal: agent.goal !== undefined, instructions: (agent.instructions ?? []).length > 0 };
-  return (Object.keys(set) as Array<keyof typeof set>)
-    .filter((field) => set[field] && !FIELD_TYPES[field].includes(agent.type))
-    .map((field) => ({ path: field, message: `does nothing for a ${agent.type} agent (it is for ${usedBy(FIELD_TYPES[field])}); remove it` }));
+export function unusedFields(agent: { type: AgentTypeName; goal?: string; instructions?: readonly unknown[] }): AgentDefinitionIssue[] {
+  const set: Record<AgentTypeField, boolean> = { goal: agent.goal !== undefined, instructions: (agent.instructions ?? []).length > 0 };
+  return (Object.keys(set) as AgentTypeField[]).flatMap((field) => {
+    const users = typesUsingField(field);
+    return set[field] && !users.includes(agent.type) ? [{ path: field, message: `does nothing for a ${agent.type} agent (it is for ${usedBy(users)}); remove it` }] : [];
+  });
 }
 
 /**

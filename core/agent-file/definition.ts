@@ -6,6 +6,7 @@ import { isIvyAgentFile, mapIvyAgent } from '../ivy-agent';
 import { BUILTIN_TOOL_TYPES, SEED_TOOL_TYPES } from '../tool-types';
 import { isPlainObject, requiredOr, type PlainObject } from './coerce';
 import { INSTRUCTION_TYPES } from './instructions';
+import { AGENT_TYPES } from './agent-types';
 import { unusedFields, unusedParameters } from './applicability';
 import { normalizeInterface } from './llm-interfaces';
 import { ModelConfig } from './model';
@@ -14,13 +15,7 @@ import { AgentParameters } from './parameters';
 // ---------------------------------------------------------------------------------------------
 // agent definition
 
-/**
- * Agent types: the seed's plan-execute-reflect agent, Axon Ivy's step-by-step and todo-list
- * agents, and structured plan-and-execute with re-planning triggers.
- */
-export const AGENT_TYPES = ['plan_execute_and_reflect', 'step_by_step', 'todo_list', 'plan_and_execute'] as const;
-
-/** An agent type; matching ignores case, so Axon Ivy's `STEP_BY_STEP` and `TODO_LIST` work too. */
+/** An agent type (AGENT_TYPE_SPECS); matching ignores case, so Axon Ivy's `STEP_BY_STEP` and `TODO_LIST` work too. */
 export const AgentType = z.preprocess(
   (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
   z.enum(AGENT_TYPES, { error: requiredOr(`expected one of ${AGENT_TYPES.join(', ')}`) }),

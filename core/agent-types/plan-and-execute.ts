@@ -1,6 +1,6 @@
 /**
  * Structured plan-and-execute (seed 003): its prompts, the parsing of plans and viability
- * checks, re-planning keywords, renumbering and the run statistics.
+ * checks, re-planning, renumbering and the run statistics (its default keywords: core/prompts.ts).
  *
  * Pure module: safe to import from workflow code.
  *
@@ -10,19 +10,6 @@ import { z } from 'zod';
 import { extractJson, type Parsed } from '../json-in-text';
 import { intFrom, lazySchema, optionalText, parseList, zodProblem } from './common';
 
-
-/** Words in an observation that signal a missing prerequisite or a new requirement. */
-export const DEFAULT_REPLAN_KEYWORDS = [
-  'not found',
-  'does not exist',
-  'no such',
-  'missing',
-  'prerequisite',
-  'requires',
-  'required first',
-  'not available',
-  'permission denied',
-] as const;
 
 /** The planning prompt of plan_and_execute (`get_execution_plan_prompt`). */
 export const EXECUTION_PLAN_TEMPLATE = `You are planning how to answer a user query with tools. Break it into executable steps.

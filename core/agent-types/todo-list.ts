@@ -165,3 +165,9 @@ export function parseGoalDecision(raw: string): Parsed<'GOAL_ACHIEVED' | 'CONTIN
   if (!m) return { ok: false, error: `answer names no decision (GOAL_ACHIEVED or CONTINUE_NEEDED): "${clip(raw)}"` };
   return { ok: true, value: m[1].toUpperCase() as 'GOAL_ACHIEVED' | 'CONTINUE_NEEDED' };
 }
+
+/** How a todo went: whether it was completed, and its iterations (executed steps) in order. */
+export interface TodoOutcome {
+  completed: boolean;
+  iterations: Array<{ unit: number; result: string }>;
+}

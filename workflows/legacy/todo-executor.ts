@@ -8,7 +8,7 @@
 import { ActivityFailure, executeChild, log, workflowInfo } from '@temporalio/workflow';
 import type { AgentTool, ModelSettings } from '../../core/contract';
 import type { MemoryIds } from '../../core/memory-ids';
-import { completionPrompt, parseCompletion, todoExecutionText, toolsNamed, type Variable } from '../../core/agent-types';
+import { completionPrompt, parseCompletion, todoExecutionText, toolsNamed, type TodoOutcome, type Variable } from '../../core/agent-types';
 import { addUsage, ZERO_USAGE, type Usage } from '../../core/llm-types';
 import { preview } from '../../core/text';
 import type { TodoView } from '../definitions';
@@ -18,7 +18,6 @@ import { executionModelPrompt, responseFilter } from '../kernel/model-calls';
 import { runReact, type ToolBinding } from '../kernel/react-executor';
 import { modelForCall, modelForStep } from '../kernel/scripted-calls';
 import { executorTools, recordStep, saveFailedStep } from '../kernel/steps';
-import type { TodoOutcome } from '../todo-list';
 
 export interface TodoExecutorInput {
   todo: TodoView;

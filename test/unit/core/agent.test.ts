@@ -1,5 +1,5 @@
 import { errorOf } from '../../support/definition-error';
-import { DEFAULT_REPLAN_KEYWORDS } from '../../../core/agent-types';
+import { DEFAULT_REPLAN_KEYWORDS } from '../../../core/prompts';
 import {
   parseAgentDefinition,
   resolveParameters,

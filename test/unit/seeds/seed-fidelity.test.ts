@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAgentDefinition, resolveParameters } from '../../../core/agent';
-import { DEFAULT_REPLAN_KEYWORDS } from '../../../core/agent-types';
+import { DEFAULT_REPLAN_KEYWORDS } from '../../../core/prompts';
 import { formatDatetime } from '../../../core/datetime';
 import { MAX_PARAMETER_NESTING, resolveParameterValues } from '../../../core/template';
 import { DEFAULT_TOOL_TIMEOUT_SECONDS, toolTimeoutSeconds } from '../../../core/tool-types';

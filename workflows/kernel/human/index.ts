@@ -12,9 +12,8 @@
  * `requires_approval`) asks for it, so runs recorded before replay unchanged.
  */
 import type { HumanState } from '../../definitions';
-import type { RunContext } from '../context';
 import { openBudget, type BudgetDesk } from './budget';
-import { openDecisions } from './pending';
+import { openDecisions, type HumanRun } from './pending';
 import { openPlanReview, type PlanOutcome } from './plan-review';
 import { openSteering, type Steering } from './steering';
 import { openToolApproval } from './tool-approval';
@@ -39,7 +38,7 @@ export interface HumanLoop extends Steering {
 const NO_STATE: HumanState = { plans_reviewed: 0, plans_approved: 0, rejections: 0, feedback: [], paused: false };
 
 /** Sets up the decision handlers of a run; `carried` is the state of its previous execution. */
-export function openHumanLoop(run: RunContext, carried?: HumanState): HumanLoop {
+export function openHumanLoop(run: HumanRun, carried?: HumanState): HumanLoop {
   const state: HumanState = { ...NO_STATE, ...carried, feedback: [...(carried?.feedback ?? [])] };
   const desk = openDecisions(run, state);
   const budget = openBudget(desk);

@@ -7,13 +7,26 @@
 import { condition, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { SearchAttributes, type DecisionRecord, type HumanState, type PendingDecision, type Progress } from '../../definitions';
 import { memoryActivities } from '../activity-presets';
-import type { RunContext } from '../context';
+import type { AgentTool } from '../../../core/contract';
+import type { ResolvedParameters } from '../../../core/agent';
+import type { MemoryIds } from '../../../core/memory-ids';
+import type { RunEvents } from '../events';
 
 /** Who decided when `approval_timeout` did. */
 export const TIMEOUT_BY = 'approval_timeout';
 
+/** What people's decisions use of a run: the kernel's RunContext (kernel/context.ts), which opens the human loop. */
+export interface HumanRun {
+  p: ResolvedParameters;
+  progress: Progress;
+  tools: AgentTool[];
+  memoryIds: MemoryIds;
+  events: RunEvents;
+  showProgress(): void;
+}
+
 export interface Decisions {
-  run: RunContext;
+  run: HumanRun;
   state: HumanState;
   workflowId: string;
   /** `approval_timeout` in milliseconds (absent: wait for a person). */
@@ -35,7 +48,7 @@ export interface Decisions {
   settle(): Promise<void>;
 }
 
-export function openDecisions(run: RunContext, state: HumanState): Decisions {
+export function openDecisions(run: HumanRun, state: HumanState): Decisions {
   const { progress, p } = run;
   const timeoutMs = p.approval_timeout !== undefined ? p.approval_timeout * 1_000 : undefined;
   const timeoutAction = p.approval_timeout_action ?? 'reject';

@@ -1,0 +1,18 @@
+/** What the console API is built from (console/server.ts gives it; api.ts and eval-routes.ts read it). */
+import type { MongoClient } from 'mongodb';
+import type { PerflowClient } from '../client';
+
+export interface ApiOptions {
+  perflow: PerflowClient;
+  env: NodeJS.ProcessEnv;
+  /** Every /api request must carry it (`Authorization: Bearer …`, or `?token=` for the event stream). */
+  token?: string;
+  /** Agent files and suites in request bodies; otherwise only the folder's, by name (403). */
+  allowInlineAgents: boolean;
+  /** Event streams served at once; beyond it 429. */
+  maxEventStreams: number;
+  /** The folder of the agent files the console offers. */
+  agentsDir: string;
+  /** One MongoDB client for every event stream the console serves. */
+  mongo: MongoClient;
+}
