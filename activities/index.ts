@@ -23,7 +23,7 @@ import { NOT_MADE, openTenantBudgets, withinTenantBudget } from './tenant-budget
 import { tenantCostOf } from '../telemetry/model-prices';
 import { toolSpec, type ToolRegistry } from './tools/tool';
 import { activityStream } from './run-events';
-import { booleanParam } from './llm/call-options';
+import { perflowModelParameters } from '../core/agent-file/model-parameters';
 import { toolCallName } from '../core/run-events';
 import type { RunEventLog } from '../memory/run-events';
 import type { ChatRequest } from './llm/scripted';
@@ -183,7 +183,7 @@ async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: 
   const stream = activityStream(deps.events);
   if (!stream) return chat(model, request, deps, undefined, call.agent);
   const text = stream.modelText(request.position, call.step);
-  const streaming = booleanParam(model.parameters, 'stream') !== false;
+  const streaming = perflowModelParameters(model.parameters).stream !== false;
   try {
     const response = await chat(model, request, deps, streaming ? text.push : undefined, call.agent);
     if (!streaming) text.push(response.content);

@@ -2,9 +2,11 @@
  * Every environment variable perflow reads (but the server bootstrap's, in servers/), with its
  * default and validation: the worker's and the client's settings, memory collection names,
  * model providers' settings. Nothing else reads `process.env`; activities get what they need
- * from the worker. The Temporal connection (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
- * TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE…) is read the Temporal
- * way, by `@temporalio/envconfig` (config/temporal-connection.ts), handed this environment.
+ * from the worker, and the model adapters read the provider variables they name (OPENAI_BASE_URL,
+ * AWS_REGION, …) through providerConfigFromEnv. The Temporal connection (TEMPORAL_ADDRESS,
+ * TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE…)
+ * is read the Temporal way, by `@temporalio/envconfig` (config/temporal-connection.ts), handed
+ * this environment.
  * Traces and metrics (OTEL_*, PERFLOW_METRICS_*) are read by config/telemetry.ts.
  */
 import { KEY_BYTES, type EncryptionKeyring } from '../core/encryption-keyring';
@@ -109,12 +111,15 @@ export function workerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Perfl
   };
 }
 
+/** A comma-separated variable's entries, trimmed, empty ones dropped. */
+const commaList = (value: string | undefined): string[] => (value ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '');
+
 /**
  * The worker policy from PERFLOW_ALLOW_MCP_COMMANDS, PERFLOW_ALLOW_HOSTS and PERFLOW_ALLOW_ENV
  * (comma-separated; `*` allows any): what agent files may start, reach and read. Unset: nothing.
  */
 export function workerPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerPolicy {
-  const list = (name: string) => (env[name] ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  const list = (name: string) => commaList(env[name]);
   return { mcpCommands: list(POLICY_VARIABLES.mcpCommands), hosts: list(POLICY_VARIABLES.hosts), envVars: list(POLICY_VARIABLES.envVars) };
 }
 
@@ -194,6 +199,8 @@ export interface ClientConfig {
   llmTaskQueue?: string;
   /** Tool types the workers offer besides the built-in ones (PERFLOW_EXTRA_TOOL_TYPES, comma-separated). */
   extraToolTypes: string[];
+  /** Model interfaces the workers serve besides the built-in ones, with model adapters of their own (PERFLOW_EXTRA_MODEL_INTERFACES, comma-separated). */
+  extraModelInterfaces: string[];
   /** The upper bounds of run parameters (PERFLOW_PARAMETER_LIMITS raises them). @default core/agent-file/limits.ts */
   limits?: ParameterLimits;
   /** Encrypt the payloads this client writes and decrypt those it reads (PERFLOW_ENCRYPTION_KEYS). @default off */
@@ -219,7 +226,8 @@ export function clientConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Clien
     taskQueue: env.PERFLOW_TASK_QUEUE || DEFAULTS.PERFLOW_TASK_QUEUE,
     uiUrl: (env.PERFLOW_TEMPORAL_UI_URL || DEFAULTS.PERFLOW_TEMPORAL_UI_URL).replace(/\/+$/, ''),
     ...(llmTaskQueue ? { llmTaskQueue } : {}),
-    extraToolTypes: (env.PERFLOW_EXTRA_TOOL_TYPES ?? '').split(',').map((t) => t.trim()).filter((t) => t !== ''),
+    extraToolTypes: commaList(env.PERFLOW_EXTRA_TOOL_TYPES),
+    extraModelInterfaces: commaList(env.PERFLOW_EXTRA_MODEL_INTERFACES).map((name) => name.toLowerCase()),
     limits: parameterLimits(env[LIMITS_VARIABLE]),
     ...withEncryption(env),
     telemetry: telemetryConfigFromEnv(env, 'client'),
@@ -271,18 +279,8 @@ export function codecTokenFromEnv(env: NodeJS.ProcessEnv = process.env): string 
   return env.PERFLOW_CODEC_TOKEN?.trim() || undefined;
 }
 
-/** Provider settings from the environment; secrets are read at call time, so a key set later is seen. */
+/** Provider settings and secrets from the environment, read when an adapter asks, so a key set later is seen. */
 export function providerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ProviderConfig {
-  return {
-    secret: (name) => env[name] || undefined,
-    get openaiBaseUrl() {
-      return env.OPENAI_BASE_URL || undefined;
-    },
-    get bedrockEndpoint() {
-      return env.PERFLOW_BEDROCK_ENDPOINT || undefined;
-    },
-    get awsRegion() {
-      return env.AWS_REGION || undefined;
-    },
-  };
+  const read = (name: string) => env[name] || undefined;
+  return { secret: read, setting: read };
 }

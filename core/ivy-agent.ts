@@ -12,6 +12,8 @@
  */
 import { z } from 'zod';
 import { fallbackError, toIssues, type AgentDefinitionIssue } from './issues';
+import { knownInterfaces, knownInterface } from './agent-file/known-interfaces';
+import { OPENAI_INTERFACE } from './agent-file/llm-interfaces';
 
 type PlainObject = Record<string, unknown>;
 
@@ -52,16 +54,14 @@ export function keyReferenceToEnv(value: string): { env: string } | { error: str
 }
 
 /**
- * The LLM interface a model name is served by: `scripted`; a name with `claude` or `anthropic`
- * → Bedrock Converse for Claude; with `deepseek` → Bedrock Converse for DeepSeek-R1; any other
- * → OpenAI Chat Completions (or a compatible server at OPENAI_BASE_URL).
+ * The LLM interface a model name is served by: the first interface whose spec claims it
+ * (`servesIvyModel`: `scripted`; a name with `claude` or `anthropic` → Bedrock Converse for
+ * Claude; with `deepseek` → Bedrock Converse for DeepSeek-R1), else OpenAI Chat Completions (or
+ * a compatible server at OPENAI_BASE_URL).
  */
 export function interfaceForModel(model: string): string {
   const m = model.toLowerCase();
-  if (m === 'scripted') return 'scripted';
-  if (m.includes('claude') || m.includes('anthropic')) return 'bedrock/converse/claude';
-  if (m.includes('deepseek')) return 'bedrock/converse/deepseek_r1';
-  return 'openai/v1/chat/completions';
+  return knownInterfaces().find((spec) => spec.servesIvyModel?.(m))?.name ?? OPENAI_INTERFACE;
 }
 
 const text = (what = 'a string') => z.string({ error: (i) => (i.input === undefined ? 'is required' : `expected ${what}`) });
@@ -115,7 +115,7 @@ export function mapIvyAgent(input: PlainObject): { ok: true; agent: PlainObject 
     if (key !== undefined && key.trim() !== '') {
       const ref = keyReferenceToEnv(key);
       if ('error' in ref) issues.push({ path: keyField, message: ref.error });
-      else if (iface === 'openai/v1/chat/completions') out.api_key_env = ref.env;
+      else if (knownInterface(iface)?.apiKeyVariable !== undefined) out.api_key_env = ref.env;
     }
     return out;
   };

@@ -1,14 +1,11 @@
 /**
  * What the model adapters need from the worker's environment: read by config/env.ts, handed to
- * the activities' SDK clients by the worker.
+ * the adapters by the worker. Each adapter names the variables it reads (OPENAI_BASE_URL,
+ * AWS_REGION, …), so a provider of its own reads its settings without a change here.
  */
 export interface ProviderConfig {
   /** Reads a secret by variable name (the OpenAI key: OPENAI_API_KEY or a model's `api_key_env`). Never stored. */
   secret(name: string): string | undefined;
-  /** OPENAI_BASE_URL: any OpenAI-compatible server; a model's `base_url` wins. */
-  readonly openaiBaseUrl?: string;
-  /** PERFLOW_BEDROCK_ENDPOINT: a Bedrock runtime endpoint override; a model's `base_url` wins. */
-  readonly bedrockEndpoint?: string;
-  /** AWS_REGION; a model's `region` wins. The rest of the AWS credential chain is the SDK's. */
-  readonly awsRegion?: string;
+  /** Reads a provider setting by variable name (OPENAI_BASE_URL, PERFLOW_BEDROCK_ENDPOINT, AWS_REGION); unset or empty: undefined. */
+  setting(name: string): string | undefined;
 }

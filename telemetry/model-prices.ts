@@ -8,6 +8,7 @@
  */
 import { calcPrice } from '@pydantic/genai-prices';
 import type { ModelPrice } from '../core/agent-file/model';
+import { knownInterface } from '../core/agent-file/known-interfaces';
 import type { Usage } from '../core/llm-types';
 
 /** The parts of a model's settings its price depends on. */
@@ -23,11 +24,9 @@ export type PriceSource = { from: 'agent file' } | { from: 'price table'; provid
 /** Token counts a price applies to; the cache's tokens are part of `input_tokens` (see {@link Usage}). */
 export type PricedTokens = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cached_input_tokens' | 'cache_write_input_tokens'>;
 
-/** The price table's provider of an interface: OpenAI-compatible servers as OpenAI, Bedrock Converse as AWS Bedrock. */
+/** The price table's provider of an interface, as its spec names it: OpenAI-compatible servers as OpenAI, Bedrock Converse as AWS Bedrock. */
 export function priceTableProvider(modelInterface: string): string | undefined {
-  if (modelInterface.startsWith('openai/')) return 'openai';
-  if (modelInterface.startsWith('bedrock/')) return 'aws';
-  return undefined;
+  return knownInterface(modelInterface)?.priceTableProvider;
 }
 
 function tableLookup(model: PricedModel, tokens: PricedTokens) {

@@ -7,6 +7,7 @@ export { createWorker, defineTool, runWorker, workerTools, type CreateWorkerOpti
 export { databaseFromUri, describeWorkerConfig, llmQueueConfigFromEnv, temporalFromEnv, workerConfigFromEnv, type LlmQueueConfig, type PerflowWorkerConfig, type TemporalConnectionSettings } from '../config/env';
 export { builtinTools, type BuiltinToolDeps } from '../activities/tools/builtin';
 export type { Tool } from '../activities/tools/tool';
+export type { AdapterContext, ModelAdapter, ModelCall, ModelCallContext, ModelInterfaceSpec } from '../activities/llm/adapter';
 export { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 export { EncryptionCodec, encryptionDataConverter } from '../codec/encryption';
 export type { EncryptionKeyring } from '../core/encryption-keyring';

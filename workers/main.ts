@@ -10,7 +10,8 @@ import { MemoryStore } from '../memory/store';
 import { builtinTools } from '../activities/tools/builtin';
 import { toolRegistry, type Tool } from '../activities/tools/tool';
 import { describeWorkerConfig, providerConfigFromEnv, redact, workerConfigFromEnv, workerPolicyFromEnv, type PerflowWorkerConfig } from '../config/env';
-import { createLlmClients } from '../activities/llm/clients';
+import { modelAdapters, operatorEndpoints } from '../activities/llm/adapters';
+import type { ModelAdapter } from '../activities/llm/adapter';
 import type { RecordedRequest } from '../activities/llm/scripted';
 import { firstLine } from '../core/text';
 import { temporalConnectOptions } from '../config/temporal-connection';
@@ -44,6 +45,8 @@ export function workerTools(mongo: MongoClient, database: string, memory: Memory
 export interface CreateWorkerOptions extends PerflowWorkerConfig {
   /** Tools of your own, offered beside the built-in ones (see {@link defineTool}); agent files name them by `type`. */
   tools?: Tool<never>[];
+  /** Model adapters of your own, beside the built-in ones (docs/extending.md); agent files name them by `llm.interface`. */
+  modelAdapters?: readonly ModelAdapter[];
   /** Where the scripted model records the requests it receives (tests read it). */
   recorder?: RecordedRequest[];
   /**
@@ -84,7 +87,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
     await memory.ensureIndexes();
     const tools = [...workerTools(mongo, config.database, memory.collections), ...(config.tools ?? [])];
     const providers = config.providers ?? providerConfigFromEnv();
-    const llm = createLlmClients(providers);
+    const llm = modelAdapters({ providers, ...(config.recorder ? { recorder: config.recorder } : {}) }, config.modelAdapters);
     const policy = config.policy ?? workerPolicyFromEnv();
     // OTEL_EXPORTER_OTLP_*: spans of workflows, activities, model and tool calls.
     tracing = config.telemetry?.traces ? startTracing(config.telemetry.traces) : undefined;
@@ -99,15 +102,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
       secret: providers.secret,
       policy,
       // Read at call time, as the providers read them.
-      operator: {
-        get openaiBaseUrl() {
-          return providers.openaiBaseUrl;
-        },
-        get bedrockEndpoint() {
-          return providers.bedrockEndpoint;
-        },
-      },
-      ...(config.recorder ? { recorder: config.recorder } : {}),
+      operator: operatorEndpoints(providers),
       ...(tracing ? { tracer: tracing.tracer } : {}),
     });
     // PERFLOW_ENCRYPTION_KEYS: inputs, results, queries, updates, memos and failures (messages,

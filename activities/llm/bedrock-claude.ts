@@ -3,11 +3,10 @@
  * with native tool use (`toolConfig`, `toolUse` and `toolResult` blocks).
  */
 import type { ContentBlock, Message, Tool } from '@aws-sdk/client-bedrock-runtime';
-import type { ChatMessage, RawChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
-import { converse, converseUsage, inferenceConfig, mapStopReason, pushBlocks, type BedrockModelSettings } from './bedrock-converse';
-import type { ChatRequest } from './scripted';
-import type { LlmClients } from './clients';
-import type { OnDelta } from './call-options';
+import type { ChatMessage, ToolCall, ToolSpec } from '../../core/llm-types';
+import { builtinInterface } from '../../core/agent-file/llm-interfaces';
+import { BEDROCK_ADAPTER, converse, converseUsage, inferenceConfig, mapStopReason, pushBlocks, type BedrockClients } from './bedrock-converse';
+import type { ModelAdapter } from './adapter';
 
 /** Interface name, as in the agent file. */
 export const BEDROCK_CLAUDE_INTERFACE = 'bedrock/converse/claude';
@@ -53,35 +52,33 @@ function asInput(v: unknown): Record<string, unknown> {
 }
 
 /**
- * Calls Converse once with the tools in `toolConfig`; with `onDelta`, streamed (`ConverseStream`),
- * each answer text delta handed to it as it arrives and the same response returned.
- *
- * @throws ApplicationFailure `Bedrock.<Kind>` (see `errors.ts`)
+ * Claude on Bedrock as a model adapter: Converse once with the tools in `toolConfig`; with
+ * `onDelta`, streamed (`ConverseStream`), each answer text delta handed to it as it arrives and
+ * the same response returned. Errors: `Bedrock.<Kind>` (see `errors.ts`).
  */
-export async function bedrockClaudeChat(
-  model: BedrockModelSettings,
-  request: ChatRequest,
-  clients: LlmClients,
-  onDelta?: OnDelta,
-): Promise<RawChatResponse> {
-  const tools = request.tools ?? [];
-  const output = await converse(BEDROCK_CLAUDE_INTERFACE, model, {
-    ...(request.system !== '' ? { system: [{ text: request.system }] } : {}),
-    messages: toConverseMessages(request.messages),
-    ...(tools.length > 0 ? { toolConfig: { tools: toConverseTools(tools) } } : {}),
-    inferenceConfig: inferenceConfig(model.parameters),
-  }, clients, onDelta);
-  const blocks = output.output?.message?.content ?? [];
-  const text = blocks.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
-  const toolCalls: ToolCall[] = blocks.flatMap((b) =>
-    b.toolUse ? [{ id: b.toolUse.toolUseId ?? '', name: b.toolUse.name ?? '', input: asInput(b.toolUse.input) }] : [],
-  );
-  const stop = mapStopReason(output.stopReason);
-  return {
-    content: text,
-    tool_calls: toolCalls,
-    stop_reason: toolCalls.length > 0 ? 'tool_use' : stop,
-    usage: converseUsage(output.usage),
-    raw: output,
-  };
-}
+export const bedrockClaudeAdapter: ModelAdapter<BedrockClients> = {
+  spec: builtinInterface(BEDROCK_CLAUDE_INTERFACE),
+  ...BEDROCK_ADAPTER,
+  async chat(clients, { model, request, onDelta }) {
+    const tools = request.tools ?? [];
+    const output = await converse(BEDROCK_CLAUDE_INTERFACE, model, {
+      ...(request.system !== '' ? { system: [{ text: request.system }] } : {}),
+      messages: toConverseMessages(request.messages),
+      ...(tools.length > 0 ? { toolConfig: { tools: toConverseTools(tools) } } : {}),
+      inferenceConfig: inferenceConfig(model.parameters),
+    }, clients, onDelta);
+    const blocks = output.output?.message?.content ?? [];
+    const text = blocks.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
+    const toolCalls: ToolCall[] = blocks.flatMap((b) =>
+      b.toolUse ? [{ id: b.toolUse.toolUseId ?? '', name: b.toolUse.name ?? '', input: asInput(b.toolUse.input) }] : [],
+    );
+    const stop = mapStopReason(output.stopReason);
+    return {
+      content: text,
+      tool_calls: toolCalls,
+      stop_reason: toolCalls.length > 0 ? 'tool_use' : stop,
+      usage: converseUsage(output.usage),
+      raw: output,
+    };
+  },
+};

@@ -1,9 +1,10 @@
 /**
- * One call of the Bedrock Converse API, shared by the Bedrock interfaces: builds the client
- * (its own retries off), sends the command (streamed with `ConverseStream` when the caller takes
- * the text as it comes), and turns errors into `ApplicationFailure`s.
+ * One call of the Bedrock Converse API, shared by the Bedrock interfaces: their clients (their
+ * own retries off), the command (streamed with `ConverseStream` when the caller takes the text as
+ * it comes), and what both adapters declare alike (clients, error mapping).
  */
 import {
+  BedrockRuntimeClient,
   ConverseCommand,
   ConverseStreamCommand,
   type ContentBlock,
@@ -16,9 +17,34 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Usage } from '../../core/llm-types';
-import type { LlmClients } from './clients';
+import type { ProviderConfig } from '../../core/provider-config';
+import type { ModelAdapter } from './adapter';
 import { activitySignal, numberParam, otherParameters, stopParam, timeoutMs, type OnDelta } from './call-options';
+import { clientCache, type ClientCache } from './client-cache';
 import { bedrockFailure, streamCutFailure, type ModelCallContext } from './errors';
+
+/** The worker variables the Bedrock adapters read: a runtime endpoint (the operator's; a model's `base_url` wins) and the AWS region (a model's `region` wins). The rest of the AWS credential chain is the SDK's. */
+export const BEDROCK_VARIABLES = { endpoint: 'PERFLOW_BEDROCK_ENDPOINT', region: 'AWS_REGION' } as const;
+
+/** A Bedrock adapter's clients: one runtime client per region, endpoint and request timeout. */
+export interface BedrockClients {
+  providers: ProviderConfig;
+  cache: ClientCache<{ region?: string; endpoint?: string; requestTimeoutMs: number }, BedrockRuntimeClient>;
+}
+
+/** What the Bedrock adapters share: their clients, error mapping and shutdown. */
+export const BEDROCK_ADAPTER: Pick<ModelAdapter<BedrockClients>, 'connect' | 'failure' | 'close'> = {
+  connect: ({ providers }) => ({
+    providers,
+    cache: clientCache(
+      ({ region, endpoint, requestTimeoutMs }) =>
+        new BedrockRuntimeClient({ maxAttempts: 1, ...(region ? { region } : {}), ...(endpoint ? { endpoint } : {}), requestHandler: { requestTimeout: requestTimeoutMs } }),
+      (client) => client.destroy(),
+    ),
+  }),
+  failure: bedrockFailure,
+  close: (clients) => clients.cache.close(),
+};
 
 /** The settings the Bedrock interfaces read (a structural subset of `ModelSettings`). */
 export interface BedrockModelSettings {
@@ -125,32 +151,32 @@ async function readStream(output: ConverseStreamCommandOutput, onDelta: OnDelta,
  *
  * @param iface - interface name, for failure messages
  * @param input - the command input without `modelId` (taken from `model.model`)
- * @throws ApplicationFailure `Bedrock.<Kind>` (see `errors.ts`), `Bedrock.Configuration` when the model is missing
+ * @throws ApplicationFailure `Bedrock.Configuration` when the model is missing; the SDK's errors as they are (the adapter's `failure` maps them)
  */
 export async function converse(
   iface: string,
   model: BedrockModelSettings,
   input: Omit<ConverseCommandInput, 'modelId'>,
-  clients: LlmClients,
+  { providers, cache }: BedrockClients,
   onDelta?: OnDelta,
 ): Promise<ConverseCommandOutput> {
   if (!model.model) {
     throw ApplicationFailure.nonRetryable(`${iface} needs llm.model in the agent file`, 'Bedrock.Configuration');
   }
   const ctx = { interface: iface, model: model.model };
-  const client = clients.bedrock({ region: model.region, endpoint: model.base_url, requestTimeoutMs: timeoutMs(model.parameters) });
-  try {
-    // Parameters inferenceConfig does not hold are the model's own fields (Claude's top_k …).
-    const extra = otherParameters(model.parameters, INFERENCE_PARAMETERS);
-    const command = { ...input, ...(extra ? { additionalModelRequestFields: extra as never } : {}), modelId: model.model };
-    const options = { abortSignal: activitySignal() };
-    if (!onDelta) return await client.send(new ConverseCommand(command), options);
-    // Only guardrailConfig differs between the two inputs, and perflow sets none.
-    const streamed = await client.send(new ConverseStreamCommand(command as ConverseStreamCommandInput), options);
-    return await readStream(streamed, onDelta, ctx);
-  } catch (err) {
-    throw bedrockFailure(err, ctx);
-  }
+  const client = cache.get({
+    region: model.region ?? providers.setting(BEDROCK_VARIABLES.region),
+    endpoint: model.base_url ?? providers.setting(BEDROCK_VARIABLES.endpoint),
+    requestTimeoutMs: timeoutMs(model.parameters),
+  });
+  // Parameters inferenceConfig does not hold are the model's own fields (Claude's top_k …).
+  const extra = otherParameters(model.parameters, INFERENCE_PARAMETERS);
+  const command = { ...input, ...(extra ? { additionalModelRequestFields: extra as never } : {}), modelId: model.model };
+  const options = { abortSignal: activitySignal() };
+  if (!onDelta) return await client.send(new ConverseCommand(command), options);
+  // Only guardrailConfig differs between the two inputs, and perflow sets none.
+  const streamed = await client.send(new ConverseStreamCommand(command as ConverseStreamCommandInput), options);
+  return await readStream(streamed, onDelta, ctx);
 }
 
 /**

@@ -7,13 +7,12 @@
  * blocks) is dropped: it is never sent back in the history.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChatMessage, ChatResponse, RawChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
-import { converse, converseUsage, inferenceConfig, pushBlocks, type BedrockModelSettings } from './bedrock-converse';
+import type { ChatMessage, ChatResponse, ToolCall, ToolSpec } from '../../core/llm-types';
+import { builtinInterface } from '../../core/agent-file/llm-interfaces';
+import { BEDROCK_ADAPTER, converse, converseUsage, inferenceConfig, pushBlocks, type BedrockClients } from './bedrock-converse';
 import type { Message } from '@aws-sdk/client-bedrock-runtime';
-import type { ChatRequest } from './scripted';
 import { extractJson } from '../../core/json-in-text';
-import type { LlmClients } from './clients';
-import type { OnDelta } from './call-options';
+import type { ModelAdapter } from './adapter';
 
 /** Interface name, as in the agent file. */
 export const DEEPSEEK_R1_INTERFACE = 'bedrock/converse/deepseek_r1';
@@ -145,34 +144,32 @@ export function toDeepSeekMessages(messages: ChatMessage[]): Message[] {
 }
 
 /**
- * Calls Converse once, without `toolConfig`, and parses the protocol's JSON answer. With
- * `onDelta`, streamed (`ConverseStream`): the deltas are the model's raw text (protocol JSON,
- * `<think>` reasoning and all), the response is the parsed answer as without.
- *
- * @throws ApplicationFailure `Bedrock.<Kind>` (see `errors.ts`)
+ * DeepSeek-R1 on Bedrock as a model adapter: Converse once, without `toolConfig`, and the
+ * protocol's JSON answer parsed. With `onDelta`, streamed (`ConverseStream`): the deltas are the
+ * model's raw text (protocol JSON, `<think>` reasoning and all), the response is the parsed
+ * answer as without. Errors: `Bedrock.<Kind>` (see `errors.ts`).
  */
-export async function deepSeekR1Chat(
-  model: BedrockModelSettings,
-  request: ChatRequest,
-  clients: LlmClients,
-  onDelta?: OnDelta,
-): Promise<RawChatResponse> {
-  const system = deepSeekSystemPrompt(request.system, request.tools ?? []);
-  const output = await converse(DEEPSEEK_R1_INTERFACE, model, {
-    ...(system !== '' ? { system: [{ text: system }] } : {}),
-    messages: toDeepSeekMessages(request.messages),
-    inferenceConfig: inferenceConfig(model.parameters),
-  }, clients, onDelta);
-  // reasoningContent blocks carry no `text`: only the answer text is kept.
-  const raw = (output.output?.message?.content ?? []).flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
-  const answer = parseDeepSeekAnswer(raw);
-  const stop: ChatResponse['stop_reason'] =
-    answer.tool_calls.length > 0 ? 'tool_use' : output.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn';
-  return {
-    content: answer.content,
-    tool_calls: answer.tool_calls,
-    stop_reason: stop,
-    usage: converseUsage(output.usage),
-    raw: output,
-  };
-}
+export const deepSeekR1Adapter: ModelAdapter<BedrockClients> = {
+  spec: builtinInterface(DEEPSEEK_R1_INTERFACE),
+  ...BEDROCK_ADAPTER,
+  async chat(clients, { model, request, onDelta }) {
+    const system = deepSeekSystemPrompt(request.system, request.tools ?? []);
+    const output = await converse(DEEPSEEK_R1_INTERFACE, model, {
+      ...(system !== '' ? { system: [{ text: system }] } : {}),
+      messages: toDeepSeekMessages(request.messages),
+      inferenceConfig: inferenceConfig(model.parameters),
+    }, clients, onDelta);
+    // reasoningContent blocks carry no `text`: only the answer text is kept.
+    const raw = (output.output?.message?.content ?? []).flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
+    const answer = parseDeepSeekAnswer(raw);
+    const stop: ChatResponse['stop_reason'] =
+      answer.tool_calls.length > 0 ? 'tool_use' : output.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn';
+    return {
+      content: answer.content,
+      tool_calls: answer.tool_calls,
+      stop_reason: stop,
+      usage: converseUsage(output.usage),
+      raw: output,
+    };
+  },
+};

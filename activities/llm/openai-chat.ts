@@ -1,18 +1,24 @@
 /**
  * The `openai/v1/chat/completions` LLM interface: one Chat Completions call through the official
- * `openai` SDK, with native function calling. Works with any compatible server via `base_url`.
+ * `openai` SDK, with native function calling. Works with any compatible server via `base_url`
+ * (or the worker's OPENAI_BASE_URL).
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import OpenAI, { APIUserAbortError } from 'openai';
-import type { ChatMessage, ChatResponse, RawChatResponse, ToolCall, ToolSpec, Usage } from '../../core/llm-types';
-import type { LlmClients } from './clients';
-import { activitySignal, booleanParam, numberParam, stopParam, timeoutMs, otherParameters, type OnDelta } from './call-options';
+import type { ChatMessage, ChatResponse, ToolCall, ToolSpec, Usage } from '../../core/llm-types';
+import { builtinInterface, OPENAI_INTERFACE } from '../../core/agent-file/llm-interfaces';
+import { perflowModelParameters } from '../../core/agent-file/model-parameters';
+import type { ProviderConfig } from '../../core/provider-config';
+import type { ModelAdapter, ModelCall } from './adapter';
+import { activitySignal, numberParam, stopParam, timeoutMs, otherParameters, type OnDelta } from './call-options';
+import { clientCache, type ClientCache } from './client-cache';
 import { openAiFailure, streamCutFailure } from './errors';
 import { Stream } from 'openai/core/streaming';
-import type { ChatRequest } from './scripted';
 
-/** Interface name, as in the agent file. */
-export const OPENAI_INTERFACE = 'openai/v1/chat/completions';
+export { OPENAI_INTERFACE };
+
+/** The worker variable naming its OpenAI-compatible server (the operator's endpoint); a model's `base_url` wins. */
+export const OPENAI_BASE_URL = 'OPENAI_BASE_URL';
 
 /** The settings this interface reads (a structural subset of `ModelSettings`). */
 export interface OpenAiModelSettings {
@@ -179,6 +185,20 @@ function openAiUsage(usage: OpenAI.CompletionUsage | undefined): Usage {
   return { input_tokens: usage?.prompt_tokens ?? 0, output_tokens: usage?.completion_tokens ?? 0, ...(cached > 0 ? { cached_input_tokens: cached } : {}) };
 }
 
+interface OpenAiClients {
+  providers: ProviderConfig;
+  cache: ClientCache<{ apiKey: string; baseURL?: string }, OpenAI>;
+}
+
+/** An OpenAI (or compatible) client for the model's key variable; fails non-retryably when it is not set. */
+function clientFor({ providers, cache }: OpenAiClients, model: OpenAiModelSettings): OpenAI {
+  const apiKeyEnv = model.api_key_env ?? 'OPENAI_API_KEY';
+  const apiKey = providers.secret(apiKeyEnv);
+  if (!apiKey) throw ApplicationFailure.nonRetryable(`${apiKeyEnv} is not set in the worker's environment`, 'OpenAI.Configuration');
+  // Keyed by the key's value too: a rotated key gets a new client.
+  return cache.get({ apiKey, baseURL: model.base_url ?? providers.setting(OPENAI_BASE_URL) });
+}
+
 /**
  * Calls Chat Completions once; with `onDelta`, streamed (`stream: true`), each text delta handed
  * to it as it arrives and the same response returned. The SDK's own retries are off
@@ -187,14 +207,9 @@ function openAiUsage(usage: OpenAI.CompletionUsage | undefined): Usage {
  *
  * @throws ApplicationFailure `OpenAI.Configuration` (non-retryable) when the API key variable (`OPENAI_API_KEY` unless `api_key_env` names another) or the model is missing
  */
-export async function openAiChat(
-  model: OpenAiModelSettings,
-  request: ChatRequest,
-  clients: LlmClients,
-  onDelta?: OnDelta,
-): Promise<RawChatResponse> {
+async function openAiChat(clients: OpenAiClients, { model, request, onDelta }: ModelCall) {
   const ctx = { interface: OPENAI_INTERFACE, model: model.model };
-  const client = clients.openai({ apiKeyEnv: model.api_key_env ?? 'OPENAI_API_KEY', ...(model.base_url ? { baseURL: model.base_url } : {}) });
+  const client = clientFor(clients, model);
   if (!model.model) {
     throw ApplicationFailure.nonRetryable(`${OPENAI_INTERFACE} needs llm.model in the agent file`, 'OpenAI.Configuration');
   }
@@ -203,17 +218,10 @@ export async function openAiChat(
     model: model.model,
     messages: toOpenAiMessages(request.system, request.messages),
     ...samplingParameters(model.parameters),
-    ...(tools.length > 0
-      ? { tools: toOpenAiTools(tools), parallel_tool_calls: booleanParam(model.parameters, 'parallel_tool_calls') === true }
-      : {}),
+    ...(tools.length > 0 ? { tools: toOpenAiTools(tools), parallel_tool_calls: perflowModelParameters(model.parameters).parallel_tool_calls === true } : {}),
   };
   const options = { signal: activitySignal(), timeout: timeoutMs(model.parameters) };
-  let completion: Completion;
-  try {
-    completion = onDelta ? await streamCompletion(client, body, options, onDelta, ctx) : await client.chat.completions.create(body, options);
-  } catch (err) {
-    throw openAiFailure(err, ctx);
-  }
+  const completion = onDelta ? await streamCompletion(client, body, options, onDelta, ctx) : await client.chat.completions.create(body, options);
   const choice = completion.choices[0];
   const message = choice?.message;
   const toolCalls: ToolCall[] = (message?.tool_calls ?? []).flatMap((c) =>
@@ -227,3 +235,12 @@ export async function openAiChat(
     raw: completion,
   };
 }
+
+/** OpenAI Chat Completions (or a compatible server) as a model adapter. */
+export const openAiAdapter: ModelAdapter<OpenAiClients> = {
+  spec: builtinInterface(OPENAI_INTERFACE),
+  connect: ({ providers }) => ({ providers, cache: clientCache((s) => new OpenAI({ ...s, maxRetries: 0 })) }),
+  chat: openAiChat,
+  failure: openAiFailure,
+  close: (clients) => clients.cache.close(),
+};

@@ -9,6 +9,10 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { JSONPath } from 'jsonpath-plus';
 import type { ChatRequest, Script, ScriptedToolCall, ScriptedTurn } from '../../core/contract';
 import type { RawChatResponse } from '../../core/llm-types';
+import { builtinInterface } from '../../core/agent-file/llm-interfaces';
+import { perflowModelParameters } from '../../core/agent-file/model-parameters';
+import type { ModelAdapter, ModelCall } from './adapter';
+import { activitySignal, type OnDelta } from './call-options';
 
 export type { ChatRequest, Script, ScriptedToolCall, ScriptedTurn };
 
@@ -64,6 +68,43 @@ export function scriptedChat(script: Script, request: ChatRequest, recorder?: Re
     usage: { input_tokens: promptTokens, output_tokens: estimateTokens(content + JSON.stringify(toolCalls)) },
     raw: { content, tool_calls: toolCalls },
   };
+}
+
+/** How many characters a scripted answer streams at a time unless `llm.parameters.stream_chunk_chars` says. */
+const SCRIPTED_CHUNK_CHARS = 16;
+
+/**
+ * The scripted model as a model adapter. It answers after `llm.parameters.latency_ms` (for
+ * measuring what perflow adds to real model latency); streamed, its answer arrives in pieces of
+ * `stream_chunk_chars` spread evenly over that time, the last one at its end. The wait ends
+ * early when the activity is cancelled. Its clients are the recorder of the requests it gets.
+ */
+export const scriptedAdapter: ModelAdapter<RecordedRequest[] | undefined> = {
+  spec: builtinInterface('scripted'),
+  connect: ({ recorder }) => recorder,
+  chat: (recorder, { model, request, onDelta }: ModelCall) => withLatency(model.parameters, () => scriptedChat(model.script ?? {}, request, recorder), onDelta),
+};
+
+async function withLatency(parameters: Record<string, unknown> | undefined, answer: () => RawChatResponse, onDelta?: OnDelta): Promise<RawChatResponse> {
+  const response = answer();
+  const { latency_ms: ms = 0, stream_chunk_chars: size = SCRIPTED_CHUNK_CHARS } = perflowModelParameters(parameters);
+  const pieces = onDelta ? (response.content.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g')) ?? []) : [];
+  const signal = activitySignal();
+  const waits = Math.max(1, pieces.length);
+  for (let i = 0; i < waits; i++) {
+    if (ms > 0) await sleep(ms / waits, signal);
+    if (pieces[i] !== undefined) onDelta?.(pieces[i]);
+  }
+  return response;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const abort = () => (clearTimeout(timer), reject(signal?.reason));
+    const timer = setTimeout(() => (signal?.removeEventListener('abort', abort), resolve()), ms);
+    signal?.addEventListener('abort', abort, { once: true });
+  });
 }
 
 const PLACEHOLDER = /\{\{(observation|step_result)(?::([^}]*))?\}\}/g;

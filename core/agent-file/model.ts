@@ -2,20 +2,26 @@
 import { z } from 'zod';
 import { TASK_KINDS, type TaskKind } from '../llm-types';
 import { isPlainObject, requiredOr } from './coerce';
-import { LLM_INTERFACES, normalizeInterface } from './llm-interfaces';
+import { canonicalInterface, knownInterface, knownInterfaces } from './known-interfaces';
+import { ModelParameters } from './model-parameters';
 
 // ---------------------------------------------------------------------------------------------
 // LLM interfaces
 
 export { LLM_INTERFACES, normalizeInterface, llmResponseFilterFor } from './llm-interfaces';
+export { addModelInterfaces } from './known-interfaces';
+
+/** The refusal of an interface name: the interfaces this process knows, listed when it is asked. */
+const expectedInterface = (issue: { input?: unknown }): string => requiredOr(`expected one of ${knownInterfaces().map((spec) => spec.name).join(', ')}`)(issue);
 
 /**
- * An LLM interface name. Matching ignores case and surrounding spaces, and the seed's
+ * An LLM interface name: a built-in one or one this process added (`addModelInterfaces`, a
+ * worker's own model adapters). Matching ignores case and surrounding spaces, and the seed's
  * underscore spellings (`bedrock_converse_claude`) are accepted too.
  */
 export const LlmInterface = z.preprocess(
-  normalizeInterface,
-  z.enum(LLM_INTERFACES, { error: requiredOr(`expected one of ${LLM_INTERFACES.join(', ')}`) }),
+  canonicalInterface,
+  z.string({ error: expectedInterface }).refine((name) => knownInterface(name) !== undefined, { error: expectedInterface }),
 );
 /** An LLM interface name. */
 export type LlmInterface = z.infer<typeof LlmInterface>;
@@ -120,10 +126,11 @@ const ModelConfigObject = z
      */
     region: z.string({ error: 'expected a string' }).min(1, { error: 'must not be empty' }).optional(),
     /**
-     * Model call parameters (`temperature`, `max_tokens`, ...).
+     * Model call parameters (`temperature`, `max_tokens`, ...), passed to the provider as they
+     * are, but perflow's own (`stream`, `timeout_ms`, ...: model-parameters.ts), checked and typed.
      * @default {}
      */
-    parameters: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
+    parameters: ModelParameters.optional(),
     /** The replayed answers; required when `interface` is `scripted`. */
     script: ModelScript.optional(),
     /**

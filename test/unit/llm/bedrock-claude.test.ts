@@ -4,11 +4,11 @@ import { chat } from '../../../activities/llm/chat';
 import { converseEvents, converseStream, rejectionOf, startWireServer, streamedCall, type WireServer } from '../../support/wire-server';
 import { withEnv } from '../../support/env';
 import { executorRequest } from '../../support/chat-requests';
-import { createLlmClients } from '../../../activities/llm/clients';
+import { modelAdapters } from '../../../activities/llm/adapters';
 import { providerConfigFromEnv } from '../../../config/env';
 
 /** The worker's model clients, from this process's environment (the tests set it). */
-const deps = { llm: createLlmClients(providerConfigFromEnv()) };
+const deps = { llm: modelAdapters({ providers: providerConfigFromEnv() }) };
 
 // Costs at the price table's Claude 3.7 Sonnet price on Bedrock, $3 in / $15 out per million tokens.
 const MODEL_ID = 'us.anthropic.claude-3-7-sonnet-20250219-v1:0';

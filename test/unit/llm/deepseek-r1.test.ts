@@ -3,11 +3,11 @@ import { parseDeepSeekAnswer, stripReasoning } from '../../../activities/llm/dee
 import type { ChatRequest } from '../../../activities/llm/scripted';
 import { converseEvents, converseStream, startWireServer, streamedCall, type WireServer } from '../../support/wire-server';
 import { withEnv } from '../../support/env';
-import { createLlmClients } from '../../../activities/llm/clients';
+import { modelAdapters } from '../../../activities/llm/adapters';
 import { providerConfigFromEnv } from '../../../config/env';
 
 /** The worker's model clients, from this process's environment (the tests set it). */
-const deps = { llm: createLlmClients(providerConfigFromEnv()) };
+const deps = { llm: modelAdapters({ providers: providerConfigFromEnv() }) };
 
 // Costs at the price table's DeepSeek-R1 price on Bedrock, $1.35 in / $5.40 out per million tokens.
 const MODEL_ID = 'us.deepseek.r1-v1:0';

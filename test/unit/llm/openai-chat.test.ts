@@ -5,11 +5,11 @@ import { toOpenAiTools } from '../../../activities/llm/openai-chat';
 import { chatCompletion, rejectionOf, startWireServer, streamedCall, streamedChatCompletion, type WireServer } from '../../support/wire-server';
 import { withEnv } from '../../support/env';
 import { executorRequest } from '../../support/chat-requests';
-import { createLlmClients } from '../../../activities/llm/clients';
+import { modelAdapters } from '../../../activities/llm/adapters';
 import { providerConfigFromEnv } from '../../../config/env';
 
 /** The worker's model clients, from this process's environment (the tests set it). */
-const deps = { llm: createLlmClients(providerConfigFromEnv()) };
+const deps = { llm: modelAdapters({ providers: providerConfigFromEnv() }) };
 
 const request = executorRequest([
   { role: 'user', content: 'How many flights?' },
