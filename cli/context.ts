@@ -1,7 +1,7 @@
 /** What every command handler gets: its options, the client configuration, and a connection on demand. */
 import type { ClientConfig } from '../config/env';
 import { connectClient, type PerflowClient } from '../client/connect';
-import { CliError } from '../client/errors';
+import { PerflowError } from '../client/errors';
 import type { Options } from './options';
 
 export interface CommandContext {
@@ -20,7 +20,7 @@ export type CommandHandler = (ctx: CommandContext) => Promise<number>;
 /** The command's run (or, as `what` says, memory): its first positional argument, or a one-line usage error. */
 export function requireId(ctx: CommandContext, what = 'a workflow ID'): string {
   const id = ctx.positionals[0];
-  if (!id) throw new CliError(`${ctx.command} needs ${what}: perflow ${ctx.command} ID`, 2);
+  if (!id) throw new PerflowError('invalid', `${ctx.command} needs ${what}: perflow ${ctx.command} ID`);
   return aboutRun(ctx, id);
 }
 

@@ -5,7 +5,8 @@
  * commands that need them, so the CLI starts fast.
  */
 import { clientConfigFromEnv, type ClientConfig } from '../config/env';
-import { CliError, describeError } from '../client/errors';
+import { addModelInterfaces } from '../core/agent-file/known-interfaces';
+import { describeError, PerflowError } from '../client/errors';
 import { commandNamed, isCommand } from './commands';
 import type { CommandContext, CommandHandler } from './context';
 import { parseCommandLine } from './options';
@@ -17,6 +18,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   let config: ClientConfig;
   try {
     config = clientConfigFromEnv(env);
+    addExtraModelInterfaces(config.extraModelInterfaces);
   } catch (err) {
     // A malformed setting (e.g. PERFLOW_ENCRYPTION_KEYS): one line, before anything runs.
     process.stderr.write(`perflow: ${describeError(err).message}\n`);
@@ -32,7 +34,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     const { values: o, positionals } = parseCommandLine(rest);
     verbose = o.verbose ?? false;
-    if (!isCommand(command)) throw new CliError(`unknown command "${command}" (perflow --help)`, 2);
+    if (!isCommand(command)) throw new PerflowError('invalid', `unknown command "${command}" (perflow --help)`);
     if (o.help) {
       out(commandUsage(command));
       return 0;
@@ -45,6 +47,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     note(`perflow: ${message}`);
     if (verbose && err instanceof Error) process.stderr.write(`${err.stack ?? ''}\n`);
     return exitCode;
+  }
+}
+
+/** Interfaces the workers serve with adapters of their own (PERFLOW_EXTRA_MODEL_INTERFACES): agent files may name them. */
+function addExtraModelInterfaces(names: readonly string[]): void {
+  try {
+    addModelInterfaces(names);
+  } catch (err) {
+    throw new PerflowError('invalid', `PERFLOW_EXTRA_MODEL_INTERFACES: ${(err as Error).message}`);
   }
 }
 

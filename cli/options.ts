@@ -1,6 +1,6 @@
 /** The command line's options: one set for every command, parsed strictly. */
 import { parseArgs } from 'node:util';
-import { CliError } from '../client/errors';
+import { PerflowError } from '../client/errors';
 
 const OPTIONS = {
   agent: { type: 'string' },
@@ -50,7 +50,7 @@ export function parseCommandLine(args: string[]) {
   try {
     return parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new CliError(`${(err as Error).message} (perflow --help)`, 2);
+    throw new PerflowError('invalid', `${(err as Error).message} (perflow --help)`);
   }
 }
 

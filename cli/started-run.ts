@@ -1,12 +1,12 @@
 /** What `run` and `fork` print: the started run's IDs, and with --follow / --wait its events and result. */
-import { CliError, followRun, StreamUnavailableError, watchRun, workflowUrl, type PerflowClient, type RunOutput, type StartedRun } from '../client';
+import { followRun, PerflowError, StreamUnavailableError, watchRun, workflowUrl, type PerflowClient, type RunOutput, type StartedRun } from '../client';
 import type { CommandContext } from './context';
 import { answer, note, out, printJson } from './output';
 import { EventPrinter } from './event-lines';
 
 /** Rejects `--follow` with `--wait` before anything starts. */
 export function checkFollowOrWait(o: CommandContext['o']): void {
-  if (o.follow && o.wait) throw new CliError('use either --follow or --wait, not both', 2);
+  if (o.follow && o.wait) throw new PerflowError('invalid', 'use either --follow or --wait, not both');
 }
 
 export async function reportStarted(perflow: PerflowClient, ctx: CommandContext, run: StartedRun): Promise<number> {

@@ -12,6 +12,8 @@ import type { AddressInfo } from 'node:net';
 import type { Payload } from '@temporalio/common';
 import { EncryptionCodec, PayloadDecryptionError } from '../codec/encryption';
 import type { EncryptionKeyring } from '../core/encryption-keyring';
+import { PerflowError } from './errors';
+import { HttpError, httpAnswerOf } from './http-error';
 import { bearerToken, hostAllowList, isLoopbackHost, refusedHostMessage, securityHeaders, tokenMatches } from './listener-guard';
 
 export interface CodecServerOptions {
@@ -51,23 +53,14 @@ const SECURITY_HEADERS = securityHeaders();
 export const CODEC_NEEDS_TOKEN = (host: string) =>
   `--host ${host} would let anyone who reaches it decrypt payloads: set --token T (or PERFLOW_CODEC_TOKEN), which the Web UI then sends`;
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 export function payloadFromJson(p: JsonPayload): Payload {
-  if (typeof p !== 'object' || p === null) throw new HttpError(400, 'each payload must be an object with metadata and data');
+  if (typeof p !== 'object' || p === null) throw new PerflowError('invalid', 'each payload must be an object with metadata and data');
   const metadata: Record<string, Uint8Array> = {};
   for (const [k, v] of Object.entries(p.metadata ?? {})) {
-    if (typeof v !== 'string') throw new HttpError(400, `payload metadata "${k}" must be a base64 string`);
+    if (typeof v !== 'string') throw new PerflowError('invalid', `payload metadata "${k}" must be a base64 string`);
     metadata[k] = new Uint8Array(Buffer.from(v, 'base64'));
   }
-  if (p.data != null && typeof p.data !== 'string') throw new HttpError(400, 'payload data must be a base64 string');
+  if (p.data != null && typeof p.data !== 'string') throw new PerflowError('invalid', 'payload data must be a base64 string');
   return { metadata, data: new Uint8Array(Buffer.from(p.data ?? '', 'base64')) };
 }
 
@@ -81,7 +74,7 @@ export function payloadToJson(p: Payload): JsonPayload {
 /** Starts the codec server; resolves once it listens. */
 export async function startCodecServer(o: CodecServerOptions): Promise<CodecServer> {
   const boundHost = o.host ?? '127.0.0.1';
-  if (!isLoopbackHost(boundHost) && o.token === undefined && !o.unsafeNoToken) throw new Error(CODEC_NEEDS_TOKEN(boundHost));
+  if (!isLoopbackHost(boundHost) && o.token === undefined && !o.unsafeNoToken) throw new PerflowError('refused', CODEC_NEEDS_TOKEN(boundHost));
   const hostAllowed = hostAllowList(boundHost, o.allowedHosts);
   const codec = new EncryptionCodec(o.keyring);
   const origins = new Set(o.uiOrigins.map(normalizeOrigin));
@@ -89,7 +82,7 @@ export async function startCodecServer(o: CodecServerOptions): Promise<CodecServ
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
-    if (!hostAllowed(req.headers.host)) throw new HttpError(403, refusedHostMessage(req.headers.host));
+    if (!hostAllowed(req.headers.host)) throw new PerflowError('refused', refusedHostMessage(req.headers.host));
     const origin = req.headers.origin;
     const allowed = origin !== undefined && origins.has(normalizeOrigin(origin));
     if (allowed) {
@@ -98,7 +91,7 @@ export async function startCodecServer(o: CodecServerOptions): Promise<CodecServ
       res.setHeader('Vary', 'Origin');
     }
     if (req.method === 'OPTIONS') {
-      if (!allowed) throw new HttpError(403, `origin ${origin ?? '(none)'} is not allowed: start the codec server with --ui-origin ${origin ?? 'URL'}`);
+      if (!allowed) throw new PerflowError('refused', `origin ${origin ?? '(none)'} is not allowed: start the codec server with --ui-origin ${origin ?? 'URL'}`);
       res.writeHead(204, {
         'Access-Control-Allow-Methods': 'POST, OPTIONS',
         'Access-Control-Allow-Headers': ALLOWED_HEADERS,
@@ -109,16 +102,16 @@ export async function startCodecServer(o: CodecServerOptions): Promise<CodecServ
     }
     const path = new URL(req.url ?? '/', 'http://codec').pathname;
     const op = path.endsWith('/decode') ? 'decode' : path.endsWith('/encode') ? 'encode' : undefined;
-    if (!op) throw new HttpError(404, 'use POST /decode or POST /encode');
+    if (!op) throw new PerflowError('not_found', 'use POST /decode or POST /encode');
     if (req.method !== 'POST') throw new HttpError(405, `${req.method} is not allowed: use POST /${op}`);
-    if (origin !== undefined && !allowed) throw new HttpError(403, `origin ${origin} is not allowed: start the codec server with --ui-origin ${origin}`);
+    if (origin !== undefined && !allowed) throw new PerflowError('refused', `origin ${origin} is not allowed: start the codec server with --ui-origin ${origin}`);
     if (o.token !== undefined && !tokenMatches(bearerToken(req.headers.authorization), o.token)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
       throw new HttpError(401, 'a valid Authorization: Bearer token is required');
     }
     const body = await readJson(req, maxBody);
     const payloads = (body as { payloads?: unknown } | null)?.payloads;
-    if (!Array.isArray(payloads)) throw new HttpError(400, 'the body must be JSON {"payloads": [...]}');
+    if (!Array.isArray(payloads)) throw new PerflowError('invalid', 'the body must be JSON {"payloads": [...]}');
     const input = payloads.map((p) => payloadFromJson(p as JsonPayload));
     let output: Payload[];
     try {
@@ -132,10 +125,10 @@ export async function startCodecServer(o: CodecServerOptions): Promise<CodecServ
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      const status = err instanceof HttpError ? err.status : 500;
-      const message = err instanceof HttpError ? err.message : `codec error: ${(err as Error).message}`;
-      if (status === 500) process.stderr.write(`perflow codec-server: ${message}\n`);
-      if (!res.headersSent) send(res, status, { error: message });
+      const { status, message } = httpAnswerOf(err);
+      const shown = status === 500 ? `codec error: ${message}` : message;
+      if (status === 500) process.stderr.write(`perflow codec-server: ${shown}\n`);
+      if (!res.headersSent) send(res, status, { error: shown });
       else res.end();
     });
   });
@@ -184,6 +177,6 @@ async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch (err) {
-    throw new HttpError(400, `the body is not JSON: ${(err as Error).message}`);
+    throw new PerflowError('invalid', `the body is not JSON: ${(err as Error).message}`);
   }
 }

@@ -5,7 +5,7 @@ import { temporalConnectOptions, type TemporalConnectOptions } from '../config/t
 import { connectFailureMessage } from '../config/temporal-connect-failure';
 import { firstLine } from '../core/text';
 import { encryptionDataConverter } from '../codec/encryption';
-import { CliError } from './errors';
+import { PerflowError } from './errors';
 
 /** The OpenTelemetry SDK, loaded only when tracing: it adds ~150 ms to every CLI command's start. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -21,20 +21,20 @@ export interface PerflowClient {
 /**
  * Connects to Temporal (5 s timeout) with the config's TLS, mTLS, API key and metadata; an
  * unreadable certificate file, an unreachable server or a failed TLS handshake becomes a
- * one-line {@link CliError} naming the problem and the setting to check.
+ * one-line {@link PerflowError} (`unavailable`) naming the problem and the setting to check.
  */
 export async function connectClient(config: ClientConfig, connectTimeoutMs = 5_000): Promise<PerflowClient> {
   let options: TemporalConnectOptions;
   try {
     options = temporalConnectOptions(config.temporal);
   } catch (err) {
-    throw new CliError(firstLine(err), 1, { cause: err });
+    throw new PerflowError('unavailable', firstLine(err), { cause: err });
   }
   let connection: Connection;
   try {
     connection = await Connection.connect({ address: config.temporalAddress, connectTimeout: connectTimeoutMs, ...options });
   } catch (err) {
-    throw new CliError(await connectFailureMessage(config.temporalAddress, config.temporal, options, err, connectTimeoutMs), 1, { cause: err });
+    throw new PerflowError('unavailable', await connectFailureMessage(config.temporalAddress, config.temporal, options, err, connectTimeoutMs), { cause: err });
   }
   // OTEL_EXPORTER_OTLP_*: starting a run opens the client span its workflow's spans hang under.
   const traces = config.telemetry?.traces;

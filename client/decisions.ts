@@ -18,7 +18,7 @@ import {
   type PlanDecision,
   type ToolDecision,
 } from '../workflows/definitions';
-import { CliError } from './errors';
+import { PerflowError } from './errors';
 import { parseJson, readTextFile } from './json-file';
 import { lenientClient } from './payloads';
 import { listQuery, needingSearchAttributes } from './ops';
@@ -34,11 +34,11 @@ async function decide<A>(client: Client, workflowId: string, update: { name: str
     return await client.workflow.getHandle(workflowId).executeUpdate(update as never, { args: [arg] as never });
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
-      throw new CliError(`${workflowId} did not accept the ${update.name} decision: ${(err.cause as Error | undefined)?.message ?? err.message}`, 1, { cause: err });
+      throw new PerflowError('conflict', `${workflowId} did not accept the ${update.name} decision: ${(err.cause as Error | undefined)?.message ?? err.message}`, { cause: err });
     }
     // The server answers "not found" for a run that has ended; say which it is.
     const status = err instanceof WorkflowNotFoundError ? await client.workflow.getHandle(workflowId).describe().then((d) => d.status.name, () => undefined) : undefined;
-    if (status !== undefined) throw new CliError(`${workflowId} did not accept the ${update.name} decision: the run has ended (${status.toLowerCase()})`, 1, { cause: err });
+    if (status !== undefined) throw new PerflowError('conflict', `${workflowId} did not accept the ${update.name} decision: the run has ended (${status.toLowerCase()})`, { cause: err });
     throw err;
   }
 }
@@ -129,7 +129,7 @@ export async function readStepsFile(file: string): Promise<string[]> {
   const text = await readTextFile(file, 'steps file');
   if (text.trim().startsWith('[')) {
     const steps = parseJson(text, `steps file ${file}`);
-    if (!Array.isArray(steps) || steps.some((s) => typeof s !== 'string')) throw new CliError(`steps file ${file} must hold a JSON array of strings`, 2);
+    if (!Array.isArray(steps) || steps.some((s) => typeof s !== 'string')) throw new PerflowError('invalid', `steps file ${file} must hold a JSON array of strings`);
     return steps as string[];
   }
   return text.split('\n').map((l) => l.trim()).filter((l) => l !== '');

@@ -1,17 +1,39 @@
-/** Errors meant for people: one line naming what to fix, and an exit code. */
+/** Errors meant for people: one line naming what to fix, and a kind that says what happened. */
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AgentDefinitionError } from '../core/agent';
 import { causeChain, oneLine } from '../core/text';
 import { redactUrls } from '../config/redact';
 
-export class CliError extends Error {
+/**
+ * What went wrong, as a caller acts on it; each kind's exit code (the CLI) and HTTP status (the
+ * console, the codec server). The only place either is decided.
+ */
+export const ERROR_KINDS = {
+  /** The input is wrong (an option, a file's content, a request body): fix it and try again. */
+  invalid: { exitCode: 2, httpStatus: 400 },
+  /** What the input names (a run, an eval, a memory_id, a file, a tenant's budget) does not exist. */
+  not_found: { exitCode: 2, httpStatus: 404 },
+  /** Understood but not allowed here (the workers' policy, another tenant's memory, a listener without a token). */
+  refused: { exitCode: 2, httpStatus: 403 },
+  /** What it names exists, but its state does not allow this now (a decision not awaited, a run that ended, an ID taken). */
+  conflict: { exitCode: 1, httpStatus: 409 },
+  /** A service perflow needs (Temporal, MongoDB, a port) cannot be reached or is not set up for this. */
+  unavailable: { exitCode: 1, httpStatus: 503 },
+  /** It was tried and failed: a run failed, a file could not be written, anything unforeseen. */
+  failed: { exitCode: 1, httpStatus: 500 },
+} as const satisfies Record<string, { exitCode: number; httpStatus: number }>;
+
+export type ErrorKind = keyof typeof ERROR_KINDS;
+
+/** perflow's error for people: a one-line message naming what to fix, and its {@link ErrorKind}. */
+export class PerflowError extends Error {
   constructor(
+    readonly kind: ErrorKind,
     message: string,
-    readonly exitCode = 1,
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'CliError';
+    this.name = 'PerflowError';
   }
 }
 
@@ -26,26 +48,30 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError || causeChain(err).some((e) => e.code === 5); // gRPC NOT_FOUND
 }
 
-/** One line and an exit code for any error the CLI may meet. */
-
-export function describeError(
-  err: unknown,
-  ctx: { temporalAddress?: string; namespace?: string; workflowId?: string } = {},
-): { message: string; exitCode: number } {
-  // A URL in a message (a connection string, an endpoint) is shown without its secrets.
-  const { message, exitCode } = describeErrorAsIs(err, ctx);
-  return { message: redactUrls(message), exitCode };
+/** Where an error was met: names its message may use. */
+export interface ErrorContext {
+  temporalAddress?: string;
+  namespace?: string;
+  /** The workflow the command or request is about: a gRPC NOT_FOUND means this one. */
+  workflowId?: string;
 }
 
-function describeErrorAsIs(err: unknown, ctx: { temporalAddress?: string; namespace?: string; workflowId?: string }): { message: string; exitCode: number } {
-  if (err instanceof CliError) return { message: oneLine(err.message), exitCode: err.exitCode };
-  if (err instanceof AgentDefinitionError) return { message: oneLine(err.message), exitCode: 2 };
+/** One line, the kind and its exit code for any error the CLI or the console may meet. */
+export function describeError(err: unknown, ctx: ErrorContext = {}): { message: string; kind: ErrorKind; exitCode: number } {
+  const { message, kind } = describeErrorAsIs(err, ctx);
+  // A URL in a message (a connection string, an endpoint) is shown without its secrets.
+  return { message: redactUrls(message), kind, exitCode: ERROR_KINDS[kind].exitCode };
+}
+
+function describeErrorAsIs(err: unknown, ctx: ErrorContext): { message: string; kind: ErrorKind } {
+  if (err instanceof PerflowError) return { message: oneLine(err.message), kind: err.kind };
+  if (err instanceof AgentDefinitionError) return { message: oneLine(err.message), kind: 'invalid' };
   if (err instanceof WorkflowNotFoundError || (ctx.workflowId !== undefined && isNotFound(err))) {
     const wid = err instanceof WorkflowNotFoundError && err.workflowId ? err.workflowId : ctx.workflowId;
     const id = wid ? `"${wid}" ` : '';
-    return { message: `no workflow ${id}in namespace ${ctx.namespace ?? 'default'}: check the workflow ID (perflow list)`, exitCode: 2 };
+    return { message: `no workflow ${id}in namespace ${ctx.namespace ?? 'default'}: check the workflow ID (perflow list)`, kind: 'not_found' };
   }
-  if (err instanceof WorkflowFailedError) return { message: `run failed: ${failureMessage(err)}`, exitCode: 1 };
+  if (err instanceof WorkflowFailedError) return { message: `run failed: ${failureMessage(err)}`, kind: 'failed' };
   const msg = err instanceof Error ? err.message : String(err);
-  return { message: oneLine(msg), exitCode: 1 };
+  return { message: oneLine(msg), kind: 'failed' };
 }

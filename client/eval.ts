@@ -13,7 +13,7 @@ import { listEvals as listStoredEvals, loadEval } from '../memory/evals';
 import { EVAL_WORKFLOW_TYPE, evalProgressQuery, evalScoredQuery, type EvalProgress } from '../workflows/definitions';
 import type { EvalInput, perflowEval } from '../workflows';
 import { diffRuns, type RunDiff } from './diff';
-import { CliError, isNotFound } from './errors';
+import { isNotFound, PerflowError } from './errors';
 import { readJsonFile } from './json-file';
 import { withMemory } from './memory';
 import { END_STATUS } from './watch';
@@ -48,11 +48,11 @@ export async function suiteFromJson(json: unknown, where: string, dir: string, o
   try {
     suite = parseSuite(json, where);
   } catch (err) {
-    if (err instanceof EvalSuiteError) throw new CliError(err.message, 2, { cause: err });
+    if (err instanceof EvalSuiteError) throw new PerflowError('invalid', err.message, { cause: err });
     throw err;
   }
   const agentFile = o.agent ?? (suite.agent !== undefined ? resolve(dir, suite.agent) : undefined);
-  if (agentFile === undefined) throw new CliError(`${where}: agent: the suite names no agent file; add "agent" or pass --agent FILE`, 2);
+  if (agentFile === undefined) throw new PerflowError('invalid', `${where}: agent: the suite names no agent file; add "agent" or pass --agent FILE`);
   const agentJson = await readJsonFile(agentFile, 'agent file');
   const { agent } = agentFromJson(agentJson, agentFile, {}, o);
   const warnings: string[] = [];
@@ -166,7 +166,7 @@ export async function evalResult(
   }
 }
 
-const noEval = (evalId: string) => new CliError(`no eval "${evalId}" in Temporal or MongoDB: check the eval ID (perflow eval list)`, 2);
+const noEval = (evalId: string) => new PerflowError('not_found', `no eval "${evalId}" in Temporal or MongoDB: check the eval ID (perflow eval list)`);
 
 /** An eval as it stands: while it runs, with its progress; one that was cancelled (or failed) has that status. */
 export type EvalSnapshot = Omit<EvalResult, 'status'> & { status: EvalResult['status'] | 'terminated' | 'timed_out' | 'failed'; progress?: EvalProgress };
@@ -215,7 +215,7 @@ async function endedEval(client: Client, evalId: string, env?: NodeJS.ProcessEnv
   const r = await evalSnapshot(client, evalId, env);
   if (!r) throw noEval(evalId);
   if (r.status === 'running') return undefined;
-  if (r.status !== 'completed') throw new CliError(`eval ${evalId} was ${r.status.replace('_', ' ')}: it has no result to compare`, 2);
+  if (r.status !== 'completed') throw new PerflowError('invalid', `eval ${evalId} was ${r.status.replace('_', ' ')}: it has no result to compare`);
   return r as EvalResult;
 }
 
@@ -223,7 +223,7 @@ async function endedEval(client: Client, evalId: string, env?: NodeJS.ProcessEnv
 export async function compareEvalResults(client: Client, a: string, b: string, env?: NodeJS.ProcessEnv): Promise<EvalComparisonWithDiffs> {
   const [ra, rb] = await Promise.all([a, b].map((id) => endedEval(client, id, env)));
   const still = !ra ? a : !rb ? b : undefined;
-  if (!ra || !rb) throw new CliError(`eval ${still} is still running: compare it once it ends (perflow eval show ${still})`, 2);
+  if (!ra || !rb) throw new PerflowError('invalid', `eval ${still} is still running: compare it once it ends (perflow eval show ${still})`);
   const cmp = compareEvals(ra, rb);
   const cases = await Promise.all(
     cmp.cases.map(async (c) => (c.a && c.b && (c.change === 'improved' || c.change === 'regressed') ? { ...c, diff: await diffRuns(client, c.a.workflow_id, c.b.workflow_id) } : c)),

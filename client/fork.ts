@@ -8,7 +8,7 @@ import { AGENT_TYPE_SPECS, resolveParameters, type AgentDefinition } from '../co
 import { denseParameters } from '../core/agent-file/parameter-defaults';
 import type { AgentType, ResolvedParameters } from '../core/agent';
 import { forkPointQuery, progressQuery, type ForkSource, type RunInput } from '../workflows/definitions';
-import { CliError } from './errors';
+import { PerflowError } from './errors';
 import { decodePayload } from './payloads';
 import { startRun, type StartedRun } from './run';
 
@@ -31,7 +31,7 @@ export async function runInputOf(client: Client, workflowId: string): Promise<Ru
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
   const payload = started?.input?.payloads?.[0];
-  if (!payload) throw new CliError(`${workflowId} has no run input in its history`, 1);
+  if (!payload) throw new PerflowError('failed', `${workflowId} has no run input in its history`);
   return (await decodePayload(client, payload as never)) as RunInput;
 }
 
@@ -39,16 +39,16 @@ export async function runInputOf(client: Client, workflowId: string): Promise<Ru
 export async function forkSource(client: Client, sourceId: string, fromStep: number, source?: RunInput): Promise<ForkSource> {
   const input = source ?? (await runInputOf(client, sourceId));
   if (!FORKABLE.includes(input.agent.type)) {
-    throw new CliError(`fork supports ${FORKABLE.join(' and ')} runs; ${sourceId} is a ${input.agent.type} run, whose step list and variables a fork does not rebuild`, 2);
+    throw new PerflowError('invalid', `fork supports ${FORKABLE.join(' and ')} runs; ${sourceId} is a ${input.agent.type} run, whose step list and variables a fork does not rebuild`);
   }
   const handle = client.workflow.getHandle(sourceId);
   const progress = await handle.query(progressQuery);
   const point = await handle.query(forkPointQuery, fromStep);
   const done = point.completed;
   if (!Number.isInteger(fromStep) || fromStep < 1 || fromStep > done + 1) {
-    throw new CliError(`--from-step ${fromStep} is past what ${sourceId} has: it completed ${done} step${done === 1 ? '' : 's'}, so --from-step may be 1 to ${done + 1}`, 2);
+    throw new PerflowError('invalid', `--from-step ${fromStep} is past what ${sourceId} has: it completed ${done} step${done === 1 ? '' : 's'}, so --from-step may be 1 to ${done + 1}`);
   }
-  if (point.refused) throw new CliError(`cannot fork ${sourceId} from step ${fromStep}: ${point.refused}`, 2);
+  if (point.refused) throw new PerflowError('invalid', `cannot fork ${sourceId} from step ${fromStep}: ${point.refused}`);
   const { tenant_id } = denseParameters<ResolvedParameters>(input);
   return {
     workflow_id: sourceId,
@@ -81,7 +81,7 @@ export async function forkRun(client: Client, sourceId: string, o: ForkOptions):
   try {
     parameters = resolveParameters(agent, o.params ?? {}, kept);
   } catch (err) {
-    throw new CliError((err as Error).message, 2, { cause: err });
+    throw new PerflowError('invalid', (err as Error).message, { cause: err });
   }
   return startRun(client, {
     agent,

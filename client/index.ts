@@ -4,14 +4,16 @@
  */
 export { clientConfigFromEnv, temporalFromEnv, type ClientConfig, type TemporalConnectionSettings } from '../config/env';
 export { connectClient, workflowUrl, type PerflowClient } from './connect';
-export { CliError, describeError, failureMessage } from './errors';
+export { describeError, ERROR_KINDS, failureMessage, PerflowError, type ErrorKind } from './errors';
 export { agentFromJson, followRun, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type LoadedAgent, type StartRunOptions, type StartedRun } from './run';
 export {
   cancelRun,
   fetchHistory,
   getResult,
   getStatus,
+  LIST_STATUSES,
   listRuns,
+  parseListStatus,
   readHistoryFile,
   resetRun,
   runSummary,
@@ -34,6 +36,8 @@ export { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, ra
 export { setTenantBudget, showTenantBudgets, type TenantBudgetSet, type TenantBudgetView } from './tenant-budgets';
 export { formatConversation, type ConversationView } from '../memory/conversation';
 export { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition, type AgentType } from '../core/agent';
+export { addModelInterfaces } from '../core/agent-file/known-interfaces';
+export type { ModelInterfaceSpec } from '../core/agent-file/llm-interfaces';
 export { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 export {
   FailureTypes,

@@ -1,18 +1,18 @@
 /**
  * Reading what people hand the CLI and the client library — agent files, steps files, history
- * files, JSON options — where every problem becomes one {@link CliError} line naming the file
- * (or option) to fix, with exit code 2.
+ * files, JSON options — where every problem becomes one {@link PerflowError} line naming the
+ * file (or option) to fix: `not_found` for a missing file, else `invalid`.
  */
 import { readFile } from 'node:fs/promises';
-import { CliError } from './errors';
+import { PerflowError } from './errors';
 
 /** A text file's contents; `what` names it in the error (`agent file`, `steps file`, …). */
 export async function readTextFile(file: string, what: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`${what} not found: ${file}`, 2, { cause: err });
-    throw new CliError(`cannot read ${what} ${file}: ${(err as Error).message}`, 2, { cause: err });
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new PerflowError('not_found', `${what} not found: ${file}`, { cause: err });
+    throw new PerflowError('invalid', `cannot read ${what} ${file}: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -21,7 +21,7 @@ export function parseJson(text: string, source: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new CliError(`${source} is not valid JSON: ${(err as Error).message}`, 2, { cause: err });
+    throw new PerflowError('invalid', `${source} is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -33,6 +33,6 @@ export async function readJsonFile(file: string, what: string): Promise<unknown>
 /** A JSON object given as an option's value (`--input '{"x": 1}'`). */
 export function parseJsonObject(text: string, option: string): Record<string, unknown> {
   const value = parseJson(text, option);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CliError(`${option} must be a JSON object`, 2);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new PerflowError('invalid', `${option} must be a JSON object`);
   return value as Record<string, unknown>;
 }

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
-import { CliError } from './errors';
+import { PerflowError } from './errors';
 
 /** Loopback names and addresses: only this machine reaches them. */
 export function isLoopbackHost(host: string): boolean {
@@ -59,7 +59,7 @@ export const refusedHostMessage = (header: string | undefined, flag = '--allowed
 /** A `--allowed-host` value: a host name or address, no scheme, port or path (else a usage error). */
 export function checkedAllowedHost(value: string): string {
   const name = hostName(value);
-  if (name === undefined || value.includes(':') !== (isIP(name) === 6)) throw new CliError(`--allowed-host expects a host name such as console.example.com (no scheme or port), got "${value}"`, 2);
+  if (name === undefined || value.includes(':') !== (isIP(name) === 6)) throw new PerflowError('invalid', `--allowed-host expects a host name such as console.example.com (no scheme or port), got "${value}"`);
   return name;
 }
 

@@ -4,7 +4,10 @@ import { readConversation, type ConversationView } from '../memory/conversation'
 import { MemoryStore, otherTenantMessage } from '../memory/store';
 import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv, redact } from '../config/env';
 import { firstLine } from '../core/text';
-import { CliError } from './errors';
+import { PerflowError } from './errors';
+
+/** Why MongoDB (MONGODB_URI) cannot be used from here, in one line without the URI's secrets. */
+export const mongoUnreachable = (uri: string, err: unknown): string => `cannot reach MongoDB at ${redact(uri)} (${firstLine(err)}): start it or set MONGODB_URI`;
 
 /** Clients long-lived servers of this process keep open for every call on their URI (a console's one client). */
 const held = new Map<string, MongoClient[]>();
@@ -30,7 +33,7 @@ export async function withMemory<T>(env: NodeJS.ProcessEnv, fn: (memory: MemoryS
   const mongo = new MongoClient(uri, { serverSelectionTimeoutMS: timeoutMs });
   try {
     await mongo.connect().catch((err: unknown) => {
-      throw new CliError(`cannot reach MongoDB at ${redact(uri)} (${firstLine(err)}): start it or set MONGODB_URI`, 1, { cause: err });
+      throw new PerflowError('unavailable', mongoUnreachable(uri, err), { cause: err });
     });
     return await fn(new MemoryStore(mongo.db(databaseFromUri(uri)), memoryCollectionsFromEnv(env)));
   } finally {
@@ -50,8 +53,8 @@ export async function assertMemoryExists(env: NodeJS.ProcessEnv, memoryId: strin
   } catch {
     return;
   }
-  if (!owner) throw new CliError(`memory_id ${memoryId} does not exist (MONGODB_URI); omit --memory-id to start a new conversation`, 2);
-  if (owner.tenant_id !== tenant) throw new CliError(otherTenantMessage('memory_id', memoryId, owner.tenant_id, tenant), 2);
+  if (!owner) throw new PerflowError('not_found', `memory_id ${memoryId} does not exist (MONGODB_URI); omit --memory-id to start a new conversation`);
+  if (owner.tenant_id !== tenant) throw new PerflowError('refused', otherTenantMessage('memory_id', memoryId, owner.tenant_id, tenant));
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { missingSearchAttributes, progressQuery, searchAttributeCreateCommand, searchAttributeRefused, WORKFLOW_TYPES, type Progress, type RunOutput } from '../workflows/definitions';
-import { CliError } from './errors';
+import { PerflowError } from './errors';
 import { readJsonFile } from './json-file';
 import { lenientClient } from './payloads';
 
@@ -28,7 +28,15 @@ export async function getResult(client: Client, workflowId: string): Promise<Run
   return { workflow_id: workflowId, run_id: runId, ...output };
 }
 
-export type ListStatus = 'running' | 'completed' | 'failed';
+/** The run statuses {@link listRuns} filters on. */
+export const LIST_STATUSES = ['running', 'completed', 'failed'] as const;
+export type ListStatus = (typeof LIST_STATUSES)[number];
+
+/** A status to list runs by, given as `what` (`--status`, `status`); undefined when not given. */
+export function parseListStatus(value: string | undefined, what: string): ListStatus | undefined {
+  if (value === undefined || (LIST_STATUSES as readonly string[]).includes(value)) return value as ListStatus | undefined;
+  throw new PerflowError('invalid', `${what} must be ${LIST_STATUSES.slice(0, -1).join(', ')} or ${LIST_STATUSES.at(-1)}, got "${value}"`);
+}
 const STATUS_QUERY: Record<ListStatus, string> = { running: 'Running', completed: 'Completed', failed: 'Failed' };
 
 /** A visibility query for perflow runs; `agent` uses the PerflowAgent search attribute. */
@@ -90,7 +98,7 @@ export async function needingSearchAttributes<T>(client: Client, command: string
     if (refused === undefined) throw err;
     const namespace = client.options.namespace;
     const names = refused === '' ? missingSearchAttributes([]) : [refused];
-    throw new CliError(`${command} needs the search attribute ${names.join(', ')}, which namespace ${namespace} lacks; add it with: ${searchAttributeCreateCommand(names, namespace)}`, 1, { cause: err });
+    throw new PerflowError('unavailable', `${command} needs the search attribute ${names.join(', ')}, which namespace ${namespace} lacks; add it with: ${searchAttributeCreateCommand(names, namespace)}`, { cause: err });
   }
 }
 
@@ -167,7 +175,7 @@ export async function readHistoryFile(file: string): Promise<{ history: History;
     const workflowId = typeof json?.workflowId === 'string' ? json.workflowId : undefined;
     return { history: parseHistoryJSON(json), workflowId };
   } catch (err) {
-    throw new CliError(`${file} is not a workflow history JSON file: ${(err as Error).message}`, 2, { cause: err });
+    throw new PerflowError('invalid', `${file} is not a workflow history JSON file: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -175,14 +183,14 @@ export async function readHistoryFile(file: string): Promise<{ history: History;
  * The workflow ID to replay a history file as (child workflow IDs derive from it): the one the
  * file records ({@link writeHistoryFile} does; Temporal CLI and Web UI exports do not), else
  * `--workflow-id`.
- * @throws CliError in one line when neither names it, or when they differ
+ * @throws PerflowError (`invalid`) in one line when neither names it, or when they differ
  */
 export function historyWorkflowId(file: string, recorded: string | undefined, given: string | undefined): string {
   if (recorded !== undefined && given !== undefined && given !== recorded) {
-    throw new CliError(`${file} is the history of workflow ID ${recorded}, not ${given}: leave out --workflow-id`, 2);
+    throw new PerflowError('invalid', `${file} is the history of workflow ID ${recorded}, not ${given}: leave out --workflow-id`);
   }
   const id = recorded ?? given;
-  if (id === undefined) throw new CliError(`${file} does not record its workflow ID (Temporal CLI and Web UI exports do not): give it with --workflow-id ID`, 2);
+  if (id === undefined) throw new PerflowError('invalid', `${file} does not record its workflow ID (Temporal CLI and Web UI exports do not): give it with --workflow-id ID`);
   return id;
 }
 
@@ -194,7 +202,7 @@ export function parseResetTarget(s: string | undefined): ResetTarget {
   if (s === undefined) return 'last-workflow-task';
   if ((NAMED_TARGETS as readonly string[]).includes(s)) return s as ResetTarget;
   const n = Number(s);
-  if (!Number.isInteger(n) || n <= 0) throw new CliError(`--to expects ${NAMED_TARGETS.join(', ')} or an event ID, got "${s}"`, 2);
+  if (!Number.isInteger(n) || n <= 0) throw new PerflowError('invalid', `--to expects ${NAMED_TARGETS.join(', ')} or an event ID, got "${s}"`);
   return n;
 }
 
@@ -209,14 +217,14 @@ export function resetEventId(history: History, target: ResetTarget): number {
   const completed = (history.events ?? [])
     .filter((e) => e.workflowTaskCompletedEventAttributes)
     .map((e) => Number(e.eventId));
-  if (completed.length === 0) throw new CliError('the workflow has no completed workflow task to reset to', 1);
+  if (completed.length === 0) throw new PerflowError('conflict', 'the workflow has no completed workflow task to reset to');
   return target === 'first-workflow-task' ? completed[0] : completed[completed.length - 1];
 }
 
 function failedActivityResetPoint(history: History): number {
   const events = history.events ?? [];
   const failed = events.filter((e) => e.activityTaskFailedEventAttributes || e.activityTaskTimedOutEventAttributes).at(-1);
-  if (!failed) throw new CliError('the run has no failed activity; use --to last-workflow-task, first-workflow-task or an event ID', 1);
+  if (!failed) throw new PerflowError('conflict', 'the run has no failed activity; use --to last-workflow-task, first-workflow-task or an event ID');
   const scheduledId = Number((failed.activityTaskFailedEventAttributes ?? failed.activityTaskTimedOutEventAttributes)!.scheduledEventId);
   const scheduled = events.find((e) => Number(e.eventId) === scheduledId);
   return Number(scheduled!.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId);

@@ -21,7 +21,7 @@ import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 import { QUESTION_MAX_CHARS, type ParameterLimits } from '../core/agent-file/limits';
 import { runStart, truncateBytes } from '../workflows/run-start';
 import { formatCost } from '../core/text';
-import { CliError } from './errors';
+import { PerflowError } from './errors';
 import { readJsonFile } from './json-file';
 import { budgetPriceProblem, unpricedModelsNote } from '../telemetry/model-prices';
 
@@ -52,10 +52,10 @@ export function agentFromJson(json: unknown, where: string, runParams: Record<st
     const unpriced = unpricedModelsNote([agent.llm, agent.executor_llm]);
     const parameters = resolveParameters(agent, runParams, {}, options.limits);
     const budgetProblem = parameters.max_cost_usd !== undefined ? budgetPriceProblem([agent.llm, agent.executor_llm]) : undefined;
-    if (budgetProblem) throw new CliError(`${where}: parameters.max_cost_usd: ${budgetProblem}`, 2);
+    if (budgetProblem) throw new PerflowError('invalid', `${where}: parameters.max_cost_usd: ${budgetProblem}`);
     return { agent, parameters, warnings: parameterWarnings(agent, runParams), notes: unpriced ? [unpriced] : [] };
   } catch (err) {
-    if (err instanceof AgentDefinitionError) throw new CliError(`${where}: ${err.message}`, 2, { cause: err });
+    if (err instanceof AgentDefinitionError) throw new PerflowError('invalid', `${where}: ${err.message}`, { cause: err });
     throw err;
   }
 }
@@ -65,7 +65,7 @@ export function parseParams(pairs: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) throw new CliError(`--param expects key=value, got "${pair}"`, 2);
+    if (eq <= 0) throw new PerflowError('invalid', `--param expects key=value, got "${pair}"`);
     const raw = pair.slice(eq + 1);
     let value: unknown = raw;
     try {
@@ -131,7 +131,7 @@ export function resolveRunIds(o: Pick<StartRunOptions, 'memoryId' | 'parameters'
 
 /** Starts a run with client-chosen IDs, as the workflow type of the agent's type (see WORKFLOW_TYPES). */
 export async function startRun(client: Client, o: StartRunOptions): Promise<StartedRun> {
-  if (o.question.length > QUESTION_MAX_CHARS) throw new CliError(`question: ${o.question.length} characters is above the limit of ${QUESTION_MAX_CHARS}`, 2);
+  if (o.question.length > QUESTION_MAX_CHARS) throw new PerflowError('invalid', `question: ${o.question.length} characters is above the limit of ${QUESTION_MAX_CHARS}`);
   const { ids, continuesConversation, parameters } = resolveRunIds(o);
   const workflowId = o.workflowId ?? `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
   // Default prompts travel as the name of their set, not as text (see sparseParameters).
@@ -156,7 +156,7 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
       return { workflowId, runId: handle.firstExecutionRunId, ids, handle };
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) {
-        throw new CliError(`a run with workflow ID ${workflowId} exists already${o.fork ? ': a fork is started once under its ID (nothing was copied again)' : ''}`, 1, { cause: err });
+        throw new PerflowError('conflict', `a run with workflow ID ${workflowId} exists already${o.fork ? ': a fork is started once under its ID (nothing was copied again)' : ''}`, { cause: err });
       }
       // A server without some of perflow's search attributes still runs perflow, without those
       // (the worker names them, with the command that registers them).

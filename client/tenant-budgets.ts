@@ -6,7 +6,7 @@
 import type { Client } from '@temporalio/client';
 import { SearchAttributes, tenantCapSignal } from '../workflows/definitions';
 import { TenantBudgets, utcDay, type TenantBudgetView } from '../memory/tenant-budgets';
-import { CliError } from './errors';
+import { PerflowError } from './errors';
 import { withMemory } from './memory';
 import { listQuery, needingSearchAttributes } from './ops';
 import { lenientClient } from './payloads';
@@ -23,6 +23,9 @@ export interface TenantBudgetSet {
   waiting: string[];
 }
 
+/** What `budget set` needs of its cap (the CLI checks it before it connects, too). */
+export const USD_PER_DAY_NEEDED = 'budget set needs --usd-per-day N (a positive number of US dollars)';
+
 /**
  * Sets the tenant's daily cap in US dollars and tells every running run of the tenant (a
  * signal, found by `PerflowTenant`): a run waiting at the cap goes on when the new one is above
@@ -31,7 +34,7 @@ export interface TenantBudgetSet {
  */
 export async function setTenantBudget(client: Client, env: NodeJS.ProcessEnv, o: { tenant: string; usdPerDay: number; by?: string }): Promise<TenantBudgetSet> {
   const tenant = checkTenant(o.tenant);
-  if (!Number.isFinite(o.usdPerDay) || o.usdPerDay <= 0) throw new CliError(`budget set needs --usd-per-day N (a positive number of US dollars), got ${JSON.stringify(o.usdPerDay)}`, 2);
+  if (!Number.isFinite(o.usdPerDay) || o.usdPerDay <= 0) throw new PerflowError('invalid', `${USD_PER_DAY_NEEDED}, got ${JSON.stringify(o.usdPerDay)}`);
   const by = o.by !== undefined && o.by.trim() !== '' ? o.by.trim() : 'unknown';
   await withMemory(env, (memory) => new TenantBudgets(memory.db).setCap(tenant, o.usdPerDay, by, new Date()));
   // After the write: a run that reads the cap from now on sees the new one.
@@ -53,6 +56,6 @@ export async function showTenantBudgets(env: NodeJS.ProcessEnv, tenant?: string)
 }
 
 function checkTenant(tenant: string | undefined): string {
-  if (tenant === undefined || tenant.trim() === '') throw new CliError('budget needs --tenant ID (a non-empty tenant_id)', 2);
+  if (tenant === undefined || tenant.trim() === '') throw new PerflowError('invalid', 'budget needs --tenant ID (a non-empty tenant_id)');
   return tenant;
 }

@@ -5,13 +5,13 @@
 import { MongoClient } from 'mongodb';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { RunEvent, RunEventBody } from '../core/run-events';
-import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv, redact } from '../config/env';
+import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv } from '../config/env';
 import { MemoryStore } from '../memory/store';
 import type { RunEventLog } from '../memory/run-events';
 import { textSealer } from '../codec/encryption';
-import { firstLine } from '../core/text';
 import type { PerflowClient } from './connect';
-import { CliError } from './errors';
+import { PerflowError } from './errors';
+import { mongoUnreachable } from './memory';
 
 export interface WatchOptions {
   /**
@@ -34,9 +34,9 @@ export interface WatchOptions {
 }
 
 /** The events cannot be read from here: MongoDB (MONGODB_URI) cannot be reached. */
-export class StreamUnavailableError extends CliError {
+export class StreamUnavailableError extends PerflowError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, 1, options);
+    super('unavailable', message, options);
   }
 }
 
@@ -58,8 +58,9 @@ export const END_STATUS: Partial<Record<WorkflowExecutionStatusName, Extract<Run
  * on. A run that ended without a `run_finished` (terminated, timed out) gets one, so every
  * stream ends.
  *
- * @throws CliError (exit 2) when there is no such run; (exit 1) when MongoDB cannot be reached,
- *   or the run has no stream (it ran before perflow streamed events)
+ * @throws WorkflowNotFoundError when there is no such run; {@link StreamUnavailableError}
+ *   (`unavailable`) when MongoDB cannot be reached; a PerflowError (`conflict`) when the run has
+ *   no stream (it ran before perflow streamed events)
  */
 export async function* watchRun(perflow: PerflowClient, workflowId: string, options: WatchOptions = {}): AsyncGenerator<RunEvent> {
   const env = options.env ?? process.env;
@@ -68,7 +69,7 @@ export async function* watchRun(perflow: PerflowClient, workflowId: string, opti
   try {
     if (!options.mongo) {
       await mongo.connect().catch((err: unknown) => {
-        throw new StreamUnavailableError(`cannot reach MongoDB at ${redact(uri)} (${firstLine(err)}): start it or set MONGODB_URI`, { cause: err });
+        throw new StreamUnavailableError(mongoUnreachable(uri, err), { cause: err });
       });
     }
     const encryption = perflow.config.encryption;
@@ -136,7 +137,7 @@ async function settleEnded(
   // A run's own last event is written before it ends: read again before adding one.
   if ((await log.read(workflowId, next, batch)).events.length > 0) return 'more';
   const head = await log.head(workflowId);
-  if (!head) throw new CliError(`run ${workflowId} has no event stream: it ran before perflow published events (use perflow status / history)`, 1);
+  if (!head) throw new PerflowError('conflict', `run ${workflowId} has no event stream: it ran before perflow published events (use perflow status / history)`);
   if (head.archived) return next < head.archived.next ? 'archived' : 'over';
   if (next > 0 && (await log.read(workflowId, next - 1)).events[0]?.type === 'run_finished') return 'over';
   await log.append(workflowId, [{ type: 'run_finished', status: ended, response: '', at: new Date().toISOString() }], ['ended-without-event']);

@@ -2,15 +2,15 @@
 import { declaresWorkerPolicy, workerPolicyFromEnv } from '../config/env';
 import { policyProblems, policySubjectOf } from '../core/worker-policy';
 import type { AgentDefinition } from '../core/agent';
-import { CliError } from './errors';
+import { PerflowError } from './errors';
 
 /**
- * Refuses (exit 2, one line) an agent file the workers' policy would refuse, when this
+ * Refuses (`refused`, one line) an agent file the workers' policy would refuse, when this
  * environment declares that policy (PERFLOW_ALLOW_*): the run is not started at all. Without a
  * declaration the workers decide, at the run's start.
  */
 export function checkWorkerPolicy(agent: AgentDefinition, env: NodeJS.ProcessEnv): void {
   if (!declaresWorkerPolicy(env)) return;
   const problems = policyProblems(policySubjectOf(agent), workerPolicyFromEnv(env), { openaiBaseUrl: env.OPENAI_BASE_URL || undefined, bedrockEndpoint: env.PERFLOW_BEDROCK_ENDPOINT || undefined });
-  if (problems.length > 0) throw new CliError(problems.length > 1 ? `${problems[0]} (and ${problems.length - 1} more)` : problems[0], 2);
+  if (problems.length > 0) throw new PerflowError('refused', problems.length > 1 ? `${problems[0]} (and ${problems.length - 1} more)` : problems[0]);
 }

@@ -1,9 +1,8 @@
 /**
  * The console's JSON and Server-Sent Events API: what the CLI does, over HTTP, for the page
  * (and scripts). Each route answers what the matching command prints with `--json`; errors are
- * `{"error": "one line"}` — 400 bad input, 401 no token, 403 foreign origin or host or an inline
- * agent file, 404 unknown run or eval, 409 a decision the run does not wait for (or a result not
- * there yet), 413 a body over 1 MiB, 429 too many event streams.
+ * `{"error": "one line"}`, the status of the error's kind (ERROR_KINDS in client/errors.ts), or
+ * one only HTTP has: 401 no token, 413 a body over 1 MiB, 429 too many event streams.
  */
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -12,16 +11,16 @@ import {
   approvePlan,
   approveTool,
   cancelRun,
-  CliError,
   denyTool,
-  describeError,
   diffRuns,
   forkRun,
   getStatus,
   guideRun,
   listRuns,
   loadAgentFile,
+  parseListStatus,
   pauseRun,
+  PerflowError,
   raiseBudget,
   readMemory,
   rejectPlan,
@@ -32,22 +31,19 @@ import {
   workflowUrl,
   type DecisionRecord,
   type LoadedAgent,
-  type ListStatus,
   type PerflowClient,
   type RunOutput,
 } from '../client';
 import { isNotFound } from '../client/errors';
+import { HttpError, httpAnswerOf, type ErrorStatus } from '../client/http-error';
 import { bearerToken, tokenMatches } from '../client/listener-guard';
 import { SearchAttributes } from '../workflows/definitions';
 import type { ApiOptions } from './api-options';
 import { evalRoutes } from './eval-routes';
-import { HttpError } from './http-error';
 import { agentFiles, offeredFile, refuseInline } from './offered-files';
 import { decisionBody, forkBody, jsonOf, offsetOf, parseBody, startBody, type DecisionBody } from './requests';
 
 export type { ApiOptions };
-
-const LIST_STATUSES: readonly string[] = ['running', 'completed', 'failed'] satisfies ListStatus[];
 
 export function consoleApi(o: ApiOptions): Hono {
   const { perflow, env } = o;
@@ -64,9 +60,8 @@ export function consoleApi(o: ApiOptions): Hono {
   api.get('/info', (c) => c.json({ namespace: config.namespace, temporal_ui_url: config.uiUrl, token_required: o.token !== undefined }));
 
   api.get('/runs', async (c) => {
-    const status = c.req.query('status') || undefined;
-    if (status !== undefined && !LIST_STATUSES.includes(status)) throw new HttpError(400, `status must be running, completed or failed, got "${status}"`);
-    const runs = await listRuns(client, status as ListStatus | undefined, 100, c.req.query('agent') || undefined, c.req.query('tenant') || undefined);
+    const status = parseListStatus(c.req.query('status') || undefined, 'status');
+    const runs = await listRuns(client, status, 100, c.req.query('agent') || undefined, c.req.query('tenant') || undefined);
     return c.json(
       runs.map((wf) => {
         const { workflow_id, status: state, start_time, close_time } = runSummary(wf);
@@ -104,7 +99,7 @@ export function consoleApi(o: ApiOptions): Hono {
     const id = c.req.param('id');
     const handle = client.workflow.getHandle(id);
     const { status } = await handle.describe();
-    if (status.name === 'RUNNING') throw new HttpError(409, `run ${id} has not ended yet (GET /api/runs/${id}/events follows it)`);
+    if (status.name === 'RUNNING') throw new PerflowError('conflict', `run ${id} has not ended yet (GET /api/runs/${id}/events follows it)`);
     const output = (await handle.result()) as RunOutput;
     return c.json({ workflow_id: id, run_id: (await handle.describe()).runId, ...output });
   });
@@ -134,13 +129,7 @@ export function consoleApi(o: ApiOptions): Hono {
   api.post('/runs/:id/decisions', async (c) => {
     const id = c.req.param('id');
     const body = parseBody(decisionBody, await jsonOf(c));
-    try {
-      return c.json({ workflow_id: id, ...(await decide(perflow, id, body)) });
-    } catch (err) {
-      // A decision the run does not wait for (or no longer: it ended) is a conflict.
-      if (err instanceof CliError && err.exitCode === 1) throw new HttpError(409, err.message);
-      throw err;
-    }
+    return c.json({ workflow_id: id, ...(await decide(perflow, id, body)) });
   });
 
   api.post('/runs/:id/fork', async (c) => {
@@ -160,8 +149,8 @@ export function consoleApi(o: ApiOptions): Hono {
 
   api.get('/diff', async (c) => {
     const [a, b] = [c.req.query('a'), c.req.query('b')];
-    if (!a || !b) throw new HttpError(400, 'diff needs two runs: /api/diff?a=ID&b=ID');
-    for (const id of [a, b]) await client.workflow.getHandle(id).describe().catch((err: unknown) => Promise.reject(isNotFound(err) ? new HttpError(404, `no run ${id}`) : err));
+    if (!a || !b) throw new PerflowError('invalid', 'diff needs two runs: /api/diff?a=ID&b=ID');
+    for (const id of [a, b]) await client.workflow.getHandle(id).describe().catch((err: unknown) => Promise.reject(isNotFound(err) ? new PerflowError('not_found', `no run ${id}`) : err));
     return c.json(await diffRuns(client, a, b));
   });
 
@@ -169,7 +158,7 @@ export function consoleApi(o: ApiOptions): Hono {
     const id = c.req.param('memoryId');
     const tenant = c.req.query('tenant') || undefined;
     const view = await readMemory(env, id, tenant);
-    if (!view) throw new HttpError(404, `memory_id ${id} not found${tenant !== undefined ? ` for tenant ${tenant}` : ''}`);
+    if (!view) throw new PerflowError('not_found', `memory_id ${id} not found${tenant !== undefined ? ` for tenant ${tenant}` : ''}`);
     return c.json(view);
   });
 
@@ -183,12 +172,11 @@ export function consoleApi(o: ApiOptions): Hono {
   return api;
 }
 
-/** The status and one line an error answers with. */
-function httpErrorOf(err: Error, namespace: string, workflowId: string | undefined): { status: HttpError['status'] | 500; message: string } {
-  if (err instanceof HttpError) return { status: err.status, message: err.message };
-  if (isNotFound(err)) return { status: 404, message: `no run ${workflowId ?? ''} in namespace ${namespace}`.replace('  ', ' ') };
-  const { message, exitCode } = describeError(err, { namespace, ...(workflowId ? { workflowId } : {}) });
-  return { status: exitCode === 2 ? 400 : 500, message };
+/** The status and one line an error answers with; Temporal's "not found" names the run. */
+function httpErrorOf(err: Error, namespace: string, workflowId: string | undefined): { status: ErrorStatus; message: string } {
+  // A PerflowError says what happened itself, even with a "not found" cause (a decision on a run that ended).
+  if (!(err instanceof PerflowError) && isNotFound(err)) return { status: 404, message: `no run ${workflowId ?? ''} in namespace ${namespace}`.replace('  ', ' ') };
+  return httpAnswerOf(err, { namespace, ...(workflowId ? { workflowId } : {}) });
 }
 
 /**
@@ -198,7 +186,7 @@ function httpErrorOf(err: Error, namespace: string, workflowId: string | undefin
  * header guards it.
  */
 function checkOrigin(c: Context): void {
-  if (c.req.header('sec-fetch-site') === 'cross-site') throw new HttpError(403, 'requests from other sites are refused: only the console\'s own page may call its API');
+  if (c.req.header('sec-fetch-site') === 'cross-site') throw new PerflowError('refused', 'requests from other sites are refused: only the console\'s own page may call its API');
   if (c.req.method === 'GET' || c.req.method === 'HEAD') return;
   const origin = c.req.header('origin');
   if (origin === undefined) return;
@@ -208,7 +196,7 @@ function checkOrigin(c: Context): void {
   } catch {
     host = undefined;
   }
-  if (host !== c.req.header('host')) throw new HttpError(403, `requests from ${origin} are refused: only the console's own page may change runs`);
+  if (host !== c.req.header('host')) throw new PerflowError('refused', `requests from ${origin} are refused: only the console's own page may change runs`);
 }
 
 /** The event stream is the one route a browser cannot send a header to (EventSource): it alone takes `?token=`. */
@@ -241,7 +229,7 @@ async function decide({ client }: PerflowClient, id: string, d: DecisionBody): P
       return raiseBudget(client, id, { ...by, usd: d.usd });
     case 'cancel': {
       const { status } = await client.workflow.getHandle(id).describe();
-      if (status.name !== 'RUNNING') throw new CliError(`${id} cannot be cancelled: the run has ended (${status.name.toLowerCase()})`, 1);
+      if (status.name !== 'RUNNING') throw new PerflowError('conflict', `${id} cannot be cancelled: the run has ended (${status.name.toLowerCase()})`);
       await cancelRun(client, id);
       return { kind: 'cancel', action: 'cancel' };
     }

@@ -1,9 +1,8 @@
 /** The console API's eval routes: list, show, compare and start evals (docs/console.md). */
 import type { Hono } from 'hono';
-import { compareEvalResults, evalSnapshot, listEvals, startEval, suiteFromJson, workflowUrl } from '../client';
+import { compareEvalResults, evalSnapshot, listEvals, PerflowError, startEval, suiteFromJson, workflowUrl } from '../client';
 import { readJsonFile } from '../client/json-file';
 import type { ApiOptions } from './api-options';
-import { HttpError } from './http-error';
 import { agentFiles, offeredFile, refuseInline, suiteFiles } from './offered-files';
 import { evalBody, jsonOf, parseBody } from './requests';
 
@@ -34,15 +33,15 @@ export function evalRoutes(api: Hono, o: ApiOptions): void {
   // Before /evals/:id, which would take "compare" for an ID.
   api.get('/evals/compare', async (c) => {
     const [a, b] = [c.req.query('a'), c.req.query('b')];
-    if (!a || !b) throw new HttpError(400, 'compare needs two evals: /api/evals/compare?a=ID&b=ID');
-    for (const id of [a, b]) if (!(await evalSnapshot(client, id, env))) throw new HttpError(404, `no eval ${id}`);
+    if (!a || !b) throw new PerflowError('invalid', 'compare needs two evals: /api/evals/compare?a=ID&b=ID');
+    for (const id of [a, b]) if (!(await evalSnapshot(client, id, env))) throw new PerflowError('not_found', `no eval ${id}`);
     return c.json(await compareEvalResults(client, a, b, env));
   });
 
   api.get('/evals/:id', async (c) => {
     const id = c.req.param('id');
     const snapshot = await evalSnapshot(client, id, env);
-    if (!snapshot) throw new HttpError(404, `no eval ${id}`);
+    if (!snapshot) throw new PerflowError('not_found', `no eval ${id}`);
     return c.json(snapshot);
   });
 }

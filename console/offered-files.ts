@@ -1,7 +1,7 @@
 /** The files the console offers from its folder: agent files, and suite files (JSON with `cases`). */
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { HttpError } from './http-error';
+import { PerflowError } from '../client/errors';
 
 /** The JSON files in the console's folder, parsed (unreadable ones left out). */
 async function jsonFiles(dir: string): Promise<Array<{ file: string; json: { name?: unknown; type?: unknown; cases?: unknown } }>> {
@@ -34,7 +34,7 @@ export async function suiteFiles(dir: string): Promise<Array<{ file: string; nam
 export async function offeredFile(dir: string, name: string, what: 'agent' | 'suite', list: (dir: string) => Promise<Array<{ file: string }>>): Promise<string> {
   const offered = await list(dir);
   if (basename(name) !== name || !offered.some((a) => a.file === name)) {
-    throw new HttpError(400, `${what} "${name}" is not one of the console's ${what} files (${offered.map((a) => a.file).join(', ') || 'none'}): GET /api/${what}s`);
+    throw new PerflowError('invalid', `${what} "${name}" is not one of the console's ${what} files (${offered.map((a) => a.file).join(', ') || 'none'}): GET /api/${what}s`);
   }
   return join(dir, name);
 }
@@ -42,6 +42,6 @@ export async function offeredFile(dir: string, name: string, what: 'agent' | 'su
 /** An inline agent file or suite is code for the workers (an MCP server command, URLs): 403 unless the console allows it. */
 export function refuseInline(o: { allowInlineAgents: boolean }, what: 'agent' | 'suite'): void {
   if (!o.allowInlineAgents) {
-    throw new HttpError(403, `an inline ${what === 'agent' ? 'agent file' : 'suite'} is refused: name one of the console's ${what} files (GET /api/${what}s), or start the console with --allow-inline-agents`);
+    throw new PerflowError('refused', `an inline ${what === 'agent' ? 'agent file' : 'suite'} is refused: name one of the console's ${what} files (GET /api/${what}s), or start the console with --allow-inline-agents`);
   }
 }

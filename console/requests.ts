@@ -3,8 +3,7 @@
  */
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { CliError } from '../client';
-import { HttpError } from './http-error';
+import { PerflowError } from '../client';
 
 const params = z.record(z.string(), z.unknown());
 
@@ -52,21 +51,21 @@ export const decisionBody = z.discriminatedUnion('kind', [
 
 export type DecisionBody = z.infer<typeof decisionBody>;
 
-/** The body parsed by `schema`, or a 400 (a CliError of exit 2) naming the first field at fault. */
+/** The body parsed by `schema`, or a 400 (`invalid`) naming the first field at fault. */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue.path.length > 0 ? issue.path.join('.') : 'the body';
   const what = issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : `${field}: ${issue.message}`;
-  throw new CliError(`bad request body: ${what}`, 2);
+  throw new PerflowError('invalid', `bad request body: ${what}`);
 }
 
 /** A non-negative integer query value (an event offset), or a 400. */
 export function offsetOf(raw: string | undefined, name: string): number | undefined {
   if (raw === undefined || raw === '') return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new CliError(`${name} expects an event offset (0, 1, 2, …), got "${raw}"`, 2);
+  if (!Number.isInteger(n) || n < 0) throw new PerflowError('invalid', `${name} expects an event offset (0, 1, 2, …), got "${raw}"`);
   return n;
 }
 
@@ -75,6 +74,6 @@ export async function jsonOf(c: Context): Promise<unknown> {
   try {
     return await c.req.json();
   } catch {
-    throw new HttpError(400, 'bad request body: expected a JSON object');
+    throw new PerflowError('invalid', 'bad request body: expected a JSON object');
   }
 }

@@ -13,10 +13,10 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { MongoClient } from 'mongodb';
-import { CliError, connectClient, type PerflowClient } from '../client';
+import { connectClient, PerflowError, type PerflowClient } from '../client';
 import { checkedAllowedHost, hostAllowList, isLoopbackHost, newToken, refusedHostMessage, securityHeaders } from '../client/listener-guard';
-import { holdMongoClient } from '../client/memory';
-import { mongoUriFromEnv, redact, type ClientConfig } from '../config/env';
+import { holdMongoClient, mongoUnreachable } from '../client/memory';
+import { mongoUriFromEnv, type ClientConfig } from '../config/env';
 import { firstLine } from '../core/text';
 import { consoleApi } from './api';
 
@@ -75,19 +75,19 @@ const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.j
 /**
  * Starts the console; resolves once it listens.
  *
- * @throws CliError (exit 2) for a non-loopback host without a token; (exit 1) when Temporal or
- *   MongoDB cannot be reached or the port is taken
+ * @throws PerflowError: `invalid` or `refused` for contradicting options or a non-loopback host
+ *   without a token; `unavailable` when Temporal or MongoDB cannot be reached or the port is taken
  */
 export async function startConsole(o: ConsoleOptions): Promise<ConsoleServer> {
   const host = o.host ?? '127.0.0.1';
-  if (o.unsafeNoToken && o.token !== undefined) throw new CliError('--unsafe-no-token and a token (--token or PERFLOW_CONSOLE_TOKEN) contradict each other: give one', 2);
-  if (o.unsafeNoToken && !isLoopbackHost(host)) throw new CliError(`--unsafe-no-token is refused with --host ${host}: off loopback the console needs a token (--token T, or none given: a generated one)`, 2);
+  if (o.unsafeNoToken && o.token !== undefined) throw new PerflowError('invalid', '--unsafe-no-token and a token (--token or PERFLOW_CONSOLE_TOKEN) contradict each other: give one');
+  if (o.unsafeNoToken && !isLoopbackHost(host)) throw new PerflowError('refused', `--unsafe-no-token is refused with --host ${host}: off loopback the console needs a token (--token T, or none given: a generated one)`);
   const token = o.unsafeNoToken ? undefined : (o.token ?? newToken());
   const allowedHosts = (o.allowedHosts ?? []).map(checkedAllowedHost);
   const agentsDir = resolve(o.agentsDir ?? (existsSync('agents') ? 'agents' : join(packageRoot(), 'examples')));
   const uri = mongoUriFromEnv(o.env);
   const mongo = await new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 }).connect().catch((err: unknown) => {
-    throw new CliError(`cannot reach MongoDB at ${redact(uri)} (${firstLine(err)}): start it or set MONGODB_URI`, 1, { cause: err });
+    throw new PerflowError('unavailable', mongoUnreachable(uri, err), { cause: err });
   });
   // Every memory and eval read of this process goes through this one client.
   const release = holdMongoClient(uri, mongo);
@@ -121,7 +121,7 @@ export async function startConsole(o: ConsoleOptions): Promise<ConsoleServer> {
     const server = serve({ fetch: app.fetch, hostname: host, port: o.port ?? CONSOLE_PORT });
     await new Promise<void>((ready, fail) => {
       server.once('listening', ready);
-      server.once('error', (err: NodeJS.ErrnoException) => fail(new CliError(err.code === 'EADDRINUSE' ? `port ${o.port ?? CONSOLE_PORT} is taken: choose another with --port` : firstLine(err), 1, { cause: err })));
+      server.once('error', (err: NodeJS.ErrnoException) => fail(new PerflowError('unavailable', err.code === 'EADDRINUSE' ? `port ${o.port ?? CONSOLE_PORT} is taken: choose another with --port` : firstLine(err), { cause: err })));
     });
     const { port } = server.address() as AddressInfo;
     const owned = o.perflow ? undefined : perflow;

@@ -1,5 +1,6 @@
 /** `perflow budget set|show`: tenants' daily dollar caps. */
-import { CliError, setTenantBudget, showTenantBudgets, type TenantBudgetView } from '../../client';
+import { PerflowError, setTenantBudget, showTenantBudgets, type TenantBudgetView } from '../../client';
+import { USD_PER_DAY_NEEDED } from '../../client/tenant-budgets';
 import { withClient, type CommandContext, type CommandHandler } from '../context';
 import { answer } from '../output';
 import { formatCost } from '../../core/text';
@@ -8,15 +9,15 @@ export const budget: CommandHandler = async (ctx) => {
   const sub = ctx.positionals[0];
   if (sub === 'set') return set(ctx);
   if (sub === 'show') return show(ctx);
-  throw new CliError(`budget needs set or show: perflow budget set --tenant ID --usd-per-day N | perflow budget show [--tenant ID]${sub !== undefined ? ` (got "${sub}")` : ''}`, 2);
+  throw new PerflowError('invalid', `budget needs set or show: perflow budget set --tenant ID --usd-per-day N | perflow budget show [--tenant ID]${sub !== undefined ? ` (got "${sub}")` : ''}`);
 };
 
 async function set(ctx: CommandContext): Promise<number> {
   const { o } = ctx;
   const raw = o['usd-per-day'];
   const usd = raw !== undefined && raw.trim() !== '' ? Number(raw) : NaN;
-  if (o.tenant === undefined || o.tenant.trim() === '') throw new CliError('budget set needs --tenant ID (a non-empty tenant_id)', 2);
-  if (!Number.isFinite(usd) || usd <= 0) throw new CliError(`budget set needs --usd-per-day N (a positive number of US dollars)${raw !== undefined ? `, got "${raw}"` : ''}`, 2);
+  if (o.tenant === undefined || o.tenant.trim() === '') throw new PerflowError('invalid', 'budget set needs --tenant ID (a non-empty tenant_id)');
+  if (!Number.isFinite(usd) || usd <= 0) throw new PerflowError('invalid', `${USD_PER_DAY_NEEDED}${raw !== undefined ? `, got "${raw}"` : ''}`);
   const tenant = o.tenant;
   return withClient(ctx, async ({ client }) => {
     const done = await setTenantBudget(client, ctx.env, { tenant, usdPerDay: usd, ...(o.by !== undefined ? { by: o.by } : {}) });
@@ -28,7 +29,7 @@ async function set(ctx: CommandContext): Promise<number> {
 async function show(ctx: CommandContext): Promise<number> {
   const { o } = ctx;
   const budgets = await showTenantBudgets(ctx.env, o.tenant);
-  if (o.tenant !== undefined && budgets.length === 0) throw new CliError(`tenant ${o.tenant} has no daily budget (perflow budget set --tenant ${o.tenant} --usd-per-day N)`, 2);
+  if (o.tenant !== undefined && budgets.length === 0) throw new PerflowError('not_found', `tenant ${o.tenant} has no daily budget (perflow budget set --tenant ${o.tenant} --usd-per-day N)`);
   answer(o.json, budgets, () => (budgets.length === 0 ? ['no tenant has a daily budget'] : budgets.map(budgetLine)));
   return 0;
 }

@@ -1,12 +1,12 @@
 /** `perflow console`: the web console, until Ctrl-C. */
-import { CliError } from '../../client';
+import { PerflowError } from '../../client';
 import type { CommandHandler } from '../context';
 import { note, out } from '../output';
 
 export const consoleCommand: CommandHandler = async (ctx) => {
   const { o, config, env } = ctx;
   const port = o.port === undefined ? undefined : Number(o.port);
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new CliError(`--port expects a port number, got "${o.port}"`, 2);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) throw new PerflowError('invalid', `--port expects a port number, got "${o.port}"`);
   const token = o.token ?? (env.PERFLOW_CONSOLE_TOKEN?.trim() || undefined);
   // The console's server (Hono) loads only for this command.
   const { startConsole } = await import('../../console/server');

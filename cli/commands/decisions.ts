@@ -1,6 +1,6 @@
 /** People's decisions on runs: `pending`, and the commands that answer a run's question or hold it. */
 import type { Client } from '@temporalio/client';
-import { approvePlan, approveTool as approveToolCall, CliError, denyTool as denyToolCall, guideRun, listPending, pauseRun, raiseBudget as raiseBudgetOf, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type DecisionRecord } from '../../client';
+import { approvePlan, approveTool as approveToolCall, denyTool as denyToolCall, guideRun, listPending, pauseRun, PerflowError, raiseBudget as raiseBudgetOf, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type DecisionRecord } from '../../client';
 import { parseJsonObject } from '../../client/json-file';
 import { requireId, withClient, type CommandContext, type CommandHandler } from '../context';
 import { decisionLine, pendingRunLines } from '../format';
@@ -33,12 +33,12 @@ function decisionCommand(prepare: (ctx: CommandContext, id: string, by: DecidedB
 
 /** The `--reason` a command needs. */
 function reasonFor({ o, command }: CommandContext): string {
-  if (!o.reason) throw new CliError(`${command} needs --reason TEXT`, 2);
+  if (!o.reason) throw new PerflowError('invalid', `${command} needs --reason TEXT`);
   return o.reason;
 }
 
 export const approve = decisionCommand(async ({ o }, id, by) => {
-  if (o['steps-file'] && o.step) throw new CliError('use either --steps-file or --step, not both', 2);
+  if (o['steps-file'] && o.step) throw new PerflowError('invalid', 'use either --steps-file or --step, not both');
   const steps = o['steps-file'] ? await readStepsFile(o['steps-file']) : o.step;
   return (c) => approvePlan(c, id, { ...by, ...(steps ? { steps } : {}) });
 });
@@ -60,7 +60,7 @@ export const denyTool = decisionCommand((ctx, id, by) => {
 
 export const guide = decisionCommand(({ positionals }, id, by) => {
   const text = positionals.slice(1).join(' ');
-  if (text.trim() === '') throw new CliError('guide needs the guidance: perflow guide ID TEXT', 2);
+  if (text.trim() === '') throw new PerflowError('invalid', 'guide needs the guidance: perflow guide ID TEXT');
   return (c) => guideRun(c, id, text, by);
 });
 
@@ -70,6 +70,6 @@ export const resume = decisionCommand((_ctx, id, by) => (c) => resumeRun(c, id, 
 
 export const raiseBudget = decisionCommand(({ o }, id, by) => {
   const usd = o.usd !== undefined && o.usd.trim() !== '' ? Number(o.usd) : NaN;
-  if (!Number.isFinite(usd) || usd <= 0) throw new CliError(`raise-budget needs --usd N (a positive number of US dollars)${o.usd !== undefined ? `, got "${o.usd}"` : ''}`, 2);
+  if (!Number.isFinite(usd) || usd <= 0) throw new PerflowError('invalid', `raise-budget needs --usd N (a positive number of US dollars)${o.usd !== undefined ? `, got "${o.usd}"` : ''}`);
   return (c) => raiseBudgetOf(c, id, { ...by, usd });
 });

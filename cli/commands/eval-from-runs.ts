@@ -1,6 +1,6 @@
 /** `perflow eval from-runs`: writes a suite of recorded runs' questions and answers (see client/eval-from-runs.ts). */
 import { writeFile } from 'node:fs/promises';
-import { CliError } from '../../client/errors';
+import { PerflowError } from '../../client/errors';
 import { DEFAULT_FROM_RUNS_LIMIT, suiteFromRuns } from '../../client/eval-from-runs';
 import { MAX_SUITE_CASES } from '../../core/eval/suite';
 import { withClient, type CommandHandler } from '../context';
@@ -16,7 +16,7 @@ export function parseSince(text: string): Date {
   const realDay = day !== undefined && m !== null && day.getUTCMonth() === Number(m[2]) - 1 && day.getUTCDate() === Number(m[3]);
   const ms = Date.parse(text.trim());
   if (!realDay || !Number.isFinite(ms)) {
-    throw new CliError(`--since must be an ISO date or date-time such as 2026-11-24 or 2026-11-24T08:00:00Z, got "${text}"`, 2);
+    throw new PerflowError('invalid', `--since must be an ISO date or date-time such as 2026-11-24 or 2026-11-24T08:00:00Z, got "${text}"`);
   }
   return new Date(ms);
 }
@@ -25,13 +25,13 @@ export function parseSince(text: string): Date {
 export function parseLimit(text: string | undefined): number {
   if (text === undefined) return DEFAULT_FROM_RUNS_LIMIT;
   const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || n < 1 || n > MAX_SUITE_CASES) throw new CliError(`--limit must be an integer from 1 to ${MAX_SUITE_CASES}, got "${text}"`, 2);
+  if (!/^\d+$/.test(text.trim()) || n < 1 || n > MAX_SUITE_CASES) throw new PerflowError('invalid', `--limit must be an integer from 1 to ${MAX_SUITE_CASES}, got "${text}"`);
   return n;
 }
 
 export const evalFromRuns: CommandHandler = async (ctx) => {
   const { o } = ctx;
-  if (!o.out) throw new CliError('eval from-runs needs --out FILE (the suite file to write)', 2);
+  if (!o.out) throw new PerflowError('invalid', 'eval from-runs needs --out FILE (the suite file to write)');
   const file = o.out;
   const since = o.since !== undefined ? parseSince(o.since) : undefined;
   const limit = parseLimit(o.limit);
@@ -41,14 +41,14 @@ export const evalFromRuns: CommandHandler = async (ctx) => {
   );
   if (suite.cases.length === 0) {
     const matching = [o.agent && `agent ${o.agent}`, o.tenant && `tenant ${o.tenant}`, since && `started since ${since.toISOString()}`].filter(Boolean).join(', ');
-    throw new CliError(`no completed run${matching ? ` of ${matching}` : ''} to make a suite of; nothing written`, 1);
+    throw new PerflowError('failed', `no completed run${matching ? ` of ${matching}` : ''} to make a suite of; nothing written`);
   }
   try {
     // 'wx' refuses an existing file in the same call that creates it.
     await writeFile(file, `${JSON.stringify(suite, null, 2)}\n`, { flag: o.force ? 'w' : 'wx' });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new CliError(`${file} exists already; pass --force to overwrite it`, 2, { cause: err });
-    throw new CliError(`cannot write ${file}: ${(err as Error).message}`, 1, { cause: err });
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new PerflowError('refused', `${file} exists already; pass --force to overwrite it`, { cause: err });
+    throw new PerflowError('failed', `cannot write ${file}: ${(err as Error).message}`, { cause: err });
   }
   answer(o.json, { file, cases: suite.cases.length, suite: suite.name }, () => `wrote ${suite.cases.length} case${suite.cases.length === 1 ? '' : 's'} to ${file}`);
   return 0;

@@ -1,6 +1,6 @@
 /** `perflow eval`: run a suite (SUITE), `show`, `list`, `compare` evals, and `from-runs` (writes a suite from recorded runs). */
 import { writeFile } from 'node:fs/promises';
-import { CliError, compareEvalResults, evalResult, formatDiff, listEvals, loadSuite, parseParams, startEval, workflowUrl, type EvalProgress, type EvalResult } from '../../client';
+import { compareEvalResults, evalResult, formatDiff, listEvals, loadSuite, parseParams, PerflowError, startEval, workflowUrl, type EvalProgress, type EvalResult } from '../../client';
 import { aboutRun, withClient, type CommandContext, type CommandHandler } from '../context';
 import { comparisonLines, evalTableLines, junitXml, progressBar } from '../eval-report';
 import { evalFromRuns } from './eval-from-runs';
@@ -11,7 +11,7 @@ export const evalCommand: CommandHandler = async (ctx) => {
   const subCtx = { ...ctx, positionals: rest };
   switch (sub) {
     case undefined:
-      throw new CliError('eval needs a suite file or a subcommand: perflow eval SUITE | show ID | list | compare A B | from-runs …', 2);
+      throw new PerflowError('invalid', 'eval needs a suite file or a subcommand: perflow eval SUITE | show ID | list | compare A B | from-runs …');
     case 'show':
       return show(subCtx);
     case 'list':
@@ -30,7 +30,7 @@ function numberOption(raw: string | undefined, name: string, fallback: number, m
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
-    throw new CliError(`--${name} expects ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got "${raw}"`, 2);
+    throw new PerflowError('invalid', `--${name} expects ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got "${raw}"`);
   }
   return n;
 }
@@ -66,7 +66,7 @@ async function waitForEval(client: Parameters<typeof evalResult>[0], evalId: str
   };
   const result = await evalResult(client, evalId, { wait: true, onProgress, ...(env ? { env } : {}) });
   if (tty && shown >= 0) process.stderr.write('\n');
-  if (!result) throw new CliError(`eval ${evalId} has no result`, 1);
+  if (!result) throw new PerflowError('failed', `eval ${evalId} has no result`);
   return result;
 }
 
@@ -76,7 +76,7 @@ function printResult(asJson: boolean | undefined, result: EvalResult): void {
 
 async function show(ctx: CommandContext): Promise<number> {
   const id = ctx.positionals[0];
-  if (!id) throw new CliError('eval show needs an eval ID: perflow eval show ID', 2);
+  if (!id) throw new PerflowError('invalid', 'eval show needs an eval ID: perflow eval show ID');
   aboutRun(ctx, id);
   return withClient(ctx, async ({ client }) => {
     printResult(ctx.o.json, await waitForEval(client, id, ctx.env));
@@ -96,7 +96,7 @@ async function list(ctx: CommandContext): Promise<number> {
 
 async function compare(ctx: CommandContext): Promise<number> {
   const [a, b] = ctx.positionals;
-  if (!a || !b) throw new CliError('eval compare needs two eval IDs: perflow eval compare A B', 2);
+  if (!a || !b) throw new PerflowError('invalid', 'eval compare needs two eval IDs: perflow eval compare A B');
   return withClient(ctx, async ({ client }) => {
     const cmp = await compareEvalResults(client, a, b, ctx.env);
     if (ctx.o.json) {

@@ -1,5 +1,5 @@
 /** Forking a run from a step, and comparing two runs: `fork`, `diff`. */
-import { CliError, diffRuns, forkRun, formatDiff, loadAgentFile, parseParams } from '../../client';
+import { diffRuns, forkRun, formatDiff, loadAgentFile, parseParams, PerflowError } from '../../client';
 import { aboutRun, requireId, withClient, type CommandHandler } from '../context';
 import { answer } from '../output';
 import { checkFollowOrWait, reportStarted } from '../started-run';
@@ -7,9 +7,9 @@ import { checkFollowOrWait, reportStarted } from '../started-run';
 export const fork: CommandHandler = async (ctx) => {
   const { o, config } = ctx;
   const id = requireId(ctx);
-  if (o['from-step'] === undefined) throw new CliError('fork needs --from-step N', 2);
+  if (o['from-step'] === undefined) throw new PerflowError('invalid', 'fork needs --from-step N');
   const fromStep = Number(o['from-step']);
-  if (!Number.isInteger(fromStep) || fromStep < 1) throw new CliError(`--from-step expects a step number from 1, got "${o['from-step']}"`, 2);
+  if (!Number.isInteger(fromStep) || fromStep < 1) throw new PerflowError('invalid', `--from-step expects a step number from 1, got "${o['from-step']}"`);
   checkFollowOrWait(o);
   const params = parseParams(o.param ?? []);
   const agent = o.agent ? (await loadAgentFile(o.agent, params, { extraToolTypes: config.extraToolTypes })).agent : undefined;
@@ -29,7 +29,7 @@ export const fork: CommandHandler = async (ctx) => {
 
 export const diff: CommandHandler = async (ctx) => {
   const [a, b] = ctx.positionals;
-  if (!a || !b) throw new CliError('diff needs two workflow IDs: perflow diff A B', 2);
+  if (!a || !b) throw new PerflowError('invalid', 'diff needs two workflow IDs: perflow diff A B');
   return withClient(ctx, async ({ client }) => {
     // Each run named on its own: a missing one is the one the error names.
     for (const id of [a, b]) await client.workflow.getHandle(aboutRun(ctx, id)).describe();

@@ -1,6 +1,6 @@
 /** A run's event history: `history` saves it, `replay` checks it against the workflow code, `reset` rewinds the run. */
 import { resolve as resolvePath } from 'node:path';
-import { CliError, encryptionDataConverter, fetchHistory, readHistoryFile, resetRun, workflowUrl, writeHistoryFile } from '../../client';
+import { encryptionDataConverter, fetchHistory, PerflowError, readHistoryFile, resetRun, workflowUrl, writeHistoryFile } from '../../client';
 import { historyWorkflowId, parseResetTarget } from '../../client/ops';
 import { encryptionKeyIdsIn, missingKeyMessage } from '../../codec/encryption';
 import { requireId, withClient, type CommandHandler } from '../context';
@@ -9,7 +9,7 @@ import { answer } from '../output';
 export const history: CommandHandler = async (ctx) => {
   const { o } = ctx;
   const id = requireId(ctx);
-  if (!o.out) throw new CliError('history needs --out FILE', 2);
+  if (!o.out) throw new PerflowError('invalid', 'history needs --out FILE');
   const file = o.out;
   return withClient(ctx, async ({ client }) => {
     const h = await fetchHistory(client, id);
@@ -37,7 +37,7 @@ export const replay: CommandHandler = async (ctx) => {
   }
   // An encrypted history needs its keys: say which, rather than fail the replay's workflow task.
   const missing = [...encryptionKeyIdsIn(history)].find((id) => !config.encryption?.keys.has(id));
-  if (missing !== undefined) throw new CliError(missingKeyMessage(missing, config.encryption), 1);
+  if (missing !== undefined) throw new PerflowError('failed', missingKeyMessage(missing, config.encryption));
   const problem = await replayHistory(history, workflowId, o.workflows ? resolvePath(o.workflows) : undefined, encryptionDataConverter(config.encryption));
   answer(o.json, { workflow_id: workflowId, deterministic: problem === undefined, ...(problem ? { problem } : {}) }, () =>
     problem ? `replay failed: ${problem}` : 'replay ok: the history is deterministic with the current workflow code',

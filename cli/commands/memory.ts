@@ -1,5 +1,5 @@
 /** `perflow memory`: a conversation as MongoDB holds it. */
-import { CliError, formatConversation, readMemory } from '../../client';
+import { formatConversation, PerflowError, readMemory } from '../../client';
 import { requireId, type CommandHandler } from '../context';
 import { answer } from '../output';
 
@@ -7,7 +7,7 @@ export const memory: CommandHandler = async (ctx) => {
   const { o, env } = ctx;
   const id = requireId(ctx, 'a memory ID');
   const view = await readMemory(env, id, o.tenant);
-  if (!view) throw new CliError(`memory_id ${id} not found in MongoDB (MONGODB_URI)${o.tenant !== undefined ? ` for tenant ${o.tenant}` : ''}`, 2);
+  if (!view) throw new PerflowError('not_found', `memory_id ${id} not found in MongoDB (MONGODB_URI)${o.tenant !== undefined ? ` for tenant ${o.tenant}` : ''}`);
   answer(o.json, view, () => formatConversation(view));
   return 0;
 };

@@ -1,5 +1,5 @@
 /** Starting and inspecting runs: `run`, `status`, `watch`, `result`, `list`, `cancel`. */
-import { cancelRun, CliError, getResult, getStatus, listRuns, loadAgentFile, parseParams, runSummary, startRun, watchRun, type ListStatus } from '../../client';
+import { cancelRun, getResult, getStatus, listRuns, loadAgentFile, parseListStatus, parseParams, PerflowError, runSummary, startRun, watchRun } from '../../client';
 import { assertMemoryExists } from '../../client/memory';
 import { checkWorkerPolicy } from '../../client/worker-policy';
 import { requireId, withClient, type CommandHandler } from '../context';
@@ -10,14 +10,14 @@ import { EventPrinter } from '../event-lines';
 
 export const run: CommandHandler = async (ctx) => {
   const { o, config, env } = ctx;
-  if (!o.agent) throw new CliError('run needs --agent FILE', 2);
+  if (!o.agent) throw new PerflowError('invalid', 'run needs --agent FILE');
   checkFollowOrWait(o);
   // --memory-id is the memory_id parameter, over --param and the agent file's: startRun resolves the run's IDs from it.
   const runParams = { ...parseParams(o.param ?? []), ...(o['memory-id'] !== undefined ? { memory_id: o['memory-id'] } : {}) };
   const { agent, parameters, warnings, notes } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes, ...(config.limits ? { limits: config.limits } : {}) });
   checkWorkerPolicy(agent, env);
   const question = o.question ?? parameters.question;
-  if (!question) throw new CliError('run needs --question TEXT (or a question parameter)', 2);
+  if (!question) throw new PerflowError('invalid', 'run needs --question TEXT (or a question parameter)');
   if (parameters.memory_id !== undefined) await assertMemoryExists(env, parameters.memory_id, parameters.tenant_id);
   for (const warning of warnings) note(`perflow: warning: ${warning}`);
   for (const line of notes) note(`perflow: note: ${line}`);
@@ -40,7 +40,7 @@ export const watch: CommandHandler = async (ctx) => {
   const id = requireId(ctx);
   const raw = ctx.o.from;
   const from = raw === undefined ? 0 : Number(raw);
-  if (!Number.isInteger(from) || from < 0) throw new CliError(`--from expects an event offset (0, 1, 2, …), got "${raw}"`, 2);
+  if (!Number.isInteger(from) || from < 0) throw new PerflowError('invalid', `--from expects an event offset (0, 1, 2, …), got "${raw}"`);
   return withClient(ctx, async (perflow) => {
     // --json: one event per line (NDJSON), each written as it arrives.
     const printer = ctx.o.json ? undefined : new EventPrinter({ write: (t) => void process.stdout.write(t), ...terminalColumns(true) });
@@ -61,12 +61,9 @@ export const result: CommandHandler = async (ctx) => {
   });
 };
 
-const LIST_STATUSES: readonly string[] = ['running', 'completed', 'failed'] satisfies ListStatus[];
-
 export const list: CommandHandler = async (ctx) => {
   const { o } = ctx;
-  const wanted = o.status as ListStatus | undefined;
-  if (wanted !== undefined && !LIST_STATUSES.includes(wanted)) throw new CliError(`--status must be running, completed or failed, got "${wanted}"`, 2);
+  const wanted = parseListStatus(o.status, '--status');
   return withClient(ctx, async ({ client }) => {
     const runs = await listRuns(client, wanted, 100, o.agent, o.tenant);
     answer(o.json, runs.map(runSummary), () => runs.map(runListLine));

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CliError } from '../../../client/errors';
+import { PerflowError, type ErrorKind } from '../../../client/errors';
 import { parseJsonObject, readJsonFile } from '../../../client/json-file';
 
 let dir: string;
@@ -10,15 +10,15 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The one-line error a call fails with, and its exit code. */
-async function failure(fn: () => unknown): Promise<[string, number]> {
+/** The one-line error a call fails with, and its kind. */
+async function failure(fn: () => unknown): Promise<[string, ErrorKind]> {
   try {
     await fn();
   } catch (err) {
-    if (err instanceof CliError) return [err.message, err.exitCode];
+    if (err instanceof PerflowError) return [err.message, err.kind];
     throw err;
   }
-  throw new Error('expected a CliError');
+  throw new Error('expected a PerflowError');
 }
 
 describe('reading a JSON file people hand in', () => {
@@ -27,12 +27,12 @@ describe('reading a JSON file people hand in', () => {
     await expect(readJsonFile(join(dir, 'ok.json'), 'agent file')).resolves.toEqual({ a: [1] });
   });
 
-  it('names a missing file, an unreadable one and one that is not JSON, in one line with exit code 2', async () => {
+  it('names a missing file (not found), an unreadable one and one that is not JSON (invalid), in one line', async () => {
     const missing = join(dir, 'missing.json');
-    expect(await failure(() => readJsonFile(missing, 'agent file'))).toEqual([`agent file not found: ${missing}`, 2]);
-    const [unreadable, code] = await failure(() => readJsonFile(dir, 'history file'));
+    expect(await failure(() => readJsonFile(missing, 'agent file'))).toEqual([`agent file not found: ${missing}`, 'not_found']);
+    const [unreadable, kind] = await failure(() => readJsonFile(dir, 'history file'));
     expect(unreadable).toMatch(new RegExp(`^cannot read history file ${dir}: EISDIR`));
-    expect(code).toBe(2);
+    expect(kind).toBe('invalid');
     writeFileSync(join(dir, 'bad.json'), '{nope');
     const [bad] = await failure(() => readJsonFile(join(dir, 'bad.json'), 'steps file'));
     expect(bad).toMatch(new RegExp(`^steps file ${join(dir, 'bad.json')} is not valid JSON: `));
@@ -41,7 +41,7 @@ describe('reading a JSON file people hand in', () => {
 
   it('takes a JSON object as an option value, naming the option when it is not one', async () => {
     expect(parseJsonObject('{"x": 1}', '--input')).toEqual({ x: 1 });
-    expect(await failure(() => parseJsonObject('[1]', '--input'))).toEqual(['--input must be a JSON object', 2]);
+    expect(await failure(() => parseJsonObject('[1]', '--input'))).toEqual(['--input must be a JSON object', 'invalid']);
     expect((await failure(() => parseJsonObject('{', '--input')))[0]).toMatch(/^--input is not valid JSON: /);
   });
 });
