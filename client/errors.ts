@@ -1,6 +1,6 @@
 /** Errors meant for people: one line naming what to fix, and a kind that says what happened. */
-import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { AgentDefinitionError } from '../core/agent';
+import type { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { AgentDefinitionError } from '../core/agent-file/errors';
 import { causeChain, oneLine } from '../core/text';
 import { redactUrls } from '../config/redact';
 
@@ -45,7 +45,7 @@ export function failureMessage(err: unknown): string {
 
 /** Whether an error says the workflow does not exist (the client's error, or gRPC NOT_FOUND). */
 export function isNotFound(err: unknown): boolean {
-  return err instanceof WorkflowNotFoundError || causeChain(err).some((e) => e.code === 5); // gRPC NOT_FOUND
+  return isTemporalError<WorkflowNotFoundError>(err, 'WorkflowNotFoundError') || causeChain(err).some((e) => e.code === 5); // gRPC NOT_FOUND
 }
 
 /** Where an error was met: names its message may use. */
@@ -66,12 +66,22 @@ export function describeError(err: unknown, ctx: ErrorContext = {}): { message: 
 function describeErrorAsIs(err: unknown, ctx: ErrorContext): { message: string; kind: ErrorKind } {
   if (err instanceof PerflowError) return { message: oneLine(err.message), kind: err.kind };
   if (err instanceof AgentDefinitionError) return { message: oneLine(err.message), kind: 'invalid' };
-  if (err instanceof WorkflowNotFoundError || (ctx.workflowId !== undefined && isNotFound(err))) {
-    const wid = err instanceof WorkflowNotFoundError && err.workflowId ? err.workflowId : ctx.workflowId;
+  const notFound = isTemporalError<WorkflowNotFoundError>(err, 'WorkflowNotFoundError');
+  if (notFound || (ctx.workflowId !== undefined && isNotFound(err))) {
+    const wid = notFound && err.workflowId ? err.workflowId : ctx.workflowId;
     const id = wid ? `"${wid}" ` : '';
     return { message: `no workflow ${id}in namespace ${ctx.namespace ?? 'default'}: check the workflow ID (perflow list)`, kind: 'not_found' };
   }
-  if (err instanceof WorkflowFailedError) return { message: `run failed: ${failureMessage(err)}`, kind: 'failed' };
+  if (isTemporalError<WorkflowFailedError>(err, 'WorkflowFailedError')) return { message: `run failed: ${failureMessage(err)}`, kind: 'failed' };
   const msg = err instanceof Error ? err.message : String(err);
   return { message: oneLine(msg), kind: 'failed' };
+}
+
+/**
+ * Whether `err` is the Temporal client's error of that class, by the marker its `instanceof`
+ * checks (`@temporalio/common` SymbolBasedInstanceOfError): the same answer without loading the
+ * Temporal client, so a command that never connects (`--help`, a usage error) starts fast.
+ */
+function isTemporalError<E extends Error>(err: unknown, className: 'WorkflowNotFoundError' | 'WorkflowFailedError'): err is E {
+  return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[Symbol.for(`__temporal_is${className}`)] === true;
 }

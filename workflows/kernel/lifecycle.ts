@@ -14,7 +14,7 @@ import { causeMessage, completedStepRefs, type RunContext } from './context';
 import { responseFilter } from './model-calls';
 import { modelForCall } from './scripted-calls';
 import { countRun } from './metrics';
-import { BudgetStop, budgetMetadata, tenantOf } from './budget';
+import { BudgetStop, budgetMetadata, tenantOf } from './dollar-budget';
 
 /**
  * Patches of capabilities that came to the other agent types with the kernel: runs recorded

@@ -16,7 +16,7 @@ import { FailureTypes, type AssumedVerdict } from '../definitions';
 import type { ModelActivities } from './activity-presets';
 import { modelForCall } from './scripted-calls';
 import type { RunContext } from './context';
-import { tenantOf, withinBudget, withinTenantBudget } from './budget';
+import { tenantOf, withinBudget, withinTenantBudget } from './dollar-budget';
 
 /** `max_parse_retries` counts retries (runs recorded before counted calls). */
 const PARSE_RETRIES_PATCH = 'max-parse-retries-counts-retries';

@@ -17,7 +17,7 @@ import { causeMessage, type RunContext } from './context';
 import { responseFilter } from './model-calls';
 import { modelForStep } from './scripted-calls';
 import { countStep } from './metrics';
-import { tenantOf, withinBudget } from './budget';
+import { tenantOf, withinBudget } from './dollar-budget';
 
 /** One executed step. */
 export interface StepOutcome {

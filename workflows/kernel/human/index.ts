@@ -3,8 +3,8 @@
  * (`plan_approval`, plan-review.ts), a tool call that requires approval waits in its executor
  * child, which asks the run (tool-approval.ts), guidance reaches the next planning call and a
  * pause holds the run between steps (steering.ts), a run at its dollar budget waits for a
- * raised cap or a stop (budget.ts), and a model call refused at the tenant's daily cap waits for
- * a higher cap, the next UTC day or a stop (tenant-budget.ts). Every decision is a workflow Update,
+ * raised cap or a stop (budget-wait.ts), and a model call refused at the tenant's daily cap waits for
+ * a higher cap, the next UTC day or a stop (tenant-budget-wait.ts). Every decision is a workflow Update,
  * validated before it is accepted (an invalid one changes nothing), and recorded in history,
  * progress and memory (pending.ts).
  *
@@ -12,18 +12,18 @@
  * `requires_approval`) asks for it, so runs recorded before replay unchanged.
  */
 import type { HumanState } from '../../definitions';
-import { openBudget, type BudgetDesk } from './budget';
+import { openBudget, type BudgetDesk } from './budget-wait';
 import { openDecisions, type HumanRun } from './pending';
 import { openPlanReview, type PlanOutcome } from './plan-review';
 import { openSteering, type Steering } from './steering';
 import { openToolApproval } from './tool-approval';
 
 export type { HumanState, PlanOutcome };
-export type { BudgetAnswer, BudgetDesk } from './budget';
+export type { BudgetAnswer, BudgetDesk } from './budget-wait';
 export { FEEDBACK_HEADING } from './steering';
 export { TIMEOUT_BY } from './pending';
 export { askToolApproval, toolApprovalAnswers } from './tool-approval';
-export { askTenantWait, tenantWaitAnswers } from './tenant-budget';
+export { askTenantWait, tenantWaitAnswers } from './tenant-budget-wait';
 
 export interface HumanLoop extends Steering {
   state: HumanState;

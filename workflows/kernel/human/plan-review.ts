@@ -5,7 +5,7 @@
  */
 import { setHandler } from '@temporalio/workflow';
 import { planDecisionUpdate, type PlanDecision } from '../../definitions';
-import type { BudgetDesk } from './budget';
+import type { BudgetDesk } from './budget-wait';
 import { byOf, checkBy, expectObject, numbered, TIMEOUT_BY, waitFor, type Decisions } from './pending';
 
 /** How the run goes on after a plan review. */

@@ -1,7 +1,7 @@
 /**
  * The run's dollar budget (`max_cost_usd`): checked before each of the run's model calls
  * against the cost so far (`progress.usage.cost_usd`). At or over the cap, `budget_action`
- * decides: `pause` waits for a person (human/budget.ts), `stop` ends the run with a summary of
+ * decides: `pause` waits for a person (human/budget-wait.ts), `stop` ends the run with a summary of
  * its steps (as at max_steps, by {@link BudgetStop} through `guard`), `fail` fails it with
  * `Budget.Exceeded`. Runs without `max_cost_usd` take none of this: no command is added.
  *

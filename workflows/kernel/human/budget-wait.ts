@@ -3,13 +3,13 @@
  * its cap until a person raises it (`raise-budget`, an Update validated against the cost so
  * far) or ends the run with the work so far (`reject --stop`, routed here by the plan decision
  * Update while a budget decision is pending). A raised cap is part of the human loop's state,
- * so it is carried across continue-as-new. The wait at the tenant's daily cap (tenant-budget.ts)
+ * so it is carried across continue-as-new. The wait at the tenant's daily cap (tenant-budget-wait.ts)
  * is a budget decision too: `reject --stop` ends it the same way.
  */
 import { condition, setHandler } from '@temporalio/workflow';
 import { raiseBudgetUpdate, type DecisionRecord } from '../../definitions';
 import { byOf, checkBy, expectObject, type Decisions } from './pending';
-import { openTenantWait, type TenantWait } from './tenant-budget';
+import { openTenantWait, type TenantWait } from './tenant-budget-wait';
 
 /** How a budget wait ended. */
 export type BudgetAnswer = { action: 'raise'; usd: number; by: string } | { action: 'stop'; by: string; reason: string };

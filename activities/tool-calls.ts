@@ -1,0 +1,115 @@
+/**
+ * The tool calls' activities: listing an agent's tools (its built-in ones and its MCP servers',
+ * after the worker policy), and running one call — bounded in time, recorded in memory and the
+ * run's event stream, its output cut for the model and kept whole in memory.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { AgentTool, AgentToolRef, ToolCallInput, ToolObservation } from '../core/contract';
+import type { McpServerConfig } from '../core/agent';
+import { toolCallName } from '../core/run-events';
+import { toolTimeoutSeconds } from '../core/tool-types';
+import type { MemoryStore } from '../memory/store';
+import type { RunEventLog } from '../memory/run-events';
+import { observeToolCall, type TelemetryDeps } from '../telemetry/model-and-tool-calls';
+import { withHeartbeat } from './heartbeat';
+import { saveToolCall, toolCallId } from './memory';
+import { checkMcpServers, policySecrets, type PolicyDeps } from './policy';
+import { activityStream } from './run-events';
+import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters, type SecretReader } from './tools/mcp';
+import { toolSpec, type ToolRegistry } from './tools/tool';
+
+/** What tool calls use. */
+export interface ToolCallDeps extends TelemetryDeps, PolicyDeps {
+  tools: ToolRegistry;
+  memory: MemoryStore;
+  /** The worker's environment variables, for `${NAME}` references in MCP servers' env and headers (none without). */
+  secret?: SecretReader;
+  /** The runs' event streams: tool calls and results are published as they happen (none without). */
+  events?: RunEventLog;
+}
+
+/**
+ * Longest tool output the model sees (characters). Longer outputs are stored whole in memory
+ * and cut here with a marker, so neither the prompt nor the workflow history grows with them.
+ */
+export const TOOL_OUTPUT_MODEL_LIMIT = 8_000;
+
+/** The tools an agent may use: what the model sees (name, description, JSON schema) and how to run each. */
+export async function describeTools(deps: ToolCallDeps, { tools, mcp_servers = [] }: { tools: AgentToolRef[]; mcp_servers?: McpServerConfig[] }): Promise<AgentTool[]> {
+    const builtin = tools.map((ref): AgentTool => {
+      const tool = deps.tools.get(ref.type);
+      if (!tool) {
+        throw ApplicationFailure.nonRetryable(
+          `unknown tool type "${ref.type}"; this worker has: ${[...deps.tools.keys()].join(', ') || 'no tools'}`,
+          'Tool.Unknown',
+        );
+      }
+      const spec = toolSpec(tool, ref.name ?? tool.type, ref.description ?? namesAsListed(tool.description, tools));
+      // The seed's tool attributes: the schema the model is shown, and strict function calling.
+      const { input_schema, strict } = ref.attributes ?? {};
+      return { spec: { ...spec, ...(input_schema ? { input_schema } : {}), ...(strict !== undefined ? { strict } : {}) }, ref };
+    });
+    // Before anything is started or reached: the worker policy.
+    checkMcpServers(deps, mcp_servers);
+    const mcp = (await listMcpTools(mcp_servers, policySecrets(deps, deps.secret ?? noSecrets))).map(
+      ({ spec, parameters }): AgentTool => ({
+        spec,
+        ref: { type: MCP_TOOL_TYPE, name: spec.name, parameters: { ...parameters }, ...(mcpNeedsApproval(parameters.server, parameters.tool) ? { requires_approval: true } : {}) },
+      }),
+    );
+    return [...builtin, ...mcp];
+  }
+
+/** Runs one tool call; bad input and tool errors become observations the model can act on. */
+export async function callTool(deps: ToolCallDeps, { tool: ref, input, place }: ToolCallInput): Promise<ToolObservation> {
+    const name = ref.name ?? ref.type;
+    const stream = activityStream(deps.events);
+    const call = toolCallName(place.stepIndex, place.callIndex);
+    stream?.toolCall(place.stepIndex, name, call, input);
+    const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input)));
+    await saveToolCall(deps.memory, place, { name, input, output: observation.content, is_error: observation.is_error });
+    await stream?.toolResult(place.stepIndex, name, call, !observation.is_error, observation.content);
+    if (observation.content.length <= TOOL_OUTPUT_MODEL_LIMIT) return observation;
+    const marker = `\n…[truncated: the tool returned ${observation.content.length} characters; the whole output is stored in memory as interaction ${toolCallId(place)}]`;
+    return { ...observation, content: observation.content.slice(0, TOOL_OUTPUT_MODEL_LIMIT) + marker };
+  }
+
+const noSecrets: SecretReader = () => undefined;
+
+/** A built-in description with the other tools it mentions under the names the agent lists them by (a seed's `ListIndexTool` …). */
+function namesAsListed(description: string, tools: readonly AgentToolRef[]): string {
+  return tools.reduce((text, t) => (t.name !== undefined && t.name !== t.type ? text.replaceAll(t.type, t.name) : text), description);
+}
+
+async function runTool(deps: ToolCallDeps, ref: AgentToolRef, input: Record<string, unknown>): Promise<ToolObservation> {
+  const { tools } = deps;
+  if (ref.type === MCP_TOOL_TYPE) {
+    const parameters = ref.parameters as unknown as McpToolParameters;
+    // The server was allowed when the run listed its tools; the policy may have changed since.
+    checkMcpServers(deps, [parameters.server]);
+    try {
+      return await callMcpTool(parameters, input, policySecrets(deps, deps.secret ?? noSecrets));
+    } catch (err) {
+      return { content: `Error: ${ref.name ?? 'MCP tool'} failed: ${(err as Error).message}`, is_error: true };
+    }
+  }
+  const tool = tools.get(ref.type);
+  if (!tool) return { content: `Error: tool type "${ref.type}" is not available on this worker`, is_error: true };
+  const parsed = tool.input.safeParse(input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+    return { content: `Error: invalid input for ${ref.name ?? ref.type}: ${problems}`, is_error: true };
+  }
+  const seconds = toolTimeoutSeconds(ref.parameters);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${seconds} s`)), seconds * 1000);
+  });
+  try {
+    return { content: await Promise.race([tool.run(parsed.data as never, ref.parameters ?? {}), timeout]), is_error: false };
+  } catch (err) {
+    return { content: `Error: ${ref.name ?? ref.type} failed: ${(err as Error).message}`, is_error: true };
+  } finally {
+    clearTimeout(timer);
+  }
+}
