@@ -3,7 +3,7 @@
  * call, guide, pause and resume, raise a run's dollar budget — each a workflow Update the run validates before accepting —
  * and the runs waiting for one (`PerflowPending`).
  */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import {
   guideUpdate,
   pauseUpdate,
@@ -103,24 +103,36 @@ export async function listPending(client: Client, limit = 100, tenant?: string):
   return needingSearchAttributes(client, 'pending', () => pendingRuns(client, limit, tenant));
 }
 
+/** How long `pending` waits for one run's answer: a run whose workers are down is listed without its details rather than holding up the others. */
+const PENDING_QUERY_MS = 5_000;
+/** Runs asked at once. */
+const PENDING_QUERIES_AT_ONCE = 8;
+
 async function pendingRuns(client: Client, limit: number, tenant?: string): Promise<PendingRun[]> {
-  const out: PendingRun[] = [];
+  const listed: WorkflowExecutionInfo[] = [];
   const query = `${listQuery('running', undefined, tenant)} AND PerflowPending IN ('plan', 'budget', 'tool', 'paused')`;
   for await (const wf of lenientClient(client).workflow.list({ query })) {
-    const waitingFor = wf.typedSearchAttributes.get(SearchAttributes.pending) ?? 'unknown';
-    const progress = await client.workflow
-      .getHandle(wf.workflowId)
-      .query(progressQuery)
-      .catch(() => undefined);
-    const agent = wf.memo?.agent;
-    out.push({
-      workflow_id: wf.workflowId,
-      ...(typeof agent === 'string' ? { agent } : {}),
-      waiting_for: waitingFor,
-      pending: progress?.pending ?? [],
-    });
-    if (out.length >= limit) break;
+    listed.push(wf);
+    if (listed.length >= limit) break;
   }
+  const out: PendingRun[] = new Array(listed.length);
+  let next = 0;
+  const ask = async () => {
+    for (let i = next++; i < listed.length; i = next++) {
+      const wf = listed[i];
+      const progress = await client
+        .withDeadline(Date.now() + PENDING_QUERY_MS, () => client.workflow.getHandle(wf.workflowId).query(progressQuery))
+        .catch(() => undefined);
+      const agent = wf.memo?.agent;
+      out[i] = {
+        workflow_id: wf.workflowId,
+        ...(typeof agent === 'string' ? { agent } : {}),
+        waiting_for: wf.typedSearchAttributes.get(SearchAttributes.pending) ?? 'unknown',
+        pending: progress?.pending ?? [],
+      };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PENDING_QUERIES_AT_ONCE, listed.length) }, ask));
   return out;
 }
 

@@ -7,12 +7,12 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentType } from '../../core/agent';
-import { approvePlan, approveTool, denyTool, guideRun, pauseRun, rejectPlan, resumeRun } from '../../client/decisions';
+import { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, rejectPlan, resumeRun } from '../../client/decisions';
 import { SearchAttributes, type PendingDecision, type Progress, type RunOutput } from '../../workflows/definitions';
 import { readConversation } from '../../memory/conversation';
 import { FEEDBACK_HEADING } from '../../workflows/kernel/human';
 import { gateTool } from '../support/gate-tool';
-import { progressOf, runInput, startWithAttributes, untilProgress, useHarness } from '../support/harness';
+import { createHarness, progressOf, runInput, startWithAttributes, untilProgress, useHarness } from '../support/harness';
 import { expectedResponse, typedAgent } from '../support/typed-agents';
 
 jest.setTimeout(180_000);
@@ -286,5 +286,28 @@ describe.each<AgentType>(['step_by_step', 'todo_list'])('%s with people in the l
     const events = await decisionEvents(run.workflowId);
     expect(events.filter((e) => e.startsWith('decision_pending'))).toEqual(['decision_pending tool tool-1-1: CalculatorTool', 'decision_pending tool tool-2-1: CalculatorTool']);
     expect(events.filter((e) => e.startsWith('decision ')).map((e) => e.split(': ')[1])).toEqual(['pause pause by jo', 'guidance guide by jo', 'tool approve by jo', 'resume resume by jo', 'tool approve by jo']);
+  });
+});
+
+describe('perflow pending', () => {
+  it('lists a run whose workers are gone from what its search attributes say, without its details, and the other runs with theirs', async () => {
+    const gone = await createHarness();
+    const stranded = await startWithAttributes(gone, runInput(typedAgent('plan_execute_and_reflect', 1), 'stranded', { plan_approval: 'first' }), 'stranded');
+    try {
+      // Waiting for its plan's approval, then its worker stops: its progress can no longer be asked.
+      await untilProgress(gone, stranded.workflowId, (p) => (p.pending ?? []).length > 0, 'the plan to approve');
+      await gone.close();
+      const live = await start(typedAgent('plan_execute_and_reflect', 1), 'live and waiting', { plan_approval: 'first' });
+      await pendingOf(live.workflowId, 'plan');
+      let listed: Awaited<ReturnType<typeof listPending>> = [];
+      for (let i = 0; i < 50 && !(listed.some((r) => r.workflow_id === stranded.workflowId) && listed.some((r) => r.workflow_id === live.workflowId)); i++) {
+        listed = await listPending(harness().client, 1_000);
+      }
+      expect(listed.find((r) => r.workflow_id === stranded.workflowId)).toEqual({ workflow_id: stranded.workflowId, waiting_for: 'plan', pending: [] });
+      expect(listed.find((r) => r.workflow_id === live.workflowId)?.pending.map((d) => d.kind)).toEqual(['plan']);
+      await rejectPlan(harness().client, live.workflowId, { reason: 'done', stop: true });
+    } finally {
+      await harness().client.workflow.getHandle(stranded.workflowId).terminate('test over').catch(() => undefined);
+    }
   });
 });
