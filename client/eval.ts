@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
+import { agentTypeSpec, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
 import { compareEvals, tallyEval } from '../core/eval/results';
 import { EvalSuiteError, parseSuite } from '../core/eval/suite';
 import type { CaseComparison, EvalCase, EvalComparison, EvalResult, EvalSuite } from '../core/eval/types';
@@ -86,6 +86,7 @@ export async function startEval(client: Client, o: StartEvalOptions): Promise<{ 
     eval_id: evalId,
     suite: suite.name,
     agent,
+    workflow_type: agentTypeSpec(agent.type).workflowType,
     concurrency: o.concurrency ?? 4,
     cases: o.suite.cases.map(({ case: c, parameters: resolved }) => {
       const { ids, continuesConversation, parameters } = resolveRunIds({ parameters: resolved });

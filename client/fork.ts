@@ -4,9 +4,8 @@
  * step N under a changed agent file, parameters or question.
  */
 import type { Client } from '@temporalio/client';
-import { AGENT_TYPE_SPECS, resolveParameters, type AgentDefinition } from '../core/agent';
+import { knownAgentTypes, resolveParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
 import { denseParameters } from '../core/agent-file/parameter-defaults';
-import type { AgentType, ResolvedParameters } from '../core/agent';
 import { forkPointQuery, progressQuery, type ForkSource, type RunInput } from '../workflows/definitions';
 import { PerflowError } from './errors';
 import { decodePayload } from './payloads';
@@ -38,8 +37,9 @@ export async function runInputOf(client: Client, workflowId: string): Promise<Ru
 /** What a fork of `sourceId` from step `fromStep` takes over; fails in one line when that step is past the source's. */
 export async function forkSource(client: Client, sourceId: string, fromStep: number, source?: RunInput): Promise<ForkSource> {
   const input = source ?? (await runInputOf(client, sourceId));
-  if (!FORKABLE.includes(input.agent.type)) {
-    throw new PerflowError('invalid', `fork supports ${FORKABLE.join(' and ')} runs; ${sourceId} is a ${input.agent.type} run, whose step list and variables a fork does not rebuild`);
+  const forkable = knownAgentTypes().filter((s) => s.fork).map((s) => s.type);
+  if (!forkable.includes(input.agent.type)) {
+    throw new PerflowError('invalid', `fork supports ${forkable.join(' and ')} runs; ${sourceId} is a ${input.agent.type} run, whose step list and variables a fork does not rebuild`);
   }
   const handle = client.workflow.getHandle(sourceId);
   const progress = await handle.query(progressQuery);
@@ -65,9 +65,6 @@ export async function forkSource(client: Client, sourceId: string, fromStep: num
     ...(point.planner_calls !== undefined ? { planner_calls: point.planner_calls } : {}),
   };
 }
-
-/** Agent types whose runs can be forked (AGENT_TYPE_SPECS). */
-const FORKABLE: readonly AgentType[] = AGENT_TYPE_SPECS.filter((s) => s.fork).map((s) => s.type);
 
 /** Starts a fork of run `sourceId` from step `fromStep` (see {@link forkSource}). */
 export async function forkRun(client: Client, sourceId: string, o: ForkOptions): Promise<StartedRun> {

@@ -37,6 +37,8 @@ export { setTenantBudget, showTenantBudgets, type TenantBudgetSet, type TenantBu
 export { formatConversation, type ConversationView } from '../memory/conversation';
 export { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition, type AgentType } from '../core/agent';
 export { addModelInterfaces } from '../core/agent-file/known-interfaces';
+export { addAgentTypes } from '../core/agent-file/known-agent-types';
+export type { AgentTypeField, AgentTypeSpec } from '../core/agent-file/agent-types';
 export type { ModelInterfaceSpec } from '../core/agent-file/llm-interfaces';
 export { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 export {

@@ -4,13 +4,11 @@ import { writeFile } from 'node:fs/promises';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
-import { missingSearchAttributes, progressQuery, searchAttributeCreateCommand, searchAttributeRefused, WORKFLOW_TYPES, type Progress, type RunOutput } from '../workflows/definitions';
+import { missingSearchAttributes, progressQuery, searchAttributeCreateCommand, searchAttributeRefused, type Progress, type RunOutput } from '../workflows/definitions';
+import { knownAgentTypes } from '../core/agent-file/known-agent-types';
 import { PerflowError } from './errors';
 import { readJsonFile } from './json-file';
 import { lenientClient } from './payloads';
-
-/** The workflow type of plan_execute_and_reflect runs. */
-export const WORKFLOW_TYPE = WORKFLOW_TYPES.plan_execute_and_reflect;
 
 export async function getStatus(client: Client, workflowId: string): Promise<Progress> {
   return client.workflow.getHandle(workflowId).query(progressQuery);
@@ -39,9 +37,9 @@ export function parseListStatus(value: string | undefined, what: string): ListSt
 }
 const STATUS_QUERY: Record<ListStatus, string> = { running: 'Running', completed: 'Completed', failed: 'Failed' };
 
-/** A visibility query for perflow runs; `agent` uses the PerflowAgent search attribute. */
+/** A visibility query for perflow runs (of every agent type this process knows); `agent` uses the PerflowAgent search attribute. */
 export function listQuery(status?: ListStatus, agent?: string, tenant?: string): string {
-  const types = Object.values(WORKFLOW_TYPES).map((t) => `WorkflowType = '${t}'`);
+  const types = knownAgentTypes().map((s) => `WorkflowType = '${s.workflowType}'`);
   const parts = [`(${types.join(' OR ')})`];
   const quoted = (v: string) => `'${v.replace(/['\\]/g, '\\$&')}'`;
   if (status) parts.push(`ExecutionStatus = '${STATUS_QUERY[status]}'`);

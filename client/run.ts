@@ -2,12 +2,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError, type SearchAttributePair } from '@temporalio/common';
-import { AgentDefinitionError, parameterWarnings, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
+import { AgentDefinitionError, agentTypeSpec, parameterWarnings, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
 import {
   preview,
   progressQuery,
   searchAttributeRefused,
-  workflowTypeFor,
   type ForkSource,
   type PendingDecision,
   type Progress,
@@ -15,12 +14,11 @@ import {
   type RunInput,
   type RunOutput,
   type RunWorkflow,
-  type RunWorkflows,
 } from '../workflows/definitions';
 import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 import { QUESTION_MAX_CHARS, type ParameterLimits } from '../core/agent-file/limits';
 import { runStart, truncateBytes } from '../workflows/run-start';
-import { formatCost } from '../core/text';
+import { pendingWhat } from '../core/decisions';
 import { PerflowError } from './errors';
 import { readJsonFile } from './json-file';
 import { budgetPriceProblem, unpricedModelsNote } from '../telemetry/model-prices';
@@ -129,7 +127,7 @@ export function resolveRunIds(o: Pick<StartRunOptions, 'memoryId' | 'parameters'
   return { ids, continuesConversation: memoryId !== undefined, parameters };
 }
 
-/** Starts a run with client-chosen IDs, as the workflow type of the agent's type (see WORKFLOW_TYPES). */
+/** Starts a run with client-chosen IDs, as the workflow type of the agent's type (its spec's, built in or added). */
 export async function startRun(client: Client, o: StartRunOptions): Promise<StartedRun> {
   if (o.question.length > QUESTION_MAX_CHARS) throw new PerflowError('invalid', `question: ${o.question.length} characters is above the limit of ${QUESTION_MAX_CHARS}`);
   const { ids, continuesConversation, parameters } = resolveRunIds(o);
@@ -147,12 +145,11 @@ export async function startRun(client: Client, o: StartRunOptions): Promise<Star
     staticDetails: start.staticDetails,
   };
   let searchable: SearchAttributePair[] = start.searchAttributes;
-  const workflowType = workflowTypeFor(o.agent.type);
-  type Workflow = RunWorkflows[typeof workflowType];
+  const { workflowType } = agentTypeSpec(o.agent.type);
   for (;;) {
     try {
       const attributes = searchable.length > 0 ? { typedSearchAttributes: new TypedSearchAttributes(searchable) } : {};
-      const handle = await client.workflow.start<Workflow>(workflowType, { ...options, ...attributes });
+      const handle = await client.workflow.start<RunWorkflow>(workflowType, { ...options, ...attributes });
       return { workflowId, runId: handle.firstExecutionRunId, ids, handle };
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) {
@@ -195,14 +192,11 @@ export function progressChanges(prev: Progress | undefined, next: Progress): str
 
 /** A pending decision for people: what waits, and the commands that answer it. */
 export function pendingLines(d: PendingDecision): string[] {
+  const { what: waiting, detail } = pendingWhat(d);
   const what =
-    d.kind === 'plan'
-      ? [`awaiting approval of the plan (${d.id}):`, ...(d.plan ?? []).map((s, i) => `  ${i + 1}. ${preview(s, 200)}`)]
-      : d.budget?.reason === 'tenant'
-        ? [`awaiting the tenant ${d.budget.tenant}'s daily budget (${d.id}): ${formatCost(d.budget.cost_usd)} of ${formatCost(d.budget.max_cost_usd)} spent today (UTC day ${d.budget.day})`]
-        : d.kind === 'budget'
-        ? [`awaiting a budget decision (${d.id}): the cost so far ${formatCost(d.budget?.cost_usd)} reached max_cost_usd ${formatCost(d.budget?.max_cost_usd)}`]
-        : [`awaiting approval of a tool call (${d.id}) in step ${(d.step?.index ?? 0) + 1}: ${d.tool} ${preview(JSON.stringify(d.input ?? {}), 300)}`];
+    d.kind === 'tool'
+      ? [`${waiting} (${d.id}) in step ${(d.step?.index ?? 0) + 1}: ${d.tool} ${preview(JSON.stringify(d.input ?? {}), 300)}`]
+      : [`${waiting} (${d.id}):${detail !== undefined ? ` ${detail}` : ''}`, ...(d.plan ?? []).map((s, i) => `  ${i + 1}. ${preview(s, 200)}`)];
   const timeout = d.timeout ? [`  (${d.timeout.action} at ${d.timeout.at} if nobody answers)`] : [];
   return [...what, ...timeout, ...d.answer.map((a) => `  answer: ${a}`)];
 }

@@ -11,6 +11,7 @@ export * from './agent-file/model';
 export * from './agent-file/parameters';
 export * from './agent-file/resolve-parameters';
 export * from './agent-file/agent-types';
+export * from './agent-file/known-agent-types';
 export * from './agent-file/parameter-defaults';
 export * from './agent-file/definition';
 export * from './agent-file/errors';

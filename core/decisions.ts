@@ -5,6 +5,7 @@
  * @module
  */
 import type { TenantBudgetReached } from './contract';
+import { formatCost } from './text';
 
 /** Which plans a person reviews before they run (parameter `plan_approval`). */
 export type PlanApproval = 'none' | 'first' | 'every';
@@ -149,4 +150,17 @@ export interface TenantCapNotice {
   tenant: string;
   usd_per_day: number;
   by: string;
+}
+
+/**
+ * What a pending decision waits for, as `progress` markdown and the CLI's pending lines say it:
+ * `what` ("awaiting approval of the plan", …) and, for a budget, the money (`detail`).
+ */
+export function pendingWhat(d: PendingDecision): { what: string; detail?: string } {
+  if (d.kind === 'plan') return { what: 'awaiting approval of the plan' };
+  if (d.budget?.reason === 'tenant') {
+    return { what: `awaiting the tenant ${d.budget.tenant}'s daily budget`, detail: `${formatCost(d.budget.cost_usd)} of ${formatCost(d.budget.max_cost_usd)} spent today (UTC day ${d.budget.day})` };
+  }
+  if (d.kind === 'budget') return { what: 'awaiting a budget decision', detail: `the cost so far ${formatCost(d.budget?.cost_usd)} reached max_cost_usd ${formatCost(d.budget?.max_cost_usd)}` };
+  return { what: 'awaiting approval of a tool call' };
 }

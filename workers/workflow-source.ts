@@ -4,9 +4,9 @@
  * bundles the sources at worker start.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Runtime, bundleWorkflowCode, type BundleOptions, type WorkerOptions } from '@temporalio/worker';
 import { FAILURE_CONVERTER_PATH } from '../codec/encryption';
 
@@ -24,13 +24,14 @@ export type WorkflowSource = Pick<WorkerOptions, 'workflowsPath' | 'workflowBund
  * each cached workflow cost megabytes and each new executor child milliseconds of CPU. The SDK
  * freezes their exports, so a shared module must not export schema instances (zod writes into a
  * schema on its first parse: core/agent-types builds its schemas on first use) or anything a
- * workflow changes.
+ * workflow changes. Every module of core/agent-types/ is shared, a new agent type's included.
  */
 export const SHARED_WORKFLOW_MODULES: readonly string[] = [
   'zod',
   ...[
     '../core/zod-defaults',
     '../core/text',
+    '../core/decisions',
     '../core/llm-types',
     '../core/json-in-text',
     '../core/prompts',
@@ -46,17 +47,19 @@ export const SHARED_WORKFLOW_MODULES: readonly string[] = [
     '../core/agent-file/llm-interfaces',
     '../core/agent-file/instructions',
     '../core/agent-file/agent-types',
-    '../core/agent-types',
-    '../core/agent-types/common',
-    '../core/agent-types/plan-and-execute',
-    '../core/agent-types/plan-and-execute-state',
-    '../core/agent-types/step-by-step',
-    '../core/agent-types/todo-list',
     '../core/eval/results',
   ].map((m) => require.resolve(m)),
+  ...agentTypeModules(),
   // Loaded by every workflow's runtime (failureConverterPath); it changes nothing once made.
   FAILURE_CONVERTER_PATH,
 ];
+
+/** The modules of core/agent-types/ (the agent types' prompts and answer parsers), as compiled or as sources. */
+function agentTypeModules(): string[] {
+  const dir = dirname(require.resolve('../core/agent-types'));
+  const names = readdirSync(dir).flatMap((file) => (/\.d\.ts$/.test(file) ? [] : (/^(.+)\.[jt]s$/.exec(file)?.slice(1) ?? [])));
+  return [...new Set(names)].map((name) => require.resolve(join(dir, name)));
+}
 
 /**
  * How perflow bundles workflow code: the modules shared among workflows, any workflow

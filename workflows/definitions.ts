@@ -15,7 +15,7 @@ import type { Usage } from '../core/llm-types';
 import type { CaseResult } from '../core/eval/types';
 import { causeChain, formatCost, preview, RESULT_PREVIEW_CHARS } from '../core/text';
 import type { PromptFormat } from '../core/template';
-import type { BudgetRaise, DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanDecision, TenantCapNotice, TenantWaitAnswer, TenantWaitRequest, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
+import { pendingWhat, type BudgetRaise, type DecisionRecord, type GuidanceInput, type HumanState, type PauseInput, type PendingDecision, type PlanDecision, type TenantCapNotice, type TenantWaitAnswer, type TenantWaitRequest, type ToolApprovalAnswer, type ToolApprovalRequest, type ToolDecision } from '../core/decisions';
 
 export type { BudgetRaise, DecisionRecord, GuidanceInput, HumanState, PauseInput, PendingDecision, PlanApproval, PlanDecision, TenantCapNotice, TenantWaitAnswer, TenantWaitRequest, ToolApprovalAnswer, ToolApprovalRequest, ToolDecision } from '../core/decisions';
 
@@ -137,7 +137,7 @@ export interface AssumedVerdict {
   error: string;
 }
 
-/** The workflow type that runs each agent type (AGENT_TYPE_SPECS). */
+/** The workflow type that runs each built-in agent type (AGENT_TYPE_SPECS; clients start added types as their specs say: known-agent-types.ts). */
 export const WORKFLOW_TYPES = Object.fromEntries(AGENT_TYPE_SPECS.map((s) => [s.type, s.workflowType])) as WorkflowTypes;
 
 /** The workflow type of an agent type. */
@@ -167,9 +167,6 @@ export const evalScoredQuery = defineQuery<{ progress: EvalProgress; cases: Case
 
 /** A run workflow as clients see it: a run input in, a run output out. */
 export type RunWorkflow = (input: RunInput) => Promise<RunOutput>;
-
-/** Each workflow type's signature, for typed client handles (workflows/index.ts registers them under these names). */
-export type RunWorkflows = { [T in (typeof WORKFLOW_TYPES)[AgentType]]: RunWorkflow };
 
 /** A step of a step_by_step run as `progress` shows it (Axon Ivy `AiStep` and its state). */
 export interface StepView {
@@ -338,14 +335,12 @@ export function progressMarkdown(p: Progress, workflowId = 'ID'): string {
     lines.push('**Plan:**', ...p.plan_steps.map((s) => `- ${STATUS_ICON[s.status]} ${s.step_num}. ${preview(s.goal, 150)} (${s.primary_tools[0] ?? 'no tool'}, ${s.attempts} attempts)`), '');
   } else if (p.plan.length > 0) lines.push('**Plan:**', ...p.plan.map((s, i) => `${i + 1}. ${preview(s, 200)}`), '');
   for (const d of p.pending ?? []) {
+    const { what, detail } = pendingWhat(d);
+    const heading = `**${what[0].toUpperCase()}${what.slice(1)}`;
     lines.push(
-      d.kind === 'plan'
-        ? '**Awaiting approval of the plan:**'
-        : d.budget?.reason === 'tenant'
-          ? `**Awaiting the tenant ${d.budget.tenant}'s daily budget:** ${formatCost(d.budget.cost_usd)} of ${formatCost(d.budget.max_cost_usd)} spent today (UTC day ${d.budget.day})`
-          : d.kind === 'budget'
-          ? `**Awaiting a budget decision:** the cost so far ${formatCost(d.budget?.cost_usd)} reached max_cost_usd ${formatCost(d.budget?.max_cost_usd)}`
-          : `**Awaiting approval of a tool call** (step ${(d.step?.index ?? 0) + 1}): \`${d.tool}\` with \`${preview(JSON.stringify(d.input), 500)}\``,
+      d.kind === 'tool'
+        ? `${heading}** (step ${(d.step?.index ?? 0) + 1}): \`${d.tool}\` with \`${preview(JSON.stringify(d.input), 500)}\``
+        : `${heading}:**${detail !== undefined ? ` ${detail}` : ''}`,
     );
     if (d.plan) lines.push(...d.plan.map((s, i) => `${i + 1}. ${preview(s, 200)}`));
     if (d.timeout) lines.push(`(${d.timeout.action} at ${d.timeout.at} if nobody answers)`);

@@ -33,6 +33,11 @@ export interface EvalInput {
   suite: string;
   /** The agent every case runs, resolved once. */
   agent: AgentDefinition;
+  /**
+   * The workflow type the cases run as, the agent type's as the client knows it (an added type's
+   * too); absent in evals started before: the built-in type's.
+   */
+  workflow_type?: string;
   /** Most case runs at once. */
   concurrency: number;
   cases: EvalCaseInput[];
@@ -109,7 +114,7 @@ async function runCase(input: EvalInput, c: EvalCaseInput): Promise<CaseResult> 
   const began = Date.now();
   let outcome: Parameters<EvalActivities['scoreEvalCase']>[0]['outcome'];
   try {
-    const out = await executeChild<RunWorkflow>(workflowTypeFor(input.agent.type), {
+    const out = await executeChild<RunWorkflow>(input.workflow_type ?? workflowTypeFor(input.agent.type), {
       workflowId,
       args: [start.input],
       memo: start.memo,

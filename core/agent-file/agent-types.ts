@@ -4,7 +4,8 @@
  * it (plan approval, parallel steps, forks). The agent-file schema, the applicability checks,
  * the workflow registry's names and the client's fork check all derive from this table, so a
  * new agent type is one entry here plus its workflow (docs/extending.md). Schema-free: workflow
- * code imports it.
+ * code imports it (workers/workflow-source.ts shares it among all workflows of a worker); the
+ * types a process adds are in known-agent-types.ts, which workflow code never sees.
  */
 
 /** Agent-file fields only some agent types use. */
@@ -14,12 +15,14 @@ export type AgentTypeField = 'goal' | 'instructions';
 export interface AgentTypeSpec {
   /** The agent file's `type` (matched ignoring case). */
   readonly type: string;
-  /** The Temporal workflow type that runs it: a workflow function of this name exported by workflows/index.ts. */
+  /** The Temporal workflow type that runs it: a workflow function of this name exported by workflows/index.ts (an added type's: by the worker's workflows module). */
   readonly workflowType: string;
   /** The type-specific parameters it uses (parameters no type lists are used by every type). */
   readonly parameters: readonly string[];
   /** The agent-file fields only some types use that this one does. */
   readonly fields: readonly AgentTypeField[];
+  /** Those of its fields an agent file of this type must set (not blank, not empty). */
+  readonly requires?: readonly AgentTypeField[];
   /** Whether `plan_approval` applies: the type writes a plan a person can review. */
   readonly planApproval: boolean;
   /** Whether its steps may run in parallel (`max_parallel_steps` > 1). */
@@ -55,6 +58,7 @@ export const AGENT_TYPE_SPECS = [
     workflowType: 'stepByStep',
     parameters: ['max_iterations'],
     fields: ['goal', 'instructions'],
+    requires: ['goal'],
     planApproval: false,
     parallelSteps: false,
     fork: false,
@@ -86,24 +90,5 @@ type Spec = (typeof AGENT_TYPE_SPECS)[number];
 /** An agent type's name. */
 export type AgentTypeName = Spec['type'];
 
-/** Every agent type's name, in the table's order. */
-export const AGENT_TYPES = AGENT_TYPE_SPECS.map((s) => s.type) as [AgentTypeName, ...AgentTypeName[]];
-
 /** The workflow type of each agent type, by agent type. */
 export type WorkflowTypes = { [S in Spec as S['type']]: S['workflowType'] };
-
-/** The spec of an agent type. */
-export function agentTypeSpec(type: AgentTypeName): AgentTypeSpec {
-  return AGENT_TYPE_SPECS.find((s) => s.type === type) as AgentTypeSpec;
-}
-
-/** The agent types that use a type-specific parameter, or undefined when every type uses it. */
-export function typesUsingParameter(name: string): AgentTypeName[] | undefined {
-  const users = AGENT_TYPE_SPECS.filter((s) => (s.parameters as readonly string[]).includes(name)).map((s) => s.type);
-  return users.length > 0 ? users : undefined;
-}
-
-/** The agent types that use an agent-file field. */
-export function typesUsingField(field: AgentTypeField): AgentTypeName[] {
-  return AGENT_TYPE_SPECS.filter((s) => (s.fields as readonly AgentTypeField[]).includes(field)).map((s) => s.type);
-}

@@ -1,28 +1,51 @@
 /**
  * Which agent types use a parameter or agent-file field: one that does nothing for the agent's
- * type is refused before a run starts, and an unknown parameter gets a warning naming the
- * closest known one (unknown parameters are kept: prompts may use them as `${parameters.x}`).
+ * type is refused before a run starts, as is a field the type requires left unset; an unknown
+ * parameter gets a warning naming the closest known one (unknown parameters are kept: prompts
+ * may use them as `${parameters.x}`).
  */
 import type { AgentDefinitionIssue } from '../issues';
-import { typesUsingField, typesUsingParameter, type AgentTypeField, type AgentTypeName } from './agent-types';
+import type { AgentTypeField } from './agent-types';
+import { knownAgentType, typesUsingField, typesUsingParameter } from './known-agent-types';
 
-const usedBy = (types: readonly AgentTypeName[]) => (types.length <= 2 ? types.join(' and ') : `${types.slice(0, -1).join(', ')} and ${types.at(-1)}`);
+const usedBy = (types: readonly string[]) => (types.length <= 2 ? types.join(' and ') : `${types.slice(0, -1).join(', ')} and ${types.at(-1)}`);
 
-/** The given parameters (the agent file's and the run's, not defaults) that the agent's type does not use (AGENT_TYPE_SPECS). */
-export function unusedParameters(type: AgentTypeName, given: Record<string, unknown>): AgentDefinitionIssue[] {
+/** The given parameters (the agent file's and the run's, not defaults) that the agent's type does not use (its spec's `parameters`). */
+export function unusedParameters(type: string, given: Record<string, unknown>): AgentDefinitionIssue[] {
   return Object.keys(given).flatMap((key) => {
     const users = given[key] === undefined ? undefined : typesUsingParameter(key);
     return users && !users.includes(type) ? [{ path: `parameters.${key}`, message: `does nothing for a ${type} agent (it is for ${usedBy(users)}); remove it` }] : [];
   });
 }
 
-/** The agent-file fields set that the agent's type does not use (an empty list of instructions is no setting). */
-export function unusedFields(agent: { type: AgentTypeName; goal?: string; instructions?: readonly unknown[] }): AgentDefinitionIssue[] {
-  const set: Record<AgentTypeField, boolean> = { goal: agent.goal !== undefined, instructions: (agent.instructions ?? []).length > 0 };
+interface TypedFields {
+  type: string;
+  goal?: string;
+  instructions?: readonly unknown[];
+}
+
+/**
+ * Which of the type-specific fields an agent file sets: an empty list of instructions is no
+ * setting, nor is a blank goal when `filled` (a required goal must say something).
+ */
+const fieldsSet = (agent: TypedFields, filled = false): Record<AgentTypeField, boolean> => ({
+  goal: agent.goal !== undefined && (!filled || agent.goal.trim() !== ''),
+  instructions: (agent.instructions ?? []).length > 0,
+});
+
+/** The agent-file fields set that the agent's type does not use. */
+export function unusedFields(agent: TypedFields): AgentDefinitionIssue[] {
+  const set = fieldsSet(agent);
   return (Object.keys(set) as AgentTypeField[]).flatMap((field) => {
     const users = typesUsingField(field);
     return set[field] && !users.includes(agent.type) ? [{ path: field, message: `does nothing for a ${agent.type} agent (it is for ${usedBy(users)}); remove it` }] : [];
   });
+}
+
+/** The fields the agent's type requires (its spec's `requires`) that the agent file leaves unset. */
+export function missingFields(agent: TypedFields): AgentDefinitionIssue[] {
+  const set = fieldsSet(agent, true);
+  return (knownAgentType(agent.type)?.requires ?? []).flatMap((field) => (set[field] ? [] : [{ path: field, message: `is required for a ${agent.type} agent` }]));
 }
 
 /**

@@ -6,8 +6,9 @@ import { isIvyAgentFile, mapIvyAgent } from '../ivy-agent';
 import { BUILTIN_TOOL_TYPES, SEED_TOOL_TYPES } from '../tool-types';
 import { isPlainObject, requiredOr, type PlainObject } from './coerce';
 import { INSTRUCTION_TYPES } from './instructions';
-import { AGENT_TYPES } from './agent-types';
-import { unusedFields, unusedParameters } from './applicability';
+import type { AgentTypeName } from './agent-types';
+import { missingFields, unusedFields, unusedParameters } from './applicability';
+import { knownAgentType, knownAgentTypes } from './known-agent-types';
 import { normalizeInterface } from './llm-interfaces';
 import { ModelConfig } from './model';
 import { AgentParameters } from './parameters';
@@ -15,12 +16,19 @@ import { AgentParameters } from './parameters';
 // ---------------------------------------------------------------------------------------------
 // agent definition
 
-/** An agent type (AGENT_TYPE_SPECS); matching ignores case, so Axon Ivy's `STEP_BY_STEP` and `TODO_LIST` work too. */
+/** The refusal of an agent type: the types this process knows, listed when it is asked. */
+const expectedAgentType = (issue: { input?: unknown }): string => requiredOr(`expected one of ${knownAgentTypes().map((spec) => spec.type).join(', ')}`)(issue);
+
+/**
+ * An agent type: a built-in one (AGENT_TYPE_SPECS) or one this process added (`addAgentTypes`).
+ * Matching ignores case, so Axon Ivy's `STEP_BY_STEP` and `TODO_LIST` work too. Typed as the
+ * built-in names: an added type's name passes as one of them (see `addAgentTypes`).
+ */
 export const AgentType = z.preprocess(
   (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
-  z.enum(AGENT_TYPES, { error: requiredOr(`expected one of ${AGENT_TYPES.join(', ')}`) }),
+  z.custom<AgentTypeName>((v) => typeof v === 'string' && knownAgentType(v) !== undefined, { error: expectedAgentType }),
 );
-/** Agent types. */
+/** Agent types: the built-in names (an added type's name is cast to them). */
 export type AgentType = z.infer<typeof AgentType>;
 
 /** A tool the agent may use, as in the seed's register-agent body (`{"type": "SearchIndexTool"}`). */
@@ -226,10 +234,7 @@ const AgentDefinitionObject = z.strictObject(
   },
   { error: requiredOr('expected an object') },
 ).superRefine((a, ctx) => {
-  if (a.type === 'step_by_step' && (a.goal === undefined || a.goal.trim() === '')) {
-    ctx.addIssue({ code: 'custom', path: ['goal'], message: 'is required for a step_by_step agent' });
-  }
-  for (const issue of unusedFields(a)) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
+  for (const issue of [...missingFields(a), ...unusedFields(a)]) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message });
 });
 
 /**

@@ -1,13 +1,13 @@
 /**
  * The parameters of one run: the agent file's, the run's and a fork's inherited ones merged,
- * checked against the agent's type (AGENT_TYPE_SPECS) and the limits, and every default filled in.
+ * checked against the agent's type (its spec, built in or added) and the limits, and every default filled in.
  */
 import { fallbackError, toIssues } from '../issues';
-import { AGENT_TYPE_SPECS, agentTypeSpec } from './agent-types';
 import { unknownParameterWarnings, unusedParameters } from './applicability';
 import type { AgentDefinition } from './definition';
 import { AgentDefinitionError } from './errors';
 import { limitIssues, PARAMETER_LIMITS, type ParameterLimits } from './limits';
+import { agentTypeSpec, knownAgentTypes } from './known-agent-types';
 import { llmResponseFilterFor } from './model';
 import { parameterDefaults } from './parameter-defaults';
 import { AgentParameters, type ResolvedParameters } from './parameters';
@@ -58,7 +58,7 @@ export function resolveParameters(agent: AgentDefinition, runParams: Record<stri
     );
   }
   if (p.max_parallel_steps > 1 && !spec.parallelSteps) {
-    const parallel = AGENT_TYPE_SPECS.filter((s) => s.parallelSteps).map((s) => s.type);
+    const parallel = knownAgentTypes().filter((s) => s.parallelSteps).map((s) => s.type);
     throw new AgentDefinitionError(
       [{ path: 'parameters.max_parallel_steps', message: `${agent.type} agents ${spec.why?.parallelSteps ?? 'run one step at a time'}; parallel steps are for ${parallel.join(' and ')} (use 1)` }],
       'invalid agent parameters',

@@ -46,6 +46,8 @@ export interface HarnessOptions {
   llm?: PerflowWorkerConfig['llm'];
   /** What agent files may make the worker do (default {@link TEST_POLICY}). */
   policy?: WorkerPolicy;
+  /** The workflows module the worker runs (default perflow's): one under test/workflows/ adding workflows of its own. */
+  workflowsPath?: string;
 }
 
 /**
@@ -79,7 +81,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(options.encryption ? { encryption: options.encryption } : {}),
     ...(options.llm ? { llm: options.llm } : {}),
     // The workflow code bundled from the sources, once for the whole test run.
-    workflows: { workflowBundle: await workflowBundle('plain') },
+    workflows: { workflowBundle: await workflowBundle('plain', options.workflowsPath) },
   });
   const running = worker.run();
   return {
