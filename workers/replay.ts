@@ -4,7 +4,7 @@
  */
 import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { REPLAY_SINKS, workflowSource } from './workflow-source';
+import { REPLAY_SINKS, workflowCode, workflowSource } from './workflow-source';
 
 /**
  * Replays a history against perflow's workflow code, or against the workflows module at
@@ -21,8 +21,9 @@ export async function replayHistory(history: unknown, workflowId = 'replay', wor
     // already installed
   }
   try {
-    const source = workflowsPath ? { workflowsPath } : workflowSource();
-    await Worker.runReplayHistory({ ...source, sinks: REPLAY_SINKS, ...(dataConverter ? { dataConverter } : {}) }, history, workflowId);
+    // perflow's workflows as its workers run them (a checkout's bundled once and kept while they do not change); a candidate's bundled as they are.
+    const code = workflowsPath ? { workflowsPath } : { workflowBundle: (await workflowCode(workflowSource())).workflowBundle };
+    await Worker.runReplayHistory({ ...code, sinks: REPLAY_SINKS, ...(dataConverter ? { dataConverter } : {}) }, history, workflowId);
     return undefined;
   } catch (err) {
     const e = err as Error;

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Runtime, bundleWorkflowCode, type BundleOptions, type WorkerOptions } from '@temporalio/worker';
+import { Runtime, type BundleOptions, type WorkerOptions } from '@temporalio/worker';
+import { keptWorkflowBundle } from './bundle-cache';
 import { FAILURE_CONVERTER_PATH } from '../codec/encryption';
 
 /** Written by scripts/bundle-workflows.js beside the compiled modules. */
@@ -92,7 +93,7 @@ export function workflowSource(options: { traced?: boolean } = {}): WorkflowSour
 export function describeWorkflowSource(source: WorkflowSource = workflowSource()): string {
   return source.workflowBundle && 'codePath' in source.workflowBundle
     ? `workflows from the prebuilt bundle ${source.workflowBundle.codePath}`
-    : 'workflows bundled from the sources at start';
+    : 'workflows bundled from the sources (kept in the cache folder until they change)';
 }
 
 /**
@@ -114,8 +115,6 @@ export async function workflowCode(
       ? bundle.code
       : bundle && 'codePath' in bundle
         ? await readFile(bundle.codePath, 'utf8')
-        : (
-            await bundleWorkflowCode({ ...workflowBundleOptions(source.workflowsPath!, options.interceptorModules), logger: Runtime.instance().logger })
-          ).code;
+        : (await keptWorkflowBundle({ ...workflowBundleOptions(source.workflowsPath!, options.interceptorModules), logger: Runtime.instance().logger })).code;
   return { workflowBundle: { code }, buildId: `perflow+${createHash('sha256').update(code).digest('hex').slice(0, 20)}` };
 }
