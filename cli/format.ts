@@ -1,6 +1,7 @@
 /** The CLI's text views of runs and decisions (what `--json` prints as JSON instead). */
 import type { WorkflowExecutionInfo } from '@temporalio/client';
-import type { DecisionRecord, PendingRun, Progress } from '../client';
+import type { PendingRun } from '../client/decisions';
+import type { DecisionRecord, Progress } from '../client';
 import { pendingLines } from '../client/run';
 import { formatCost } from '../core/text';
 

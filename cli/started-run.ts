@@ -1,5 +1,9 @@
 /** What `run` and `fork` print: the started run's IDs, and with --follow / --wait its events and result. */
-import { followRun, PerflowError, StreamUnavailableError, watchRun, workflowUrl, type PerflowClient, type RunOutput, type StartedRun } from '../client';
+import { workflowUrl, type PerflowClient } from '../client/connect';
+import { PerflowError } from '../client/errors';
+import { followRun, type StartedRun } from '../client/run';
+import { StreamUnavailableError, watchRun } from '../client/watch';
+import type { RunOutput } from '../client';
 import type { CommandContext } from './context';
 import { answer, note, out, printJson } from './output';
 import { EventPrinter } from './event-lines';

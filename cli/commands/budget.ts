@@ -1,5 +1,6 @@
 /** `perflow budget set|show`: tenants' daily dollar caps. */
-import { PerflowError, setTenantBudget, showTenantBudgets, type TenantBudgetView } from '../../client';
+import { PerflowError } from '../../client/errors';
+import { setTenantBudget, showTenantBudgets, type TenantBudgetView } from '../../client/tenant-budgets';
 import { USD_PER_DAY_NEEDED } from '../../client/tenant-budgets';
 import { withClient, type CommandContext, type CommandHandler } from '../context';
 import { answer } from '../output';

@@ -1,5 +1,6 @@
 /** `perflow codec-server`: decrypts payloads for the Temporal Web UI; serves until SIGINT/SIGTERM. */
-import { PerflowError, startCodecServer } from '../../client';
+import { startCodecServer } from '../../client/codec-server';
+import { PerflowError } from '../../client/errors';
 import { CODEC_NEEDS_TOKEN } from '../../client/codec-server';
 import { checkedAllowedHost, isLoopbackHost } from '../../client/listener-guard';
 import { codecTokenFromEnv } from '../../config/env';

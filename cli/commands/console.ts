@@ -1,5 +1,5 @@
 /** `perflow console`: the web console, until Ctrl-C. */
-import { PerflowError } from '../../client';
+import { PerflowError } from '../../client/errors';
 import type { CommandHandler } from '../context';
 import { note, out } from '../output';
 

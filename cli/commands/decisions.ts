@@ -1,6 +1,8 @@
 /** People's decisions on runs: `pending`, and the commands that answer a run's question or hold it. */
 import type { Client } from '@temporalio/client';
-import { approvePlan, approveTool as approveToolCall, denyTool as denyToolCall, guideRun, listPending, pauseRun, PerflowError, raiseBudget as raiseBudgetOf, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type DecisionRecord } from '../../client';
+import { approvePlan, approveTool as approveToolCall, denyTool as denyToolCall, guideRun, listPending, pauseRun, raiseBudget as raiseBudgetOf, readStepsFile, rejectPlan, resumeRun, type DecidedBy } from '../../client/decisions';
+import { PerflowError } from '../../client/errors';
+import type { DecisionRecord } from '../../client';
 import { parseJsonObject } from '../../client/json-file';
 import { requireId, withClient, type CommandContext, type CommandHandler } from '../context';
 import { decisionLine, pendingRunLines } from '../format';

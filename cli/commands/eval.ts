@@ -1,6 +1,11 @@
 /** `perflow eval`: run a suite (SUITE), `show`, `list`, `compare` evals, and `from-runs` (writes a suite from recorded runs). */
 import { writeFile } from 'node:fs/promises';
-import { compareEvalResults, evalResult, formatDiff, listEvals, loadSuite, parseParams, PerflowError, startEval, workflowUrl, type EvalProgress, type EvalResult } from '../../client';
+import { workflowUrl } from '../../client/connect';
+import { formatDiff } from '../../client/diff';
+import { PerflowError } from '../../client/errors';
+import { compareEvalResults, evalResult, listEvals, loadSuite, startEval, type EvalProgress } from '../../client/eval';
+import { parseParams } from '../../client/run';
+import type { EvalResult } from '../../core/eval/types';
 import { aboutRun, withClient, type CommandContext, type CommandHandler } from '../context';
 import { comparisonLines, evalTableLines, junitXml, progressBar } from '../eval-report';
 import { evalFromRuns } from './eval-from-runs';

@@ -1,5 +1,8 @@
 /** Forking a run from a step, and comparing two runs: `fork`, `diff`. */
-import { diffRuns, forkRun, formatDiff, loadAgentFile, parseParams, PerflowError } from '../../client';
+import { diffRuns, formatDiff } from '../../client/diff';
+import { PerflowError } from '../../client/errors';
+import { forkRun } from '../../client/fork';
+import { loadAgentFile, parseParams } from '../../client/run';
 import { aboutRun, requireId, withClient, type CommandHandler } from '../context';
 import { answer } from '../output';
 import { checkFollowOrWait, reportStarted } from '../started-run';

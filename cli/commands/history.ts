@@ -1,6 +1,9 @@
 /** A run's event history: `history` saves it, `replay` checks it against the workflow code, `reset` rewinds the run. */
 import { resolve as resolvePath } from 'node:path';
-import { encryptionDataConverter, fetchHistory, PerflowError, readHistoryFile, resetRun, workflowUrl, writeHistoryFile } from '../../client';
+import { workflowUrl } from '../../client/connect';
+import { PerflowError } from '../../client/errors';
+import { fetchHistory, readHistoryFile, resetRun, writeHistoryFile } from '../../client/ops';
+import { encryptionDataConverter } from '../../codec/encryption';
 import { historyWorkflowId, parseResetTarget } from '../../client/ops';
 import { encryptionKeyIdsIn, missingKeyMessage } from '../../codec/encryption';
 import { requireId, withClient, type CommandHandler } from '../context';

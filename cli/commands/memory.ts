@@ -1,5 +1,7 @@
 /** `perflow memory`: a conversation as MongoDB holds it. */
-import { formatConversation, PerflowError, readMemory } from '../../client';
+import { PerflowError } from '../../client/errors';
+import { readMemory } from '../../client/memory';
+import { formatConversation } from '../../client';
 import { requireId, type CommandHandler } from '../context';
 import { answer } from '../output';
 

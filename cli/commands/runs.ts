@@ -1,5 +1,8 @@
 /** Starting and inspecting runs: `run`, `status`, `watch`, `result`, `list`, `cancel`. */
-import { cancelRun, getResult, getStatus, listRuns, loadAgentFile, parseListStatus, parseParams, PerflowError, runSummary, startRun, watchRun } from '../../client';
+import { PerflowError } from '../../client/errors';
+import { cancelRun, getResult, getStatus, listRuns, parseListStatus, runSummary } from '../../client/ops';
+import { loadAgentFile, parseParams, startRun } from '../../client/run';
+import { watchRun } from '../../client/watch';
 import { assertMemoryExists } from '../../client/memory';
 import { checkWorkerPolicy } from '../../client/worker-policy';
 import { requireId, withClient, type CommandHandler } from '../context';

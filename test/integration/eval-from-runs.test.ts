@@ -116,7 +116,7 @@ describe('the evalFromRuns handler', () => {
     expect(printed).toEqual([`wrote 2 cases to ${out}\n`]);
     const suite = parseSuite(JSON.parse(readFileSync(out, 'utf8')), out);
     expect(suite.cases.map((c) => c.question)).toEqual([`What opens first ${tag}?`, LONG_QUESTION]);
-    await expect(evalFromRuns(ctx(args))).rejects.toMatchObject({ message: `${out} exists already; pass --force to overwrite it`, exitCode: 2 });
+    await expect(evalFromRuns(ctx(args))).rejects.toMatchObject({ message: `${out} exists already; pass --force to overwrite it`, kind: 'refused' });
     await expect(evalFromRuns(ctx([...args, '--force']))).resolves.toBe(0);
   });
 
@@ -124,14 +124,14 @@ describe('the evalFromRuns handler', () => {
     const out = join(dir, 'never.json');
     await expect(evalFromRuns(ctx(['from-runs', '--since', 'yesterday', '--out', out]))).rejects.toMatchObject({
       message: '--since must be an ISO date or date-time such as 2026-11-24 or 2026-11-24T08:00:00Z, got "yesterday"',
-      exitCode: 2,
+      kind: 'invalid',
     });
-    await expect(evalFromRuns(ctx(['from-runs', '--since', '2026-02-30', '--out', out]))).rejects.toMatchObject({ exitCode: 2 });
-    await expect(evalFromRuns(ctx(['from-runs', '--limit', '1001', '--out', out]))).rejects.toMatchObject({ message: '--limit must be an integer from 1 to 1000, got "1001"', exitCode: 2 });
-    await expect(evalFromRuns(ctx(['from-runs']))).rejects.toMatchObject({ message: 'eval from-runs needs --out FILE (the suite file to write)', exitCode: 2 });
+    await expect(evalFromRuns(ctx(['from-runs', '--since', '2026-02-30', '--out', out]))).rejects.toMatchObject({ kind: 'invalid' });
+    await expect(evalFromRuns(ctx(['from-runs', '--limit', '1001', '--out', out]))).rejects.toMatchObject({ message: '--limit must be an integer from 1 to 1000, got "1001"', kind: 'invalid' });
+    await expect(evalFromRuns(ctx(['from-runs']))).rejects.toMatchObject({ message: 'eval from-runs needs --out FILE (the suite file to write)', kind: 'invalid' });
     await expect(evalFromRuns(ctx(['from-runs', '--agent', `nobody-${tag}`, '--out', out]))).rejects.toMatchObject({
       message: `no completed run of agent nobody-${tag} to make a suite of; nothing written`,
-      exitCode: 1,
+      kind: 'failed',
     });
   });
 });
