@@ -1,7 +1,8 @@
 /** What `run` and `fork` print: the started run's IDs, and with --follow / --wait its events and result. */
 import { workflowUrl, type PerflowClient } from '../client/connect';
 import { PerflowError } from '../client/errors';
-import { followRun, type StartedRun } from '../client/run';
+import { followRun } from '../client/follow-run';
+import type { StartedRun } from '../client/run';
 import { StreamUnavailableError, watchRun } from '../client/watch';
 import type { RunOutput } from '../client';
 import type { CommandContext } from './context';

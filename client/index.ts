@@ -5,7 +5,8 @@
 export { clientConfigFromEnv, temporalFromEnv, type ClientConfig, type TemporalConnectionSettings } from '../config/env';
 export { connectClient, workflowUrl, type PerflowClient } from './connect';
 export { describeError, ERROR_KINDS, failureMessage, PerflowError, type ErrorKind } from './errors';
-export { agentFromJson, followRun, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type LoadedAgent, type StartRunOptions, type StartedRun } from './run';
+export { followRun } from './follow-run';
+export { agentFromJson, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type LoadedAgent, type StartRunOptions, type StartedRun } from './run';
 export {
   cancelRun,
   fetchHistory,
