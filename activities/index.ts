@@ -5,7 +5,7 @@
  * model-calls.ts, tool-calls.ts, worker-caches.ts, llm/, tools/, memory.ts, run-events.ts,
  * tenant-budget.ts, eval.ts and policy.ts (the worker policy).
  */
-import type { AgentTool, AgentToolRef, ExecutorCallInput, PlannerCallInput, PlannerPromptRef, ToolCallInput, ToolObservation } from '../core/contract';
+import type { AgentTool, AgentToolRef, ExecutorCallInput, PlannerCallInput, PlannerPromptRef, ToolCallInput, ToolObservation } from '../core/activity-contract';
 import type { TenantBudgets } from '../memory/tenant-budgets';
 import { createEvalActivities } from './eval';
 import { createMemoryActivities } from './memory';

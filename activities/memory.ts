@@ -1,6 +1,6 @@
 /** Memory activities: what the workflows write to and read from conversation memory. */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { PromptMaterial } from '../core/contract';
+import type { PromptMaterial } from '../core/activity-contract';
 import type { DecisionRecord } from '../core/decisions';
 import type { CompletedStep } from '../core/template';
 import { executorStepId, stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace } from '../core/memory-ids';

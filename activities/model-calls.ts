@@ -4,7 +4,7 @@
  * through the worker's caches), the tenant's daily cap around it, and the answer streamed to the
  * run's event stream as the model writes it.
  */
-import type { ExecutorCallInput, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, TenantChecked, WholeResultsRef, ModelSettings } from '../core/contract';
+import type { ExecutorCallInput, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, TenantChecked, WholeResultsRef, ModelSettings } from '../core/activity-contract';
 import type { ChatResponse, Usage } from '../core/llm-types';
 import { perflowModelParameters } from '../core/agent-file/model-parameters';
 import { completedStepIds, stepTraceId } from '../core/memory-ids';

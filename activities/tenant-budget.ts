@@ -7,7 +7,7 @@
  * per run, or per running step with parallel steps.
  */
 import { Context } from '@temporalio/activity';
-import type { TenantBudgetReached, TenantChecked } from '../core/contract';
+import type { TenantBudgetReached, TenantChecked } from '../core/activity-contract';
 import { ZERO_USAGE, type Usage } from '../core/llm-types';
 import { TenantBudgets, utcDay } from '../memory/tenant-budgets';
 import type { Db } from 'mongodb';

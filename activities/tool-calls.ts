@@ -4,7 +4,7 @@
  * run's event stream, its output cut for the model and kept whole in memory.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { AgentTool, AgentToolRef, ToolCallInput, ToolObservation } from '../core/contract';
+import type { AgentTool, AgentToolRef, ToolCallInput, ToolObservation } from '../core/activity-contract';
 import type { McpServerConfig } from '../core/agent';
 import { toolCallName } from '../core/run-events';
 import { toolTimeoutSeconds } from '../core/tool-types';

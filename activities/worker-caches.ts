@@ -4,7 +4,7 @@
  * memory through them.
  */
 import { Context } from '@temporalio/activity';
-import type { ExecutorStepMemory } from '../core/contract';
+import type { ExecutorStepMemory } from '../core/activity-contract';
 import type { ChatMessage } from '../core/llm-types';
 import { executorOpening, type CompletedStep } from '../core/template';
 import { allFound, type MemoryStore } from '../memory/store';

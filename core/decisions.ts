@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { TenantBudgetReached } from './contract';
+import type { TenantBudgetReached } from './activity-contract';
 import { formatCost } from './text';
 
 /** Which plans a person reviews before they run (parameter `plan_approval`). */

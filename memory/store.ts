@@ -11,7 +11,7 @@
  */
 import type { Collection, Db } from 'mongodb';
 import { duplicatePositions, isDuplicateKey } from './duplicate-key';
-import type { PromptMaterial } from '../core/contract';
+import type { PromptMaterial } from '../core/activity-contract';
 import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
 import { RunEventLog, type EventSealer } from './run-events';
 

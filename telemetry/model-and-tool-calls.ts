@@ -7,7 +7,7 @@
 import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
 import type { MetricMeter } from '@temporalio/common';
-import type { ModelSettings, ToolObservation } from '../core/contract';
+import type { ModelSettings, ToolObservation } from '../core/activity-contract';
 import type { Usage } from '../core/llm-types';
 import { PERFLOW_METRICS } from './metric-names';
 import { firstLine } from '../core/text';

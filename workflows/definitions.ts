@@ -6,7 +6,7 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { AgentTool, CompletedStepView, ForkPoint } from '../core/contract';
+import type { AgentTool, CompletedStepView, ForkPoint } from '../core/activity-contract';
 import type { PlanStepView, Replan } from '../core/agent-types/plan-and-execute';
 import type { RunIds } from '../core/memory-ids';
 import type { AgentDefinition, AgentType, ResolvedParameters } from '../core/agent';

@@ -3,7 +3,7 @@
  * carries out its first step, the planner re-evaluates with the completed steps, until it
  * returns a result or `max_steps` is reached. Everything else is the run kernel's.
  */
-import type { PlannerPromptRef } from '../core/contract';
+import type { PlannerPromptRef } from '../core/activity-contract';
 import { parsePlannerOutput } from '../core/planner-output';
 import { maxStepsReachedMessage, parallelStepsInstructions, planStoppedMessage } from '../core/prompts';
 import { preview } from '../core/text';

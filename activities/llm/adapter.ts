@@ -5,7 +5,7 @@
  * a registry (adapters.ts); `chat()` (chat.ts) calls them through it.
  */
 import type { ApplicationFailure } from '@temporalio/activity';
-import type { ChatRequest, ModelSettings } from '../../core/contract';
+import type { ChatRequest, ModelSettings } from '../../core/activity-contract';
 import type { ModelInterfaceSpec } from '../../core/agent-file/llm-interfaces';
 import type { ProviderConfig } from '../../core/provider-config';
 import type { RawChatResponse } from '../../core/llm-types';

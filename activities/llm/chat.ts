@@ -1,5 +1,5 @@
 /** Routes a chat request to the model adapter of the interface named in the agent file. */
-import type { ModelSettings } from '../../core/contract';
+import type { ModelSettings } from '../../core/activity-contract';
 import type { ChatResponse } from '../../core/llm-types';
 import { applyResponseFilter } from './response-filter';
 import type { OnDelta } from './call-options';

@@ -7,7 +7,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { JSONPath } from 'jsonpath-plus';
-import type { ChatRequest, Script, ScriptedToolCall, ScriptedTurn } from '../../core/contract';
+import type { ChatRequest, Script, ScriptedToolCall, ScriptedTurn } from '../../core/activity-contract';
 import type { RawChatResponse } from '../../core/llm-types';
 import { builtinInterface } from '../../core/agent-file/llm-interfaces';
 import { perflowModelParameters } from '../../core/agent-file/model-parameters';

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { ResolvedParameters } from '../agent';
-import type { AgentTool } from '../contract';
+import type { AgentTool } from '../activity-contract';
 import { extractJson, type Parsed } from '../json-in-text';
 import { DEFAULT_PLANNER_SYSTEM_PROMPT } from '../prompts';
 import { clip, oneLine, preview } from '../text';

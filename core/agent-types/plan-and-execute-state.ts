@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { CompletedStepView, ForkPoint } from '../contract';
+import type { CompletedStepView, ForkPoint } from '../activity-contract';
 import { preview } from '../text';
 import { fill } from '../template';
 import { FINAL_ANSWER_TEMPLATE, OBSERVATION_METADATA_CHARS, planStatistics, STEP_ACTION_TEMPLATE, type PlanStep, type PlanStepView, type Replan, type StepResult } from './plan-and-execute';

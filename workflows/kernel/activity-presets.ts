@@ -10,7 +10,7 @@
  */
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import type { AgentToolRef } from '../../core/contract';
+import type { AgentToolRef } from '../../core/activity-contract';
 import { toolTimeoutSeconds } from '../../core/tool-types';
 import type { MemoryActivities } from '../../activities/memory';
 

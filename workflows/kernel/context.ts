@@ -4,7 +4,7 @@
  * execution (after continue-as-new from the carried state, without touching memory again).
  */
 import { isCancellation, log, patched, setCurrentDetails, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
-import type { AgentTool } from '../../core/contract';
+import type { AgentTool } from '../../core/activity-contract';
 import type { AgentDefinition, ResolvedParameters } from '../../core/agent';
 import { denseParameters } from '../../core/agent-file/parameter-defaults';
 import { formatDatetime, injectDatetime } from '../../core/datetime';

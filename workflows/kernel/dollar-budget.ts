@@ -9,7 +9,7 @@
  * `tenant_id`); a call it did not make waits here ({@link withinTenantBudget}).
  */
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { TenantChecked } from '../../core/contract';
+import type { TenantChecked } from '../../core/activity-contract';
 import { costBudgetReachedMessage, tenantBudgetReachedMessage } from '../../core/prompts';
 import { FailureTypes } from '../definitions';
 import type { RunContext } from './context';

@@ -4,7 +4,7 @@
  * loop for answers that must parse.
  */
 import { ApplicationFailure, log, patched } from '@temporalio/workflow';
-import type { CallOwner, MaterialRef, ModelSettings, PlannerPromptRef, TenantChecked, WholeResultsRef } from '../../core/contract';
+import type { CallOwner, MaterialRef, ModelSettings, PlannerPromptRef, TenantChecked, WholeResultsRef } from '../../core/activity-contract';
 import { fillWholeResults } from '../../core/template';
 import { llmResponseFilterFor } from '../../core/agent-file/llm-interfaces';
 import { addUsage, type CallPosition, type Usage } from '../../core/llm-types';

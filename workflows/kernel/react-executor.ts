@@ -3,8 +3,8 @@
  * with the agent's tools offered, then one activity per requested tool call; the model's final
  * text is the step result.
  */
-import type { AgentTool, AgentToolRef } from '../../core/contract';
-import type { ModelSettings } from '../../core/contract';
+import type { AgentTool, AgentToolRef } from '../../core/activity-contract';
+import type { ModelSettings } from '../../core/activity-contract';
 import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../../core/llm-types';
 import type { MemoryIds } from '../../core/memory-ids';
 import { patched, workflowInfo } from '@temporalio/workflow';

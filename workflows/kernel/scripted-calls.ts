@@ -2,7 +2,7 @@
  * What a scripted model's call carries: only its own script entry, so activity inputs in the
  * history stay the same size however long the script is.
  */
-import type { ModelSettings } from '../../core/contract';
+import type { ModelSettings } from '../../core/activity-contract';
 import type { CallPosition } from '../../core/llm-types';
 
 /**

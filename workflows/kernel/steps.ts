@@ -5,7 +5,7 @@
  * re-plan around it.
  */
 import { ActivityFailure, ChildWorkflowFailure, executeChild, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
-import type { AgentTool } from '../../core/contract';
+import type { AgentTool } from '../../core/activity-contract';
 import { stepTraceId } from '../../core/memory-ids';
 import { addUsage } from '../../core/llm-types';
 import { preview } from '../../core/text';

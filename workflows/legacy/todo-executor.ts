@@ -6,7 +6,7 @@
  * Deprecate it when no run started before that patch is open.
  */
 import { ActivityFailure, executeChild, log, workflowInfo } from '@temporalio/workflow';
-import type { AgentTool, ModelSettings } from '../../core/contract';
+import type { AgentTool, ModelSettings } from '../../core/activity-contract';
 import type { MemoryIds } from '../../core/memory-ids';
 import { completionPrompt, parseCompletion, todoExecutionText, toolsNamed, type TodoOutcome, type Variable } from '../../core/agent-types';
 import { addUsage, ZERO_USAGE, type Usage } from '../../core/llm-types';

@@ -5,7 +5,7 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { completedStepCache, executorHistoryCache } from '../../../activities';
-import type { ExecutorStepMemory } from '../../../core/contract';
+import type { ExecutorStepMemory } from '../../../core/activity-contract';
 import { executorStepId, type MemoryIds } from '../../../core/memory-ids';
 import type { MemoryStore } from '../../../memory/store';
 

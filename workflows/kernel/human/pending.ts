@@ -7,7 +7,7 @@
 import { condition, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { SearchAttributes, type DecisionRecord, type HumanState, type PendingDecision, type Progress } from '../../definitions';
 import { memoryActivities } from '../activity-presets';
-import type { AgentTool } from '../../../core/contract';
+import type { AgentTool } from '../../../core/activity-contract';
 import type { ResolvedParameters } from '../../../core/agent';
 import type { MemoryIds } from '../../../core/memory-ids';
 import type { RunEvents } from '../events';

@@ -8,7 +8,7 @@
  * alone holds the pending decision and receives `budget set`'s signal.
  */
 import { condition, getExternalWorkflowHandle, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { TenantBudgetReached } from '../../../core/contract';
+import type { TenantBudgetReached } from '../../../core/activity-contract';
 import { msUntilUtcDayEnds, nextUtcDay } from '../../../core/datetime';
 import { tenantCapSignal, tenantWaitAnswerSignal, tenantWaitRequestSignal, type TenantCapNotice, type TenantWaitAnswer } from '../../definitions';
 import type { Decisions } from './pending';
