@@ -16,7 +16,7 @@ const SANDBOX = {
   why: 'workflow code must stay deterministic: no I/O modules; do I/O in an activity',
 };
 
-const LIBRARY = ['core', 'config', 'codec', 'memory', 'telemetry', 'activities', 'workflows', 'workers', 'client'];
+const LIBRARY = ['core', 'config', 'codec', 'stores', 'telemetry', 'activities', 'workflows', 'workers', 'client'];
 
 /**
  * What each layer's code may import besides its own layer: imports run one way, from the entry
@@ -31,13 +31,13 @@ const LAYERS = {
   core: { may: [], packages: PURE },
   config: { may: ['core'] },
   codec: { may: ['core'] },
-  memory: { may: ['core'] },
+  stores: { may: ['core'] },
   telemetry: { may: ['core'], types: ['config'] },
-  activities: { may: ['core', 'memory', 'telemetry'] },
+  activities: { may: ['core', 'stores', 'telemetry'] },
   workflows: { may: ['core', 'telemetry/metric-names'], types: ['activities'], packages: SANDBOX },
   servers: { may: ['core', 'config'] },
-  workers: { may: ['core', 'config', 'codec', 'memory', 'telemetry', 'activities', 'workflows'] },
-  client: { may: ['core', 'config', 'codec', 'memory', 'telemetry', 'workflows/definitions', 'workflows/run-start'], types: ['workflows'] },
+  workers: { may: ['core', 'config', 'codec', 'stores', 'telemetry', 'activities', 'workflows'] },
+  client: { may: ['core', 'config', 'codec', 'stores', 'telemetry', 'workflows/definitions', 'workflows/run-start'], types: ['workflows'] },
   // The web console: a server over the client library (and the event streams' store).
   console: { may: ['core', 'config', 'client', 'workflows/definitions'] },
   // A shell over the client library; the worker only for `perflow worker`, which loads it lazily (cli/commands/worker.ts).
@@ -93,7 +93,7 @@ export default tseslint.config(
   },
   {
     // config/ owns the environment; the entry points (workers, client, cli, scripts) hand it down.
-    files: ['memory/**/*.ts', 'codec/**/*.ts', 'telemetry/**/*.ts', 'servers/**/*.ts'],
+    files: ['stores/**/*.ts', 'codec/**/*.ts', 'telemetry/**/*.ts', 'servers/**/*.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read variables in config/, or take the environment as an argument as servers/ does' }],
     },

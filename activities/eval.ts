@@ -7,8 +7,8 @@ import type { CaseObservation, CaseResult, EvalCheck, EvalResult } from '../core
 import { casePassed, judgeRequest, parseJudgeVerdict, scoreCase } from '../core/eval/checks';
 import type { Usage } from '../core/llm-types';
 import type { RunIds } from '../core/memory-ids';
-import { saveEval } from '../memory/evals';
-import type { MemoryStore } from '../memory/store';
+import { saveEval } from '../stores/evals';
+import type { MemoryStore } from '../stores/store';
 import { chat, type ChatDeps } from './llm/chat';
 import { withHeartbeat } from './heartbeat';
 import { checkModel, type PolicyDeps } from './policy';

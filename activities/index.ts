@@ -6,7 +6,7 @@
  * tenant-budget.ts, eval.ts and policy.ts (the worker policy).
  */
 import type { AgentTool, AgentToolRef, ExecutorCallInput, PlannerCallInput, PlannerPromptRef, ToolCallInput, ToolObservation } from '../core/activity-contract';
-import type { TenantBudgets } from '../memory/tenant-budgets';
+import type { TenantBudgets } from '../stores/tenant-budgets';
 import { createEvalActivities } from './eval';
 import { createMemoryActivities } from './memory';
 import { executionModel, planningModel } from './model-calls';

@@ -4,7 +4,7 @@ import type { PromptMaterial } from '../core/activity-contract';
 import type { DecisionRecord } from '../core/decisions';
 import type { CompletedStep } from '../core/template';
 import { executorStepId, stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace } from '../core/memory-ids';
-import { otherTenantMessage, type MemoryStore } from '../memory/store';
+import { otherTenantMessage, type MemoryStore } from '../stores/store';
 
 export { stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace };
 

@@ -9,7 +9,7 @@ import type { ChatResponse, Usage } from '../core/llm-types';
 import { perflowModelParameters } from '../core/agent-file/model-parameters';
 import { completedStepIds, stepTraceId } from '../core/memory-ids';
 import { fillWholeResults, formatCompletedSteps, formatSteps, renderTemplate } from '../core/template';
-import type { TenantBudgets } from '../memory/tenant-budgets';
+import type { TenantBudgets } from '../stores/tenant-budgets';
 import { tenantCostOf } from '../telemetry/model-prices';
 import { withHeartbeat } from './heartbeat';
 import { chat, type ChatDeps } from './llm/chat';
@@ -19,8 +19,8 @@ import { checkModel, type PolicyDeps } from './policy';
 import { activityStream } from './run-events';
 import { NOT_MADE, withinTenantBudget } from './tenant-budget';
 import type { completedStepCache, executorHistoryCache, promptMaterialCache } from './worker-caches';
-import type { MemoryStore } from '../memory/store';
-import type { RunEventLog } from '../memory/run-events';
+import type { MemoryStore } from '../stores/store';
+import type { RunEventLog } from '../stores/run-events';
 
 /** What the model calls use: the worker's clients and stores, and its caches of what never changes. */
 export type ModelCallDeps = ChatDeps &

@@ -7,7 +7,7 @@ import { Context, log } from '@temporalio/activity';
 import { preview } from '../core/text';
 import { EVENT_PREVIEW_CHARS, modelCallName, streamOf, type RunEventBody } from '../core/run-events';
 import type { CallPosition } from '../core/llm-types';
-import type { RunEventLog } from '../memory/run-events';
+import type { RunEventLog } from '../stores/run-events';
 
 /** Deltas are sent in batches at most this often (the first at once: the first token is what people wait for). */
 export const DELTA_FLUSH_MS = 100;

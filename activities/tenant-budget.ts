@@ -9,7 +9,7 @@
 import { Context } from '@temporalio/activity';
 import type { TenantBudgetReached, TenantChecked } from '../core/activity-contract';
 import { ZERO_USAGE, type Usage } from '../core/llm-types';
-import { TenantBudgets, utcDay } from '../memory/tenant-budgets';
+import { TenantBudgets, utcDay } from '../stores/tenant-budgets';
 import type { Db } from 'mongodb';
 
 /** The worker's tenant budgets, opened on the first call of a run with a tenant. */

@@ -8,8 +8,8 @@ import type { AgentTool, AgentToolRef, ToolCallInput, ToolObservation } from '..
 import type { McpServerConfig } from '../core/agent';
 import { toolCallName } from '../core/run-events';
 import { toolTimeoutSeconds } from '../core/tool-types';
-import type { MemoryStore } from '../memory/store';
-import type { RunEventLog } from '../memory/run-events';
+import type { MemoryStore } from '../stores/store';
+import type { RunEventLog } from '../stores/run-events';
 import { observeToolCall, type TelemetryDeps } from '../telemetry/model-and-tool-calls';
 import { withHeartbeat } from './heartbeat';
 import { saveToolCall, toolCallId } from './memory';

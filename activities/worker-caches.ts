@@ -7,7 +7,7 @@ import { Context } from '@temporalio/activity';
 import type { ExecutorStepMemory } from '../core/activity-contract';
 import type { ChatMessage } from '../core/llm-types';
 import { executorOpening, type CompletedStep } from '../core/template';
-import { allFound, type MemoryStore } from '../memory/store';
+import { allFound, type MemoryStore } from '../stores/store';
 import { directReads, loadExecutorHistory } from './memory';
 
 /** A bounded map that forgets its oldest entry first: the worker's caches of what never changes. */

@@ -7,7 +7,7 @@ import { MongoClient } from 'mongodb';
 import { watchRun } from '../client/watch';
 import type { PerflowClient } from '../client/connect';
 import { clientConfigFromEnv, memoryCollectionsFromEnv } from '../config/env';
-import type { ArchiveDoc } from '../memory/run-events';
+import type { ArchiveDoc } from '../stores/run-events';
 import { eventArchiveOf } from '../core/memory-collections';
 
 /** A model call's first token as a watcher saw it: where it is in its run's stream, when it was published (`at`) and when it arrived here (ms). */

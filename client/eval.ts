@@ -9,7 +9,7 @@ import { agentTypeSpec, sparseParameters, type AgentDefinition, type ResolvedPar
 import { compareEvals, tallyEval } from '../core/eval/results';
 import { EvalSuiteError, parseSuite } from '../core/eval/suite';
 import type { CaseComparison, EvalCase, EvalComparison, EvalResult, EvalSuite } from '../core/eval/types';
-import { listEvals as listStoredEvals, loadEval } from '../memory/evals';
+import { listEvals as listStoredEvals, loadEval } from '../stores/evals';
 import { EVAL_WORKFLOW_TYPE, evalProgressQuery, evalScoredQuery, type EvalProgress } from '../workflows/definitions';
 import type { EvalInput, perflowEval } from '../workflows';
 import { diffRuns, type RunDiff } from './diff';

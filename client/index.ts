@@ -35,7 +35,7 @@ export { encryptionKeysFromEnv, parseEncryptionKeys } from '../config/env';
 export { startCodecServer, type CodecServer, type CodecServerOptions } from './codec-server';
 export { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, raiseBudget, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type PendingRun } from './decisions';
 export { setTenantBudget, showTenantBudgets, type TenantBudgetSet, type TenantBudgetView } from './tenant-budgets';
-export { formatConversation, type ConversationView } from '../memory/conversation';
+export { formatConversation, type ConversationView } from '../stores/conversation';
 export { AgentDefinitionError, parseAgentDefinition, resolveParameters, type AgentDefinition, type AgentType } from '../core/agent';
 export { addModelInterfaces } from '../core/agent-file/known-interfaces';
 export { addAgentTypes } from '../core/agent-file/known-agent-types';

@@ -1,7 +1,7 @@
 /** The client's view of conversation memory in MongoDB (MONGODB_URI). */
 import { MongoClient } from 'mongodb';
-import { readConversation, type ConversationView } from '../memory/conversation';
-import { MemoryStore, otherTenantMessage } from '../memory/store';
+import { readConversation, type ConversationView } from '../stores/conversation';
+import { MemoryStore, otherTenantMessage } from '../stores/store';
 import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv, redact } from '../config/env';
 import { firstLine } from '../core/text';
 import { PerflowError } from './errors';

@@ -5,7 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { SearchAttributes, tenantCapSignal } from '../workflows/definitions';
-import { TenantBudgets, utcDay, type TenantBudgetView } from '../memory/tenant-budgets';
+import { TenantBudgets, utcDay, type TenantBudgetView } from '../stores/tenant-budgets';
 import { PerflowError } from './errors';
 import { withMemory } from './memory';
 import { listQuery, needingSearchAttributes } from './ops';

@@ -8,9 +8,9 @@ export interface MemoryCollections {
   interactions: string;
   /** The runs' static prompt material (parameters, system prompts, tool specs), by ID. */
   prompts: string;
-  /** The runs' event streams (see memory/run-events.ts). */
+  /** The runs' event streams (see stores/run-events.ts). */
   events: string;
-  /** Evals' results (see memory/evals.ts), one document per eval. */
+  /** Evals' results (see stores/evals.ts), one document per eval. */
   evals: string;
 }
 
@@ -34,7 +34,7 @@ export function eventLiveOf(events: string, run: string): string {
   return `${events}.live.${((hash >>> 0) % LIVE_EVENT_SHARDS).toString(16).padStart(2, '0')}`;
 }
 
-/** Tenants' daily dollar caps and their spend per UTC day (fixed names; see memory/tenant-budgets.ts). */
+/** Tenants' daily dollar caps and their spend per UTC day (fixed names; see stores/tenant-budgets.ts). */
 export const TENANT_BUDGET_COLLECTIONS = { caps: 'perflow_tenant_budgets', spend: 'perflow_tenant_spend' } as const;
 
 /** Every collection perflow's memory uses (the MongoDB tools keep off them, and off the collections named after them: `perflow_events.*`). */

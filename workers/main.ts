@@ -6,7 +6,7 @@ import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporal
 import { MongoClient, type MongoClientOptions } from 'mongodb';
 import { createActivities, MODEL_ACTIVITY_NAMES } from '../activities';
 import { allMemoryCollections, DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
-import { MemoryStore } from '../memory/store';
+import { MemoryStore } from '../stores/store';
 import { builtinTools } from '../activities/tools/builtin';
 import { toolRegistry, type Tool } from '../activities/tools/tool';
 import { describeWorkerConfig, providerConfigFromEnv, redact, workerConfigFromEnv, workerPolicyFromEnv, type PerflowWorkerConfig } from '../config/env';

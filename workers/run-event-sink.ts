@@ -5,7 +5,7 @@
  */
 import type { InjectedSinks } from '@temporalio/worker';
 import type { RunEventSinks } from '../workflows/kernel/events';
-import type { RunEventLog } from '../memory/run-events';
+import type { RunEventLog } from '../stores/run-events';
 import type { RunEventBody } from '../core/run-events';
 
 /** Attempts of a sink write before it is given up (logged): the workflow task waits for them. */

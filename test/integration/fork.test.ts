@@ -8,7 +8,7 @@ import { progressQuery } from '../../workflows/definitions';
 import { useCli } from '../support/cli';
 import { final, plan, runInput, scriptedAgent, startAgentRun } from '../support/harness';
 import { parseAgentDefinition } from '../../core/agent';
-import { formatConversation, readConversation } from '../../memory/conversation';
+import { formatConversation, readConversation } from '../../stores/conversation';
 import { diffRuns, type RunDiff } from '../../client/diff';
 import { typedAgent } from '../support/typed-agents';
 import { gateTool } from '../support/gate-tool';

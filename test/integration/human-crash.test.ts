@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentType } from '../../core/agent';
 import { approvePlan, approveTool, raiseBudget } from '../../client/decisions';
 import { progressQuery, tenantCapSignal, workflowTypeFor, type PendingDecision, type RunOutput } from '../../workflows/definitions';
-import { TenantBudgets } from '../../memory/tenant-budgets';
+import { TenantBudgets } from '../../stores/tenant-budgets';
 import { runInput } from '../support/harness';
 import { useWorkerProcess } from '../support/spawn-worker';
 import { expectedResponse, typedAgent } from '../support/typed-agents';

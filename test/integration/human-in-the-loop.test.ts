@@ -9,7 +9,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentType } from '../../core/agent';
 import { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, rejectPlan, resumeRun } from '../../client/decisions';
 import { SearchAttributes, type PendingDecision, type Progress, type RunOutput } from '../../workflows/definitions';
-import { readConversation } from '../../memory/conversation';
+import { readConversation } from '../../stores/conversation';
 import { FEEDBACK_HEADING } from '../../workflows/kernel/human';
 import { gateTool } from '../support/gate-tool';
 import { createHarness, progressOf, runInput, startWithAttributes, untilProgress, useHarness } from '../support/harness';

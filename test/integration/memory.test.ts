@@ -3,7 +3,7 @@ import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import type { Tool } from '../../activities/tools/tool';
 import { createMemoryActivities, saveToolCall } from '../../activities/memory';
-import { formatConversation, readConversation } from '../../memory/conversation';
+import { formatConversation, readConversation } from '../../stores/conversation';
 import { planExecuteReflect, progressQuery } from '../../workflows';
 import { runInputOf } from '../../client/fork';
 import { startRun } from '../../client/run';

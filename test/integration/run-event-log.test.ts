@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { RunEventLog } from '../../memory/run-events';
+import { RunEventLog } from '../../stores/run-events';
 import { textSealer } from '../../codec/encryption';
 import { parseEncryptionKeys } from '../../config/env';
 import type { TimedEvent } from '../../core/run-events';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { z } from 'zod';
-import { MemoryStore } from '../../memory/store';
+import { MemoryStore } from '../../stores/store';
 import { createWorker, defineTool } from '../../workers/main';
 import { freePort, startTemporalDevServer, type TemporalServer } from '../../servers';
 import { planExecuteReflect } from '../../workflows';

@@ -10,7 +10,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentType } from '../../core/agent';
 import { listPending, rejectPlan } from '../../client/decisions';
 import { setTenantBudget } from '../../client/tenant-budgets';
-import { TenantBudgets, utcDay } from '../../memory/tenant-budgets';
+import { TenantBudgets, utcDay } from '../../stores/tenant-budgets';
 import { withinTenantBudget } from '../../activities/tenant-budget';
 import { tenantCapSignal, type Progress, type RunOutput } from '../../workflows/definitions';
 import { progressOf, runInput, startWithAttributes, untilProgress } from '../support/harness';

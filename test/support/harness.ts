@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Db, MongoClient } from 'mongodb';
-import { MemoryStore } from '../../memory/store';
+import { MemoryStore } from '../../stores/store';
 import type { RecordedRequest } from '../../activities/llm/scripted';
 import type { Tool } from '../../activities/tools/tool';
 import { providerConfigFromEnv, type PerflowWorkerConfig } from '../../config/env';

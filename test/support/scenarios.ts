@@ -11,7 +11,7 @@
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
-import { TenantBudgets } from '../../memory/tenant-budgets';
+import { TenantBudgets } from '../../stores/tenant-budgets';
 import { approvePlan, approveTool, denyTool, guideRun, pauseRun, raiseBudget, rejectPlan, resumeRun } from '../../client/decisions';
 import { progressQuery, tenantCapSignal, type Progress } from '../../workflows/definitions';
 import type { EvalCheck } from '../../core/eval/types';

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
 import type { MongoClient } from 'mongodb';
-import { MemoryStore } from '../../memory/store';
+import { MemoryStore } from '../../stores/store';
 import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
 import { workflowBundle } from './workflow-bundles';
 

@@ -3,7 +3,7 @@
  * piece stamped with the time it was written, not the time its batch was sent.
  */
 import { ActivityStream, DELTA_FLUSH_MS } from '../../../activities/run-events';
-import type { RunEventLog } from '../../../memory/run-events';
+import type { RunEventLog } from '../../../stores/run-events';
 
 type Appended = { run: string; events: { type: string; text?: string; at: string }[] };
 

@@ -7,7 +7,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { completedStepCache, executorHistoryCache } from '../../../activities';
 import type { ExecutorStepMemory } from '../../../core/activity-contract';
 import { executorStepId, type MemoryIds } from '../../../core/memory-ids';
-import type { MemoryStore } from '../../../memory/store';
+import type { MemoryStore } from '../../../stores/store';
 
 /** Memory holding every interaction but those whose ID starts with `missing`; records what was asked. */
 function fakeMemory() {
