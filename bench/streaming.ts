@@ -59,13 +59,14 @@ export async function startWatchers(client: Client, env: Record<string, string>)
     counts.finds++;
     counts.findMs += e.duration;
   });
-  const perflow: PerflowClient = { client: countingDescribes(client, () => counts.temporalRequests++), config: clientConfigFromEnv(env), close: async () => undefined };
+  // The watchers' one MongoDB client is the one whose commands are counted.
+  const perflow: PerflowClient = { client: countingDescribes(client, () => counts.temporalRequests++), config: clientConfigFromEnv(env), mongo: async () => mongo, close: async () => undefined };
   return {
     async firstTokens(start) {
       const handle = await start();
       const tokens: FirstToken[] = [];
       const seen = new Set<string>();
-      for await (const event of watchRun(perflow, handle.workflowId, { env, mongo })) {
+      for await (const event of watchRun(perflow, handle.workflowId)) {
         const arrived = Date.now();
         if (event.type !== 'model_delta' || seen.has(event.call)) continue;
         seen.add(event.call);

@@ -2,6 +2,7 @@
 import type { ClientConfig } from '../config/env';
 import { connectClient, type PerflowClient } from '../client/connect';
 import { PerflowError } from '../client/errors';
+import { openStores, type StoresClient } from '../client/stores';
 import type { Options } from './options';
 
 export interface CommandContext {
@@ -9,6 +10,7 @@ export interface CommandContext {
   o: Options;
   positionals: string[];
   config: ClientConfig;
+  /** The environment, for the commands that start servers of their own (worker, console, codec-server). */
   env: NodeJS.ProcessEnv;
   /** The workflow ID the command is about, named in its error messages (see {@link aboutRun}). */
   workflowId?: string;
@@ -30,7 +32,17 @@ export function aboutRun(ctx: CommandContext, workflowId: string): string {
   return workflowId;
 }
 
-/** Connects to Temporal for the duration of `fn`. */
+/** MongoDB's stores for the duration of `fn`, without connecting to Temporal (commands that read memory, evals or spend). */
+export async function withStores<T>(ctx: CommandContext, fn: (stores: StoresClient) => Promise<T>): Promise<T> {
+  const stores = openStores(ctx.config);
+  try {
+    return await fn(stores);
+  } finally {
+    await stores.close();
+  }
+}
+
+/** Connects to Temporal for the duration of `fn` (and to MongoDB when `fn` first needs it). */
 export async function withClient<T>(ctx: CommandContext, fn: (c: PerflowClient) => Promise<T>): Promise<T> {
   const c = await connectClient(ctx.config);
   try {

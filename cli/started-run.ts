@@ -46,7 +46,7 @@ export async function reportStarted(perflow: PerflowClient, ctx: CommandContext,
 async function followEvents(perflow: PerflowClient, ctx: CommandContext, run: StartedRun, log: (line: string) => void): Promise<void> {
   const printer = new EventPrinter({ write: ctx.o.json ? (t) => void process.stderr.write(t) : (t) => void process.stdout.write(t), ...terminalColumns(!ctx.o.json) });
   try {
-    for await (const event of watchRun(perflow, run.workflowId, { env: ctx.env })) printer.print(event);
+    for await (const event of watchRun(perflow, run.workflowId)) printer.print(event);
   } catch (err) {
     if (!(err instanceof StreamUnavailableError)) throw err;
     note(`perflow: live events unavailable (${err.message}); following the run's progress instead`);

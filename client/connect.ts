@@ -6,16 +6,42 @@ import { connectFailureMessage } from '../config/temporal-connect-failure';
 import { firstLine } from '../core/text';
 import { encryptionDataConverter } from '../codec/encryption';
 import { PerflowError } from './errors';
+import { mongoHandle, type StoresClient } from './stores';
 
 /** The OpenTelemetry SDK, loaded only when tracing: it adds ~150 ms to every CLI command's start. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const loadTracing = () => require('../telemetry/tracing') as typeof import('../telemetry/tracing');
 
-export interface PerflowClient {
+/**
+ * What every function of perflow's client library that needs more than Temporal takes: the
+ * Temporal client, the settings (task queues, encryption, MongoDB, …) and one MongoDB client,
+ * connected on first use. Functions that only talk to Temporal take its `client`.
+ */
+export interface PerflowClient extends StoresClient {
+  /** The Temporal client, with perflow's payload codec (and tracing, when configured). */
   client: Client;
-  config: ClientConfig;
-  /** Closes the connection and exports the client's last spans (when tracing). */
+  /** Closes the MongoDB client, the Temporal connection (when `connectClient` opened it) and exports the client's last spans (when tracing). */
   close(): Promise<void>;
+}
+
+/**
+ * A PerflowClient over a Temporal client of your own (its connection stays yours: `close` closes
+ * only the MongoDB client it opened). `connectClient` is the usual way to get one.
+ */
+export function perflowClient(client: Client, config: ClientConfig, onClose: () => Promise<void> = async () => undefined): PerflowClient {
+  const stores = mongoHandle(config.mongoUri);
+  return {
+    client,
+    config,
+    mongo: stores.mongo,
+    close: async () => {
+      try {
+        await stores.close();
+      } finally {
+        await onClose();
+      }
+    },
+  };
 }
 
 /**
@@ -41,18 +67,15 @@ export async function connectClient(config: ClientConfig, connectTimeoutMs = 5_0
   const otel = traces ? loadTracing() : undefined;
   const tracing = traces ? otel?.startTracing(traces) : undefined;
   const interceptors = otel && tracing ? { interceptors: { workflow: [otel.workflowClientInterceptor(tracing)] } } : {};
-  return {
-    // The encryption codec is always there: without keys it encrypts nothing and names the key an encrypted run needs.
-    client: new Client({ connection, namespace: config.namespace, dataConverter: encryptionDataConverter(config.encryption), ...interceptors }),
-    config,
-    close: async () => {
-      try {
-        await connection.close();
-      } finally {
-        await tracing?.shutdown();
-      }
-    },
-  };
+  // The encryption codec is always there: without keys it encrypts nothing and names the key an encrypted run needs.
+  const client = new Client({ connection, namespace: config.namespace, dataConverter: encryptionDataConverter(config.encryption), ...interceptors });
+  return perflowClient(client, config, async () => {
+    try {
+      await connection.close();
+    } finally {
+      await tracing?.shutdown();
+    }
+  });
 }
 
 /** The Temporal UI page of a workflow run. */

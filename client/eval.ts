@@ -15,7 +15,8 @@ import type { EvalInput, perflowEval } from '../workflows';
 import { diffRuns, type RunDiff } from './diff';
 import { isNotFound, PerflowError } from './errors';
 import { readJsonFile } from './json-file';
-import { withMemory } from './memory';
+import { withMemory, type StoresClient } from './stores';
+import type { PerflowClient } from './connect';
 import { END_STATUS } from './watch';
 import { agentFromJson, resolveRunIds, slug, type LoadAgentFileOptions } from './run';
 
@@ -69,7 +70,9 @@ export interface StartEvalOptions {
   suite: LoadedSuite;
   /** Most case runs at once. @default 4 */
   concurrency?: number;
-  taskQueue: string;
+  /** The task queue of the eval and its runs. @default the client's (PERFLOW_TASK_QUEUE) */
+  taskQueue?: string;
+  /** The task queue of its model calls. @default the client's (PERFLOW_LLM_TASK_QUEUE) */
   llmTaskQueue?: string;
   /** The eval's ID (default: `eval-<suite slug>-<8 hex>`); its cases' runs are `<eval ID>-<case id>`. */
   evalId?: string;
@@ -78,7 +81,9 @@ export interface StartEvalOptions {
 export type EvalWorkflowHandle = WorkflowHandle<typeof perflowEval>;
 
 /** Starts the eval workflow: each case becomes a run once it has a free slot. */
-export async function startEval(client: Client, o: StartEvalOptions): Promise<{ evalId: string; handle: EvalWorkflowHandle }> {
+export async function startEval(perflow: PerflowClient, o: StartEvalOptions): Promise<{ evalId: string; handle: EvalWorkflowHandle }> {
+  const { client, config } = perflow;
+  const llmTaskQueue = o.llmTaskQueue ?? config.llmTaskQueue;
   const { suite, agent } = o.suite;
   const evalId = o.evalId ?? `eval-${slug(suite.name)}-${randomBytes(4).toString('hex')}`;
   const tenant = o.suite.cases.find((c) => c.parameters.tenant_id !== undefined)?.parameters.tenant_id;
@@ -100,12 +105,12 @@ export async function startEval(client: Client, o: StartEvalOptions): Promise<{ 
         ...(continuesConversation ? { continues_conversation: true } : {}),
       };
     }),
-    ...(o.llmTaskQueue ? { llm_task_queue: o.llmTaskQueue } : {}),
+    ...(llmTaskQueue ? { llm_task_queue: llmTaskQueue } : {}),
     ...(tenant !== undefined ? { tenant_id: tenant } : {}),
     ...(await registeredSearchAttributes(client)),
   };
   const handle = await client.workflow.start<typeof perflowEval>(EVAL_WORKFLOW_TYPE, {
-    taskQueue: o.taskQueue,
+    taskQueue: o.taskQueue ?? config.taskQueue,
     workflowId: evalId,
     args: [input],
     memo: { suite: suite.name, agent: agent.name, cases: suite.cases.length },
@@ -133,14 +138,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * An eval's result: with `wait`, once it ends (`onProgress` gets its progress meanwhile);
- * without, undefined while it runs. An eval Temporal no longer knows is read from MongoDB (`env`).
+ * without, undefined while it runs. An eval Temporal no longer knows, or one that ended without a
+ * result (cancelled), is read from MongoDB.
  */
 export async function evalResult(
-  client: Client,
+  perflow: PerflowClient,
   evalId: string,
-  o: { wait?: boolean; onProgress?: (p: EvalProgress) => void; intervalMs?: number; env?: NodeJS.ProcessEnv } = {},
+  o: { wait?: boolean; onProgress?: (p: EvalProgress) => void; intervalMs?: number } = {},
 ): Promise<EvalResult | undefined> {
-  const handle: EvalWorkflowHandle = client.workflow.getHandle(evalId);
+  const handle: EvalWorkflowHandle = perflow.client.workflow.getHandle(evalId);
   try {
     const running = (await handle.describe()).status.name === 'RUNNING';
     if (running && !o.wait) return undefined;
@@ -159,8 +165,8 @@ export async function evalResult(
   } catch (err) {
     // Temporal no longer knows the eval, or it ended without a result (cancelled): MongoDB keeps its document.
     const ended = err instanceof WorkflowFailedError;
-    if (!(isNotFound(err) || ended) || !o.env) throw err;
-    const stored = await withMemory(o.env, (memory) => loadEval(memory, evalId));
+    if (!(isNotFound(err) || ended)) throw err;
+    const stored = await withMemory(perflow, (memory) => loadEval(memory, evalId));
     if (stored && (!ended || stored.status !== 'running')) return stored;
     if (ended) throw err;
     throw noEval(evalId);
@@ -173,15 +179,16 @@ const noEval = (evalId: string) => new PerflowError('not_found', `no eval "${eva
 export type EvalSnapshot = Omit<EvalResult, 'status'> & { status: EvalResult['status'] | 'terminated' | 'timed_out' | 'failed'; progress?: EvalProgress };
 
 /**
- * An eval as it stands, or undefined when neither Temporal nor MongoDB (`env`) knows it: an ended
+ * An eval as it stands, or undefined when neither Temporal nor MongoDB knows it: an ended
  * eval's result; a running one's document with the cases scored so far and its progress; one that ended
  * without a result (cancelled, say) its saved document with how it ended.
  */
-export async function evalSnapshot(client: Client, evalId: string, env: NodeJS.ProcessEnv): Promise<EvalSnapshot | undefined> {
-  const stored = () => withMemory(env, (memory) => loadEval(memory, evalId));
+export async function evalSnapshot(perflow: PerflowClient, evalId: string): Promise<EvalSnapshot | undefined> {
+  const { client } = perflow;
+  const stored = () => withMemory(perflow, (memory) => loadEval(memory, evalId));
   try {
     const { status, memo, startTime } = await client.workflow.getHandle(evalId).describe();
-    if (status.name === 'COMPLETED') return await evalResult(client, evalId, { env });
+    if (status.name === 'COMPLETED') return await evalResult(perflow, evalId);
     const running = status.name === 'RUNNING';
     const [saved, scored] = await Promise.all([stored(), running ? scoredSoFar(client, evalId) : undefined]);
     // Saved whole as its last act: the workflow has not closed yet, the eval has ended.
@@ -203,17 +210,16 @@ async function scoredSoFar(client: Client, evalId: string): Promise<{ progress: 
 }
 
 /** The latest evals in MongoDB (MONGODB_URI), newest first, without their cases. */
-export function listEvals(env: NodeJS.ProcessEnv, limit = 50): Promise<Omit<EvalResult, 'cases'>[]> {
-  return withMemory(env, (memory) => listStoredEvals(memory, limit));
+export function listEvals(stores: StoresClient, limit = 50): Promise<Omit<EvalResult, 'cases'>[]> {
+  return withMemory(stores, (memory) => listStoredEvals(memory, limit));
 }
 
 /** An eval comparison with the run diff of each case that improved or regressed. */
 export type EvalComparisonWithDiffs = Omit<EvalComparison, 'cases'> & { cases: (CaseComparison & { diff?: RunDiff })[] };
 
-/** The eval's result once it has ended, else undefined (with `env`: also one MongoDB says ended while its workflow closes). */
-async function endedEval(client: Client, evalId: string, env?: NodeJS.ProcessEnv): Promise<EvalResult | undefined> {
-  if (!env) return evalResult(client, evalId);
-  const r = await evalSnapshot(client, evalId, env);
+/** The eval's result once it has ended (also one MongoDB says ended while its workflow closes), else undefined. */
+async function endedEval(perflow: PerflowClient, evalId: string): Promise<EvalResult | undefined> {
+  const r = await evalSnapshot(perflow, evalId);
   if (!r) throw noEval(evalId);
   if (r.status === 'running') return undefined;
   if (r.status !== 'completed') throw new PerflowError('invalid', `eval ${evalId} was ${r.status.replace('_', ' ')}: it has no result to compare`);
@@ -221,13 +227,13 @@ async function endedEval(client: Client, evalId: string, env?: NodeJS.ProcessEnv
 }
 
 /** Compares two ended evals case by case (see `compareEvals`), with the run diff of every changed case. */
-export async function compareEvalResults(client: Client, a: string, b: string, env?: NodeJS.ProcessEnv): Promise<EvalComparisonWithDiffs> {
-  const [ra, rb] = await Promise.all([a, b].map((id) => endedEval(client, id, env)));
+export async function compareEvalResults(perflow: PerflowClient, a: string, b: string): Promise<EvalComparisonWithDiffs> {
+  const [ra, rb] = await Promise.all([a, b].map((id) => endedEval(perflow, id)));
   const still = !ra ? a : !rb ? b : undefined;
   if (!ra || !rb) throw new PerflowError('invalid', `eval ${still} is still running: compare it once it ends (perflow eval show ${still})`);
   const cmp = compareEvals(ra, rb);
   const cases = await Promise.all(
-    cmp.cases.map(async (c) => (c.a && c.b && (c.change === 'improved' || c.change === 'regressed') ? { ...c, diff: await diffRuns(client, c.a.workflow_id, c.b.workflow_id) } : c)),
+    cmp.cases.map(async (c) => (c.a && c.b && (c.change === 'improved' || c.change === 'regressed') ? { ...c, diff: await diffRuns(perflow.client, c.a.workflow_id, c.b.workflow_id) } : c)),
   );
   return { ...cmp, cases };
 }

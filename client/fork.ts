@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import { knownAgentTypes, resolveParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
 import { denseParameters } from '../core/agent-file/parameter-defaults';
 import { forkPointQuery, progressQuery, type ForkSource, type RunInput } from '../workflows/definitions';
+import type { PerflowClient } from './connect';
 import { PerflowError } from './errors';
 import { decodePayload } from './payloads';
 import { startRun, type StartedRun } from './run';
@@ -19,7 +20,9 @@ export interface ForkOptions {
   /** Run parameters over the agent's (over the source's when no agent is given). */
   params?: Record<string, unknown>;
   question?: string;
-  taskQueue: string;
+  /** @default the client's task queue (PERFLOW_TASK_QUEUE) */
+  taskQueue?: string;
+  /** @default the client's (PERFLOW_LLM_TASK_QUEUE) */
   llmTaskQueue?: string;
   /** The fork's workflow ID (default: a new one); forking again with it fails and copies nothing twice. */
   workflowId?: string;
@@ -67,7 +70,8 @@ export async function forkSource(client: Client, sourceId: string, fromStep: num
 }
 
 /** Starts a fork of run `sourceId` from step `fromStep` (see {@link forkSource}). */
-export async function forkRun(client: Client, sourceId: string, o: ForkOptions): Promise<StartedRun> {
+export async function forkRun(perflow: PerflowClient, sourceId: string, o: ForkOptions): Promise<StartedRun> {
+  const { client } = perflow;
   const source = await runInputOf(client, sourceId);
   const fork = await forkSource(client, sourceId, o.fromStep, source);
   const agent = o.agent ?? source.agent;
@@ -80,11 +84,11 @@ export async function forkRun(client: Client, sourceId: string, o: ForkOptions):
   } catch (err) {
     throw new PerflowError('invalid', (err as Error).message, { cause: err });
   }
-  return startRun(client, {
+  return startRun(perflow, {
     agent,
     parameters,
     question: o.question ?? source.question,
-    taskQueue: o.taskQueue,
+    ...(o.taskQueue ? { taskQueue: o.taskQueue } : {}),
     ...(o.llmTaskQueue ? { llmTaskQueue: o.llmTaskQueue } : {}),
     ...(o.workflowId ? { workflowId: o.workflowId } : {}),
     fork,

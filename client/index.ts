@@ -3,7 +3,8 @@
  * the public API; everything not exported here is internal.
  */
 export { clientConfigFromEnv, temporalFromEnv, type ClientConfig, type TemporalConnectionSettings } from '../config/env';
-export { connectClient, workflowUrl, type PerflowClient } from './connect';
+export { connectClient, perflowClient, workflowUrl, type PerflowClient } from './connect';
+export { openStores, type StoresClient } from './stores';
 export { describeError, ERROR_KINDS, failureMessage, PerflowError, type ErrorKind } from './errors';
 export { followRun } from './follow-run';
 export { agentFromJson, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type LoadedAgent, type StartRunOptions, type StartedRun } from './run';

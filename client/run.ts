@@ -1,6 +1,6 @@
 /** Starting a run of any agent type (following it: follow-run.ts, watch.ts). */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError, type SearchAttributePair } from '@temporalio/common';
 import { AgentDefinitionError, agentTypeSpec, parameterWarnings, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
 import {
@@ -13,6 +13,7 @@ import {
 import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
 import { QUESTION_MAX_CHARS, type ParameterLimits } from '../core/agent-file/limits';
 import { runStart, truncateBytes } from '../workflows/run-start';
+import type { PerflowClient } from './connect';
 import { PerflowError } from './errors';
 import { readJsonFile } from './json-file';
 import { budgetPriceProblem, unpricedModelsNote } from '../telemetry/model-prices';
@@ -82,10 +83,11 @@ export interface StartRunOptions {
   /** As `resolveParameters` returns them. */
   parameters: ResolvedParameters;
   question: string;
-  taskQueue: string;
+  /** The run's task queue. @default the client's (PERFLOW_TASK_QUEUE) */
+  taskQueue?: string;
   /** Continue this conversation (default: the `memory_id` parameter, else a new one). */
   memoryId?: string;
-  /** Run the LLM activities on this task queue (see PERFLOW_LLM_TASK_QUEUE). */
+  /** Run the LLM activities on this task queue. @default the client's (PERFLOW_LLM_TASK_QUEUE) */
   llmTaskQueue?: string;
   /** Start as a fork of another run (see `forkRun`). */
   fork?: ForkSource;
@@ -122,14 +124,15 @@ export function resolveRunIds(o: Pick<StartRunOptions, 'memoryId' | 'parameters'
 }
 
 /** Starts a run with client-chosen IDs, as the workflow type of the agent's type (its spec's, built in or added). */
-export async function startRun(client: Client, o: StartRunOptions): Promise<StartedRun> {
+export async function startRun(perflow: PerflowClient, o: StartRunOptions): Promise<StartedRun> {
+  const { client, config } = perflow;
   if (o.question.length > QUESTION_MAX_CHARS) throw new PerflowError('invalid', `question: ${o.question.length} characters is above the limit of ${QUESTION_MAX_CHARS}`);
   const { ids, continuesConversation, parameters } = resolveRunIds(o);
   const workflowId = o.workflowId ?? `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
   // Default prompts travel as the name of their set, not as text (see sparseParameters).
-  const start = runStart({ agent: o.agent, question: o.question, sparse: sparseParameters(parameters), ids, continuesConversation, llmTaskQueue: o.llmTaskQueue, fork: o.fork });
+  const start = runStart({ agent: o.agent, question: o.question, sparse: sparseParameters(parameters), ids, continuesConversation, llmTaskQueue: o.llmTaskQueue ?? config.llmTaskQueue, fork: o.fork });
   const options = {
-    taskQueue: o.taskQueue,
+    taskQueue: o.taskQueue ?? config.taskQueue,
     workflowId,
     // A fork's memory copies are keyed by its run: a second fork under the same workflow ID is refused.
     ...(o.fork ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),

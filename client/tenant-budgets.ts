@@ -3,11 +3,11 @@
  * running runs (a signal each, found by their search attributes); show caps with the spend of
  * the current UTC day.
  */
-import type { Client } from '@temporalio/client';
 import { SearchAttributes, tenantCapSignal } from '../workflows/definitions';
 import { TenantBudgets, utcDay, type TenantBudgetView } from '../stores/tenant-budgets';
 import { PerflowError } from './errors';
-import { withMemory } from './memory';
+import { withMemory, type StoresClient } from './stores';
+import type { PerflowClient } from './connect';
 import { listQuery, needingSearchAttributes } from './ops';
 import { lenientClient } from './payloads';
 
@@ -32,11 +32,12 @@ export const USD_PER_DAY_NEEDED = 'budget set needs --usd-per-day N (a positive 
  * the day's spend. Runs not waiting keep the notice, so one that was refused just before the
  * cap changed, and begins to wait only now, goes on too.
  */
-export async function setTenantBudget(client: Client, env: NodeJS.ProcessEnv, o: { tenant: string; usdPerDay: number; by?: string }): Promise<TenantBudgetSet> {
+export async function setTenantBudget(perflow: PerflowClient, o: { tenant: string; usdPerDay: number; by?: string }): Promise<TenantBudgetSet> {
+  const { client } = perflow;
   const tenant = checkTenant(o.tenant);
   if (!Number.isFinite(o.usdPerDay) || o.usdPerDay <= 0) throw new PerflowError('invalid', `${USD_PER_DAY_NEEDED}, got ${JSON.stringify(o.usdPerDay)}`);
   const by = o.by !== undefined && o.by.trim() !== '' ? o.by.trim() : 'unknown';
-  await withMemory(env, (memory) => new TenantBudgets(memory.db).setCap(tenant, o.usdPerDay, by, new Date()));
+  await withMemory(perflow, (memory) => new TenantBudgets(memory.db).setCap(tenant, o.usdPerDay, by, new Date()));
   // After the write: a run that reads the cap from now on sees the new one.
   const runs = await needingSearchAttributes(client, 'budget set', async () => {
     const found: { id: string; waiting: boolean }[] = [];
@@ -50,9 +51,9 @@ export async function setTenantBudget(client: Client, env: NodeJS.ProcessEnv, o:
 }
 
 /** The tenant's cap (or every tenant's) with its spend of the current UTC day. */
-export async function showTenantBudgets(env: NodeJS.ProcessEnv, tenant?: string): Promise<TenantBudgetView[]> {
+export async function showTenantBudgets(stores: StoresClient, tenant?: string): Promise<TenantBudgetView[]> {
   const one = tenant !== undefined ? checkTenant(tenant) : undefined;
-  return withMemory(env, (memory) => new TenantBudgets(memory.db).show(utcDay(Date.now()), one));
+  return withMemory(stores, (memory) => new TenantBudgets(memory.db).show(utcDay(Date.now()), one));
 }
 
 function checkTenant(tenant: string | undefined): string {

@@ -2,16 +2,13 @@
  * Following a run's event stream (MongoDB, MONGODB_URI) from any offset until the run ends:
  * `perflow watch`, `run --follow` and the client library's {@link watchRun}.
  */
-import { MongoClient } from 'mongodb';
 import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { RunEvent, RunEventBody } from '../core/run-events';
-import { databaseFromUri, memoryCollectionsFromEnv, mongoUriFromEnv } from '../config/env';
-import { MemoryStore } from '../stores/store';
 import type { RunEventLog } from '../stores/run-events';
 import { textSealer } from '../codec/encryption';
 import type { PerflowClient } from './connect';
 import { PerflowError } from './errors';
-import { mongoUnreachable } from './memory';
+import { withMemory } from './stores';
 
 export interface WatchOptions {
   /**
@@ -19,18 +16,10 @@ export interface WatchOptions {
    * again for a later run: then that run's first event).
    */
   from?: number;
-  /** Where MONGODB_URI and the collection names come from (default `process.env`). */
-  env?: NodeJS.ProcessEnv;
   /** How often to look for new events while there are none (default 100 ms). */
   pollMs?: number;
   /** Stops the watch (the iteration ends). */
   signal?: AbortSignal;
-  /**
-   * A connected MongoDB client to read with (its pool is shared: a server watching many runs
-   * passes one); default a client of MONGODB_URI's for this watch. The database and collection
-   * names still come from `env`.
-   */
-  mongo?: MongoClient;
 }
 
 /** The events cannot be read from here: MongoDB (MONGODB_URI) cannot be reached. */
@@ -63,24 +52,14 @@ export const END_STATUS: Partial<Record<WorkflowExecutionStatusName, Extract<Run
  *   no stream (it ran before perflow streamed events)
  */
 export async function* watchRun(perflow: PerflowClient, workflowId: string, options: WatchOptions = {}): AsyncGenerator<RunEvent> {
-  const env = options.env ?? process.env;
-  const uri = mongoUriFromEnv(env);
-  const mongo = options.mongo ?? new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
-  try {
-    if (!options.mongo) {
-      await mongo.connect().catch((err: unknown) => {
-        throw new StreamUnavailableError(mongoUnreachable(uri, err), { cause: err });
-      });
-    }
-    const encryption = perflow.config.encryption;
-    const log = new MemoryStore(mongo.db(databaseFromUri(uri)), memoryCollectionsFromEnv(env)).eventLog(encryption ? textSealer(encryption) : undefined);
-    yield* follow(perflow, log, mongo, workflowId, options);
-  } finally {
-    if (!options.mongo) await mongo.close();
-  }
+  const encryption = perflow.config.encryption;
+  const log = await withMemory(perflow, async (memory) => memory.eventLog(encryption ? textSealer(encryption) : undefined)).catch((err: unknown) => {
+    throw err instanceof PerflowError && err.kind === 'unavailable' ? new StreamUnavailableError(err.message, { cause: err.cause }) : err;
+  });
+  yield* follow(perflow, log, workflowId, options);
 }
 
-async function* follow(perflow: PerflowClient, log: RunEventLog, mongo: MongoClient, workflowId: string, options: WatchOptions): AsyncGenerator<RunEvent> {
+async function* follow(perflow: PerflowClient, log: RunEventLog, workflowId: string, options: WatchOptions): AsyncGenerator<RunEvent> {
   const head = await log.head(workflowId);
   let next = options.from ?? head?.start ?? 0;
   let batch: number | undefined;

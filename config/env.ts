@@ -12,7 +12,7 @@
 import { KEY_BYTES, type EncryptionKeyring } from '../core/encryption-keyring';
 import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
 import type { ProviderConfig } from '../core/provider-config';
-import { describePolicy, POLICY_VARIABLES, type WorkerPolicy } from '../core/worker-policy';
+import { describePolicy, operatorEndpoints, POLICY_VARIABLES, type OperatorEndpoints, type WorkerPolicy } from '../core/worker-policy';
 import { LIMITS_VARIABLE, parameterLimits, type ParameterLimits } from '../core/agent-file/limits';
 import { redact } from './redact';
 import { telemetryConfigFromEnv, type TelemetryConfig } from './telemetry';
@@ -207,6 +207,18 @@ export interface ClientConfig {
   encryption?: EncryptionKeyring;
   /** The client's spans (OTEL_EXPORTER_OTLP_*), see config/telemetry.ts. @default off */
   telemetry?: TelemetryConfig;
+  /** MongoDB (MONGODB_URI): its database holds the memory, event streams, evals and tenant spend the client reads. */
+  mongoUri: string;
+  /** The stores' collection names (PERFLOW_*_COLLECTION). */
+  collections: MemoryCollections;
+  /** The workers' policy, when this environment declares it (PERFLOW_ALLOW_*): agent files are checked before a run starts. */
+  workerPolicy?: DeclaredWorkerPolicy;
+}
+
+/** A worker policy the client's environment declares, with the operator's own model endpoints (which it always allows). */
+export interface DeclaredWorkerPolicy {
+  policy: WorkerPolicy;
+  endpoints: OperatorEndpoints;
 }
 
 /**
@@ -231,7 +243,15 @@ export function clientConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Clien
     limits: parameterLimits(env[LIMITS_VARIABLE]),
     ...withEncryption(env),
     telemetry: telemetryConfigFromEnv(env, 'client'),
+    mongoUri: mongoUriFromEnv(env),
+    collections: memoryCollectionsFromEnv(env),
+    ...(declaresWorkerPolicy(env) ? { workerPolicy: { policy: workerPolicyFromEnv(env), endpoints: operatorEndpointsFromEnv(env) } } : {}),
   };
+}
+
+/** The model endpoints the operator configured (OPENAI_BASE_URL, PERFLOW_BEDROCK_ENDPOINT): agent files may use them whatever the policy says. */
+export function operatorEndpointsFromEnv(env: NodeJS.ProcessEnv = process.env): OperatorEndpoints {
+  return operatorEndpoints((variable) => env[variable] || undefined);
 }
 
 const KEYS_VAR = 'PERFLOW_ENCRYPTION_KEYS';

@@ -1,10 +1,9 @@
 /** What the console API is built from (console/server.ts gives it; api.ts and eval-routes.ts read it). */
-import type { MongoClient } from 'mongodb';
 import type { PerflowClient } from '../client';
 
 export interface ApiOptions {
+  /** The console's client: Temporal, the settings and its one MongoDB client. */
   perflow: PerflowClient;
-  env: NodeJS.ProcessEnv;
   /** Every /api request must carry it (`Authorization: Bearer …`, or `?token=` for the event stream). */
   token?: string;
   /** Agent files and suites in request bodies; otherwise only the folder's, by name (403). */
@@ -13,6 +12,4 @@ export interface ApiOptions {
   maxEventStreams: number;
   /** The folder of the agent files the console offers. */
   agentsDir: string;
-  /** One MongoDB client for every event stream the console serves. */
-  mongo: MongoClient;
 }

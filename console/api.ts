@@ -46,7 +46,7 @@ import { decisionBody, forkBody, jsonOf, offsetOf, parseBody, startBody, type De
 export type { ApiOptions };
 
 export function consoleApi(o: ApiOptions): Hono {
-  const { perflow, env } = o;
+  const { perflow } = o;
   const { client, config } = perflow;
   const api = new Hono();
 
@@ -85,7 +85,7 @@ export function consoleApi(o: ApiOptions): Hono {
   api.post('/runs', async (c) => {
     const body = parseBody(startBody, await jsonOf(c));
     const { agent, parameters } = await loadAgent(o, body.agent, body.params ?? {}, config.extraToolTypes);
-    const run = await startRun(client, { agent, parameters, question: body.question, taskQueue: config.taskQueue, ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}) });
+    const run = await startRun(perflow, { agent, parameters, question: body.question });
     return c.json(startedJson(config, run), 201);
   });
 
@@ -117,7 +117,7 @@ export function consoleApi(o: ApiOptions): Hono {
       const stop = new AbortController();
       stream.onAbort(() => stop.abort());
       try {
-        for await (const event of watchRun(perflow, id, { ...(from !== undefined ? { from } : {}), env, mongo: o.mongo, signal: stop.signal })) {
+        for await (const event of watchRun(perflow, id, { ...(from !== undefined ? { from } : {}), signal: stop.signal })) {
           await stream.writeSSE({ id: String(event.offset), event: event.type, data: JSON.stringify(event) });
         }
       } finally {
@@ -136,13 +136,11 @@ export function consoleApi(o: ApiOptions): Hono {
     const id = c.req.param('id');
     const body = parseBody(forkBody, await jsonOf(c));
     const agent = body.agent !== undefined ? (await loadAgent(o, body.agent, body.params ?? {}, config.extraToolTypes)).agent : undefined;
-    const run = await forkRun(client, id, {
+    const run = await forkRun(perflow, id, {
       fromStep: body.from_step,
       ...(agent ? { agent } : {}),
       params: body.params ?? {},
       ...(body.question !== undefined ? { question: body.question } : {}),
-      taskQueue: config.taskQueue,
-      ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}),
     });
     return c.json(startedJson(config, run), 201);
   });
@@ -157,7 +155,7 @@ export function consoleApi(o: ApiOptions): Hono {
   api.get('/memory/:memoryId', async (c) => {
     const id = c.req.param('memoryId');
     const tenant = c.req.query('tenant') || undefined;
-    const view = await readMemory(env, id, tenant);
+    const view = await readMemory(perflow, id, tenant);
     if (!view) throw new PerflowError('not_found', `memory_id ${id} not found${tenant !== undefined ? ` for tenant ${tenant}` : ''}`);
     return c.json(view);
   });

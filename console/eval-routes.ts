@@ -7,13 +7,13 @@ import { agentFiles, offeredFile, refuseInline, suiteFiles } from './offered-fil
 import { evalBody, jsonOf, parseBody } from './requests';
 
 export function evalRoutes(api: Hono, o: ApiOptions): void {
-  const { perflow, env } = o;
-  const { client, config } = perflow;
+  const { perflow } = o;
+  const { config } = perflow;
 
   api.get('/suites', async (c) => c.json(await suiteFiles(o.agentsDir)));
 
   api.get('/evals', async (c) => {
-    const evals = await listEvals(env, 100);
+    const evals = await listEvals(perflow, 100);
     return c.json(evals.map(({ eval_id, suite, agent, status, passed, failed, pass_rate, started_at, ended_at }) => ({ eval_id, suite, agent, status, passed, failed, pass_rate, started_at, ended_at: ended_at ?? null })));
   });
 
@@ -26,7 +26,7 @@ export function evalRoutes(api: Hono, o: ApiOptions): void {
     const named = body.agent ?? (json as { agent?: unknown }).agent;
     const agent = typeof named === 'string' ? await offeredFile(o.agentsDir, named, 'agent', agentFiles) : undefined;
     const suite = await suiteFromJson(json, where, o.agentsDir, { ...(agent ? { agent } : {}), params: body.params ?? {}, extraToolTypes: config.extraToolTypes });
-    const { evalId } = await startEval(client, { suite, ...(body.concurrency ? { concurrency: body.concurrency } : {}), taskQueue: config.taskQueue, ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}) });
+    const { evalId } = await startEval(perflow, { suite, ...(body.concurrency ? { concurrency: body.concurrency } : {}) });
     return c.json({ eval_id: evalId, cases: suite.cases.length, warnings: suite.warnings, ui_url: workflowUrl(config, evalId) }, 201);
   });
 
@@ -34,13 +34,13 @@ export function evalRoutes(api: Hono, o: ApiOptions): void {
   api.get('/evals/compare', async (c) => {
     const [a, b] = [c.req.query('a'), c.req.query('b')];
     if (!a || !b) throw new PerflowError('invalid', 'compare needs two evals: /api/evals/compare?a=ID&b=ID');
-    for (const id of [a, b]) if (!(await evalSnapshot(client, id, env))) throw new PerflowError('not_found', `no eval ${id}`);
-    return c.json(await compareEvalResults(client, a, b, env));
+    for (const id of [a, b]) if (!(await evalSnapshot(perflow, id))) throw new PerflowError('not_found', `no eval ${id}`);
+    return c.json(await compareEvalResults(perflow, a, b));
   });
 
   api.get('/evals/:id', async (c) => {
     const id = c.req.param('id');
-    const snapshot = await evalSnapshot(client, id, env);
+    const snapshot = await evalSnapshot(perflow, id);
     if (!snapshot) throw new PerflowError('not_found', `no eval ${id}`);
     return c.json(snapshot);
   });

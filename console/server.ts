@@ -12,11 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { MongoClient } from 'mongodb';
 import { connectClient, PerflowError, type PerflowClient } from '../client';
 import { checkedAllowedHost, hostAllowList, isLoopbackHost, newToken, refusedHostMessage, securityHeaders } from '../client/listener-guard';
-import { holdMongoClient, mongoUnreachable } from '../client/memory';
-import { mongoUriFromEnv, type ClientConfig } from '../config/env';
+import type { ClientConfig } from '../config/env';
 import { firstLine } from '../core/text';
 import { consoleApi } from './api';
 
@@ -24,7 +22,6 @@ export const CONSOLE_PORT = 7300;
 
 export interface ConsoleOptions {
   config: ClientConfig;
-  env: NodeJS.ProcessEnv;
   /** Default 127.0.0.1; any other address needs a token. */
   host?: string;
   /** Default 7300; 0 picks a free port. */
@@ -41,7 +38,7 @@ export interface ConsoleOptions {
   maxEventStreams?: number;
   /** The agent files the console offers (default ./agents when it exists, else the package's examples). */
   agentsDir?: string;
-  /** A Temporal connection to use (default: one of the config's, closed with the console). */
+  /** The client to use, with its one MongoDB client (default: one of the config's, closed with the console). */
   perflow?: PerflowClient;
 }
 
@@ -85,15 +82,11 @@ export async function startConsole(o: ConsoleOptions): Promise<ConsoleServer> {
   const token = o.unsafeNoToken ? undefined : (o.token ?? newToken());
   const allowedHosts = (o.allowedHosts ?? []).map(checkedAllowedHost);
   const agentsDir = resolve(o.agentsDir ?? (existsSync('agents') ? 'agents' : join(packageRoot(), 'examples')));
-  const uri = mongoUriFromEnv(o.env);
-  const mongo = await new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 }).connect().catch((err: unknown) => {
-    throw new PerflowError('unavailable', mongoUnreachable(uri, err), { cause: err });
-  });
-  // Every memory and eval read of this process goes through this one client.
-  const release = holdMongoClient(uri, mongo);
   let perflow: PerflowClient | undefined;
   try {
     perflow = o.perflow ?? (await connectClient(o.config));
+    // Every memory, event and eval read of the console goes through its client's one MongoDB client, connected now to fail fast.
+    await perflow.mongo();
     const app = new Hono();
     const hostAllowed = hostAllowList(host, allowedHosts);
     const headers = securityHeaders(await inlineScriptHashes(join(pageDir(), 'index.html')));
@@ -107,7 +100,7 @@ export async function startConsole(o: ConsoleOptions): Promise<ConsoleServer> {
     // (The connection closes: the rest of the body is not read, so the socket cannot serve another request.)
     app.route(
       '/api',
-      consoleApi({ perflow, env: o.env, ...(token ? { token } : {}), agentsDir, mongo, allowInlineAgents: o.allowInlineAgents ?? false, maxEventStreams: o.maxEventStreams ?? MAX_EVENT_STREAMS }),
+      consoleApi({ perflow, ...(token ? { token } : {}), agentsDir, allowInlineAgents: o.allowInlineAgents ?? false, maxEventStreams: o.maxEventStreams ?? MAX_EVENT_STREAMS }),
     );
     app.get('/', () => file(join(pageDir(), 'index.html')));
     app.get('/page/*', (c) => {
@@ -137,14 +130,10 @@ export async function startConsole(o: ConsoleOptions): Promise<ConsoleServer> {
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
         await new Promise<void>((done) => server.close(() => done()));
         await owned?.close();
-        release();
-        await mongo.close();
       },
     };
   } catch (err) {
     if (!o.perflow) await perflow?.close();
-    release();
-    await mongo.close();
     throw err;
   }
 }

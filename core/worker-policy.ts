@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { knownInterfaces } from './agent-file/known-interfaces';
 
 export interface WorkerPolicy {
   /** MCP stdio commands agent files may start, as they write them (`npx`, `/usr/bin/python3`); `*`: any. */
@@ -28,10 +29,14 @@ export const POLICY_VARIABLES = { mcpCommands: 'PERFLOW_ALLOW_MCP_COMMANDS', hos
 /** Nothing allowed: a worker whose operator declared nothing. */
 export const CLOSED_POLICY: WorkerPolicy = { mcpCommands: [], hosts: [], envVars: [] };
 
-/** The endpoints the operator configured for the providers' own keys (OPENAI_BASE_URL, PERFLOW_BEDROCK_ENDPOINT). */
-export interface OperatorEndpoints {
-  openaiBaseUrl?: string;
-  bedrockEndpoint?: string;
+/** The endpoints the operator configured for the providers' own keys (each interface's `endpointVariable`: OPENAI_BASE_URL, PERFLOW_BEDROCK_ENDPOINT). */
+export type OperatorEndpoints = readonly string[];
+
+/** The operator's endpoints, as `read` gives the interfaces' endpoint variables. */
+export function operatorEndpoints(read: (variable: string) => string | undefined): OperatorEndpoints {
+  // Interfaces of one provider share its variable (the Bedrock ones): each endpoint once.
+  const variables = new Set(knownInterfaces().flatMap((spec) => spec.endpointVariable ?? []));
+  return [...variables].flatMap((variable) => read(variable) ?? []);
 }
 
 /** What of an agent file the policy judges: its models and its MCP servers. */
@@ -41,7 +46,7 @@ export interface PolicySubject {
 }
 
 /** The providers' own key variables: an agent file may name them (Axon Ivy files do); they go only where the operator's endpoint rule lets them. */
-const PROVIDER_KEYS: readonly string[] = ['OPENAI_API_KEY'];
+const providerKeys = (): string[] => knownInterfaces().flatMap((spec) => spec.apiKeyVariable ?? []);
 
 const SECRET_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -92,7 +97,7 @@ const sameOrigin = (a: string | undefined, b: string): boolean => {
  * What the agent file asks that the policy does not allow: one line each, naming the rule and
  * the variable that allows it. Empty when the worker may run it.
  */
-export function policyProblems(subject: PolicySubject, policy: WorkerPolicy, operator: OperatorEndpoints = {}): string[] {
+export function policyProblems(subject: PolicySubject, policy: WorkerPolicy, operator: OperatorEndpoints = []): string[] {
   const problems: string[] = [];
   const allow = (variable: string, value: string) => `allow it in the worker policy (${variable}=${value})`;
   const readable = (where: string, values: Record<string, string> | undefined) => {
@@ -103,11 +108,12 @@ export function policyProblems(subject: PolicySubject, policy: WorkerPolicy, ope
     }
   };
   for (const m of subject.models) {
-    if (m.base_url !== undefined && !sameOrigin(operator.openaiBaseUrl, m.base_url) && !sameOrigin(operator.bedrockEndpoint, m.base_url) && !hostAllowed(policy, m.base_url)) {
-      problems.push(`${m.where}.base_url: host "${hostOf(m.base_url)?.host ?? m.base_url}" is not allowed on this worker; ${allow(POLICY_VARIABLES.hosts, hostOf(m.base_url)?.host ?? 'HOST')}`);
+    const url = m.base_url;
+    if (url !== undefined && !operator.some((endpoint) => sameOrigin(endpoint, url)) && !hostAllowed(policy, url)) {
+      problems.push(`${m.where}.base_url: host "${hostOf(url)?.host ?? url}" is not allowed on this worker; ${allow(POLICY_VARIABLES.hosts, hostOf(url)?.host ?? 'HOST')}`);
     }
     // The provider's own key named explicitly is the default key: where it may go is the endpoint rule above.
-    if (m.api_key_env !== undefined && !PROVIDER_KEYS.includes(m.api_key_env) && !envAllowed(policy, m.api_key_env)) {
+    if (m.api_key_env !== undefined && !providerKeys().includes(m.api_key_env) && !envAllowed(policy, m.api_key_env)) {
       problems.push(`${m.where}.api_key_env: ${m.api_key_env} is not a variable this worker lets agent files read; ${allow(POLICY_VARIABLES.envVars, m.api_key_env)}`);
     }
   }
@@ -119,6 +125,12 @@ export function policyProblems(subject: PolicySubject, policy: WorkerPolicy, ope
     readable(`${where}: headers`, s.headers);
   }
   return problems;
+}
+
+/** The policy's problems as one refusal: the first, then the others after it; undefined when there are none. */
+export function policyRefusal(problems: readonly string[]): string | undefined {
+  if (problems.length === 0) return undefined;
+  return problems.length > 1 ? `${problems[0]} (and ${problems.length - 1} more: ${problems.slice(1).join('; ')})` : problems[0];
 }
 
 /** The models of an agent file as the policy judges them (`llm`, `executor_llm`). */

@@ -37,6 +37,8 @@ import { startWatchers, type FirstToken, type WatcherCounts } from '../bench/str
 import type { PlanExecuteReflectInput } from '../workflows';
 import { resolveParameters } from '../core/agent';
 import { startEval } from '../client/eval';
+import { perflowClient } from '../client/connect';
+import { clientConfigFromEnv } from '../config/env';
 import { workflowBundleOptions } from '../workers/workflow-source';
 
 const { values: args } = parseArgs({
@@ -370,7 +372,7 @@ async function timedEval(bench: Bench, concurrency: number): Promise<{ ms: numbe
   const { agent } = benchInput({ steps: EVAL_STEPS, latencyMs: EVAL_LATENCY_MS });
   const cases = Array.from({ length: EVAL_CASES }, (_, i) => ({ case: { id: `case-${i}`, question: `question ${i}`, checks: [{ contains: 'ok' }, { max_steps: EVAL_STEPS + 1 }] }, parameters: resolveParameters(agent, { max_steps: EVAL_STEPS + 1 }) }));
   const t0 = performance.now();
-  const { handle } = await startEval(bench.client, { suite: { suite: { name: `bench-${concurrency}`, cases: cases.map((c) => c.case) }, agent, cases, warnings: [] }, concurrency, taskQueue: bench.taskQueue });
+  const { handle } = await startEval(perflowClient(bench.client, clientConfigFromEnv(bench.env)), { suite: { suite: { name: `bench-${concurrency}`, cases: cases.map((c) => c.case) }, agent, cases, warnings: [] }, concurrency });
   const result = await handle.result();
   const ms = performance.now() - t0;
   const history = await handle.fetchHistory();

@@ -13,6 +13,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { MongoClient } from 'mongodb';
 import { followRun } from '../client/follow-run';
 import { startRun } from '../client/run';
+import { perflowClient } from '../client/connect';
 import { parseAgentDefinition, resolveParameters, type AgentDefinition } from '../core/agent';
 import { startServers, stopServersOnSignals } from '../servers';
 import { clientConfigFromEnv, redact } from '../config/env';
@@ -74,7 +75,8 @@ async function main(): Promise<void> {
         ? 'model: scripted offline run (no OPENAI_API_KEY or BEDROCK_MODEL_ID): the plan and the tool call are scripted; the tool call against the data is real and the answer quotes its result'
         : `model: ${agent.llm.interface} ${agent.llm.model}`,
     );
-    const run = await startRun(client, { agent, parameters: resolveParameters(agent), question: QUESTION, taskQueue });
+    const perflow = perflowClient(client, clientConfigFromEnv({ TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace, MONGODB_URI: mongoUri, PERFLOW_TASK_QUEUE: taskQueue }));
+    const run = await startRun(perflow, { agent, parameters: resolveParameters(agent), question: QUESTION });
     console.log(`question: ${QUESTION}`);
     const out = await followRun(run.handle, (line) => console.log(`  ${line}`));
     const env = `TEMPORAL_ADDRESS=${temporal.address} MONGODB_URI=${redact(mongoUri)} PERFLOW_TASK_QUEUE=${taskQueue}`;
@@ -102,7 +104,7 @@ async function main(): Promise<void> {
 
 /** The perflow console on the demo's servers: on its usual port, or another when that one is taken. */
 async function demoConsole(env: NodeJS.ProcessEnv): Promise<ConsoleServer> {
-  const options = { config: clientConfigFromEnv(env), env, agentsDir: join(root, 'examples') };
+  const options = { config: clientConfigFromEnv(env), agentsDir: join(root, 'examples') };
   return startConsole({ ...options, port: CONSOLE_PORT }).catch(() => startConsole({ ...options, port: 0 }));
 }
 

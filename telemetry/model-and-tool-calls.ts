@@ -10,6 +10,7 @@ import type { MetricMeter } from '@temporalio/common';
 import type { ModelSettings, ToolObservation } from '../core/activity-contract';
 import type { Usage } from '../core/llm-types';
 import { PERFLOW_METRICS } from './metric-names';
+import { knownInterface } from '../core/agent-file/known-interfaces';
 import { firstLine } from '../core/text';
 
 export interface TelemetryDeps {
@@ -33,9 +34,7 @@ export const COST_ATTRIBUTE = 'perflow.cost_usd';
 
 /** `gen_ai.system` of a model interface: `openai`, `aws.bedrock`, or the interface's own name (`scripted`). */
 export function genAiSystem(modelInterface: string): string {
-  if (modelInterface.startsWith('openai/')) return 'openai';
-  if (modelInterface.startsWith('bedrock/')) return 'aws.bedrock';
-  return modelInterface;
+  return knownInterface(modelInterface)?.genAiProvider ?? modelInterface;
 }
 
 /** The model's name for spans and counters: `llm.model`, else the interface (the scripted model has none). */

@@ -10,7 +10,8 @@ import { MemoryStore } from '../stores/store';
 import { builtinTools } from '../activities/tools/builtin';
 import { toolRegistry, type Tool } from '../activities/tools/tool';
 import { describeWorkerConfig, providerConfigFromEnv, redact, workerConfigFromEnv, workerPolicyFromEnv, type PerflowWorkerConfig } from '../config/env';
-import { modelAdapters, operatorEndpoints } from '../activities/llm/adapters';
+import { modelAdapters } from '../activities/llm/adapters';
+import { operatorEndpoints } from '../core/worker-policy';
 import type { ModelAdapter } from '../activities/llm/adapter';
 import type { RecordedRequest } from '../activities/llm/scripted';
 import { firstLine } from '../core/text';
@@ -102,7 +103,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
       secret: providers.secret,
       policy,
       // Read at call time, as the providers read them.
-      operator: operatorEndpoints(providers),
+      operator: () => operatorEndpoints((variable) => providers.setting(variable)),
       ...(tracing ? { tracer: tracing.tracer } : {}),
     });
     // PERFLOW_ENCRYPTION_KEYS: inputs, results, queries, updates, memos and failures (messages,

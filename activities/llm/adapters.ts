@@ -7,13 +7,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { RawChatResponse } from '../../core/llm-types';
 import { addModelInterfaces } from '../../core/agent-file/known-interfaces';
-import type { OperatorEndpoints } from '../../core/worker-policy';
-import type { ProviderConfig } from '../../core/provider-config';
 import type { AdapterContext, ModelAdapter, ModelCall } from './adapter';
 import { bedrockClaudeAdapter } from './bedrock-claude';
-import { BEDROCK_VARIABLES } from './bedrock-converse';
 import { deepSeekR1Adapter } from './deepseek-r1';
-import { OPENAI_BASE_URL, openAiAdapter } from './openai-chat';
+import { openAiAdapter } from './openai-chat';
 import { scriptedAdapter } from './scripted';
 
 /** The adapters every worker has, one per built-in interface. */
@@ -76,14 +73,3 @@ export function scriptedOnly(recorder?: AdapterContext['recorder']): ModelAdapte
   return modelAdapters({ providers: { secret: () => undefined, setting: () => undefined }, ...(recorder ? { recorder } : {}) }, [], [scriptedAdapter]);
 }
 
-/** The endpoints the operator configured for the providers' own keys, read when the worker policy asks. */
-export function operatorEndpoints(providers: ProviderConfig): OperatorEndpoints {
-  return {
-    get openaiBaseUrl() {
-      return providers.setting(OPENAI_BASE_URL);
-    },
-    get bedrockEndpoint() {
-      return providers.setting(BEDROCK_VARIABLES.endpoint);
-    },
-  };
-}

@@ -2,7 +2,7 @@
 import { PerflowError } from '../../client/errors';
 import { setTenantBudget, showTenantBudgets, type TenantBudgetView } from '../../client/tenant-budgets';
 import { USD_PER_DAY_NEEDED } from '../../client/tenant-budgets';
-import { withClient, type CommandContext, type CommandHandler } from '../context';
+import { withClient, withStores, type CommandContext, type CommandHandler } from '../context';
 import { answer } from '../output';
 import { formatCost } from '../../core/text';
 
@@ -20,8 +20,8 @@ async function set(ctx: CommandContext): Promise<number> {
   if (o.tenant === undefined || o.tenant.trim() === '') throw new PerflowError('invalid', 'budget set needs --tenant ID (a non-empty tenant_id)');
   if (!Number.isFinite(usd) || usd <= 0) throw new PerflowError('invalid', `${USD_PER_DAY_NEEDED}${raw !== undefined ? `, got "${raw}"` : ''}`);
   const tenant = o.tenant;
-  return withClient(ctx, async ({ client }) => {
-    const done = await setTenantBudget(client, ctx.env, { tenant, usdPerDay: usd, ...(o.by !== undefined ? { by: o.by } : {}) });
+  return withClient(ctx, async (perflow) => {
+    const done = await setTenantBudget(perflow, { tenant, usdPerDay: usd, ...(o.by !== undefined ? { by: o.by } : {}) });
     answer(o.json, done, () => `tenant ${done.tenant}: $${done.usd_per_day} per UTC day (set by ${done.by}); told ${done.notified.length} running run(s), ${done.waiting.length} of them waiting`);
     return 0;
   });
@@ -29,7 +29,7 @@ async function set(ctx: CommandContext): Promise<number> {
 
 async function show(ctx: CommandContext): Promise<number> {
   const { o } = ctx;
-  const budgets = await showTenantBudgets(ctx.env, o.tenant);
+  const budgets = await withStores(ctx, (stores) => showTenantBudgets(stores, o.tenant));
   if (o.tenant !== undefined && budgets.length === 0) throw new PerflowError('not_found', `tenant ${o.tenant} has no daily budget (perflow budget set --tenant ${o.tenant} --usd-per-day N)`);
   answer(o.json, budgets, () => (budgets.length === 0 ? ['no tenant has a daily budget'] : budgets.map(budgetLine)));
   return 0;

@@ -12,7 +12,6 @@ export const consoleCommand: CommandHandler = async (ctx) => {
   const { startConsole } = await import('../../console/server');
   const server = await startConsole({
     config,
-    env,
     ...(o.host ? { host: o.host } : {}),
     ...(port !== undefined ? { port } : {}),
     ...(token ? { token } : {}),

@@ -1,12 +1,12 @@
 /** `perflow eval`: run a suite (SUITE), `show`, `list`, `compare` evals, and `from-runs` (writes a suite from recorded runs). */
 import { writeFile } from 'node:fs/promises';
-import { workflowUrl } from '../../client/connect';
+import { workflowUrl, type PerflowClient } from '../../client/connect';
 import { formatDiff } from '../../client/diff';
 import { PerflowError } from '../../client/errors';
 import { compareEvalResults, evalResult, listEvals, loadSuite, startEval, type EvalProgress } from '../../client/eval';
 import { parseParams } from '../../client/run';
 import type { EvalResult } from '../../core/eval/types';
-import { aboutRun, withClient, type CommandContext, type CommandHandler } from '../context';
+import { aboutRun, withClient, withStores, type CommandContext, type CommandHandler } from '../context';
 import { comparisonLines, evalTableLines, junitXml, progressBar } from '../eval-report';
 import { evalFromRuns } from './eval-from-runs';
 import { answer, note, out, printJson } from '../output';
@@ -46,13 +46,13 @@ async function runSuite(ctx: CommandContext, file: string): Promise<number> {
   const minPass = numberOption(o['min-pass'], 'min-pass', 1, 0, 1, false);
   const suite = await loadSuite(file, { ...(o.agent ? { agent: o.agent } : {}), params: parseParams(o.param ?? []), extraToolTypes: config.extraToolTypes });
   for (const warning of suite.warnings) note(`perflow: warning: ${warning}`);
-  return withClient(ctx, async ({ client }) => {
-    const { evalId } = await startEval(client, { suite, concurrency, taskQueue: config.taskQueue, ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}) });
+  return withClient(ctx, async (perflow) => {
+    const { evalId } = await startEval(perflow, { suite, concurrency });
     aboutRun(ctx, evalId);
     // On stderr, so stdout stays the table (or the one JSON document); a killed CLI finds the eval again with `eval show`.
     note(`eval_id: ${evalId}`);
     note(`ui: ${workflowUrl(config, evalId)}`);
-    const result = await waitForEval(client, evalId);
+    const result = await waitForEval(perflow, evalId);
     if (o.junit) await writeFile(o.junit, junitXml(result));
     printResult(o.json, result);
     return result.pass_rate >= minPass ? 0 : 1;
@@ -60,7 +60,7 @@ async function runSuite(ctx: CommandContext, file: string): Promise<number> {
 }
 
 /** Waits for the eval, showing its progress on stderr: a bar on a terminal, else a line per finished case. */
-async function waitForEval(client: Parameters<typeof evalResult>[0], evalId: string, env?: NodeJS.ProcessEnv): Promise<EvalResult> {
+async function waitForEval(perflow: PerflowClient, evalId: string): Promise<EvalResult> {
   const tty = process.stderr.isTTY === true;
   let shown = -1;
   const onProgress = (p: EvalProgress) => {
@@ -69,7 +69,7 @@ async function waitForEval(client: Parameters<typeof evalResult>[0], evalId: str
     if (tty) process.stderr.write(`\r${progressBar(p.done, p.total, 30)} (${p.passed} passed, ${p.failed} failed, ${p.running} running)`);
     else if (p.done > 0) note(`${p.done}/${p.total} cases done (${p.passed} passed, ${p.failed} failed)`);
   };
-  const result = await evalResult(client, evalId, { wait: true, onProgress, ...(env ? { env } : {}) });
+  const result = await evalResult(perflow, evalId, { wait: true, onProgress });
   if (tty && shown >= 0) process.stderr.write('\n');
   if (!result) throw new PerflowError('failed', `eval ${evalId} has no result`);
   return result;
@@ -83,14 +83,14 @@ async function show(ctx: CommandContext): Promise<number> {
   const id = ctx.positionals[0];
   if (!id) throw new PerflowError('invalid', 'eval show needs an eval ID: perflow eval show ID');
   aboutRun(ctx, id);
-  return withClient(ctx, async ({ client }) => {
-    printResult(ctx.o.json, await waitForEval(client, id, ctx.env));
+  return withClient(ctx, async (perflow) => {
+    printResult(ctx.o.json, await waitForEval(perflow, id));
     return 0;
   });
 }
 
 async function list(ctx: CommandContext): Promise<number> {
-  const evals = await listEvals(ctx.env);
+  const evals = await withStores(ctx, (stores) => listEvals(stores));
   answer(ctx.o.json, evals, () =>
     evals.length === 0
       ? ['no evals yet (perflow eval SUITE)']
@@ -102,8 +102,8 @@ async function list(ctx: CommandContext): Promise<number> {
 async function compare(ctx: CommandContext): Promise<number> {
   const [a, b] = ctx.positionals;
   if (!a || !b) throw new PerflowError('invalid', 'eval compare needs two eval IDs: perflow eval compare A B');
-  return withClient(ctx, async ({ client }) => {
-    const cmp = await compareEvalResults(client, a, b, ctx.env);
+  return withClient(ctx, async (perflow) => {
+    const cmp = await compareEvalResults(perflow, a, b);
     if (ctx.o.json) {
       printJson(cmp);
       return 0;

@@ -17,14 +17,12 @@ export const fork: CommandHandler = async (ctx) => {
   const params = parseParams(o.param ?? []);
   const agent = o.agent ? (await loadAgentFile(o.agent, params, { extraToolTypes: config.extraToolTypes })).agent : undefined;
   return withClient(ctx, async (perflow) => {
-    const started = await forkRun(perflow.client, id, {
+    const started = await forkRun(perflow, id, {
       fromStep,
       ...(agent ? { agent } : {}),
       params,
       ...(o.question !== undefined ? { question: o.question } : {}),
       ...(o['workflow-id'] !== undefined ? { workflowId: o['workflow-id'] } : {}),
-      taskQueue: config.taskQueue,
-      ...(config.llmTaskQueue ? { llmTaskQueue: config.llmTaskQueue } : {}),
     });
     return reportStarted(perflow, ctx, started);
   });

@@ -12,20 +12,20 @@ import { checkFollowOrWait, reportStarted, terminalColumns } from '../started-ru
 import { EventPrinter } from '../event-lines';
 
 export const run: CommandHandler = async (ctx) => {
-  const { o, config, env } = ctx;
+  const { o, config } = ctx;
   if (!o.agent) throw new PerflowError('invalid', 'run needs --agent FILE');
   checkFollowOrWait(o);
   // --memory-id is the memory_id parameter, over --param and the agent file's: startRun resolves the run's IDs from it.
   const runParams = { ...parseParams(o.param ?? []), ...(o['memory-id'] !== undefined ? { memory_id: o['memory-id'] } : {}) };
   const { agent, parameters, warnings, notes } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes, ...(config.limits ? { limits: config.limits } : {}) });
-  checkWorkerPolicy(agent, env);
+  checkWorkerPolicy(agent, config);
   const question = o.question ?? parameters.question;
   if (!question) throw new PerflowError('invalid', 'run needs --question TEXT (or a question parameter)');
-  if (parameters.memory_id !== undefined) await assertMemoryExists(env, parameters.memory_id, parameters.tenant_id);
   for (const warning of warnings) note(`perflow: warning: ${warning}`);
   for (const line of notes) note(`perflow: note: ${line}`);
   return withClient(ctx, async (perflow) => {
-    const started = await startRun(perflow.client, { agent, parameters, question, taskQueue: config.taskQueue, llmTaskQueue: config.llmTaskQueue });
+    if (parameters.memory_id !== undefined) await assertMemoryExists(perflow, parameters.memory_id, parameters.tenant_id);
+    const started = await startRun(perflow, { agent, parameters, question });
     return reportStarted(perflow, ctx, started);
   });
 };
@@ -47,7 +47,7 @@ export const watch: CommandHandler = async (ctx) => {
   return withClient(ctx, async (perflow) => {
     // --json: one event per line (NDJSON), each written as it arrives.
     const printer = ctx.o.json ? undefined : new EventPrinter({ write: (t) => void process.stdout.write(t), ...terminalColumns(true) });
-    for await (const event of watchRun(perflow, id, { from, env: ctx.env })) {
+    for await (const event of watchRun(perflow, id, { from })) {
       if (printer) printer.print(event);
       else process.stdout.write(`${JSON.stringify(event)}\n`);
     }

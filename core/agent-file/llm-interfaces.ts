@@ -24,6 +24,10 @@ export interface ModelInterfaceSpec {
   readonly servesIvyModel?: (model: string) => boolean;
   /** The worker variable holding the provider's key, which a model's `api_key_env` replaces (an Axon Ivy `*ModelKey` sets it). */
   readonly apiKeyVariable?: string;
+  /** The worker variable naming the operator's endpoint for the provider: its key may always go there, whatever the worker policy says. */
+  readonly endpointVariable?: string;
+  /** The provider as OpenTelemetry's GenAI conventions name it (`gen_ai.system`); default the interface name. */
+  readonly genAiProvider?: string;
 }
 
 /** The interface that serves what no spec claims (Axon Ivy model names): OpenAI Chat Completions or a compatible server. */
@@ -37,12 +41,16 @@ export const BUILTIN_MODEL_INTERFACES = [
     responseFilter: '$.choices[0].message.content',
     priceTableProvider: 'openai',
     apiKeyVariable: 'OPENAI_API_KEY',
+    endpointVariable: 'OPENAI_BASE_URL',
+    genAiProvider: 'openai',
   },
   {
     name: 'bedrock/converse/claude',
     aliases: ['bedrock_converse_claude'],
     responseFilter: '$.output.message.content[0].text',
     priceTableProvider: 'aws',
+    endpointVariable: 'PERFLOW_BEDROCK_ENDPOINT',
+    genAiProvider: 'aws.bedrock',
     servesIvyModel: (model: string) => model.includes('claude') || model.includes('anthropic'),
   },
   {
@@ -50,6 +58,8 @@ export const BUILTIN_MODEL_INTERFACES = [
     aliases: ['bedrock_converse_deepseek_r1'],
     responseFilter: '$.output.message.content[0].text',
     priceTableProvider: 'aws',
+    endpointVariable: 'PERFLOW_BEDROCK_ENDPOINT',
+    genAiProvider: 'aws.bedrock',
     servesIvyModel: (model: string) => model.includes('deepseek'),
   },
   { name: 'scripted', responseFilter: '$.content', servesIvyModel: (model: string) => model === 'scripted' },

@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { MongoClient } from 'mongodb';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clientConfigFromEnv, type PerflowClient, type RunEvent } from '../../client';
+import { clientConfigFromEnv, type RunEvent } from '../../client';
 import { startConsole, type ConsoleServer } from '../../console/server';
 import { useCli } from '../support/cli';
 import { TEST_POLICY } from '../support/harness';
@@ -28,11 +28,11 @@ beforeAll(async () => {
   agents = mkdtempSync(join(tmpdir(), 'perflow-console-agents-'));
   writeFileSync(join(agents, 'adder.json'), JSON.stringify(typedAgent('plan_execute_and_reflect', 2)));
   writeFileSync(join(agents, 'notes.txt'), 'not an agent');
-  const config = clientConfigFromEnv(cli.env);
-  const perflow: PerflowClient = { client: cli.harness.client, config, close: async () => undefined };
+  const { perflow } = cli.harness;
+  const { config } = perflow;
   // `server` makes its own token and takes inline agent files; `guarded` is a console as started by default, with a given token.
-  server = await startConsole({ config, env: cli.env, port: 0, agentsDir: agents, perflow, allowInlineAgents: true });
-  guarded = await startConsole({ config, env: cli.env, port: 0, agentsDir: agents, perflow, token: TOKEN, maxEventStreams: 2 });
+  server = await startConsole({ config, port: 0, agentsDir: agents, perflow, allowInlineAgents: true });
+  guarded = await startConsole({ config, port: 0, agentsDir: agents, perflow, token: TOKEN, maxEventStreams: 2 });
 });
 afterAll(async () => {
   await server?.close();
@@ -202,8 +202,8 @@ describe('the console API', () => {
 
     // Without a token only on loopback, and only when asked for by name.
     const config = clientConfigFromEnv(cli.env);
-    await expect(startConsole({ config, env: cli.env, host: '0.0.0.0', port: 0, unsafeNoToken: true })).rejects.toThrow(/^--unsafe-no-token is refused with --host 0\.0\.0\.0: off loopback the console needs a token/);
-    const open = await startConsole({ config, env: cli.env, port: 0, agentsDir: agents, unsafeNoToken: true });
+    await expect(startConsole({ config, host: '0.0.0.0', port: 0, unsafeNoToken: true })).rejects.toThrow(/^--unsafe-no-token is refused with --host 0\.0\.0\.0: off loopback the console needs a token/);
+    const open = await startConsole({ config, port: 0, agentsDir: agents, unsafeNoToken: true });
     try {
       expect([open.token, open.openUrl]).toEqual([undefined, `${open.url}/`]);
       expect((await call('GET', '/api/info', undefined, {}, open.url)).json).toMatchObject({ token_required: false });
@@ -238,14 +238,14 @@ describe('the console as a trust boundary', () => {
       }
     }
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `10.1.2.3:${port}`]) expect((await withHost(guarded.url, '/api/info', host, bearer)).status).toBe(200);
-    const named = await startConsole({ config: clientConfigFromEnv(cli.env), env: cli.env, port: 0, agentsDir: agents, token: TOKEN, allowedHosts: ['console.example.com'] });
+    const named = await startConsole({ config: clientConfigFromEnv(cli.env), port: 0, agentsDir: agents, token: TOKEN, allowedHosts: ['console.example.com'] });
     try {
       expect((await withHost(named.url, '/api/info', 'Console.Example.com:443', bearer)).status).toBe(200);
       expect((await withHost(named.url, '/api/info', 'other.example.com', bearer)).status).toBe(403);
     } finally {
       await named.close();
     }
-    await expect(startConsole({ config: clientConfigFromEnv(cli.env), env: cli.env, port: 0, allowedHosts: ['http://x.example:80'] })).rejects.toThrow(/^--allowed-host expects a host name/);
+    await expect(startConsole({ config: clientConfigFromEnv(cli.env), port: 0, allowedHosts: ['http://x.example:80'] })).rejects.toThrow(/^--allowed-host expects a host name/);
   });
 
   it('sends the security headers with the page, its files and every API answer', async () => {
@@ -334,7 +334,8 @@ describe('the console as a trust boundary', () => {
         expect((await call('GET', `/api/memory/no-such-memory-${i}`, undefined, bearer, guarded.url)).status).toBe(404);
         expect((await call('GET', '/api/evals', undefined, bearer, guarded.url)).status).toBe(200);
       }
-      expect(stacks.filter((stack) => /client[\\/]memory\.ts/.test(stack))).toEqual([]);
+      // The console's client connected once, when it started: no request opens another.
+      expect(stacks.filter((stack) => /client[\\/]stores\.ts/.test(stack))).toEqual([]);
     } finally {
       connects.mockRestore();
     }

@@ -68,7 +68,7 @@ beforeAll(async () => {
     ),
     { toolTypes: 'any' },
   );
-  const run = await startRun(harness.client, { agent, parameters: resolveParameters(agent), question: QUESTION, taskQueue: harness.taskQueue });
+  const run = await startRun(harness.perflow, { agent, parameters: resolveParameters(agent), question: QUESTION });
   workflowId = run.workflowId;
   const out = await run.handle.result();
   expect(out.response).toBe(ANSWER);
@@ -198,7 +198,7 @@ describe('a run with PERFLOW_ENCRYPTION_KEYS that fails on an unparseable planne
     const harness = cli.harness;
     const agent = parseAgentDefinition(scriptedAgent({ planner: [MODEL_TEXT, MODEL_TEXT] }, { name: 'unparseable-agent' }), { toolTypes: 'any' });
     const question = `Which ${QUESTION_WORDS.join(' ')} rises first?`;
-    const run = await startRun(harness.client, { agent, parameters: resolveParameters(agent, { max_parse_retries: 1 }), question, taskQueue: harness.taskQueue });
+    const run = await startRun(harness.perflow, { agent, parameters: resolveParameters(agent, { max_parse_retries: 1 }), question });
     failedId = run.workflowId;
     message = (await failureOf(run.handle.result())).message;
     failedHistory = await harness.client.workflow.getHandle(failedId).fetchHistory();

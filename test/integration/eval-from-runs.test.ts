@@ -34,7 +34,7 @@ const started: string[] = [];
 
 async function run(question: string, answer: string, tenantId: string): Promise<void> {
   const agent = parseAgentDefinition(scriptedAgent({ planner: [final(answer)] }, { name: agentName }));
-  const { handle, workflowId } = await startRun(harness().client, { agent, parameters: resolveParameters(agent, { tenant_id: tenantId }), question, taskQueue: harness().taskQueue });
+  const { handle, workflowId } = await startRun(harness().perflow, { agent, parameters: resolveParameters(agent, { tenant_id: tenantId }), question });
   await handle.result();
   started.push(workflowId);
 }

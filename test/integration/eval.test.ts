@@ -186,7 +186,7 @@ describe('perflow eval', () => {
     // c2 and c3 wait for a person to approve their plan: the kill lands while they run, with no activity in flight.
     const cases = ['c0', 'c1', 'c2', 'c3'].map((id, i) => ({ id, question: `wait ${i}`, ...(i >= 2 ? { params: { plan_approval: 'first' } } : {}), checks: [{ contains: 'waited' }, { tool_called: 'SlowTool' }] }));
     const suite = await loadSuite(file('slow-suite.json', { name: 'slow', cases }), { agent, extraToolTypes: ['SlowTool'] });
-    const { evalId } = await startEval(crash.client, { suite, concurrency: 4, taskQueue: crash.taskQueue });
+    const { evalId } = await startEval(crash.perflow, { suite, concurrency: 4 });
     const waiting = async () => {
       const p = await evalProgress(crash.client, evalId).catch(() => undefined);
       if (p?.done !== 2 || p.running !== 2) return false;
@@ -196,10 +196,10 @@ describe('perflow eval', () => {
     for (let i = 0; i < 300 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 100));
     expect(await evalProgress(crash.client, evalId)).toEqual({ total: 4, done: 2, passed: 2, failed: 0, running: 2 });
     // The cases scored so far are there while it runs (its document has them once it ends).
-    expect(await evalSnapshot(crash.client, evalId, cli.env)).toMatchObject({ status: 'running', passed: 2, failed: 0, cases: [{ id: 'c0', passed: true }, { id: 'c1', passed: true }] });
+    expect(await evalSnapshot(crash.perflow, evalId)).toMatchObject({ status: 'running', passed: 2, failed: 0, cases: [{ id: 'c0', passed: true }, { id: 'c1', passed: true }] });
     await crash.restart();
     await Promise.all(['c2', 'c3'].map((c) => approvePlan(crash.client, `${evalId}-${c}`, { by: 'test' })));
-    const result = await evalResult(crash.client, evalId, { wait: true });
+    const result = await evalResult(crash.perflow, evalId, { wait: true });
     expect(result).toMatchObject({ status: 'completed', passed: 4, failed: 0 });
     expect(result?.cases.map((c) => c.id)).toEqual(['c0', 'c1', 'c2', 'c3']);
     const runs = await runsOfEval(crash.client, evalId, 4);
@@ -209,7 +209,7 @@ describe('perflow eval', () => {
   it('cancels the runs still going when the eval is cancelled', async () => {
     const agent = file('waits.json', { name: 'waits', type: 'plan_execute_and_reflect', parameters: { plan_approval: 'first' }, llm: { interface: 'scripted', script: { planner: [plan('wait'), final('waited')], executor: [[{ content: 'done' }]] } } });
     const suite = await loadSuite(file('waits-suite.json', { name: 'waits', cases: [{ id: 'w', question: 'wait', checks: [{ contains: 'waited' }] }] }), { agent });
-    const { evalId, handle } = await startEval(cli.harness.client, { suite, taskQueue: cli.harness.taskQueue });
+    const { evalId, handle } = await startEval(cli.harness.perflow, { suite });
     const run = cli.harness.client.workflow.getHandle(`${evalId}-w`);
     for (let i = 0; i < 300 && !((await getStatus(cli.harness.client, run.workflowId).catch(() => undefined))?.pending ?? []).length; i++) await new Promise((r) => setTimeout(r, 100));
     await handle.cancel();
@@ -217,13 +217,13 @@ describe('perflow eval', () => {
     expect((await handle.describe()).status.name).toBe('CANCELLED');
     expect((await run.describe()).status.name).toBe('CANCELLED');
     // Its stored result says it was cancelled, with no case scored.
-    expect(await evalResult(cli.harness.client, evalId, { env: cli.env })).toMatchObject({ status: 'cancelled', cases: [], ended_at: expect.any(String) });
+    expect(await evalResult(cli.harness.perflow, evalId)).toMatchObject({ status: 'cancelled', cases: [], ended_at: expect.any(String) });
   });
 
   it('scores a case whose run fails as a failed case, and the eval completes', async () => {
     const agent = file('no-answers.json', { name: 'no-answers', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] } } });
     const suite = await loadSuite(file('fails-suite.json', { name: 'fails', cases: [{ id: 'f', question: 'anything?', checks: [{ contains: 'x' }, { max_steps: 3 }] }] }), { agent });
-    const { handle } = await startEval(cli.harness.client, { suite, taskQueue: cli.harness.taskQueue });
+    const { handle } = await startEval(cli.harness.perflow, { suite });
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'completed', passed: 0, failed: 1 });
     const [c] = result.cases;

@@ -42,7 +42,7 @@ describe('perflow fork', () => {
     // at the script position where the source stood then (2: positions 0–1 planned the reused steps).
     const forkAgent = parseAgentDefinition(scriptedAgent({ planner: ['(planned step 1)', '(planned step 2)', final('1066, forked')] }, withCalculator()), { toolTypes: 'any' });
     const template = 'CUSTOM REFLECT for ${parameters.user_prompt}\nDone so far:\n${parameters.completed_steps}\n${parameters.plan_execute_reflect_response_format}';
-    const fork = await forkRun(harness().client, source.workflowId, { fromStep: 3, agent: forkAgent, params: { reflect_prompt_template: template }, taskQueue: harness().taskQueue });
+    const fork = await forkRun(harness().perflow, source.workflowId, { fromStep: 3, agent: forkAgent, params: { reflect_prompt_template: template } });
     const out = await fork.handle.result();
     expect(out.response).toBe('1066, forked');
     expect(out.steps_executed).toBe(2);
@@ -79,7 +79,7 @@ describe('perflow fork', () => {
     const copies = () => harness().memory.interactions.countDocuments({ 'forked_from.workflow_id': source.workflowId });
     const before = await copies();
     expect(before).toBe(2 + 2 + 2 + 2); // two roots, two traces, two executor records, two tool calls
-    await expect(forkRun(harness().client, source.workflowId, { fromStep: 3, agent: forkAgent, taskQueue: harness().taskQueue, workflowId: fork.workflowId })).rejects.toThrow(`a run with workflow ID ${fork.workflowId} exists already: a fork is started once under its ID (nothing was copied again)`);
+    await expect(forkRun(harness().perflow, source.workflowId, { fromStep: 3, agent: forkAgent, workflowId: fork.workflowId })).rejects.toThrow(`a run with workflow ID ${fork.workflowId} exists already: a fork is started once under its ID (nothing was copied again)`);
     expect(await copies()).toBe(before);
     const again = await cli.perflow(['fork', source.workflowId, '--from-step', '3', '--workflow-id', fork.workflowId]);
     expect(again.stderr).toBe(`perflow: a run with workflow ID ${fork.workflowId} exists already: a fork is started once under its ID (nothing was copied again)\n`);
@@ -116,7 +116,7 @@ describe('perflow fork', () => {
   it('fails in one line with --from-step past the source’s last step', async () => {
     const source = await startAgentRun(harness(), runInput(SOURCE, 'fork too far'), 'fork-far');
     await source.result();
-    await expect(forkRun(harness().client, source.workflowId, { fromStep: 5, taskQueue: harness().taskQueue })).rejects.toThrow(
+    await expect(forkRun(harness().perflow, source.workflowId, { fromStep: 5 })).rejects.toThrow(
       `--from-step 5 is past what ${source.workflowId} has: it completed 3 steps, so --from-step may be 1 to 4`,
     );
     const r = await cli.perflow(['fork', source.workflowId, '--from-step', '9']);
@@ -151,7 +151,7 @@ describe('perflow fork (plan_and_execute)', () => {
       }),
       { toolTypes: 'any' },
     );
-    const fork = await forkRun(harness().client, source.workflowId, { fromStep: 3, agent: forkAgent, taskQueue: harness().taskQueue });
+    const fork = await forkRun(harness().perflow, source.workflowId, { fromStep: 3, agent: forkAgent });
     const out = await fork.handle.result();
     expect(out.response).toBe('1066, forked');
 
@@ -200,7 +200,7 @@ describe('perflow fork (plan_and_execute)', () => {
     expect(diff.same_response).toBe(false);
 
     // Past the source's three plan steps: one line.
-    await expect(forkRun(harness().client, source.workflowId, { fromStep: 5, taskQueue: harness().taskQueue })).rejects.toThrow(
+    await expect(forkRun(harness().perflow, source.workflowId, { fromStep: 5 })).rejects.toThrow(
       `--from-step 5 is past what ${source.workflowId} has: it completed 3 steps, so --from-step may be 1 to 4`,
     );
   });
@@ -218,7 +218,7 @@ describe('perflow fork (plan_and_execute)', () => {
     try {
       for (let i = 0; i < 200 && (await source.query(progressQuery)).completed_steps.length < 1; i++) await new Promise((ok) => setTimeout(ok, 100));
       // Step 2 is running: step 1 is all there is to reuse.
-      await expect(forkRun(harness().client, source.workflowId, { fromStep: 3, taskQueue: harness().taskQueue })).rejects.toThrow(
+      await expect(forkRun(harness().perflow, source.workflowId, { fromStep: 3 })).rejects.toThrow(
         `--from-step 3 is past what ${source.workflowId} has: it completed 1 step, so --from-step may be 1 to 2`,
       );
       const forkAgent = parseAgentDefinition(
@@ -231,7 +231,7 @@ describe('perflow fork (plan_and_execute)', () => {
         }),
         { toolTypes: 'any' },
       );
-      const fork = await forkRun(harness().client, source.workflowId, { fromStep: 2, agent: forkAgent, taskQueue: harness().taskQueue });
+      const fork = await forkRun(harness().perflow, source.workflowId, { fromStep: 2, agent: forkAgent });
       const out = await fork.handle.result();
       expect(out.response).toBe('43, forked while running');
       expect((await fork.handle.query(progressQuery)).completed_steps.map((s) => s.result_preview)).toEqual(['six times seven is 42', 'forty-three']);
@@ -251,7 +251,7 @@ describe('perflow fork (plan_and_execute)', () => {
     });
     const source = await startAgentRun(harness(), runInput(parallel, 'fork a batch', { max_parallel_steps: 2 }), 'pae-fork-batch');
     expect((await source.result()).response).toBe('42 and 1024');
-    await expect(forkRun(harness().client, source.workflowId, { fromStep: 2, taskQueue: harness().taskQueue })).rejects.toThrow(
+    await expect(forkRun(harness().perflow, source.workflowId, { fromStep: 2 })).rejects.toThrow(
       `cannot fork ${source.workflowId} from step 2: the steps before step 2 ran in one batch with later steps (max_parallel_steps): fork from the first step of that batch`,
     );
   });

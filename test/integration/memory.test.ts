@@ -88,7 +88,7 @@ describe('conversation memory', () => {
   it('continues the conversation and executor memory a client names, their IDs travelling in the input\'s ids alone', async () => {
     const agentOf = (answer: string) => parseAgentDefinition(scriptedAgent({ planner: [final(answer)] }), { toolTypes: 'any' });
     const startAs = (answer: string, question: string, params: Record<string, unknown> = {}) =>
-      startRun(harness().client, { agent: agentOf(answer), parameters: resolveParameters(agentOf(answer), params), question, taskQueue: harness().taskQueue });
+      startRun(harness().perflow, { agent: agentOf(answer), parameters: resolveParameters(agentOf(answer), params), question });
     const first = await (await startAs('Rome', 'capital of Italy?')).handle.result();
     const run = await startAs('about 2.8 million', 'how many people live there?', { memory_id: first.memory_id, executor_agent_memory_id: first.executor_agent_memory_id });
     expect(await run.handle.result()).toMatchObject({ memory_id: first.memory_id, executor_agent_memory_id: first.executor_agent_memory_id });

@@ -3,7 +3,7 @@
  * without gaps, model text streamed in pieces that join to the answers the run used, re-attaching
  * from an offset, a finished run's stream, and `perflow watch` / `run --follow` showing it.
  */
-import { answersOf, clientConfigFromEnv, watchRun, type PerflowClient, type RunEvent } from '../../client';
+import { answersOf, watchRun, type RunEvent } from '../../client';
 import type { AgentType } from '../../core/agent';
 import { startAgentRun, runInput } from '../support/harness';
 import { useCli } from '../support/cli';
@@ -15,14 +15,9 @@ jest.setTimeout(180_000);
 
 const cli = useCli('events');
 
-/** The client library's view of the harness's servers, as a user's client has it. */
-function perflowClient(): PerflowClient {
-  return { client: cli.harness.client, config: clientConfigFromEnv(cli.env), close: async () => undefined };
-}
-
 async function collect(workflowId: string, from?: number): Promise<RunEvent[]> {
   const events: RunEvent[] = [];
-  for await (const e of watchRun(perflowClient(), workflowId, { ...(from !== undefined ? { from } : {}), env: cli.env })) events.push(e);
+  for await (const e of watchRun(cli.harness.perflow, workflowId, { ...(from !== undefined ? { from } : {}) })) events.push(e);
   return events;
 }
 

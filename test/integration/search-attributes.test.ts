@@ -13,7 +13,8 @@ import { providerConfigFromEnv } from '../../config/env';
 import { loadAgentFile, startRun } from '../../client/run';
 import { evalResult, loadSuite, startEval } from '../../client/eval';
 import { SearchAttributes } from '../../workflows/definitions';
-import { serverEnv, uniqueTaskQueue } from '../support/env';
+import { serverEnv, testPerflow, uniqueTaskQueue } from '../support/env';
+import type { PerflowClient } from '../../client/connect';
 import { runProcess } from '../support/run-process';
 import { final, plan } from '../support/harness';
 
@@ -24,8 +25,10 @@ let worker: PerflowWorker;
 let running: Promise<void>;
 let connection: Connection;
 let client: Client;
+let perflow: PerflowClient;
 let dir: string;
 const taskQueue = uniqueTaskQueue('perflow-sa');
+const database = `perflow_test_sa_${taskQueue.split('-').pop()}`;
 
 beforeAll(async () => {
   server = await startTemporalDevServer(process.env, { searchAttributes: ['PerflowAgent', 'PerflowStatus'] });
@@ -34,18 +37,20 @@ beforeAll(async () => {
     namespace: server.namespace,
     taskQueue,
     mongoUri: serverEnv().mongoUri,
-    database: `perflow_test_sa_${taskQueue.split('-').pop()}`,
+    database,
     providers: providerConfigFromEnv(),
   });
   running = worker.run();
   connection = await Connection.connect({ address: server.address });
   client = new Client({ connection, namespace: server.namespace });
+  perflow = testPerflow(client, { taskQueue, database });
   dir = mkdtempSync(join(tmpdir(), 'perflow-sa-'));
 });
 
 afterAll(async () => {
   worker?.shutdown();
   await running;
+  await perflow?.close();
   await connection?.close();
   await server?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -62,7 +67,7 @@ it('a run starts and finishes with the attributes the server has', async () => {
   const file = join(dir, 'agent.json');
   writeFileSync(file, JSON.stringify({ name: 'sa-agent', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [plan('say it'), final('done')], executor: [[{ content: 'said' }]] } } }));
   const { agent, parameters } = await loadAgentFile(file);
-  const started = await startRun(client, { agent, parameters: { ...parameters, tenant_id: 't-sa' }, question: 'without PerflowPending?', taskQueue });
+  const started = await startRun(perflow, { agent, parameters: { ...parameters, tenant_id: 't-sa' }, question: 'without PerflowPending?' });
   expect((await started.handle.result()).response).toBe('done');
   const attributes = (await started.handle.describe()).typedSearchAttributes;
   expect(attributes.get(SearchAttributes.agent)).toBe('sa-agent');
@@ -85,8 +90,8 @@ it('an eval runs its cases with the attributes the server has (no PerflowEval)',
   writeFileSync(agentFile, JSON.stringify({ name: 'sa-eval', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [final('done')] } } }));
   const suiteFile = join(dir, 'suite.json');
   writeFileSync(suiteFile, JSON.stringify({ name: 'sa', agent: 'eval-agent.json', cases: [{ id: 'one', question: 'done?', checks: [{ contains: 'done' }] }] }));
-  const { evalId } = await startEval(client, { suite: await loadSuite(suiteFile), taskQueue });
-  expect(await evalResult(client, evalId, { wait: true })).toMatchObject({ passed: 1, failed: 0 });
+  const { evalId } = await startEval(perflow, { suite: await loadSuite(suiteFile) });
+  expect(await evalResult(perflow, evalId, { wait: true })).toMatchObject({ passed: 1, failed: 0 });
   const attributes = (await client.workflow.getHandle(`${evalId}-one`).describe()).typedSearchAttributes;
   expect(attributes.get(SearchAttributes.agent)).toBe('sa-eval');
   expect(attributes.get(SearchAttributes.eval)).toBeUndefined();

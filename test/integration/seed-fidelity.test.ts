@@ -7,7 +7,6 @@ import { planExecuteReflect, type RunOutput } from '../../workflows';
 import { startRun } from '../../client/run';
 import { denseParameters } from '../../core/agent';
 import { readMemory } from '../../client/memory';
-import { serverEnv } from '../support/env';
 import { calculatorTurns, withCalculator } from '../support/script';
 
 jest.setTimeout(120_000);
@@ -71,7 +70,7 @@ it('tenant_id stamps every memory document and interaction, executor_agent_id is
     scriptedAgent({ planner: [plan(step), final(`${step} done`)], executor: [calculatorTurns('2+2', `${step}: 4`)] }, withCalculator());
   const start = async (step: string, params: Record<string, unknown>) => {
     const input = runInput(agentFile(step), `${step}?`, params);
-    const started = await startRun(harness().client, { agent: input.agent, parameters: denseParameters(input), question: `${step}?`, taskQueue: harness().taskQueue });
+    const started = await startRun(harness().perflow, { agent: input.agent, parameters: denseParameters(input), question: `${step}?` });
     return (await started.handle.result()) as RunOutput;
   };
   const first = await start('first step', { tenant_id: 'acme', executor_agent_id: 'exec-7' });
@@ -90,7 +89,6 @@ it('tenant_id stamps every memory document and interaction, executor_agent_id is
   expect(executor.messages.map((m) => m.content)).toEqual(expect.arrayContaining(['first step', 'first step: 4']));
 
   // `perflow memory --tenant` shows the conversation to its tenant only.
-  const env = { MONGODB_URI: `${serverEnv().mongoUri.replace(/\/$/, '')}/${harness().db.databaseName}` };
-  expect((await readMemory(env, first.memory_id, 'acme'))?.runs).toHaveLength(2);
-  expect(await readMemory(env, first.memory_id, 'someone-else')).toBeUndefined();
+  expect((await readMemory(harness().perflow, first.memory_id, 'acme'))?.runs).toHaveLength(2);
+  expect(await readMemory(harness().perflow, first.memory_id, 'someone-else')).toBeUndefined();
 });

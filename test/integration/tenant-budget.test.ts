@@ -182,7 +182,7 @@ describe('tenant daily budgets', () => {
     expect(out.metadata?.tenant_budget).toMatchObject({ decisions: [{ action: 'stop', by: 'dana' }] });
 
     await until(() => listPending(harness().client, 100, tenant), (r) => r.length === rest.length, 'the waits to be visible');
-    const set = await setTenantBudget(harness().client, { MONGODB_URI: cli.memoryUri }, { tenant, usdPerDay: 1000 });
+    const set = await setTenantBudget(harness().perflow, { tenant, usdPerDay: 1000 });
     expect(set.notified.sort()).toEqual(rest.map((r) => r.workflowId).sort());
     expect(set.waiting.sort()).toEqual(set.notified);
     const outs = await Promise.all(rest.map((r) => r.result()));
@@ -225,7 +225,7 @@ describe('tenant daily budgets', () => {
     releaseStepTwo();
     await atTenantCap(run.workflowId);
     await until(() => listPending(harness().client, 100, tenant), (r) => r.length === 1, 'the wait to be visible');
-    expect((await setTenantBudget(harness().client, { MONGODB_URI: cli.memoryUri }, { tenant, usdPerDay: 10 })).notified).toEqual([run.workflowId]);
+    expect((await setTenantBudget(harness().perflow, { tenant, usdPerDay: 10 })).notified).toEqual([run.workflowId]);
     const out = await run.result();
     expect(out.response).toBe('the total is 6');
     expect(out.metadata?.tenant_budget).toMatchObject({ decisions: [{ action: 'resume' }] });

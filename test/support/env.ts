@@ -3,6 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { MongoClient } from 'mongodb';
+import { perflowClient, type PerflowClient } from '../../client/connect';
+import { clientConfigFromEnv } from '../../config/env';
+import type { EncryptionKeyring } from '../../core/encryption-keyring';
 
 export function serverEnv(): { temporalAddress: string; namespace: string; mongoUri: string } {
   const temporalAddress = process.env.TEMPORAL_ADDRESS;
@@ -20,6 +23,16 @@ export async function connectTemporal(dataConverter?: DataConverter): Promise<{ 
   const { temporalAddress, namespace } = serverEnv();
   const connection = await Connection.connect({ address: temporalAddress });
   return { connection, client: new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) }) };
+}
+
+/**
+ * The client library's view of a test's servers, as a user's `clientConfigFromEnv` builds it:
+ * the given Temporal client, task queue and memory database (and encryption keys). Close it.
+ */
+export function testPerflow(client: Client, o: { taskQueue: string; database: string; mongoUri?: string; encryption?: EncryptionKeyring }): PerflowClient {
+  const mongoUri = `${(o.mongoUri ?? serverEnv().mongoUri).replace(/\/$/, '')}/${o.database}`;
+  const config = clientConfigFromEnv({ ...process.env, MONGODB_URI: mongoUri, PERFLOW_TASK_QUEUE: o.taskQueue, PERFLOW_ENCRYPTION_KEYS: undefined });
+  return perflowClient(client, { ...config, ...(o.encryption ? { encryption: o.encryption } : {}) });
 }
 
 export async function connectMongo(uri = serverEnv().mongoUri): Promise<MongoClient> {

@@ -10,6 +10,7 @@ import { MemoryStore } from '../../stores/store';
 import type { RecordedRequest } from '../../activities/llm/scripted';
 import type { Tool } from '../../activities/tools/tool';
 import { providerConfigFromEnv, type PerflowWorkerConfig } from '../../config/env';
+import type { PerflowClient } from '../../client/connect';
 import type { WorkerPolicy } from '../../core/worker-policy';
 import { encryptionDataConverter } from '../../codec/encryption';
 import type { EncryptionKeyring } from '../../core/encryption-keyring';
@@ -19,11 +20,13 @@ import { progressQuery, workflowTypeFor, type PlanExecuteReflectInput, type Prog
 import { SearchAttributes } from '../../workflows/definitions';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { startMongo, type MongoServer } from '../../servers';
-import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
+import { connectMongo, connectTemporal, serverEnv, testPerflow, uniqueTaskQueue } from './env';
 import { workflowBundle } from './workflow-bundles';
 
 export interface Harness {
   client: Client;
+  /** The client library's view of this harness: its Temporal client, task queue, database and encryption keys. */
+  perflow: PerflowClient;
   taskQueue: string;
   recorder: RecordedRequest[];
   /** The database holding this harness's memory (a fresh one per harness). */
@@ -84,8 +87,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     workflows: { workflowBundle: await workflowBundle('plain', options.workflowsPath) },
   });
   const running = worker.run();
+  const perflow = testPerflow(client, { taskQueue, database, mongoUri, ...(options.encryption ? { encryption: options.encryption } : {}) });
   return {
     client,
+    perflow,
     taskQueue,
     recorder,
     db,
@@ -94,6 +99,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     async close() {
       worker.shutdown();
       await running;
+      await perflow.close();
       await connection.close();
       await db.dropDatabase().catch(() => undefined);
       await mongo.close();

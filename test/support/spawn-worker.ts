@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
 import type { MongoClient } from 'mongodb';
 import { MemoryStore } from '../../stores/store';
-import { connectMongo, connectTemporal, serverEnv, uniqueTaskQueue } from './env';
+import { connectMongo, connectTemporal, serverEnv, testPerflow, uniqueTaskQueue } from './env';
+import type { PerflowClient } from '../../client/connect';
 import { workflowBundle } from './workflow-bundles';
 
 /** The workflow code of the test run (./workflow-bundles) in a file, so each started worker is ready quickly. */
@@ -46,6 +47,8 @@ function spawnWorker(o: { taskQueue: string; db: string; bundlePath: string }): 
 /** A test file's worker process and connections: set up before its tests, torn down after them. */
 export interface WorkerProcessFixture {
   readonly client: Client;
+  /** The client library's view of the worker's task queue and database. */
+  readonly perflow: PerflowClient;
   readonly taskQueue: string;
   /** The worker's memory, in a database of this file's own. */
   readonly memory: MemoryStore;
@@ -58,11 +61,13 @@ export function useWorkerProcess(name: string): WorkerProcessFixture {
   const db = `perflow_${name.replace(/-/g, '_')}_${randomUUID().slice(0, 8)}`;
   let connection: Connection | undefined;
   let client: Client | undefined;
+  let perflow: PerflowClient | undefined;
   let mongo: MongoClient | undefined;
   let bundlePath = '';
   let worker: ChildProcess | undefined;
   beforeAll(async () => {
     ({ connection, client } = await connectTemporal());
+    perflow = testPerflow(client, { taskQueue, database: db });
     mongo = await connectMongo();
     bundlePath = await bundleWorkflows();
   });
@@ -71,6 +76,7 @@ export function useWorkerProcess(name: string): WorkerProcessFixture {
     if (bundlePath) rmSync(dirname(bundlePath), { recursive: true, force: true });
     await mongo?.db(db).dropDatabase().catch(() => undefined);
     await mongo?.close();
+    await perflow?.close();
     await connection?.close();
   });
   const ready = <T>(v: T | undefined): T => {
@@ -80,6 +86,9 @@ export function useWorkerProcess(name: string): WorkerProcessFixture {
   return {
     get client() {
       return ready(client);
+    },
+    get perflow() {
+      return ready(perflow);
     },
     taskQueue,
     get memory() {

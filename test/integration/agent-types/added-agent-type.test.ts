@@ -52,11 +52,11 @@ describe('an agent type of its own', () => {
     });
 
     it('runs as its own workflow when started as a user starts a run: the answer, progress and memory', async () => {
-      const { client, taskQueue, memory } = harnessOf();
+      const { client, perflow, memory } = harnessOf();
       const { agent, parameters } = agentFromJson(agentFile(), 'one-step.json');
       expect(agent.type as string).toBe('one_step');
       const question = 'What is 6 times 7?';
-      const run = await startRun(client, { agent, parameters, question, taskQueue });
+      const run = await startRun(perflow, { agent, parameters, question });
       const out = await run.handle.result();
       expect(out.response).toBe('the answer is 42');
       expect(out.steps_executed).toBe(1);
@@ -72,11 +72,11 @@ describe('an agent type of its own', () => {
     });
 
     it('runs the cases of an eval as its own workflow', async () => {
-      const { client, taskQueue } = harnessOf();
+      const { perflow } = harnessOf();
       const dir = mkdtempSync(join(tmpdir(), 'perflow-one-step-'));
       writeFileSync(join(dir, 'one-step.json'), JSON.stringify(agentFile()));
       const suite = await suiteFromJson({ name: 'one step', agent: 'one-step.json', cases: [{ id: 'product', question: 'What is 6 times 7?', checks: [{ contains: '42' }] }] }, 'suite.json', dir);
-      const { handle } = await startEval(client, { suite, taskQueue });
+      const { handle } = await startEval(perflow, { suite });
       const result = await handle.result();
       expect(result).toMatchObject({ status: 'completed', passed: 1, failed: 0 });
     });

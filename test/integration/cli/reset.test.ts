@@ -39,7 +39,7 @@ it('reset after a planner outage continues without redoing completed steps', asy
   });
   // Two planner answers, then the provider is down: every call gets HTTP 500.
   server().reply(answer(plan('add 1+2', 'add 3+4')), answer(plan('add 3+4')));
-  const run = await startRun(cli.harness.client, { agent, parameters: resolveParameters(agent), question: 'What is 3 + 7?', taskQueue: cli.harness.taskQueue });
+  const run = await startRun(cli.harness.perflow, { agent, parameters: resolveParameters(agent), question: 'What is 3 + 7?' });
   await expect(run.handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
   const plannerCallsBefore = server().requests.length;
   expect(plannerCallsBefore).toBeGreaterThanOrEqual(2 + 5); // two answers, then five failed attempts

@@ -58,7 +58,7 @@ beforeAll(async () => {
   writeFileSync(join(agents, 'quick-adder.json'), JSON.stringify(quick));
 
   const env = { ...process.env, ...cli.env };
-  server = await startConsole({ config: clientConfigFromEnv(env), env, port: 0, agentsDir: agents });
+  server = await startConsole({ config: clientConfigFromEnv(env), port: 0, agentsDir: agents });
   TOKEN = server.token!;
   browser = await chromium.launch({
     executablePath: ensureChromium(),

@@ -36,7 +36,7 @@ it('shows the decoded question of an encrypted run with the codec endpoint set, 
     scriptedAgent({ planner: [plan('look it up'), final('The keeper is Ada')], executor: [[{ content: 'Ada keeps it' }]] }, { name: 'encrypted-ui-agent' }),
   );
   const question = `Who keeps the encrypted lighthouse ${randomUUID().slice(0, 8)}?`;
-  const run = await startRun(h.client, { agent, parameters: resolveParameters(agent), question, taskQueue: h.taskQueue });
+  const run = await startRun(h.perflow, { agent, parameters: resolveParameters(agent), question });
   await run.handle.result();
   codec = await startCodecServer({ keyring, port: 0, uiOrigins: [new URL(ui).origin] });
 

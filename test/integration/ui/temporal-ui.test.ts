@@ -21,7 +21,7 @@ it('shows a finished run with its question in the Temporal UI', async () => {
     scriptedAgent({ planner: [plan('look it up'), final('The lighthouse keeper is Ada')], executor: [[{ content: 'Ada keeps it' }]] }, { name: 'ui-check-agent' }),
   );
   const question = 'Who keeps the lighthouse on Tern Island?';
-  const run = await startRun(harness().client, { agent, parameters: resolveParameters(agent), question, taskQueue: harness().taskQueue });
+  const run = await startRun(harness().perflow, { agent, parameters: resolveParameters(agent), question });
   await run.handle.result();
 
   const url = `${ui}/namespaces/${encodeURIComponent(serverEnv().namespace)}/workflows/${encodeURIComponent(run.workflowId)}/${run.runId}/history`;

@@ -1,5 +1,7 @@
-import { CLOSED_POLICY, describePolicy, envAllowed, hostAllowed, policyProblems, policySubjectOf, type WorkerPolicy } from '../../../core/worker-policy';
-import { workerPolicyFromEnv } from '../../../config/env';
+import { CLOSED_POLICY, describePolicy, envAllowed, hostAllowed, policyProblems, policyRefusal, policySubjectOf, type WorkerPolicy } from '../../../core/worker-policy';
+import { clientConfigFromEnv, operatorEndpointsFromEnv, workerPolicyFromEnv } from '../../../config/env';
+import { addModelInterfaces } from '../../../core/agent-file/known-interfaces';
+import { genAiSystem } from '../../../telemetry/model-and-tool-calls';
 
 const policy: WorkerPolicy = { mcpCommands: ['npx', '/usr/bin/python3'], hosts: ['api.example.com', 'mcp.internal:8443', '*.corp.example', '[::1]'], envVars: ['GITHUB_TOKEN', 'TEAM_*'] };
 
@@ -42,9 +44,34 @@ describe('the worker policy', () => {
   it("sends the provider's own key only to the operator's endpoint or an allowed host", () => {
     const model = (base_url?: string) => policySubjectOf({ llm: { interface: 'openai/v1/chat/completions', ...(base_url ? { base_url } : {}) } });
     expect(policyProblems(model(), CLOSED_POLICY)).toEqual([]);
-    expect(policyProblems(model('https://gateway.corp/v1'), CLOSED_POLICY, { openaiBaseUrl: 'https://gateway.corp/v1' })).toEqual([]);
-    expect(policyProblems(model('https://other.corp/v1'), CLOSED_POLICY, { openaiBaseUrl: 'https://gateway.corp/v1' })).toHaveLength(1);
+    expect(policyProblems(model('https://gateway.corp/v1'), CLOSED_POLICY, ['https://gateway.corp/v1'])).toEqual([]);
+    expect(policyProblems(model('https://other.corp/v1'), CLOSED_POLICY, ['https://gateway.corp/v1'])).toHaveLength(1);
     expect(policyProblems(model('https://api.example.com/v1'), policy)).toEqual([]);
+  });
+
+  it("takes the operator's endpoints and the providers' key variables from the interface specs, an added one's too", () => {
+    addModelInterfaces([{ name: 'acme/chat', apiKeyVariable: 'ACME_KEY', endpointVariable: 'ACME_ENDPOINT', genAiProvider: 'acme' }]);
+    const env = { OPENAI_BASE_URL: 'https://gateway.corp/v1', PERFLOW_BEDROCK_ENDPOINT: 'https://bedrock.corp', ACME_ENDPOINT: 'https://acme.corp/api' };
+    expect(operatorEndpointsFromEnv(env)).toEqual(['https://gateway.corp/v1', 'https://bedrock.corp', 'https://acme.corp/api']);
+    const acme = (base_url: string) => policySubjectOf({ llm: { interface: 'acme/chat', base_url, api_key_env: 'ACME_KEY' } });
+    // The provider's own key may go to its operator's endpoint; elsewhere the host is refused.
+    expect(policyProblems(acme('https://acme.corp/api/v2'), CLOSED_POLICY, operatorEndpointsFromEnv(env))).toEqual([]);
+    expect(policyProblems(acme('https://evil.example/api'), CLOSED_POLICY, operatorEndpointsFromEnv(env))).toEqual([
+      'llm.base_url: host "evil.example" is not allowed on this worker; allow it in the worker policy (PERFLOW_ALLOW_HOSTS=evil.example)',
+    ]);
+    expect(genAiSystem('acme/chat')).toBe('acme');
+    expect(genAiSystem('bedrock/converse/claude')).toBe('aws.bedrock');
+  });
+
+  it("puts every problem in one refusal, and the client's environment declares a policy only with PERFLOW_ALLOW_*", () => {
+    expect(policyRefusal([])).toBeUndefined();
+    expect(policyRefusal(['a'])).toBe('a');
+    expect(policyRefusal(['a', 'b', 'c'])).toBe('a (and 2 more: b; c)');
+    expect(clientConfigFromEnv({}).workerPolicy).toBeUndefined();
+    expect(clientConfigFromEnv({ PERFLOW_ALLOW_HOSTS: 'api.example.com', OPENAI_BASE_URL: 'https://gateway.corp/v1' }).workerPolicy).toEqual({
+      policy: { mcpCommands: [], hosts: ['api.example.com'], envVars: [] },
+      endpoints: ['https://gateway.corp/v1'],
+    });
   });
 
   it('reads PERFLOW_ALLOW_* and says what it allows on the start line', () => {
