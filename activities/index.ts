@@ -3,14 +3,14 @@
  * worker hands in real ones and tests hand in scripted or real ones: this is the table of
  * activities (the names workflows schedule) over the worker's caches. The work lives in
  * model-calls.ts, tool-calls.ts, worker-caches.ts, llm/, tools/, memory.ts, run-events.ts,
- * tenant-budget.ts, eval.ts and policy.ts (the worker policy).
+ * tenant-budgets.ts, eval.ts and policy.ts (the worker policy).
  */
 import type { AgentTool, AgentToolRef, ExecutorCallInput, PlannerCallInput, PlannerPromptRef, ToolCallInput, ToolObservation } from '../core/activity-contract';
 import type { TenantBudgets } from '../stores/tenant-budgets';
 import { createEvalActivities } from './eval';
 import { createMemoryActivities } from './memory';
 import { executionModel, planningModel } from './model-calls';
-import { openTenantBudgets } from './tenant-budget';
+import { openTenantBudgets } from './tenant-budgets';
 import { callTool, describeTools, type ToolCallDeps } from './tool-calls';
 import type { ChatDeps } from './llm/chat';
 import { completedStepCache, executorHistoryCache, promptMaterialCache } from './worker-caches';

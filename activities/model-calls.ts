@@ -17,7 +17,7 @@ import type { ChatRequest } from './llm/scripted';
 import { saveStep } from './memory';
 import { checkModel, type PolicyDeps } from './policy';
 import { activityStream } from './run-events';
-import { NOT_MADE, withinTenantBudget } from './tenant-budget';
+import { NOT_MADE, withinTenantBudget } from './tenant-budgets';
 import type { completedStepCache, executorHistoryCache, promptMaterialCache } from './worker-caches';
 import type { MemoryStore } from '../stores/store';
 import type { RunEventLog } from '../stores/run-events';

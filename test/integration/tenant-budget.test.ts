@@ -11,7 +11,7 @@ import type { AgentType } from '../../core/agent';
 import { listPending, rejectPlan } from '../../client/decisions';
 import { setTenantBudget } from '../../client/tenant-budgets';
 import { TenantBudgets, utcDay } from '../../stores/tenant-budgets';
-import { withinTenantBudget } from '../../activities/tenant-budget';
+import { withinTenantBudget } from '../../activities/tenant-budgets';
 import { tenantCapSignal, type Progress, type RunOutput } from '../../workflows/definitions';
 import { progressOf, runInput, startWithAttributes, untilProgress } from '../support/harness';
 import { nonEmptyLines, useCli } from '../support/cli';
