@@ -45,7 +45,8 @@ import { preview } from '../core/text';
 import type { PlanStepView, Replan, RunInput, RunOutput } from './definitions';
 import { openAgentTypeRun, showPlan } from './kernel/agent-type-run';
 import { checkpoint, finish, guard } from './kernel/lifecycle';
-import { ask, askJudgment, askParsed, counterOf } from './kernel/model-calls';
+import { ask, askJudgment, askParsed } from './kernel/model-calls';
+import { counterOf } from './kernel/call-positions';
 import { runSteps } from './kernel/steps';
 
 /** Runs recorded before the StepVerifier took an attempt without errors as a success. */

@@ -12,6 +12,7 @@ import { completedStepRefs, openRun } from './kernel/context';
 import { checkpoint, finish, guard, summarizeSteps } from './kernel/lifecycle';
 import { askParsed } from './kernel/model-calls';
 import { runSteps } from './kernel/steps';
+import { plannerCalls } from './kernel/call-positions';
 import { showPlan } from './kernel/agent-type-run';
 
 type TemplateKey = 'planner_prompt_template' | 'reflect_prompt_template' | 'planner_with_history_template';
@@ -32,19 +33,16 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
     run.materialId !== undefined
       ? { template_key: key, steps: progress.plan, ...completedStepRefs(run), ...format }
       : { template: p[key], params: run.params, steps: progress.plan, ...completedStepRefs(run), ...format };
-  // A scripted model's planner script goes on where the run stood: across continue-as-new, and in a fork where the source stood at its step.
-  const plannerCalls = { next: run.carried?.planner_calls ?? input.fork?.planner_calls ?? 0 };
-  // The planner calls made by the end of each executed step (steps a fork reused count as the fork's start).
-  const callsAfter: number[] = run.carried?.planner_calls_after ?? Array.from({ length: progress.steps_executed }, () => plannerCalls.next);
+  const planner = plannerCalls(input, progress.steps_executed);
   const defaultForkPoint = run.forkPoint;
-  run.forkPoint = (step) => ({ ...defaultForkPoint(step), planner_calls: step <= 1 ? 0 : (callsAfter[step - 2] ?? plannerCalls.next) });
+  run.forkPoint = (step) => planner.forkPoint(defaultForkPoint(step), step);
 
   return guard(run, async () => {
     for (;;) {
       if (progress.steps_executed >= p.max_steps) {
         return finish(run, maxStepsReachedMessage(p.max_steps, await summarizeSteps(run), run.ids.memory_id));
       }
-      const ended = await checkpoint(run, { plannerCalls: plannerCalls.next, plannerCallsAfter: callsAfter });
+      const ended = await checkpoint(run, planner.carried());
       if (ended) return ended;
 
       progress.status = 'planning';
@@ -53,14 +51,14 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
       const what = progress.steps_executed === 0 ? 'initial plan' : `reflect after step ${progress.steps_executed}`;
       const parsed = await askParsed(
         run,
-        { model: 'planning', position: { role: 'planner', call: plannerCalls.next }, summary: `planner: ${what}`, render: promptRef(template) },
+        { model: 'planning', position: { role: 'planner', call: planner.counter.next }, summary: `planner: ${what}`, render: promptRef(template) },
         (raw) => {
           // Runs started before max_parallel_steps existed parse as they did (no groups).
           const out = parsePlannerOutput(raw, { groups: p.max_parallel_steps !== undefined });
           return out.ok ? { ok: true, value: out } : out;
         },
         'planner answer',
-        plannerCalls,
+        planner.counter,
       );
       if (parsed.result !== '') return finish(run, parsed.result);
 
@@ -78,7 +76,7 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
         batch.map((step, i) => ({ unit: first + i, label: step, text: step, tools: run.tools, summary: `step ${first + i + 1}: ${preview(step, 150)}` })),
         p.max_parallel_steps,
       );
-      for (let unit = first; unit < progress.steps_executed; unit++) callsAfter[unit] = plannerCalls.next;
+      planner.stepsDone(first, progress.steps_executed);
     }
   });
 }

@@ -31,7 +31,8 @@ import { preview } from '../core/text';
 import { FailureTypes, type RunInput, type RunOutput, type StepView } from './definitions';
 import { addVariable, openAgentTypeRun, showPlan, skipPending } from './kernel/agent-type-run';
 import { checkpoint, finish, guard } from './kernel/lifecycle';
-import { ask, askJudgment, askParsed, counterOf } from './kernel/model-calls';
+import { ask, askJudgment, askParsed } from './kernel/model-calls';
+import { counterOf } from './kernel/call-positions';
 import { fullResult, runStep } from './kernel/steps';
 
 /** What a step_by_step run carries across continue-as-new. */

@@ -31,7 +31,8 @@ import { wholeResultMarker } from '../core/template';
 import type { RunInput, RunOutput, TodoView } from './definitions';
 import { addVariable, openAgentTypeRun, showPlan } from './kernel/agent-type-run';
 import { checkpoint, finish, guard } from './kernel/lifecycle';
-import { askJudgment, askParsed, counterOf } from './kernel/model-calls';
+import { askJudgment, askParsed } from './kernel/model-calls';
+import { counterOf } from './kernel/call-positions';
 import { fullResult, runStep } from './kernel/steps';
 import { runTodoInChild } from './legacy/todo-executor';
 

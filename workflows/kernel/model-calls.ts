@@ -221,18 +221,6 @@ export function askJudgment<T>(run: RunContext, call: ModelCall, parse: (raw: st
   });
 }
 
-/** A counter over a numeric field of an agent type's state (absent counts as 0). */
-export function counterOf<K extends string>(state: { [key in K]?: number }, key: K): { next: number } {
-  return {
-    get next() {
-      return state[key] ?? 0;
-    },
-    set next(n: number) {
-      state[key] = n;
-    },
-  };
-}
-
 /**
  * Whether another call may follow `calls` unparseable answers: 1 + `max_parse_retries` calls
  * in all. Runs recorded before counted the parameter as calls (at least one), hence the patch.
