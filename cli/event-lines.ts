@@ -6,7 +6,7 @@
  */
 import type { RunEvent } from '../core/run-events';
 import { oneLine, preview, visibleText } from '../core/text';
-import { pendingLines } from '../client/follow-run';
+import { pendingLines } from '../client/text-views';
 
 export interface EventWriter {
   write(text: string): void;

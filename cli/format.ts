@@ -2,7 +2,7 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { PendingRun } from '../client/decisions';
 import type { DecisionRecord, Progress } from '../client';
-import { pendingLines } from '../client/follow-run';
+import { pendingLines } from '../client/text-views';
 import { formatCost } from '../core/text';
 
 /** `perflow status ID`. */

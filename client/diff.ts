@@ -10,7 +10,6 @@ import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { denseParameters } from '../core/agent-file/parameter-defaults';
 import { parsePlannerOutput } from '../core/planner-output';
 import { addUsage, ZERO_USAGE, type Usage } from '../core/llm-types';
-import { formatCost, formatSeconds, preview } from '../core/text';
 import { progressQuery, type RunInput } from '../workflows/definitions';
 import { runInputOf } from './fork';
 import { runHistories } from './ops';
@@ -164,29 +163,3 @@ export function unifiedDiff(a: string, b: string, nameA = 'a', nameB = 'b'): str
   return patch.replace(/\n$/, '');
 }
 
-const tokens = (u: Usage) => `${u.input_tokens}/${u.output_tokens} tokens, ${formatCost(u.cost_usd)}`;
-const secs = formatSeconds;
-
-/** The diff for a terminal: aligned columns, `≠` where the runs differ. */
-export function formatDiff(d: RunDiff): string {
-  const out = [`A ${d.a.workflow_id} (${d.a.agent}, ${d.a.status})`, `B ${d.b.workflow_id} (${d.b.agent}, ${d.b.status})`, '', 'settings that differ:'];
-  if (d.settings.length === 0) out.push('  none');
-  for (const s of d.settings) {
-    if (s.diff) out.push(`≠ ${s.key}:`, ...s.diff.split('\n').map((l) => `    ${l}`));
-    else out.push(`≠ ${s.key}: A ${JSON.stringify(s.a)} | B ${JSON.stringify(s.b)}`);
-  }
-  out.push('', 'plans after each planner call:');
-  const calls = Math.max(d.a.plans.length, d.b.plans.length);
-  const planText = (p?: { steps: string[]; result?: string }) => (p ? (p.result !== undefined ? `result: ${preview(p.result, 80)}` : p.steps.map((s, i) => `${i + 1}. ${preview(s, 40)}`).join(' ')) : '—');
-  for (let k = 0; k < calls; k++) {
-    const [pa, pb] = [planText(d.a.plans[k]), planText(d.b.plans[k])];
-    out.push(`${pa === pb ? ' ' : '≠'} ${k + 1}. A ${pa}`, `     B ${pb}`);
-  }
-  out.push('', 'steps:');
-  const side = (s?: StepSide) =>
-    s ? `${preview(s.step, 50)} → ${preview(s.result_preview.replace(/\s+/g, ' '), 60)}${s.tool_calls.length > 0 ? ` [${s.tool_calls.map((c) => `${c.tool} ${JSON.stringify(c.input)}`).join('; ')}]` : ''} (${tokens(s.usage)}, ${secs(s.duration_ms)})` : '—';
-  for (const s of d.steps) out.push(`${s.same ? ' ' : '≠'} ${String(s.index + 1).padStart(2)} A ${side(s.a)}`, `     B ${side(s.b)}`);
-  out.push('', `total: A ${tokens(d.a.usage)}, ${secs(d.a.duration_ms)} | B ${tokens(d.b.usage)}, ${secs(d.b.duration_ms)}`);
-  out.push('', `${d.same_response ? ' ' : '≠'} response A: ${preview(d.a.response ?? '(none)', 300)}`, `  response B: ${preview(d.b.response ?? '(none)', 300)}`);
-  return out.join('\n');
-}

@@ -1,5 +1,4 @@
 /** A conversation from memory as text a person can read: questions, steps, tool calls, results. */
-import { preview } from '../core/text';
 import type { InteractionDoc, MemoryStore } from './store';
 
 export interface ConversationView {
@@ -65,23 +64,3 @@ export async function readConversation(store: MemoryStore, memoryId: string): Pr
   return { memory_id: memoryId, name: memory.name, runs };
 }
 
-export function formatConversation(view: ConversationView, previewChars = 500): string {
-  const lines = [`memory ${view.memory_id}: ${view.name}`];
-  for (const run of view.runs) {
-    lines.push('', `[${run.created.toISOString()}] question: ${run.question}`);
-    if (run.forked_from) lines.push(`  forked from ${run.forked_from.workflow_id} at step ${run.forked_from.step} (steps before it reused)`);
-    const decisionsBefore = (n: number) => run.decisions.filter((d) => d.after_steps === n);
-    const printDecisions = (ds: typeof run.decisions) => {
-      for (const d of ds) lines.push(`  decision [${d.at}] ${d.kind} ${d.action} by ${d.by}${d.detail ? `: ${preview(d.detail.replace(/\s*\n\s*/g, ' | '), previewChars)}` : ''}`);
-    };
-    for (const step of run.steps) {
-      printDecisions(decisionsBefore(step.trace_number - 1));
-      lines.push(`  step ${step.trace_number}: ${step.step}`);
-      for (const call of step.tool_calls) lines.push(`    tool ${call.tool} ${call.input} → ${preview(call.output, previewChars)}`);
-      lines.push(`    result: ${preview(step.result, previewChars)}`);
-    }
-    printDecisions(run.decisions.filter((d) => d.after_steps >= run.steps.length));
-    lines.push(`  response: ${run.response === '' ? '(running)' : preview(run.response, previewChars * 4)}`);
-  }
-  return lines.join('\n');
-}

@@ -1,7 +1,7 @@
 /** `perflow eval`: run a suite (SUITE), `show`, `list`, `compare` evals, and `from-runs` (writes a suite from recorded runs). */
 import { writeFile } from 'node:fs/promises';
 import { workflowUrl, type PerflowClient } from '../../client/connect';
-import { formatDiff } from '../../client/diff';
+import { formatDiff } from '../../client/text-views';
 import { PerflowError } from '../../client/errors';
 import { compareEvalResults, evalResult, listEvals, loadSuite, startEval, type EvalProgress } from '../../client/eval';
 import { parseParams } from '../../client/run';

@@ -1,5 +1,6 @@
 /** Forking a run from a step, and comparing two runs: `fork`, `diff`. */
-import { diffRuns, formatDiff } from '../../client/diff';
+import { diffRuns } from '../../client/diff';
+import { formatDiff } from '../../client/text-views';
 import { PerflowError } from '../../client/errors';
 import { forkRun } from '../../client/fork';
 import { loadAgentFile, parseParams } from '../../client/run';

@@ -1,7 +1,7 @@
 /** `perflow memory`: a conversation as MongoDB holds it. */
 import { PerflowError } from '../../client/errors';
 import { readMemory } from '../../client/memory';
-import { formatConversation } from '../../client';
+import { formatConversation } from '../../client/text-views';
 import { requireId, withStores, type CommandHandler } from '../context';
 import { answer } from '../output';
 

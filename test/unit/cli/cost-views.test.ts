@@ -1,5 +1,6 @@
 /** Cost where tokens are shown: `status`'s text view, `diff`'s steps and totals. */
-import { formatDiff, type RunDiff, type RunSide } from '../../../client/diff';
+import type { RunDiff, RunSide } from '../../../client/diff';
+import { formatDiff } from '../../../client/text-views';
 import { statusLines } from '../../../cli/format';
 import { formatCost } from '../../../core/text';
 import type { Progress } from '../../../workflows';

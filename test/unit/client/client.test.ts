@@ -2,7 +2,7 @@ import { temporal } from '@temporalio/proto';
 import { clientConfigFromEnv } from '../../../config/env';
 import { workflowUrl } from '../../../client/connect';
 import { historyJSON, listQuery, parseHistoryJSON, parseResetTarget, resetEventId } from '../../../client/ops';
-import { progressChanges } from '../../../client/follow-run';
+import { progressChanges } from '../../../client/text-views';
 import { parseParams, slug, truncateBytes } from '../../../client/run';
 import { databaseFromUri, redact, workerConfigFromEnv } from '../../../config/env';
 import type { Progress } from '../../../workflows';

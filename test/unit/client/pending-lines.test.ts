@@ -3,7 +3,7 @@
  * `progress` markdown the Temporal UI shows: one wording for both (core/decisions.ts pendingWhat).
  */
 import type { PendingDecision } from '../../../core/decisions';
-import { pendingLines } from '../../../client/follow-run';
+import { pendingLines } from '../../../client/text-views';
 import { progressMarkdown, type Progress } from '../../../workflows/definitions';
 
 const base = { since: '2026-11-26T00:00:00Z', answer: ['perflow approve wf'] };

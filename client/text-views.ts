@@ -1,0 +1,97 @@
+/**
+ * The client library's text views, each text written here once: what changed in a run's progress
+ * and the pending decisions with the commands that answer them (`followRun`, the CLI's status and
+ * event lines), two runs' diff, a conversation. The CLI's own lines are cli/format.ts; the
+ * Temporal UI's run summary is the workflow's (`progressMarkdown`, workflows/definitions.ts).
+ */
+import { pendingWhat, type PendingDecision } from '../core/decisions';
+import type { Usage } from '../core/llm-types';
+import { formatCost, formatSeconds, preview } from '../core/text';
+import type { ConversationView } from '../stores/conversation';
+import type { Progress } from '../workflows/definitions';
+import type { RunDiff, StepSide } from './diff';
+
+/** Lines describing what changed between two progress snapshots. */
+export function progressChanges(prev: Progress | undefined, next: Progress): string[] {
+  const lines: string[] = [];
+  if (next.plan.join('\n') !== (prev?.plan ?? []).join('\n') && next.plan.length > 0) {
+    lines.push(`plan: ${next.plan.map((s, i) => `${i + 1}. ${preview(s, 120)}`).join(' | ')}`);
+  }
+  const done = prev?.completed_steps.length ?? 0;
+  for (const s of next.completed_steps.slice(done)) {
+    lines.push(`step ${s.index + 1} ${s.ok ? 'done' : 'failed'}: ${preview(s.step, 120)} → ${preview(s.result_preview.replace(/\s+/g, ' '), 200)}`);
+  }
+  const runningOf = (p: Progress | undefined) => p?.current_steps ?? (p?.current_step ? [p.current_step] : []);
+  const wasRunning = new Set(runningOf(prev).map((c) => c.executor_workflow_id));
+  for (const cur of runningOf(next)) {
+    if (!wasRunning.has(cur.executor_workflow_id)) lines.push(`step ${cur.index + 1} running: ${preview(cur.step, 120)} (executor ${cur.executor_workflow_id})`);
+  }
+  const u = next.usage;
+  if (!prev || u.input_tokens !== prev.usage.input_tokens || u.output_tokens !== prev.usage.output_tokens) {
+    if (u.input_tokens + u.output_tokens > 0) lines.push(`tokens: in ${u.input_tokens} / out ${u.output_tokens}`);
+  }
+  if (next.status !== prev?.status) lines.push(`status: ${next.status}${next.error ? ` (${next.error})` : ''}`);
+  const seen = new Set((prev?.pending ?? []).map((d) => d.id));
+  for (const d of next.pending ?? []) if (!seen.has(d.id)) lines.push(...pendingLines(d));
+  return lines;
+}
+
+/** A pending decision for people: what waits, and the commands that answer it. */
+export function pendingLines(d: PendingDecision): string[] {
+  const { what: waiting, detail } = pendingWhat(d);
+  const what =
+    d.kind === 'tool'
+      ? [`${waiting} (${d.id}) in step ${(d.step?.index ?? 0) + 1}: ${d.tool} ${preview(JSON.stringify(d.input ?? {}), 300)}`]
+      : [`${waiting} (${d.id}):${detail !== undefined ? ` ${detail}` : ''}`, ...(d.plan ?? []).map((s, i) => `  ${i + 1}. ${preview(s, 200)}`)];
+  const timeout = d.timeout ? [`  (${d.timeout.action} at ${d.timeout.at} if nobody answers)`] : [];
+  return [...what, ...timeout, ...d.answer.map((a) => `  answer: ${a}`)];
+}
+
+const tokens = (u: Usage) => `${u.input_tokens}/${u.output_tokens} tokens, ${formatCost(u.cost_usd)}`;
+const secs = formatSeconds;
+
+/** The diff for a terminal: aligned columns, `≠` where the runs differ. */
+export function formatDiff(d: RunDiff): string {
+  const out = [`A ${d.a.workflow_id} (${d.a.agent}, ${d.a.status})`, `B ${d.b.workflow_id} (${d.b.agent}, ${d.b.status})`, '', 'settings that differ:'];
+  if (d.settings.length === 0) out.push('  none');
+  for (const s of d.settings) {
+    if (s.diff) out.push(`≠ ${s.key}:`, ...s.diff.split('\n').map((l) => `    ${l}`));
+    else out.push(`≠ ${s.key}: A ${JSON.stringify(s.a)} | B ${JSON.stringify(s.b)}`);
+  }
+  out.push('', 'plans after each planner call:');
+  const calls = Math.max(d.a.plans.length, d.b.plans.length);
+  const planText = (p?: { steps: string[]; result?: string }) => (p ? (p.result !== undefined ? `result: ${preview(p.result, 80)}` : p.steps.map((s, i) => `${i + 1}. ${preview(s, 40)}`).join(' ')) : '—');
+  for (let k = 0; k < calls; k++) {
+    const [pa, pb] = [planText(d.a.plans[k]), planText(d.b.plans[k])];
+    out.push(`${pa === pb ? ' ' : '≠'} ${k + 1}. A ${pa}`, `     B ${pb}`);
+  }
+  out.push('', 'steps:');
+  const side = (s?: StepSide) =>
+    s ? `${preview(s.step, 50)} → ${preview(s.result_preview.replace(/\s+/g, ' '), 60)}${s.tool_calls.length > 0 ? ` [${s.tool_calls.map((c) => `${c.tool} ${JSON.stringify(c.input)}`).join('; ')}]` : ''} (${tokens(s.usage)}, ${secs(s.duration_ms)})` : '—';
+  for (const s of d.steps) out.push(`${s.same ? ' ' : '≠'} ${String(s.index + 1).padStart(2)} A ${side(s.a)}`, `     B ${side(s.b)}`);
+  out.push('', `total: A ${tokens(d.a.usage)}, ${secs(d.a.duration_ms)} | B ${tokens(d.b.usage)}, ${secs(d.b.duration_ms)}`);
+  out.push('', `${d.same_response ? ' ' : '≠'} response A: ${preview(d.a.response ?? '(none)', 300)}`, `  response B: ${preview(d.b.response ?? '(none)', 300)}`);
+  return out.join('\n');
+}
+
+/** A conversation as `perflow memory` prints it: each run's question, steps with their tool calls, decisions and response. */
+export function formatConversation(view: ConversationView, previewChars = 500): string {
+  const lines = [`memory ${view.memory_id}: ${view.name}`];
+  for (const run of view.runs) {
+    lines.push('', `[${run.created.toISOString()}] question: ${run.question}`);
+    if (run.forked_from) lines.push(`  forked from ${run.forked_from.workflow_id} at step ${run.forked_from.step} (steps before it reused)`);
+    const decisionsBefore = (n: number) => run.decisions.filter((d) => d.after_steps === n);
+    const printDecisions = (ds: typeof run.decisions) => {
+      for (const d of ds) lines.push(`  decision [${d.at}] ${d.kind} ${d.action} by ${d.by}${d.detail ? `: ${preview(d.detail.replace(/\s*\n\s*/g, ' | '), previewChars)}` : ''}`);
+    };
+    for (const step of run.steps) {
+      printDecisions(decisionsBefore(step.trace_number - 1));
+      lines.push(`  step ${step.trace_number}: ${step.step}`);
+      for (const call of step.tool_calls) lines.push(`    tool ${call.tool} ${call.input} → ${preview(call.output, previewChars)}`);
+      lines.push(`    result: ${preview(step.result, previewChars)}`);
+    }
+    printDecisions(run.decisions.filter((d) => d.after_steps >= run.steps.length));
+    lines.push(`  response: ${run.response === '' ? '(running)' : preview(run.response, previewChars * 4)}`);
+  }
+  return lines.join('\n');
+}
