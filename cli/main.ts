@@ -6,6 +6,8 @@
  */
 import { clientConfigFromEnv, type ClientConfig } from '../config/env';
 import { addModelInterfaces } from '../core/agent-file/known-interfaces';
+import { addAgentTypes } from '../core/agent-file/known-agent-types';
+import type { AgentTypeSpec } from '../core/agent-file/agent-types';
 import { describeError, PerflowError } from '../client/errors';
 import { commandNamed, isCommand } from './commands';
 import type { CommandContext, CommandHandler } from './context';
@@ -19,6 +21,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   try {
     config = clientConfigFromEnv(env);
     addExtraModelInterfaces(config.extraModelInterfaces);
+    addExtraAgentTypes(config.extraAgentTypes);
   } catch (err) {
     // A malformed setting (e.g. PERFLOW_ENCRYPTION_KEYS): one line, before anything runs.
     process.stderr.write(`perflow: ${describeError(err).message}\n`);
@@ -51,6 +54,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 }
 
 /** Interfaces the workers serve with adapters of their own (PERFLOW_EXTRA_MODEL_INTERFACES): agent files may name them. */
+function addExtraAgentTypes(specs: readonly AgentTypeSpec[]): void {
+  try {
+    addAgentTypes(specs);
+  } catch (err) {
+    throw new PerflowError('invalid', `PERFLOW_EXTRA_AGENT_TYPES: ${(err as Error).message}`);
+  }
+}
+
 function addExtraModelInterfaces(names: readonly string[]): void {
   try {
     addModelInterfaces(names);

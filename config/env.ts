@@ -14,6 +14,8 @@ import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-coll
 import type { ProviderConfig } from '../core/provider-config';
 import { describePolicy, operatorEndpoints, POLICY_VARIABLES, type OperatorEndpoints, type WorkerPolicy } from '../core/worker-policy';
 import { LIMITS_VARIABLE, parameterLimits, type ParameterLimits } from '../core/agent-file/limits';
+import { parseNamedAgentTypes } from '../core/agent-file/known-agent-types';
+import type { AgentTypeSpec } from '../core/agent-file/agent-types';
 import { redact } from './redact';
 import { telemetryConfigFromEnv, type TelemetryConfig } from './telemetry';
 import { describeTemporalConnection, temporalSettingsFromEnv, usesTls, type TemporalConnectionSettings } from './temporal-connection';
@@ -201,6 +203,8 @@ export interface ClientConfig {
   extraToolTypes: string[];
   /** Model interfaces the workers serve besides the built-in ones, with model adapters of their own (PERFLOW_EXTRA_MODEL_INTERFACES, comma-separated). */
   extraModelInterfaces: string[];
+  /** Agent types the workers run besides the built-in ones, with workflows of their own (PERFLOW_EXTRA_AGENT_TYPES, comma-separated `TYPE=workflowType`). */
+  extraAgentTypes: AgentTypeSpec[];
   /** The upper bounds of run parameters (PERFLOW_PARAMETER_LIMITS raises them). @default core/agent-file/limits.ts */
   limits?: ParameterLimits;
   /** Encrypt the payloads this client writes and decrypt those it reads (PERFLOW_ENCRYPTION_KEYS). @default off */
@@ -240,6 +244,7 @@ export function clientConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Clien
     ...(llmTaskQueue ? { llmTaskQueue } : {}),
     extraToolTypes: commaList(env.PERFLOW_EXTRA_TOOL_TYPES),
     extraModelInterfaces: commaList(env.PERFLOW_EXTRA_MODEL_INTERFACES).map((name) => name.toLowerCase()),
+    extraAgentTypes: extraAgentTypesFromEnv(env),
     limits: parameterLimits(env[LIMITS_VARIABLE]),
     ...withEncryption(env),
     telemetry: telemetryConfigFromEnv(env, 'client'),
@@ -247,6 +252,14 @@ export function clientConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Clien
     collections: memoryCollectionsFromEnv(env),
     ...(declaresWorkerPolicy(env) ? { workerPolicy: { policy: workerPolicyFromEnv(env), endpoints: operatorEndpointsFromEnv(env) } } : {}),
   };
+}
+
+function extraAgentTypesFromEnv(env: NodeJS.ProcessEnv): AgentTypeSpec[] {
+  try {
+    return parseNamedAgentTypes(env.PERFLOW_EXTRA_AGENT_TYPES);
+  } catch (err) {
+    throw new Error(`PERFLOW_EXTRA_AGENT_TYPES: ${(err as Error).message}`);
+  }
 }
 
 /** The model endpoints the operator configured (OPENAI_BASE_URL, PERFLOW_BEDROCK_ENDPOINT): agent files may use them whatever the policy says. */

@@ -32,6 +32,29 @@ export function addAgentTypes(specs: readonly AgentTypeSpec[]): void {
   }
 }
 
+/**
+ * An added agent type the CLI and the console learn from PERFLOW_EXTRA_AGENT_TYPES
+ * (`TYPE=workflowType`): the parameters and fields every type uses, no type-specific ones, no
+ * plan approval, parallel steps or forks. A process of one's own declares more with addAgentTypes.
+ */
+export function namedAgentType(type: string, workflowType: string): AgentTypeSpec {
+  return { type, workflowType, parameters: [], fields: [], planApproval: false, parallelSteps: false, fork: false };
+}
+
+/**
+ * The agent types of a PERFLOW_EXTRA_AGENT_TYPES value: comma-separated `TYPE=workflowType`.
+ *
+ * @throws Error naming an entry that is not `TYPE=workflowType`
+ */
+export function parseNamedAgentTypes(value: string | undefined): AgentTypeSpec[] {
+  const entries = (value ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '');
+  return entries.map((entry) => {
+    const [type, workflowType, ...rest] = entry.split('=').map((s) => s.trim());
+    if (!type || !workflowType || rest.length > 0) throw new Error(`"${entry}" is not TYPE=workflowType (e.g. one_step=oneStep)`);
+    return namedAgentType(type.toLowerCase(), workflowType);
+  });
+}
+
 const builtinAgentType = (type: string): AgentTypeSpec | undefined => AGENT_TYPE_SPECS.find((s) => s.type === type);
 
 /** Every agent type this process knows: the built-in ones first, then the added ones. */

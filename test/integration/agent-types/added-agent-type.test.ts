@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { addAgentTypes, agentFromJson, getStatus, startEval, startRun, suiteFromJson, type AgentTypeSpec } from '../../../client';
 import { useHarness } from '../../support/harness';
 import { calculatorTurns } from '../../support/script';
+import { runProcess } from '../../support/run-process';
+
+const BIN = join(__dirname, '../../../bin/perflow.js');
 
 jest.setTimeout(60_000);
 
@@ -69,6 +72,24 @@ describe('an agent type of its own', () => {
 
       const root = await memory.interactions.findOne({ _id: run.ids.parent_interaction_id });
       expect(root).toMatchObject({ memory_id: run.ids.memory_id, input: question, response: 'the answer is 42' });
+    });
+
+    it('runs from the CLI when PERFLOW_EXTRA_AGENT_TYPES names it, and is refused in one line without', async () => {
+      const { perflow } = harnessOf();
+      const dir = mkdtempSync(join(tmpdir(), 'perflow-one-step-cli-'));
+      const file = join(dir, 'one-step.json');
+      writeFileSync(file, JSON.stringify(agentFile()));
+      const env = { ...process.env, MONGODB_URI: perflow.config.mongoUri, PERFLOW_TASK_QUEUE: perflow.config.taskQueue };
+      const cli = (extra: Record<string, string>) => runProcess(process.execPath, [BIN, 'run', '--agent', file, '--question', 'What is 6 times 7?', '--wait', '--json'], { env: { ...env, ...extra }, timeoutMs: 60_000 });
+      const refused = await cli({});
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/^perflow: .*one-step\.json: invalid agent file: type: expected one of plan_execute_and_reflect, step_by_step, todo_list, plan_and_execute\n$/);
+      const ran = await cli({ PERFLOW_EXTRA_AGENT_TYPES: 'one_step=oneStep' });
+      expect(ran.stderr).toBe('');
+      expect(JSON.parse(ran.stdout)).toMatchObject({ response: 'the answer is 42', steps_executed: 1, metadata: { agent_type: 'one_step' } });
+      const malformed = await cli({ PERFLOW_EXTRA_AGENT_TYPES: 'one_step' });
+      expect(malformed.code).toBe(2);
+      expect(malformed.stderr).toBe('perflow: PERFLOW_EXTRA_AGENT_TYPES: "one_step" is not TYPE=workflowType (e.g. one_step=oneStep)\n');
     });
 
     it('runs the cases of an eval as its own workflow', async () => {
