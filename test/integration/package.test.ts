@@ -128,12 +128,16 @@ it("replays a history exported with the Temporal CLI, Temporal's packages sharin
   expect(r.code).toBe(0);
 });
 
-it('an application embeds the client library and a worker with its own tool', async () => {
+it('an application embeds the client library and a worker with its own tool and agent type', async () => {
   copyFileSync(join(fixtures, 'app.js'), join(app, 'app.js'));
+  copyFileSync(join(fixtures, 'workflows.js'), join(app, 'workflows.js'));
   const r = await runProcess(process.execPath, ['app.js'], { cwd: app, env, timeoutMs: 120_000 });
   expect(r.code).toBe(0);
   const result = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
-  expect(result).toMatchObject({ response: 'The text has 4 words.', workflow_id: expect.stringMatching(/^embedded-app-/), run_id: expect.any(String) });
+  expect(result).toMatchObject({
+    words: { response: 'The text has 4 words.', workflow_id: expect.stringMatching(/^embedded-app-/), run_id: expect.any(String) },
+    one_step: { response: '5 words', steps_executed: 1, metadata: { agent_type: 'one_step' }, workflow_id: expect.stringMatching(/^one-stepper-/) },
+  });
 });
 
 it('the type declarations resolve through the exports map and are real types', async () => {

@@ -3,10 +3,8 @@
  * run by a ReAct executor child with every tool of the agent, and its whole result is the answer.
  */
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { RunInput, RunOutput } from '../../../workflows/definitions';
-import { openAgentTypeRun, showPlan } from '../../../workflows/kernel/agent-type-run';
-import { finish, guard } from '../../../workflows/kernel/lifecycle';
-import { fullResult, runStep } from '../../../workflows/kernel/steps';
+// What an installed package's user imports as `perflow/workflows/kernel`.
+import { finish, fullResult, guard, openAgentTypeRun, runStep, showPlan, type RunInput, type RunOutput } from '../../../workflows/kernel';
 
 export async function oneStep(input: RunInput): Promise<RunOutput> {
   const { run } = await openAgentTypeRun(input, () => 1, () => ({}));
