@@ -35,7 +35,7 @@ export function createActivities(activityDeps: ActivityDeps) {
     tenantBudgets: () => (budgets ??= openTenantBudgets(activityDeps.memory.db)),
   };
   return {
-    ...createMemoryActivities(deps.memory),
+    ...createMemoryActivities(deps.memory, { requireTenant: deps.policy?.requireTenant ?? false }),
     ...createEvalActivities(deps),
 
     /** The tools an agent may use: what the model sees (name, description, JSON schema) and how to run each. */

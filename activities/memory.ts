@@ -5,6 +5,7 @@ import type { DecisionRecord } from '../core/decisions';
 import type { CompletedStep } from '../core/template';
 import { executorStepId, stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace } from '../core/memory-ids';
 import { otherTenantMessage, type MemoryStore } from '../stores/store';
+import { TENANT_REQUIRED } from '../core/worker-policy';
 
 export { stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace };
 
@@ -192,7 +193,7 @@ export async function copyForkedSteps(store: MemoryStore, { from, to, count, for
   await store.interactions.updateMany({ _id: { $in: [to.parent_interaction_id, to.executor_agent_parent_interaction_id] } }, { $set: { forked_from } });
 }
 
-export function createMemoryActivities(store: MemoryStore) {
+export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: boolean } = {}) {
   return {
     /**
      * Creates the planner and executor memories and the root interaction holding the question,
@@ -201,6 +202,7 @@ export function createMemoryActivities(store: MemoryStore) {
      */
     async startRun(input: StartRunInput): Promise<{ history_ids: string[] }> {
       const { ids } = input;
+      if (o.requireTenant && ids.tenant_id === undefined) throw ApplicationFailure.nonRetryable(TENANT_REQUIRED, 'Policy.Refused');
       // A conversation (or executor memory) exists when continued, and is continued by its own tenant only: checked before anything is written.
       for (const [field, id] of [['memory_id', ids.memory_id], ['executor_agent_memory_id', ids.executor_agent_memory_id]] as const) {
         const owner = await store.memoryOwner(id);

@@ -34,6 +34,7 @@ const OPTIONS = {
   host: { type: 'string' },
   'ui-origin': { type: 'string', multiple: true },
   token: { type: 'string' },
+  tokens: { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
   'unsafe-no-token': { type: 'boolean' },
   'allow-inline-agents': { type: 'boolean' },

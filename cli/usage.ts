@@ -33,9 +33,10 @@ export const USAGE = `usage: perflow <command> [options]
                                            (default port 8888 on 127.0.0.1; CORS for PERFLOW_TEMPORAL_UI_URL's origin;
                                            token also from PERFLOW_CODEC_TOKEN, required off loopback unless
                                            --unsafe-no-token); stops on Ctrl-C
-  console [--port P] [--host H] [--token T] [--agents DIR] [--allowed-host NAME]... [--allow-inline-agents]
+  console [--port P] [--host H] [--token T | --tokens FILE] [--agents DIR] [--allowed-host NAME]... [--allow-inline-agents]
                                            the web console: start, watch, steer, fork and compare runs (default 127.0.0.1:7300;
                                            prints its URL with a new token unless --token T or PERFLOW_CONSOLE_TOKEN gives one;
+                                           --tokens FILE: {"TOKEN": {"tenant": "ID" or "*"}}, each token seeing its tenant only;
                                            --unsafe-no-token, loopback only, turns it off); stops on Ctrl-C
   eval SUITE [--agent FILE] [--param key=value]... [--concurrency N] [--min-pass R] [--junit FILE] [--json]
                                            run a suite's cases as runs (at most N at once, default 4), score them, print a table

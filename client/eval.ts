@@ -16,6 +16,7 @@ import { diffRuns, type RunDiff } from './diff';
 import { isNotFound, PerflowError } from './errors';
 import { readJsonFile } from './json-file';
 import { withMemory, type StoresClient } from './stores';
+import { TENANT_REQUIRED } from '../core/worker-policy';
 import type { PerflowClient } from './connect';
 import { END_STATUS } from './watch';
 import { agentFromJson, resolveRunIds, slug, type LoadAgentFileOptions } from './run';
@@ -84,6 +85,8 @@ export type EvalWorkflowHandle = WorkflowHandle<typeof perflowEval>;
 export async function startEval(perflow: PerflowClient, o: StartEvalOptions): Promise<{ evalId: string; handle: EvalWorkflowHandle }> {
   const { client, config } = perflow;
   const llmTaskQueue = o.llmTaskQueue ?? config.llmTaskQueue;
+  const untenanted = o.suite.cases.find((c) => c.parameters.tenant_id === undefined);
+  if (config.workerPolicy?.policy.requireTenant && untenanted) throw new PerflowError('refused', `case ${untenanted.case.id}: ${TENANT_REQUIRED}`);
   const { suite, agent } = o.suite;
   const evalId = o.evalId ?? `eval-${slug(suite.name)}-${randomBytes(4).toString('hex')}`;
   const tenant = o.suite.cases.find((c) => c.parameters.tenant_id !== undefined)?.parameters.tenant_id;
@@ -113,7 +116,7 @@ export async function startEval(perflow: PerflowClient, o: StartEvalOptions): Pr
     taskQueue: o.taskQueue ?? config.taskQueue,
     workflowId: evalId,
     args: [input],
-    memo: { suite: suite.name, agent: agent.name, cases: suite.cases.length },
+    memo: { suite: suite.name, agent: agent.name, cases: suite.cases.length, ...(tenant !== undefined ? { tenant_id: tenant } : {}) },
     staticSummary: `eval ${suite.name}: ${suite.cases.length} cases of ${agent.name}`,
   });
   return { evalId, handle };
@@ -209,9 +212,9 @@ async function scoredSoFar(client: Client, evalId: string): Promise<{ progress: 
   return handle.query(evalScoredQuery).catch(async () => ({ progress: await handle.query(evalProgressQuery) }));
 }
 
-/** The latest evals in MongoDB (MONGODB_URI), newest first, without their cases. */
-export function listEvals(stores: StoresClient, limit = 50): Promise<Omit<EvalResult, 'cases'>[]> {
-  return withMemory(stores, (memory) => listStoredEvals(memory, limit));
+/** The latest evals in MongoDB (MONGODB_URI), newest first, without their cases; with `tenant`, that tenant's only. */
+export function listEvals(stores: StoresClient, limit = 50, tenant?: string): Promise<Omit<EvalResult, 'cases'>[]> {
+  return withMemory(stores, (memory) => listStoredEvals(memory, limit, tenant));
 }
 
 /** An eval comparison with the run diff of each case that improved or regressed. */

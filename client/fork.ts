@@ -78,9 +78,15 @@ export async function forkRun(perflow: PerflowClient, sourceId: string, o: ForkO
   // The fork has a memory of its own: the source's conversation and executor memory are not continued.
   const inherited: Partial<ResolvedParameters> = o.agent ? {} : denseParameters<ResolvedParameters>(source);
   const { memory_id: _m, executor_agent_memory_id: _e, ...kept } = inherited;
+  // The fork copies the source's steps into its own memory: it stays in the source's tenant.
+  const tenant = denseParameters<ResolvedParameters>(source).tenant_id;
+  const asked = o.params?.tenant_id;
+  if (asked !== undefined && asked !== tenant) {
+    throw new PerflowError('refused', `a fork stays in its source's tenant (${tenant ?? 'none'}): tenant_id ${JSON.stringify(asked)} would copy ${sourceId}'s steps into another tenant's memory`);
+  }
   let parameters: ResolvedParameters;
   try {
-    parameters = resolveParameters(agent, o.params ?? {}, kept);
+    parameters = resolveParameters(agent, { ...o.params, ...(tenant !== undefined ? { tenant_id: tenant } : {}) }, kept);
   } catch (err) {
     throw new PerflowError('invalid', (err as Error).message, { cause: err });
   }

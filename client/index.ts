@@ -5,6 +5,7 @@
 export { clientConfigFromEnv, temporalFromEnv, type ClientConfig, type TemporalConnectionSettings } from '../config/env';
 export { connectClient, perflowClient, workflowUrl, type PerflowClient } from './connect';
 export { openStores, type StoresClient } from './stores';
+export { checkEvalScope, checkRunScope, OPERATOR, paramsInScope, type TenantScope } from './tenant-scope';
 export { describeError, ERROR_KINDS, failureMessage, PerflowError, type ErrorKind } from './errors';
 export { followRun } from './follow-run';
 export { agentFromJson, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type LoadedAgent, type StartRunOptions, type StartedRun } from './run';

@@ -11,6 +11,7 @@ import {
   type RunWorkflow,
 } from '../workflows/definitions';
 import { BUILTIN_TOOL_TYPES } from '../core/tool-types';
+import { TENANT_REQUIRED } from '../core/worker-policy';
 import { QUESTION_MAX_CHARS, type ParameterLimits } from '../core/agent-file/limits';
 import { runStart, truncateBytes } from '../workflows/run-start';
 import type { PerflowClient } from './connect';
@@ -127,6 +128,7 @@ export function resolveRunIds(o: Pick<StartRunOptions, 'memoryId' | 'parameters'
 export async function startRun(perflow: PerflowClient, o: StartRunOptions): Promise<StartedRun> {
   const { client, config } = perflow;
   if (o.question.length > QUESTION_MAX_CHARS) throw new PerflowError('invalid', `question: ${o.question.length} characters is above the limit of ${QUESTION_MAX_CHARS}`);
+  if (config.workerPolicy?.policy.requireTenant && o.parameters.tenant_id === undefined) throw new PerflowError('refused', TENANT_REQUIRED);
   const { ids, continuesConversation, parameters } = resolveRunIds(o);
   const workflowId = o.workflowId ?? `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
   // Default prompts travel as the name of their set, not as text (see sparseParameters).

@@ -122,7 +122,20 @@ const commaList = (value: string | undefined): string[] => (value ?? '').split('
  */
 export function workerPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerPolicy {
   const list = (name: string) => commaList(env[name]);
-  return { mcpCommands: list(POLICY_VARIABLES.mcpCommands), hosts: list(POLICY_VARIABLES.hosts), envVars: list(POLICY_VARIABLES.envVars) };
+  return {
+    mcpCommands: list(POLICY_VARIABLES.mcpCommands),
+    hosts: list(POLICY_VARIABLES.hosts),
+    envVars: list(POLICY_VARIABLES.envVars),
+    ...(yesOrNo(env, POLICY_VARIABLES.requireTenant) ? { requireTenant: true } : {}),
+  };
+}
+
+/** A yes/no variable: 1, true or yes; 0, false, no or unset. Anything else is a one-line error naming it. */
+function yesOrNo(env: NodeJS.ProcessEnv, name: string): boolean {
+  const value = (env[name] ?? '').trim().toLowerCase();
+  if (['1', 'true', 'yes'].includes(value)) return true;
+  if (['', '0', 'false', 'no'].includes(value)) return false;
+  throw new Error(`${name}="${env[name]}" is not yes or no: use 1 or 0`);
 }
 
 /** Whether the environment declares a worker policy (any PERFLOW_ALLOW_* set): the CLI then checks agent files against it before starting a run. */

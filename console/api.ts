@@ -37,31 +37,39 @@ import {
 import { isNotFound } from '../client/errors';
 import { HttpError, httpAnswerOf, type ErrorStatus } from '../client/http-error';
 import { bearerToken, tokenMatches } from '../client/listener-guard';
+import { checkRunScope, OPERATOR, paramsInScope, type TenantScope } from '../client/tenant-scope';
+import type { ScopedToken } from './token-scopes';
 import { SearchAttributes } from '../workflows/definitions';
-import type { ApiOptions } from './api-options';
+import type { ApiEnv, ApiOptions } from './api-options';
 import { evalRoutes } from './eval-routes';
 import { agentFiles, offeredFile, refuseInline } from './offered-files';
 import { decisionBody, forkBody, jsonOf, offsetOf, parseBody, startBody, type DecisionBody } from './requests';
 
 export type { ApiOptions };
 
-export function consoleApi(o: ApiOptions): Hono {
+export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
   const { perflow } = o;
   const { client, config } = perflow;
-  const api = new Hono();
+  const api = new Hono<ApiEnv>();
 
   api.use('*', async (c, next) => {
     checkOrigin(c);
-    if (o.token !== undefined) checkToken(c, o.token);
+    c.set('scope', o.tokens !== undefined ? scopeOfToken(c, o.tokens) : OPERATOR);
     await next();
   });
+  // A run of the request's scope, or 404 as for an unknown one (routes with :id).
+  const inScope = (c: Context<ApiEnv>, id = c.req.param('id')) => checkRunScope(client, id ?? '', c.get('scope'));
   let streams = 0;
 
-  api.get('/info', (c) => c.json({ namespace: config.namespace, temporal_ui_url: config.uiUrl, token_required: o.token !== undefined }));
+  api.get('/info', (c) => c.json({ namespace: config.namespace, temporal_ui_url: config.uiUrl, token_required: o.tokens !== undefined, tenant: c.get('scope').tenant ?? null }));
 
   api.get('/runs', async (c) => {
     const status = parseListStatus(c.req.query('status') || undefined, 'status');
-    const runs = await listRuns(client, status, 100, c.req.query('agent') || undefined, c.req.query('tenant') || undefined);
+    // A tenant's token lists its tenant's runs whatever `tenant` it asks for.
+    const asked = c.req.query('tenant') || undefined;
+    const tenant = c.get('scope').tenant ?? asked;
+    if (asked !== undefined && asked !== tenant) return c.json([]);
+    const runs = await listRuns(client, status, 100, c.req.query('agent') || undefined, tenant);
     return c.json(
       runs.map((wf) => {
         const { workflow_id, status: state, start_time, close_time } = runSummary(wf);
@@ -84,19 +92,21 @@ export function consoleApi(o: ApiOptions): Hono {
 
   api.post('/runs', async (c) => {
     const body = parseBody(startBody, await jsonOf(c));
-    const { agent, parameters } = await loadAgent(o, body.agent, body.params ?? {}, config.extraToolTypes);
+    const { agent, parameters } = await loadAgent(o, body.agent, paramsInScope(body.params ?? {}, c.get('scope')), config.extraToolTypes);
     const run = await startRun(perflow, { agent, parameters, question: body.question });
     return c.json(startedJson(config, run), 201);
   });
 
   api.get('/runs/:id', async (c) => {
     const id = c.req.param('id');
+    await inScope(c);
     const progress = await getStatus(client, id);
     return c.json({ workflow_id: id, ...progress, ui_url: workflowUrl(config, id) });
   });
 
   api.get('/runs/:id/result', async (c) => {
     const id = c.req.param('id');
+    await inScope(c);
     const handle = client.workflow.getHandle(id);
     const { status } = await handle.describe();
     if (status.name === 'RUNNING') throw new PerflowError('conflict', `run ${id} has not ended yet (GET /api/runs/${id}/events follows it)`);
@@ -107,6 +117,7 @@ export function consoleApi(o: ApiOptions): Hono {
   api.get('/runs/:id/events', async (c) => {
     const id = c.req.param('id');
     await client.workflow.getHandle(id).describe(); // an unknown run is a 404, before the stream starts
+    await inScope(c);
     // EventSource sends the last offset it saw when it reconnects.
     const lastSeen = offsetOf(c.req.header('last-event-id'), 'Last-Event-ID');
     const from = lastSeen !== undefined ? lastSeen + 1 : offsetOf(c.req.query('from'), 'from');
@@ -129,12 +140,14 @@ export function consoleApi(o: ApiOptions): Hono {
   api.post('/runs/:id/decisions', async (c) => {
     const id = c.req.param('id');
     const body = parseBody(decisionBody, await jsonOf(c));
+    await inScope(c);
     return c.json({ workflow_id: id, ...(await decide(perflow, id, body)) });
   });
 
   api.post('/runs/:id/fork', async (c) => {
     const id = c.req.param('id');
     const body = parseBody(forkBody, await jsonOf(c));
+    await inScope(c);
     const agent = body.agent !== undefined ? (await loadAgent(o, body.agent, body.params ?? {}, config.extraToolTypes)).agent : undefined;
     const run = await forkRun(perflow, id, {
       fromStep: body.from_step,
@@ -148,13 +161,17 @@ export function consoleApi(o: ApiOptions): Hono {
   api.get('/diff', async (c) => {
     const [a, b] = [c.req.query('a'), c.req.query('b')];
     if (!a || !b) throw new PerflowError('invalid', 'diff needs two runs: /api/diff?a=ID&b=ID');
-    for (const id of [a, b]) await client.workflow.getHandle(id).describe().catch((err: unknown) => Promise.reject(isNotFound(err) ? new PerflowError('not_found', `no run ${id}`) : err));
+    for (const id of [a, b]) {
+      await client.workflow.getHandle(id).describe().catch((err: unknown) => Promise.reject(isNotFound(err) ? new PerflowError('not_found', `no run ${id}`) : err));
+      await inScope(c, id);
+    }
     return c.json(await diffRuns(client, a, b));
   });
 
   api.get('/memory/:memoryId', async (c) => {
     const id = c.req.param('memoryId');
-    const tenant = c.req.query('tenant') || undefined;
+    // A tenant's token reads its tenant's memories only; an operator's any, or one tenant's with ?tenant.
+    const tenant = c.get('scope').tenant ?? (c.req.query('tenant') || undefined);
     const view = await readMemory(perflow, id, tenant);
     if (!view) throw new PerflowError('not_found', `memory_id ${id} not found${tenant !== undefined ? ` for tenant ${tenant}` : ''}`);
     return c.json(view);
@@ -200,9 +217,12 @@ function checkOrigin(c: Context): void {
 /** The event stream is the one route a browser cannot send a header to (EventSource): it alone takes `?token=`. */
 const isEventStream = (c: Context) => c.req.method === 'GET' && /^\/api\/runs\/[^/]+\/events$/.test(c.req.path);
 
-function checkToken(c: Context, token: string): void {
+/** The scope of the request's token (every token is compared, in constant time each); 401 without one that matches. */
+function scopeOfToken(c: Context, tokens: readonly ScopedToken[]): TenantScope {
   const given = bearerToken(c.req.header('authorization')) ?? (isEventStream(c) ? c.req.query('token') : undefined);
-  if (!tokenMatches(given, token)) throw new HttpError(401, 'this console needs its token: Authorization: Bearer TOKEN (the event stream: ?token=TOKEN); perflow console prints it in its URL');
+  const matched = tokens.filter((t) => tokenMatches(given, t.token));
+  if (matched[0] === undefined) throw new HttpError(401, 'this console needs its token: Authorization: Bearer TOKEN (the event stream: ?token=TOKEN); perflow console prints it in its URL');
+  return matched[0].scope;
 }
 
 /** Sends a decision (or cancels) as the CLI's decision commands do. */

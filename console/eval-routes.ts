@@ -1,19 +1,22 @@
 /** The console API's eval routes: list, show, compare and start evals (docs/console.md). */
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import { checkEvalScope, paramsInScope } from '../client/tenant-scope';
 import { compareEvalResults, evalSnapshot, listEvals, PerflowError, startEval, suiteFromJson, workflowUrl } from '../client';
 import { readJsonFile } from '../client/json-file';
-import type { ApiOptions } from './api-options';
+import type { ApiEnv, ApiOptions } from './api-options';
 import { agentFiles, offeredFile, refuseInline, suiteFiles } from './offered-files';
 import { evalBody, jsonOf, parseBody } from './requests';
 
-export function evalRoutes(api: Hono, o: ApiOptions): void {
+export function evalRoutes(api: Hono<ApiEnv>, o: ApiOptions): void {
   const { perflow } = o;
   const { config } = perflow;
+  // An eval of the request's scope, or 404 as for an unknown one.
+  const inScope = (c: Context<ApiEnv>, id: string) => checkEvalScope(perflow, id, c.get('scope'));
 
   api.get('/suites', async (c) => c.json(await suiteFiles(o.agentsDir)));
 
   api.get('/evals', async (c) => {
-    const evals = await listEvals(perflow, 100);
+    const evals = await listEvals(perflow, 100, c.get('scope').tenant);
     return c.json(evals.map(({ eval_id, suite, agent, status, passed, failed, pass_rate, started_at, ended_at }) => ({ eval_id, suite, agent, status, passed, failed, pass_rate, started_at, ended_at: ended_at ?? null })));
   });
 
@@ -25,7 +28,8 @@ export function evalRoutes(api: Hono, o: ApiOptions): void {
     // The agent: the body's, else the suite's; either way one of the console's agent files.
     const named = body.agent ?? (json as { agent?: unknown }).agent;
     const agent = typeof named === 'string' ? await offeredFile(o.agentsDir, named, 'agent', agentFiles) : undefined;
-    const suite = await suiteFromJson(json, where, o.agentsDir, { ...(agent ? { agent } : {}), params: body.params ?? {}, extraToolTypes: config.extraToolTypes });
+    // Its cases run in the token's tenant, whatever tenant_id the suite or the body names.
+    const suite = await suiteFromJson(json, where, o.agentsDir, { ...(agent ? { agent } : {}), params: paramsInScope(body.params ?? {}, c.get('scope')), extraToolTypes: config.extraToolTypes });
     const { evalId } = await startEval(perflow, { suite, ...(body.concurrency ? { concurrency: body.concurrency } : {}) });
     return c.json({ eval_id: evalId, cases: suite.cases.length, warnings: suite.warnings, ui_url: workflowUrl(config, evalId) }, 201);
   });
@@ -34,7 +38,10 @@ export function evalRoutes(api: Hono, o: ApiOptions): void {
   api.get('/evals/compare', async (c) => {
     const [a, b] = [c.req.query('a'), c.req.query('b')];
     if (!a || !b) throw new PerflowError('invalid', 'compare needs two evals: /api/evals/compare?a=ID&b=ID');
-    for (const id of [a, b]) if (!(await evalSnapshot(perflow, id))) throw new PerflowError('not_found', `no eval ${id}`);
+    for (const id of [a, b]) {
+      if (!(await evalSnapshot(perflow, id))) throw new PerflowError('not_found', `no eval ${id}`);
+      await inScope(c, id);
+    }
     return c.json(await compareEvalResults(perflow, a, b));
   });
 
@@ -42,6 +49,7 @@ export function evalRoutes(api: Hono, o: ApiOptions): void {
     const id = c.req.param('id');
     const snapshot = await evalSnapshot(perflow, id);
     if (!snapshot) throw new PerflowError('not_found', `no eval ${id}`);
+    await inScope(c, id);
     return c.json(snapshot);
   });
 }

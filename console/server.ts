@@ -17,6 +17,8 @@ import { checkedAllowedHost, hostAllowList, isLoopbackHost, newToken, refusedHos
 import type { ClientConfig } from '../config/env';
 import { firstLine } from '../core/text';
 import { consoleApi } from './api';
+import type { ScopedToken } from './token-scopes';
+import { OPERATOR } from '../client/tenant-scope';
 
 export const CONSOLE_PORT = 7300;
 
@@ -28,6 +30,8 @@ export interface ConsoleOptions {
   port?: number;
   /** The token every API request must carry; default: a new random one, printed in the console's URL. */
   token?: string;
+  /** Tokens each scoped to a tenant (`--tokens FILE`, see token-scopes.ts), instead of one token for every tenant. */
+  tokens?: readonly ScopedToken[];
   /** No token at all (`--unsafe-no-token`): refused off loopback. */
   unsafeNoToken?: boolean;
   /** `Host` names served besides loopback names, IP addresses and `host` (`--allowed-host`). */
@@ -47,8 +51,10 @@ export interface ConsoleServer {
   url: string;
   /** The URL to open: with `/?token=T` when there is a token. */
   openUrl: string;
-  /** The token the API requires (generated when none was given), undefined with `unsafeNoToken`. */
+  /** The token the API requires (generated when none was given), undefined with `unsafeNoToken` or `tokens`. */
   token: string | undefined;
+  /** How many scoped tokens it accepts (`tokens`), else 0. */
+  scopedTokens: number;
   /** Whether the token was generated at start (and so must be shown to the user). */
   tokenGenerated: boolean;
   agentsDir: string;
@@ -78,8 +84,11 @@ const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.j
 export async function startConsole(o: ConsoleOptions): Promise<ConsoleServer> {
   const host = o.host ?? '127.0.0.1';
   if (o.unsafeNoToken && o.token !== undefined) throw new PerflowError('invalid', '--unsafe-no-token and a token (--token or PERFLOW_CONSOLE_TOKEN) contradict each other: give one');
+  if (o.tokens && (o.token !== undefined || o.unsafeNoToken)) throw new PerflowError('invalid', `--tokens and ${o.unsafeNoToken ? '--unsafe-no-token' : 'a token (--token or PERFLOW_CONSOLE_TOKEN)'} contradict each other: give one`);
   if (o.unsafeNoToken && !isLoopbackHost(host)) throw new PerflowError('refused', `--unsafe-no-token is refused with --host ${host}: off loopback the console needs a token (--token T, or none given: a generated one)`);
-  const token = o.unsafeNoToken ? undefined : (o.token ?? newToken());
+  const token = o.unsafeNoToken || o.tokens ? undefined : (o.token ?? newToken());
+  // One token sees every tenant (an operator's); a tokens file scopes each.
+  const tokens = o.tokens ?? (token !== undefined ? [{ token, scope: OPERATOR }] : undefined);
   const allowedHosts = (o.allowedHosts ?? []).map(checkedAllowedHost);
   const agentsDir = resolve(o.agentsDir ?? (existsSync('agents') ? 'agents' : join(packageRoot(), 'examples')));
   let perflow: PerflowClient | undefined;
@@ -100,7 +109,7 @@ export async function startConsole(o: ConsoleOptions): Promise<ConsoleServer> {
     // (The connection closes: the rest of the body is not read, so the socket cannot serve another request.)
     app.route(
       '/api',
-      consoleApi({ perflow, ...(token ? { token } : {}), agentsDir, allowInlineAgents: o.allowInlineAgents ?? false, maxEventStreams: o.maxEventStreams ?? MAX_EVENT_STREAMS }),
+      consoleApi({ perflow, ...(tokens ? { tokens } : {}), agentsDir, allowInlineAgents: o.allowInlineAgents ?? false, maxEventStreams: o.maxEventStreams ?? MAX_EVENT_STREAMS }),
     );
     app.get('/', () => file(join(pageDir(), 'index.html')));
     app.get('/page/*', (c) => {
@@ -123,6 +132,7 @@ export async function startConsole(o: ConsoleOptions): Promise<ConsoleServer> {
       url,
       openUrl: token ? `${url}/?token=${encodeURIComponent(token)}` : `${url}/`,
       token,
+      scopedTokens: o.tokens?.length ?? 0,
       tokenGenerated: token !== undefined && o.token === undefined,
       agentsDir,
       async close() {

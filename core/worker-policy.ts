@@ -21,10 +21,15 @@ export interface WorkerPolicy {
   readonly hosts: readonly string[];
   /** Worker variables agent files may read: `NAME`, `PREFIX_*`; `*`: any. */
   readonly envVars: readonly string[];
+  /** Every run must name its tenant (`tenant_id`): runs without one are refused at start. @default false */
+  readonly requireTenant?: boolean;
 }
 
+/** Why a run without a tenant is refused where the policy requires one. */
+export const TENANT_REQUIRED = 'this deployment requires a tenant on every run (PERFLOW_REQUIRE_TENANT): give tenant_id (--param tenant_id=ID)';
+
 /** The variables that set the policy, as the one-line refusals name them. */
-export const POLICY_VARIABLES = { mcpCommands: 'PERFLOW_ALLOW_MCP_COMMANDS', hosts: 'PERFLOW_ALLOW_HOSTS', envVars: 'PERFLOW_ALLOW_ENV' } as const;
+export const POLICY_VARIABLES = { mcpCommands: 'PERFLOW_ALLOW_MCP_COMMANDS', hosts: 'PERFLOW_ALLOW_HOSTS', envVars: 'PERFLOW_ALLOW_ENV', requireTenant: 'PERFLOW_REQUIRE_TENANT' } as const;
 
 /** Nothing allowed: a worker whose operator declared nothing. */
 export const CLOSED_POLICY: WorkerPolicy = { mcpCommands: [], hosts: [], envVars: [] };
@@ -142,5 +147,5 @@ export function policySubjectOf(agent: { llm: object; executor_llm?: object; mcp
 /** The policy on the worker's start line: what agent files may start, reach and read. */
 export function describePolicy(policy: WorkerPolicy): string {
   const list = (values: readonly string[]) => (values.length === 0 ? 'none' : values.join(', '));
-  return `agent files may start MCP commands: ${list(policy.mcpCommands)}; reach hosts: ${list(policy.hosts)}; read variables: ${list(policy.envVars)}`;
+  return `agent files may start MCP commands: ${list(policy.mcpCommands)}; reach hosts: ${list(policy.hosts)}; read variables: ${list(policy.envVars)}${policy.requireTenant ? '; every run needs a tenant' : ''}`;
 }

@@ -19,9 +19,15 @@ export async function loadEval(store: MemoryStore, evalId: string): Promise<Eval
   return doc ? withoutStorage(doc) : undefined;
 }
 
-/** The latest evals, newest first (cases left out). */
-export async function listEvals(store: MemoryStore, limit: number): Promise<Omit<EvalResult, 'cases'>[]> {
-  const docs = await evalsOf(store).find({}, { projection: { cases: 0 } }).sort({ started_at: -1 }).limit(limit).toArray();
+/** The tenant an eval's document names (undefined: none, or no document). */
+export async function evalTenant(store: MemoryStore, evalId: string): Promise<{ tenant_id?: string } | undefined> {
+  const doc = await evalsOf(store).findOne({ _id: evalId }, { projection: { tenant_id: 1 } });
+  return doc ? (doc.tenant_id !== undefined ? { tenant_id: doc.tenant_id } : {}) : undefined;
+}
+
+/** The latest evals, newest first (cases left out); with `tenant`, that tenant's only. */
+export async function listEvals(store: MemoryStore, limit: number, tenant?: string): Promise<Omit<EvalResult, 'cases'>[]> {
+  const docs = await evalsOf(store).find(tenant !== undefined ? { tenant_id: tenant } : {}, { projection: { cases: 0 } }).sort({ started_at: -1 }).limit(limit).toArray();
   return docs.map(withoutStorage);
 }
 

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientConfigFromEnv, type RunEvent } from '../../client';
 import { startConsole, type ConsoleServer } from '../../console/server';
+import { readTokenScopes } from '../../console/token-scopes';
 import { useCli } from '../support/cli';
 import { TEST_POLICY } from '../support/harness';
 import { expectedResponse, typedAgent } from '../support/typed-agents';
@@ -416,5 +417,84 @@ describe('the console API of evals', () => {
     expect((await call('GET', `/api/evals/compare?a=${first}`)).status).toBe(400);
     expect((await call('GET', '/api/evals', undefined, {}, guarded.url)).status).toBe(401);
     expect((await call('POST', '/api/evals', { suite: 'sums.json' }, { origin: 'http://evil.example' })).status).toBe(403);
+  });
+});
+
+describe('tenant tokens (perflow console --tokens FILE)', () => {
+  const ACME = 'token-of-tenant-acme-0001';
+  const BETA = 'token-of-tenant-beta-0002';
+  const OPS = 'token-of-the-operator-0003';
+  let scoped: ConsoleServer;
+  const as = (token: string) => ({ authorization: `Bearer ${token}` });
+  const callAs = (token: string, method: string, path: string, body?: unknown) => call(method, path, body, as(token), scoped.url);
+
+  beforeAll(async () => {
+    const file = join(agents, '..', `tokens-${process.pid}.json`);
+    writeFileSync(file, JSON.stringify({ [ACME]: { tenant: 'acme' }, [BETA]: { tenant: 'beta' }, [OPS]: { tenant: '*' } }));
+    const { perflow } = cli.harness;
+    scoped = await startConsole({ config: perflow.config, port: 0, agentsDir: agents, perflow, tokens: await readTokenScopes(file) });
+    rmSync(file);
+  });
+  afterAll(async () => {
+    await scoped?.close();
+  });
+
+  it("a tenant sees and acts on its own runs and memory only (another's answer as unknown ones do); its runs are its own whatever tenant_id they name; the operator sees all", async () => {
+    expect((await callAs('token-nobody-has-000000', 'GET', '/api/runs')).status).toBe(401);
+    expect((await callAs(ACME, 'GET', '/api/info')).json).toMatchObject({ token_required: true, tenant: 'acme' });
+    expect((await callAs(OPS, 'GET', '/api/info')).json).toMatchObject({ tenant: null });
+
+    // Started with acme's token, naming beta: the run is acme's.
+    const started = await callAs(ACME, 'POST', '/api/runs', { agent: 'adder.json', question: 'add for acme', params: { tenant_id: 'beta' } });
+    expect(started.status).toBe(201);
+    const id: string = started.json.workflow_id;
+    await cli.harness.client.workflow.getHandle(id).result();
+    expect((await cli.harness.client.workflow.getHandle(id).describe()).memo?.tenant_id).toBe('acme');
+
+    // beta: 404 everywhere, in the words an unknown run gets.
+    const unknown = await callAs(BETA, 'GET', '/api/runs/no-such-run');
+    expect(unknown.status).toBe(404);
+    const routes: Array<[string, string, unknown?]> = [
+      ['GET', `/api/runs/${id}`],
+      ['GET', `/api/runs/${id}/result`],
+      ['GET', `/api/runs/${id}/events`],
+      ['POST', `/api/runs/${id}/decisions`, { kind: 'pause' }],
+      ['POST', `/api/runs/${id}/fork`, { from_step: 1 }],
+      ['GET', `/api/diff?a=${id}&b=${id}`],
+    ];
+    for (const [method, path, body] of routes) {
+      const r = await callAs(BETA, method, path, body);
+      expect([method, path, r.status, r.json.error]).toEqual([method, path, 404, unknown.json.error.replace('no-such-run', id)]);
+    }
+    const memory = await callAs(BETA, 'GET', `/api/memory/${started.json.memory_id}?tenant=acme`);
+    expect([memory.status, memory.json.error]).toEqual([404, `memory_id ${started.json.memory_id} not found for tenant beta`]);
+    expect((await callAs(BETA, 'GET', '/api/runs')).json.map((r: Json) => r.workflow_id)).not.toContain(id);
+    expect((await callAs(BETA, 'GET', '/api/runs?tenant=acme')).json).toEqual([]);
+
+    // acme and the operator see it; the operator's fork into another tenant is refused (a fork never crosses tenants).
+    const listed = await waitFor('the run in acme\'s list', () => callAs(ACME, 'GET', '/api/runs'), (r) => r.json.some((x: Json) => x.workflow_id === id));
+    expect(listed.json.length).toBeGreaterThan(0);
+    expect((await callAs(ACME, 'GET', `/api/memory/${started.json.memory_id}`)).status).toBe(200);
+    expect((await callAs(OPS, 'GET', `/api/runs/${id}`)).json).toMatchObject({ workflow_id: id, status: 'completed' });
+    expect((await callAs(OPS, 'GET', '/api/runs')).json.map((r: Json) => r.workflow_id)).toContain(id);
+    const crossing = await callAs(OPS, 'POST', `/api/runs/${id}/fork`, { from_step: 2, params: { tenant_id: 'beta' } });
+    expect([crossing.status, crossing.json.error]).toEqual([403, `a fork stays in its source's tenant (acme): tenant_id "beta" would copy ${id}'s steps into another tenant's memory`]);
+  });
+
+  it("a tenant's evals are its own: their cases run in its tenant; another tenant gets 404 and does not list them", async () => {
+    writeFileSync(join(agents, 'tenant-sums.json'), JSON.stringify({ name: 'tenant sums', agent: 'adder.json', params: { tenant_id: 'beta' }, cases: [{ id: 'sum', question: 'add', checks: [{ contains: 'total' }] }] }));
+    const started = await callAs(ACME, 'POST', '/api/evals', { suite: 'tenant-sums.json' });
+    expect(started.status).toBe(201);
+    const evalId: string = started.json.eval_id;
+    await cli.harness.client.workflow.getHandle(evalId).result();
+    expect((await cli.harness.client.workflow.getHandle(`${evalId}-sum`).describe()).memo?.tenant_id).toBe('acme');
+    expect((await callAs(ACME, 'GET', `/api/evals/${evalId}`)).json).toMatchObject({ eval_id: evalId, status: 'completed' });
+    expect((await callAs(ACME, 'GET', '/api/evals')).json.map((e: Json) => e.eval_id)).toContain(evalId);
+    expect((await callAs(OPS, 'GET', '/api/evals')).json.map((e: Json) => e.eval_id)).toContain(evalId);
+    const other = await callAs(BETA, 'GET', `/api/evals/${evalId}`);
+    expect([other.status, other.json.error]).toEqual([404, `no eval ${evalId}`]);
+    expect((await callAs(BETA, 'GET', `/api/evals/compare?a=${evalId}&b=${evalId}`)).status).toBe(404);
+    expect((await callAs(BETA, 'GET', '/api/evals')).json.map((e: Json) => e.eval_id)).not.toContain(evalId);
+    expect((await callAs(BETA, 'GET', `/api/runs/${evalId}-sum`)).status).toBe(404);
   });
 });

@@ -73,6 +73,14 @@ describe('a worker whose policy does not allow it refuses at the run start, in o
     expect([r.code, r.stdout, r.stderr]).toEqual([2, '', 'perflow: MCP server "p": command "sh" is not allowed on this worker; allow it in the worker policy (PERFLOW_ALLOW_MCP_COMMANDS=sh)\n']);
     expect(existsSync(file)).toBe(false);
   });
+
+  it('a CLI whose environment requires a tenant refuses a run without one, in one line naming the setting', async () => {
+    const agent = strict.agentFile('untenanted', { name: 'untenanted', type: 'plan_execute_and_reflect', llm: scripted });
+    const r = await strict.perflow(['run', '--agent', agent, '--question', 'q'], { PERFLOW_REQUIRE_TENANT: '1' });
+    expect([r.code, r.stdout, r.stderr]).toEqual([2, '', 'perflow: this deployment requires a tenant on every run (PERFLOW_REQUIRE_TENANT): give tenant_id (--param tenant_id=ID)\n']);
+    const tenanted = await strict.perflow(['run', '--agent', agent, '--question', 'q', '--param', 'tenant_id=acme', '--wait'], { PERFLOW_REQUIRE_TENANT: '1' });
+    expect([tenanted.code, tenanted.stdout]).toEqual([0, expect.stringContaining('done')]);
+  });
 });
 
 describe('the same agent files on a worker whose policy allows them', () => {

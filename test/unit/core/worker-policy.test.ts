@@ -2,6 +2,8 @@ import { CLOSED_POLICY, describePolicy, envAllowed, hostAllowed, policyProblems,
 import { clientConfigFromEnv, operatorEndpointsFromEnv, workerPolicyFromEnv } from '../../../config/env';
 import { addModelInterfaces } from '../../../core/agent-file/known-interfaces';
 import { genAiSystem } from '../../../telemetry/model-and-tool-calls';
+import { createMemoryActivities } from '../../../activities/memory';
+import type { MemoryStore } from '../../../stores/store';
 
 const policy: WorkerPolicy = { mcpCommands: ['npx', '/usr/bin/python3'], hosts: ['api.example.com', 'mcp.internal:8443', '*.corp.example', '[::1]'], envVars: ['GITHUB_TOKEN', 'TEAM_*'] };
 
@@ -71,6 +73,21 @@ describe('the worker policy', () => {
     expect(clientConfigFromEnv({ PERFLOW_ALLOW_HOSTS: 'api.example.com', OPENAI_BASE_URL: 'https://gateway.corp/v1' }).workerPolicy).toEqual({
       policy: { mcpCommands: [], hosts: ['api.example.com'], envVars: [] },
       endpoints: ['https://gateway.corp/v1'],
+    });
+  });
+
+  it('requires a tenant on every run where PERFLOW_REQUIRE_TENANT says so: the worker refuses a run without one before memory is touched', async () => {
+    expect(workerPolicyFromEnv({ PERFLOW_REQUIRE_TENANT: '1' }).requireTenant).toBe(true);
+    expect(workerPolicyFromEnv({ PERFLOW_REQUIRE_TENANT: 'no' }).requireTenant).toBeUndefined();
+    expect(() => workerPolicyFromEnv({ PERFLOW_REQUIRE_TENANT: 'sometimes' })).toThrow('PERFLOW_REQUIRE_TENANT="sometimes" is not yes or no: use 1 or 0');
+    expect(describePolicy({ ...CLOSED_POLICY, requireTenant: true })).toMatch(/; every run needs a tenant$/);
+    // No store: a refused run reaches none.
+    const activities = createMemoryActivities({} as MemoryStore, { requireTenant: true });
+    const ids = { memory_id: 'm', parent_interaction_id: 'p', executor_agent_memory_id: 'e', executor_agent_parent_interaction_id: 'x' };
+    await expect(activities.startRun({ ids, question: 'q', app_type: 't', resume: false, message_history_limit: 10 })).rejects.toMatchObject({
+      type: 'Policy.Refused',
+      nonRetryable: true,
+      message: 'this deployment requires a tenant on every run (PERFLOW_REQUIRE_TENANT): give tenant_id (--param tenant_id=ID)',
     });
   });
 
