@@ -12,6 +12,10 @@ import type { MemoryStore } from '../stores/store';
 import { chat, type ChatDeps } from './llm/chat';
 import { withHeartbeat } from './heartbeat';
 import { checkModel, type PolicyDeps } from './policy';
+import { NOT_MADE, withinTenantBudget } from './tenant-budgets';
+import type { TenantBudgets } from '../stores/tenant-budgets';
+import { tenantCostOf, tenantPriceProblem } from '../telemetry/model-prices';
+import { ApplicationFailure } from '@temporalio/activity';
 
 export interface ScoreCaseInput {
   eval_id: string;
@@ -39,7 +43,10 @@ export async function toolsCalled(store: MemoryStore, ids: RunIds): Promise<stri
     .map((c) => c.tool_name ?? '');
 }
 
-export function createEvalActivities(deps: ChatDeps & PolicyDeps & { memory: MemoryStore }) {
+/** What scoring needs: the model clients, the worker policy, the memory and the tenants' budgets (judges count into the case's tenant). */
+type EvalDeps = ChatDeps & PolicyDeps & { memory: MemoryStore; tenantBudgets: () => TenantBudgets };
+
+export function createEvalActivities(deps: EvalDeps) {
   return {
     /** Scores a case's ended run (see {@link scoreEvalCase}). */
     scoreEvalCase: (input: ScoreCaseInput): Promise<CaseResult> => withHeartbeat(() => scoreEvalCase(deps, input)),
@@ -58,7 +65,7 @@ export type EvalActivities = ReturnType<typeof createEvalActivities>;
  * judge's model call answers `script.judge[N]` when scripted (N: the judge's place among the
  * case's judges); its tokens are not the case's: the usage checks measure the agent's run.
  */
-async function scoreEvalCase(deps: ChatDeps & PolicyDeps & { memory: MemoryStore }, input: ScoreCaseInput): Promise<CaseResult> {
+async function scoreEvalCase(deps: EvalDeps, input: ScoreCaseInput): Promise<CaseResult> {
   const { outcome } = input;
   const obs: CaseObservation = {
     status: outcome.status,
@@ -70,10 +77,27 @@ async function scoreEvalCase(deps: ChatDeps & PolicyDeps & { memory: MemoryStore
     duration_ms: input.duration_ms,
   };
   let judged = 0;
+  // A judge's call is the case's tenant's (its run's memory names it): counted into its day, held to its cap.
+  let tenant: Promise<string | undefined> | undefined;
   const checks = await scoreCase(input.case.checks, obs, async (check, o) => {
     const { system, prompt } = judgeRequest({ criteria: check.judge, question: input.case.question, response: o.response, ...(input.case.reference !== undefined ? { reference: input.case.reference } : {}) });
-    checkModel(deps, check.llm ?? input.agent.llm, check.llm ? 'judge llm' : 'llm');
-    const answer = await chat(check.llm ?? input.agent.llm, { system, messages: [{ role: 'user', content: prompt }], position: { role: 'task', kind: 'judge', call: judged++ } }, deps, undefined, input.agent.name);
+    const model = check.llm ?? input.agent.llm;
+    checkModel(deps, model, check.llm ? 'judge llm' : 'llm');
+    tenant ??= deps.memory.memoryOwner(input.ids.memory_id).then((owner) => owner?.tenant_id);
+    const position = { role: 'task' as const, kind: 'judge' as const, call: judged++ };
+    const answer = await withinTenantBudget(
+      deps.tenantBudgets,
+      await tenant,
+      () => chat(model, { system, messages: [{ role: 'user', content: prompt }], position }, deps, undefined, input.agent.name),
+      () => NOT_MADE,
+      Date.now,
+      (a) => tenantCostOf(model, a.usage),
+      (t) => tenantPriceProblem(model, t),
+    );
+    if (answer.tenant_budget) {
+      const { tenant: t, cap_usd, spent_usd } = answer.tenant_budget;
+      throw ApplicationFailure.nonRetryable(`tenant ${t}'s daily budget is spent ($${spent_usd} of $${cap_usd}): the judge was not called`, 'Tenant.BudgetReached');
+    }
     return parseJudgeVerdict(answer.content);
   });
   return {

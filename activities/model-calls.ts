@@ -10,7 +10,7 @@ import { perflowModelParameters } from '../core/agent-file/model-parameters';
 import { completedStepIds, stepTraceId } from '../core/memory-ids';
 import { fillWholeResults, formatCompletedSteps, formatSteps, renderTemplate } from '../core/template';
 import type { TenantBudgets } from '../stores/tenant-budgets';
-import { tenantCostOf } from '../telemetry/model-prices';
+import { tenantCostOf, tenantPriceProblem } from '../telemetry/model-prices';
 import { withHeartbeat } from './heartbeat';
 import { chat, type ChatDeps } from './llm/chat';
 import type { ChatRequest } from './llm/scripted';
@@ -37,11 +37,11 @@ export type ModelCallDeps = ChatDeps &
 export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'plannerLlm', 'executorLlm'] as const;
 
 export function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Promise<TenantChecked<{ text: string; usage: Usage }>> {
-  return withinTenantBudget(deps.tenantBudgets, input.tenant, () => plannedCall(deps, input), () => NOT_MADE, Date.now, (answer) => tenantCostOf(input.model, answer.usage));
+  return withinTenantBudget(deps.tenantBudgets, input.tenant, () => plannedCall(deps, input), () => NOT_MADE, Date.now, (answer) => tenantCostOf(input.model, answer.usage), (t) => tenantPriceProblem(input.model, t));
 }
 
 export function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Promise<TenantChecked<ChatResponse>> {
-  return withinTenantBudget(deps.tenantBudgets, input.tenant, () => executionCall(deps, input), () => NOT_MADE, Date.now, (answer) => tenantCostOf(input.model, answer.usage));
+  return withinTenantBudget(deps.tenantBudgets, input.tenant, () => executionCall(deps, input), () => NOT_MADE, Date.now, (answer) => tenantCostOf(input.model, answer.usage), (t) => tenantPriceProblem(input.model, t));
 }
 
 async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {

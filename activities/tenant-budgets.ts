@@ -6,7 +6,7 @@
  * day's total overshoots the cap by at most the calls already running when it was reached — one
  * per run, or per running step with parallel steps.
  */
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { TenantBudgetReached, TenantChecked } from '../core/activity-contract';
 import { ZERO_USAGE, type Usage } from '../core/llm-types';
 import { TenantBudgets, utcDay } from '../stores/tenant-budgets';
@@ -32,11 +32,15 @@ export async function withinTenantBudget<T extends { usage: Usage }>(
   now: () => number = Date.now,
   /** What the answer costs the tenant (default: its usage's cost). */
   billable: (answer: T) => number | null = (answer) => answer.usage.cost_usd ?? null,
+  /** Why a capped tenant's call cannot be counted (its model has no price the operator knows): refused, not made. */
+  unpriced?: (tenant: string) => string | undefined,
 ): Promise<TenantChecked<T>> {
   if (tenant === undefined) return call();
   const day = utcDay(now());
   const store = budgets();
   const cap = await store.cap(tenant);
+  const problem = cap !== undefined ? unpriced?.(tenant) : undefined;
+  if (problem !== undefined) throw ApplicationFailure.nonRetryable(problem, 'Tenant.Unpriced');
   // A tenant without a cap is not summed (its spend is still counted below).
   const spent = cap === undefined ? 0 : await store.spent(tenant, day);
   if (cap !== undefined && spent >= cap) {

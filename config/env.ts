@@ -15,6 +15,7 @@ import type { ProviderConfig } from '../core/provider-config';
 import { describePolicy, operatorEndpoints, POLICY_VARIABLES, type OperatorEndpoints, type WorkerPolicy } from '../core/worker-policy';
 import { LIMITS_VARIABLE, parameterLimits, type ParameterLimits } from '../core/agent-file/limits';
 import { parseNamedAgentTypes } from '../core/agent-file/known-agent-types';
+import { ModelPrice } from '../core/agent-file/model';
 import type { AgentTypeSpec } from '../core/agent-file/agent-types';
 import { redact } from './redact';
 import { telemetryConfigFromEnv, type TelemetryConfig } from './telemetry';
@@ -54,6 +55,8 @@ export interface PerflowWorkerConfig {
   encryption?: EncryptionKeyring;
   /** Traces (OTEL_EXPORTER_OTLP_*) and metrics (PERFLOW_METRICS_*), see config/telemetry.ts. @default off */
   telemetry?: TelemetryConfig;
+  /** The operator's model prices, by model name, over the price table's (PERFLOW_MODEL_PRICES). @default none */
+  modelPrices?: Record<string, ModelPrice>;
 }
 
 export interface LlmQueueConfig {
@@ -110,7 +113,33 @@ export function workerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Perfl
     policy: workerPolicyFromEnv(env),
     ...withEncryption(env),
     telemetry: telemetryConfigFromEnv(env, 'worker'),
+    modelPrices: modelPricesFromEnv(env),
   };
+}
+
+/**
+ * PERFLOW_MODEL_PRICES: a JSON object of model name → `{"input_per_million": N,
+ * "output_per_million": N, "cached_input_per_million"?: N}` in US dollars, as an agent file's
+ * `price`. A model priced here has a cost even where the price table has none, and may serve a
+ * tenant with a daily cap. Errors are one line naming the variable and the model.
+ */
+export function modelPricesFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, ModelPrice> {
+  const raw = env.PERFLOW_MODEL_PRICES?.trim();
+  if (!raw) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (err) {
+    throw new Error(`PERFLOW_MODEL_PRICES is not JSON (${(err as Error).message}): give {"MODEL": {"input_per_million": N, "output_per_million": N}}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error('PERFLOW_MODEL_PRICES: expected a JSON object {"MODEL": {"input_per_million": N, "output_per_million": N}}');
+  return Object.fromEntries(
+    Object.entries(json).map(([model, price]) => {
+      const parsed = ModelPrice.safeParse(price);
+      if (!parsed.success) throw new Error(`PERFLOW_MODEL_PRICES: "${model}": ${parsed.error.issues[0]?.message ?? 'not a price'}`);
+      return [model, parsed.data];
+    }),
+  );
 }
 
 /** A comma-separated variable's entries, trimmed, empty ones dropped. */

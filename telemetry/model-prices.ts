@@ -18,8 +18,19 @@ export interface PricedModel {
   price?: ModelPrice;
 }
 
-/** Where a model's price comes from: the agent file's `price`, the price table (naming its provider and model), or nowhere. */
-export type PriceSource = { from: 'agent file' } | { from: 'price table'; provider: string; model: string } | null;
+/** Where a model's price comes from: the agent file's `price`, the operator's, the price table (naming its provider and model), or nowhere. */
+export type PriceSource = { from: 'agent file' } | { from: 'operator' } | { from: 'price table'; provider: string; model: string } | null;
+
+/** The prices the operator gives this process's workers (PERFLOW_MODEL_PRICES), by model name: over the table's. */
+const operatorPrices = new Map<string, ModelPrice>();
+
+/** Sets the operator's prices (`createWorker` gives the worker's), replacing earlier ones. */
+export function setOperatorPrices(prices: Readonly<Record<string, ModelPrice>>): void {
+  operatorPrices.clear();
+  for (const [model, price] of Object.entries(prices)) operatorPrices.set(model, price);
+}
+
+const operatorPrice = (model: PricedModel): ModelPrice | undefined => (model.model !== undefined ? operatorPrices.get(model.model) : undefined);
 
 /** Token counts a price applies to; the cache's tokens are part of `input_tokens` (see {@link Usage}). */
 export type PricedTokens = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cached_input_tokens' | 'cache_write_input_tokens'>;
@@ -49,6 +60,7 @@ function tableLookup(model: PricedModel, tokens: PricedTokens) {
 /** Where the model's price comes from, or null when neither the agent file nor the table prices it. */
 export function priceSource(model: PricedModel): PriceSource {
   if (model.price) return { from: 'agent file' };
+  if (operatorPrice(model)) return { from: 'operator' };
   const found = tableLookup(model, { input_tokens: 0, output_tokens: 0 });
   return found ? { from: 'price table', provider: found.provider.id, model: found.model.id } : null;
 }
@@ -58,12 +70,12 @@ export function priceSource(model: PricedModel): PriceSource {
  * Never 0 for an unknown price: 0 means the tokens were free.
  */
 export function costOf(model: PricedModel, tokens: PricedTokens): number | null {
-  if (model.price) {
-    // The agent file's price has no cache-write rate: written tokens cost the input rate.
+  const price = model.price ?? operatorPrice(model);
+  if (price) {
+    // A given price has no cache-write rate: written tokens cost the input rate.
     const cached = Math.min(tokens.cached_input_tokens ?? 0, tokens.input_tokens);
-    const p = model.price;
     const dollars =
-      ((tokens.input_tokens - cached) * p.input_per_million + cached * (p.cached_input_per_million ?? p.input_per_million) + tokens.output_tokens * p.output_per_million) / 1e6;
+      ((tokens.input_tokens - cached) * price.input_per_million + cached * (price.cached_input_per_million ?? price.input_per_million) + tokens.output_tokens * price.output_per_million) / 1e6;
     return round(dollars);
   }
   const found = tableLookup(model, tokens);
@@ -71,8 +83,19 @@ export function costOf(model: PricedModel, tokens: PricedTokens): number | null 
 }
 
 /**
+ * Why a tenant with a daily cap cannot call the model: it has no price but the agent file's own
+ * (which could say 0), neither the operator's nor the table's; undefined when it has one. The
+ * scripted model calls no provider: its agent file's price stands.
+ */
+export function tenantPriceProblem(model: PricedModel, tenant: string): string | undefined {
+  if (model.interface === 'scripted' || costOf({ ...model, price: undefined }, { input_tokens: 0, output_tokens: 0 }) !== null) return undefined;
+  const name = model.model ?? model.interface;
+  return `model "${name}" has no price the workers know, and tenant ${tenant} has a daily budget: its calls cannot be counted (an agent file's own price does not count for a capped tenant); price it for the workers with PERFLOW_MODEL_PRICES={"${name}": {"input_per_million": N, "output_per_million": N}}`;
+}
+
+/**
  * What a call costs a tenant with a daily cap: the agent file's price, but never less than the
- * price table's for the same model (an agent file cannot price its calls below the operator's
+ * operator's or the price table's for the same model (an agent file cannot price its calls below the operator's
  * table, e.g. at 0, to escape its tenant's cap). Null when neither prices the model.
  */
 export function tenantCostOf(model: PricedModel, tokens: PricedTokens): number | null {

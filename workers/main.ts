@@ -9,7 +9,8 @@ import { allMemoryCollections, DEFAULT_COLLECTIONS, type MemoryCollections } fro
 import { MemoryStore } from '../stores/store';
 import { builtinTools } from '../activities/tools/builtin';
 import { toolRegistry, type Tool } from '../activities/tools/tool';
-import { describeWorkerConfig, providerConfigFromEnv, redact, workerConfigFromEnv, workerPolicyFromEnv, type PerflowWorkerConfig } from '../config/env';
+import { describeWorkerConfig, modelPricesFromEnv, providerConfigFromEnv, redact, workerConfigFromEnv, workerPolicyFromEnv, type PerflowWorkerConfig } from '../config/env';
+import { setOperatorPrices } from '../telemetry/model-prices';
 import { modelAdapters } from '../activities/llm/adapters';
 import { operatorEndpoints } from '../core/worker-policy';
 import type { ModelAdapter } from '../activities/llm/adapter';
@@ -90,6 +91,8 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
     const providers = config.providers ?? providerConfigFromEnv();
     const llm = modelAdapters({ providers, ...(config.recorder ? { recorder: config.recorder } : {}) }, config.modelAdapters);
     const policy = config.policy ?? workerPolicyFromEnv();
+    // What calls cost where the price table says nothing (and what a capped tenant may call).
+    setOperatorPrices(config.modelPrices ?? modelPricesFromEnv());
     // OTEL_EXPORTER_OTLP_*: spans of workflows, activities, model and tool calls.
     tracing = config.telemetry?.traces ? startTracing(config.telemetry.traces) : undefined;
     const traced: Pick<WorkerOptions, 'interceptors' | 'sinks'> = tracing ? tracingWorkerOptions(tracing) : {};

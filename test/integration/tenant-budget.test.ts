@@ -12,8 +12,13 @@ import { listPending, rejectPlan } from '../../client/decisions';
 import { setTenantBudget } from '../../client/tenant-budgets';
 import { TenantBudgets, utcDay } from '../../stores/tenant-budgets';
 import { withinTenantBudget } from '../../activities/tenant-budgets';
+import { setOperatorPrices } from '../../telemetry/model-prices';
+import { failureMessage } from '../../client/errors';
+import { startEval, suiteFromJson } from '../../client/eval';
+import { chatCompletion, startWireServer } from '../support/wire-server';
+import { withEnv } from '../support/env';
 import { tenantCapSignal, type Progress, type RunOutput } from '../../workflows/definitions';
-import { progressOf, runInput, startWithAttributes, untilProgress } from '../support/harness';
+import { final, progressOf, runInput, startWithAttributes, untilProgress } from '../support/harness';
 import { nonEmptyLines, useCli } from '../support/cli';
 import { gateTool } from '../support/gate-tool';
 import { z } from 'zod';
@@ -269,5 +274,47 @@ describe('tenant daily budgets', () => {
       expect([r.code, nonEmptyLines(r.stderr).length]).toEqual([2, 1]);
       expect(r.stderr).toMatch(message);
     }
+  });
+
+  it("refuses a capped tenant's model that has no price the workers know, even at an agent file's price of 0: nothing reaches the model; the operator's price lets it run, and counts", async () => {
+    const wire = await startWireServer();
+    const restore = withEnv({ OPENAI_API_KEY: 'sk-test' });
+    try {
+      await budgets().setCap('t-unpriced', 10, 'test', new Date());
+      const agent = { name: 'unpriced', type: 'plan_execute_and_reflect', llm: { interface: 'openai/v1/chat/completions', model: 'my-local-llama', base_url: wire.url, price: { input_per_million: 0, output_per_million: 0 } } };
+      const refused = await startWithAttributes(harness(), runInput(agent, 'free?', { tenant_id: 't-unpriced' }), 'tenant');
+      const why = await refused.result().then(() => 'completed', failureMessage);
+      expect(why).toBe('Activity task failed: ' +
+        'model "my-local-llama" has no price the workers know, and tenant t-unpriced has a daily budget: its calls cannot be counted (an agent file\'s own price does not count for a capped tenant); price it for the workers with PERFLOW_MODEL_PRICES={"my-local-llama": {"input_per_million": N, "output_per_million": N}}',
+      );
+      expect(wire.requests).toEqual([]);
+
+      // The operator prices it (PERFLOW_MODEL_PRICES, as createWorker sets it): the run goes on, counted at that price.
+      setOperatorPrices({ 'my-local-llama': { input_per_million: 1000, output_per_million: 0 } });
+      wire.reply(chatCompletion({ content: final('priced now') }, { usage: [100, 10] }));
+      const priced = await startWithAttributes(harness(), runInput(agent, 'priced?', { tenant_id: 't-unpriced' }), 'tenant');
+      expect((await priced.result()).response).toBe('priced now');
+      expect(wire.requests).toHaveLength(1);
+      expect(await budgets().spent('t-unpriced', today())).toBeCloseTo(0.1, 12);
+    } finally {
+      setOperatorPrices({});
+      restore();
+      await wire.close();
+    }
+  });
+
+  it("counts an eval judge's call into the case's tenant", async () => {
+    await budgets().setCap('t-judged', 1000, 'test', new Date());
+    const judge = { interface: 'scripted', price: { input_per_million: 1_000_000, output_per_million: 0 }, script: { planner: [], judge: [JSON.stringify({ pass: true, reason: 'fine' })] } };
+    const agent = { ...pricedAgent('plan_execute_and_reflect', 1), name: 'judged' };
+    const suite = await suiteFromJson({ name: 'judged', agent: 'agent.json', cases: [{ id: 'one', question: 'sum 1..1 judged', checks: [{ judge: 'is fine', llm: judge }] }], params: { tenant_id: 't-judged' } }, 'suite.json', cli.dir, { agent: cli.agentFile('judged-agent', agent), extraToolTypes: ['GateTool', 'StepTwoTool'] });
+    const { handle } = await startEval(harness().perflow, { suite });
+    const result = await handle.result();
+    expect(result.cases[0]).toMatchObject({ passed: true });
+    const run = result.cases[0]!.cost_usd!;
+    const judgePrompt = harness().recorder.filter((r) => r.position.role === 'task' && r.position.kind === 'judge').at(-1)!;
+    expect(judgePrompt).toBeDefined();
+    // The run's calls and the judge's: the judge's input tokens at $1 each.
+    expect(await budgets().spent('t-judged', today())).toBeGreaterThan(run + 1);
   });
 });

@@ -4,7 +4,8 @@ import { parseAgentDefinition } from '../../../core/agent';
 import { ModelConfig } from '../../../core/agent-file/model';
 import { addCost, addUsage, ZERO_USAGE } from '../../../core/llm-types';
 import { agentFromJson } from '../../../client/run';
-import { budgetPriceProblem, costOf, priceSource, priceTableProvider, unpricedModelsNote, tenantCostOf, withCost } from '../../../telemetry/model-prices';
+import { budgetPriceProblem, costOf, priceSource, priceTableProvider, setOperatorPrices, tenantCostOf, tenantPriceProblem, unpricedModelsNote, withCost } from '../../../telemetry/model-prices';
+import { modelPricesFromEnv } from '../../../config/env';
 
 const M = 1_000_000;
 const tableCost = (model: string, provider: string, usage: Record<string, number>) => calcPrice(usage, model, { providerId: provider })!.total_price;
@@ -143,5 +144,38 @@ describe('what a call costs a capped tenant', () => {
     const local = { interface: 'openai/v1/chat/completions', model: 'my-local-llama' };
     expect(tenantCostOf({ ...local, price: { input_per_million: 1, output_per_million: 2 } }, tokens)).toBe(3);
     expect(tenantCostOf(local, tokens)).toBeNull();
+  });
+});
+
+describe("the operator's prices (PERFLOW_MODEL_PRICES)", () => {
+  const local = { interface: 'openai/v1/chat/completions', model: 'my-local-llama' };
+  const tokens = { input_tokens: 1_000_000, output_tokens: 1_000_000 };
+  afterEach(() => setOperatorPrices({}));
+
+  it('price a model the table does not know, under an agent file price and over the table', () => {
+    expect(costOf(local, tokens)).toBeNull();
+    setOperatorPrices(modelPricesFromEnv({ PERFLOW_MODEL_PRICES: '{"my-local-llama": {"input_per_million": 2, "output_per_million": 3}}' }));
+    expect(priceSource(local)).toEqual({ from: 'operator' });
+    expect(costOf(local, tokens)).toBe(5);
+    // The agent file's own price is the run's cost; a capped tenant pays the higher of the two.
+    expect(costOf({ ...local, price: { input_per_million: 0, output_per_million: 0 } }, tokens)).toBe(0);
+    expect(tenantCostOf({ ...local, price: { input_per_million: 0, output_per_million: 0 } }, tokens)).toBe(5);
+  });
+
+  it("refuse a capped tenant's model only the agent file prices; the scripted model's own price stands", () => {
+    expect(tenantPriceProblem({ ...local, price: { input_per_million: 0, output_per_million: 0 } }, 'acme')).toMatch(/^model "my-local-llama" has no price the workers know, and tenant acme has a daily budget/);
+    expect(tenantPriceProblem({ interface: 'openai/v1/chat/completions', model: 'gpt-4o-mini' }, 'acme')).toBeUndefined();
+    expect(tenantPriceProblem({ interface: 'scripted' }, 'acme')).toBeUndefined();
+    setOperatorPrices({ 'my-local-llama': { input_per_million: 1, output_per_million: 1 } });
+    expect(tenantPriceProblem(local, 'acme')).toBeUndefined();
+  });
+
+  it.each([
+    ['{', /^PERFLOW_MODEL_PRICES is not JSON \(/],
+    ['[]', /^PERFLOW_MODEL_PRICES: expected a JSON object/],
+    ['{"m": {"input_per_million": 1}}', /^PERFLOW_MODEL_PRICES: "m": /],
+    ['{"m": {"input_per_million": -1, "output_per_million": 1}}', /^PERFLOW_MODEL_PRICES: "m": /],
+  ])('refuse %s in one line naming the variable', (value, message) => {
+    expect(() => modelPricesFromEnv({ PERFLOW_MODEL_PRICES: value })).toThrow(message);
   });
 });
