@@ -4,8 +4,9 @@
  * through the worker's caches), the tenant's daily cap around it, and the answer streamed to the
  * run's event stream as the model writes it.
  */
-import type { ExecutorCallInput, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, TenantChecked, WholeResultsRef, ModelSettings } from '../core/activity-contract';
-import type { ChatResponse, Usage } from '../core/llm-types';
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, StoredToolResult, TenantChecked, WholeResultsRef, ModelSettings } from '../core/activity-contract';
+import type { ChatMessage, ChatResponse, Usage } from '../core/llm-types';
 import { perflowModelParameters } from '../core/agent-file/model-parameters';
 import { completedStepIds, stepTraceId } from '../core/memory-ids';
 import { fillWholeResults, formatCompletedSteps, formatSteps, renderTemplate } from '../core/template';
@@ -14,7 +15,8 @@ import { tenantCostOf, tenantPriceProblem } from '../telemetry/model-prices';
 import { withHeartbeat } from './heartbeat';
 import { chat, type ChatDeps } from './llm/chat';
 import type { ChatRequest } from './llm/scripted';
-import { saveStep } from './memory';
+import { saveStep, toolCallId } from './memory';
+import { outputForModel } from './tool-calls';
 import { checkModel, type PolicyDeps } from './policy';
 import { activityStream } from './run-events';
 import { NOT_MADE, withinTenantBudget } from './tenant-budgets';
@@ -65,7 +67,8 @@ async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput): Promis
 
 async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Promise<ChatResponse> {
   return withHeartbeat(async () => {
-    const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, agent, tenant: _tenant, ...request } = input;
+    const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, agent, tenant: _tenant, stored_tool_results, ...withStored } = input;
+    const request = { ...withStored, messages: await withStoredToolResults(deps, withStored.messages, step_memory, stored_tool_results) };
     const material = material_id ? await deps.prompts.get(material_id) : undefined;
     const tools = tool_names && material ? material.tools.filter((t) => tool_names.includes(t.name)) : request.tools;
     const asked = whole_results
@@ -100,6 +103,24 @@ async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: 
   } finally {
     await text.end();
   }
+}
+
+/** The turns with the tool outputs they name read back from memory (see `stored_tool_results`). */
+async function withStoredToolResults(deps: ModelCallDeps, messages: ChatMessage[], step: ExecutorStepMemory | undefined, stored: StoredToolResult[] | undefined): Promise<ChatMessage[]> {
+  if (!stored?.length) return messages;
+  if (!step) throw ApplicationFailure.nonRetryable('stored_tool_results needs step_memory: the step whose tool calls hold them', 'Contract.Broken');
+  const place = (call: number) => ({ ids: step.ids, stepIndex: step.step_index, callIndex: call });
+  const ids = stored.map((s) => toolCallId(place(s.call)));
+  const docs = new Map((await deps.memory.interactions.find({ _id: { $in: ids } }, { projection: { response: 1 } }).toArray()).map((d) => [d._id, d.response ?? '']));
+  const filled = [...messages];
+  for (const s of stored) {
+    const output = docs.get(toolCallId(place(s.call)));
+    // Saved before the call answered: missing, the memory is not (yet) readable here; the attempt is retried.
+    if (output === undefined) throw new Error(`tool call ${toolCallId(place(s.call))} is not in memory yet`);
+    const message = filled[s.message];
+    if (message?.role === 'tool') filled[s.message] = { ...message, content: outputForModel(place(s.call), output) };
+  }
+  return filled;
 }
 
 /** The prompt with the whole results of the steps it marks, read from memory (an assessment judges the result, not its preview). */

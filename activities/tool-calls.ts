@@ -12,7 +12,7 @@ import type { MemoryStore } from '../stores/store';
 import type { RunEventLog } from '../stores/run-events';
 import { observeToolCall, type TelemetryDeps } from '../telemetry/model-and-tool-calls';
 import { withHeartbeat } from './heartbeat';
-import { saveToolCall, toolCallId } from './memory';
+import { saveToolCall, toolCallId, type ToolCallPlace } from './memory';
 import { checkMcpServers, policySecrets, type PolicyDeps } from './policy';
 import { activityStream } from './run-events';
 import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters, type SecretReader } from './tools/mcp';
@@ -69,10 +69,19 @@ export async function callTool(deps: ToolCallDeps, { tool: ref, input, place }: 
     const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input)));
     await saveToolCall(deps.memory, place, { name, input, output: observation.content, is_error: observation.is_error });
     await stream?.toolResult(place.stepIndex, name, call, !observation.is_error, observation.content);
-    if (observation.content.length <= TOOL_OUTPUT_MODEL_LIMIT) return observation;
-    const marker = `\n…[truncated: the tool returned ${observation.content.length} characters; the whole output is stored in memory as interaction ${toolCallId(place)}]`;
-    return { ...observation, content: observation.content.slice(0, TOOL_OUTPUT_MODEL_LIMIT) + marker };
+    return { ...observation, content: outputForModel(place, observation.content) };
   }
+
+/**
+ * A tool's output as the model sees it: whole up to TOOL_OUTPUT_MODEL_LIMIT characters, else cut
+ * there with a note naming the interaction that holds it whole. The one cut, for the call's
+ * answer and for a model call that reads the output back from memory.
+ */
+export function outputForModel(place: ToolCallPlace, output: string): string {
+  if (output.length <= TOOL_OUTPUT_MODEL_LIMIT) return output;
+  const marker = `\n…[truncated: the tool returned ${output.length} characters; the whole output is stored in memory as interaction ${toolCallId(place)}]`;
+  return output.slice(0, TOOL_OUTPUT_MODEL_LIMIT) + marker;
+}
 
 const noSecrets: SecretReader = () => undefined;
 

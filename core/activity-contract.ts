@@ -135,6 +135,21 @@ export interface ExecutorCallInput extends Omit<ChatRequest, 'system'>, Material
    * step's result, so the step needs no memory round trips of its own.
    */
   step_memory?: ExecutorStepMemory;
+  /**
+   * Tool messages sent empty whose content is the output of this step's tool call `call`, as
+   * memory holds it (the claim check: a step of many iterations does not send every earlier
+   * output again with each turn). The activity fills them, cut as the call's answer was cut.
+   * Needs `step_memory` (the step's IDs and index).
+   */
+  stored_tool_results?: StoredToolResult[];
+}
+
+/** A tool message of a turn, and the step's tool call whose stored output is its content. */
+export interface StoredToolResult {
+  /** Its index in `messages`. */
+  message: number;
+  /** The tool call's index in the step (`ToolCallPlace.callIndex`). */
+  call: number;
 }
 
 /** The step an executor turn belongs to, as its model call reads and writes memory. */

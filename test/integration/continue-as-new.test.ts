@@ -1,17 +1,29 @@
 /**
  * Long runs continue-as-new between steps and carry their state: a 30-step run with a low
  * event budget spans several executions and still returns the right result, and `progress`
- * (which follows the chain) shows every completed step.
+ * (which follows the chain) shows every completed step. A long step stays small too: its turns
+ * send earlier tool outputs by reference.
  */
 import { temporal } from '@temporalio/proto';
 import { diffRuns } from '../../client/diff';
 import { planExecuteReflect, progressQuery } from '../../workflows';
 import { final, plan, runInput, scriptedAgent, useHarness, workflowId } from '../support/harness';
 import { calculatorCall, withCalculator } from '../support/script';
+import { z } from 'zod';
+import type { Tool } from '../../activities/tools/tool';
 
 jest.setTimeout(180_000);
 
-const harness = useHarness();
+const OUTPUT_CHARS = 8_000;
+/** A tool whose every answer is 8 KB: a step of many iterations piles them up. */
+const bigOutputTool: Tool<{ i: number }> = {
+  type: 'BigOutputTool',
+  description: 'Answers 8 KB.',
+  input: z.object({ i: z.number() }),
+  run: async ({ i }) => `output ${i}: `.padEnd(OUTPUT_CHARS, 'x'),
+};
+
+const harness = useHarness({ tools: [bigOutputTool as Tool<never>] });
 
 const STEPS = 30;
 
@@ -75,5 +87,25 @@ describe('continue-as-new', () => {
     const root = await harness().memory.interactions.findOne({ _id: out.parent_interaction_id });
     expect(root?.response).toBe('the total is 465');
     expect(root?.error).toBeUndefined();
+  });
+
+  it('keeps a step of 120 iterations with 8 KB tool outputs far from the history limits: its turns send earlier outputs by reference', async () => {
+    // 120 iterations: sent whole, the turns' inputs alone would pass Temporal's 50 MB history
+    // limit near iteration 110 (the benchmark measures the 200 that executor_max_iterations allows).
+    const calls = 119;
+    const turns = [...Array.from({ length: calls }, (_, i) => ({ tool_calls: [{ name: 'BigOutputTool', input: { i } }] })), { content: 'read them all' }];
+    const agent = scriptedAgent({ planner: [plan('read every output'), final('done')], executor: [turns] }, { tools: [{ type: 'BigOutputTool' }] });
+    const input = runInput(agent, `Read ${calls} outputs.`, { executor_max_iterations: calls + 1 });
+    const handle = await harness().client.workflow.start(planExecuteReflect, { taskQueue: harness().taskQueue, workflowId: workflowId('long-step'), args: [input] });
+    expect((await handle.result()).response).toBe('done');
+    const step = await harness().client.workflow.getHandle(`${handle.workflowId}/step-1`).fetchHistory();
+    const bytes = temporal.api.history.v1.History.encode(step).finish().length;
+    console.log(`a step of ${calls + 1} iterations with ${OUTPUT_CHARS}-character tool outputs: ${step.events?.length} events, ${(bytes / 1e6).toFixed(2)} MB of history`);
+    expect(bytes).toBeLessThan(10 * 1024 * 1024);
+    // The model still read every output: its last turn had them all, whole.
+    const last = harness().recorder.filter((r) => r.position.role === 'executor' && r.position.step === 0).at(-1)!;
+    const outputs = last.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(outputs).toHaveLength(calls);
+    expect(outputs.every((o, i) => o === `output ${i}: `.padEnd(OUTPUT_CHARS, 'x'))).toBe(true);
   });
 });

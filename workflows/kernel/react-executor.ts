@@ -3,7 +3,7 @@
  * with the agent's tools offered, then one activity per requested tool call; the model's final
  * text is the step result.
  */
-import type { AgentTool, AgentToolRef } from '../../core/activity-contract';
+import type { AgentTool, AgentToolRef, ExecutorCallInput, StoredToolResult } from '../../core/activity-contract';
 import type { ModelSettings } from '../../core/activity-contract';
 import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../../core/llm-types';
 import type { MemoryIds } from '../../core/memory-ids';
@@ -51,6 +51,12 @@ export interface ReactExecutorInput {
    * Children started without it (by older parents) ask the patch as before.
    */
   step_memory?: true;
+  /**
+   * The parent knows the child's turns send earlier tool outputs by reference (`stored_tool_results`):
+   * each turn's input in the child's history stays small however many iterations the step takes.
+   * Children started without it (by older parents) send them whole, as they recorded.
+   */
+  tool_results_by_reference?: true;
   /** The agent file's `name`, for the cost counter of its model calls (absent from children started before it was sent). */
   agent?: string;
   /**
@@ -137,6 +143,14 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   // At the tenant's daily cap the activity makes no call: the run waits for this child, then the turn is asked again.
   let tenantWaits: ReturnType<typeof tenantWaitAnswers> | undefined;
   let waits = 0;
+  // Tool messages whose content is a tool call's output as memory holds it: sent by reference.
+  const stored: StoredToolResult[] = [];
+  const byReference = input.tool_results_by_reference === true && stepMemory !== undefined;
+  const sent = (): Pick<ExecutorCallInput, 'messages' | 'stored_tool_results'> => {
+    if (!byReference || stored.length === 0) return { messages };
+    const empty = new Set(stored.map((s) => s.message));
+    return { messages: messages.map((m, i) => (empty.has(i) && m.role === 'tool' ? { ...m, content: '' } : m)), stored_tool_results: stored };
+  };
   for (let iteration = 0; iteration < input.max_iteration; iteration++) {
     if (input.budget_usd !== undefined && (usage.cost_usd ?? 0) >= input.budget_usd) {
       return finish(`The run's dollar budget (max_cost_usd) was reached before the step was finished. Gathered so far:\n${gathered()}`, iteration, false, true);
@@ -145,7 +159,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
       {
         model: modelForCall(input.model, { role: 'executor', step: input.stepIndex, iteration }),
         ...offered,
-        messages,
+        ...sent(),
         ...(stepMemory ? { step_memory: stepMemory } : {}),
         position: { role: 'executor', step: input.stepIndex, iteration },
         ...(input.response_filter ? { response_filter: input.response_filter } : {}),
@@ -189,6 +203,8 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
               is_error: true,
             };
       if (runs && approval?.input) observation.content = `(The reviewer ran this call with the input ${JSON.stringify(toolInput)}.)\n${observation.content}`;
+      // The model saw the call's answer as memory holds it: later turns send it by reference.
+      if (runs && !approval?.input) stored.push({ message: messages.length, call: toolCalls });
       if (runs) toolCalls++;
       if (observation.is_error) toolErrors++;
       observations.push(`${call.name}: ${observation.content}`);

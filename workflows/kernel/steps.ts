@@ -176,6 +176,7 @@ export function executorInput(run: RunContext, step: Pick<StepRequest, 'unit' | 
     ...(run.input.llm_task_queue ? { llm_task_queue: run.input.llm_task_queue } : {}),
     ...responseFilter(run, 'execution'),
     step_memory: true,
+    tool_results_by_reference: true,
     agent: agent.name,
     ...stepBudget(run),
     ...tenantOf(run),
