@@ -3,12 +3,13 @@
  */
 import type { Context } from 'hono';
 import { z } from 'zod';
+import { GUIDANCE_MAX_CHARS } from '../core/decisions';
 import { PerflowError } from '../client';
 
 const params = z.record(z.string(), z.unknown());
 
 /** Length caps of the texts a request carries (docs/console.md): beyond them a 400 names the field. */
-export const TEXT_LIMITS = { question: 20_000, guidance: 10_000, reason: 2_000, step: 2_000, steps: 100 } as const;
+export const TEXT_LIMITS = { question: 20_000, guidance: GUIDANCE_MAX_CHARS, reason: 2_000, step: 2_000, steps: 100 } as const;
 const question = z.string().trim().min(1).max(TEXT_LIMITS.question);
 
 export const startBody = z.strictObject({

@@ -35,6 +35,11 @@ export interface PendingDecision {
 }
 
 /** What a run's human loop carries across continue-as-new. */
+/** The longest guidance a run takes (characters); the console's body limit is the same. */
+export const GUIDANCE_MAX_CHARS = 10_000;
+/** The most guidance (and rejection reasons) a run holds for its next planning call: more waits until it plans. */
+export const PENDING_FEEDBACK_MAX = 20;
+
 export interface HumanState {
   /** Plans put to review so far (the `plan-<n>` IDs). */
   plans_reviewed: number;

@@ -179,6 +179,10 @@ describe.each(TYPES)('%s with people in the loop', (type) => {
     const run = await start(agent, question);
     await until(run.workflowId, (p) => p.status === 'executing', 'the first step');
     await guideRun(harness().client, run.workflowId, 'prefer exact arithmetic', { by: 'erin' });
+    // What waits for the next planning call is bounded: a text over the limit, and a 21st piece, are refused.
+    await expect(guideRun(harness().client, run.workflowId, 'x'.repeat(10_001))).rejects.toThrow('guidance: 10001 characters is above the limit of 10000');
+    for (let i = 2; i <= 20; i++) await guideRun(harness().client, run.workflowId, `note ${i}`, { by: 'erin' });
+    await expect(guideRun(harness().client, run.workflowId, 'one more')).rejects.toThrow('the run holds 20 pieces of guidance its next planning call has not seen yet: send more once it has planned');
     gate.release();
     expect((await run.result()).response).toBe(expectedResponse(type, 2));
     const prompts = plannerPrompts(question);
@@ -188,7 +192,8 @@ describe.each(TYPES)('%s with people in the loop', (type) => {
     expect(prompts.slice(2).some((p) => p.includes('prefer exact arithmetic'))).toBe(false);
     const out = await run.result();
     const view = await readConversation(harness().memory, out.memory_id);
-    expect(view?.runs[0].decisions).toEqual([expect.objectContaining({ kind: 'guidance', action: 'guide', by: 'erin', detail: 'prefer exact arithmetic' })]);
+    expect(view?.runs[0].decisions[0]).toEqual(expect.objectContaining({ kind: 'guidance', action: 'guide', by: 'erin', detail: 'prefer exact arithmetic' }));
+    expect(view?.runs[0].decisions.map((d) => d.detail)).toEqual(['prefer exact arithmetic', ...Array.from({ length: 19 }, (_, i) => `note ${i + 2}`)]);
   });
 
   it('pauses between steps until resumed', async () => {

@@ -4,6 +4,7 @@
  */
 import { condition, setHandler } from '@temporalio/workflow';
 import { guideUpdate, pauseUpdate, resumeUpdate } from '../../definitions';
+import { GUIDANCE_MAX_CHARS, PENDING_FEEDBACK_MAX } from '../../../core/decisions';
 import { byOf, checkBy, expectObject, type Decisions } from './pending';
 
 /** The heading of the feedback section appended to a planning prompt (docs/people-in-the-loop.md). */
@@ -35,6 +36,9 @@ export function openSteering(desk: Decisions): Steering {
         desk.notEnded();
         expectObject(g, 'guidance');
         if (typeof g.text !== 'string' || g.text.trim() === '') throw new Error('guidance needs a text');
+        // What the run carries for its next planning call is bounded: across continue-as-new and in the prompt.
+        if (g.text.length > GUIDANCE_MAX_CHARS) throw new Error(`guidance: ${g.text.length} characters is above the limit of ${GUIDANCE_MAX_CHARS}`);
+        if (state.feedback.length >= PENDING_FEEDBACK_MAX) throw new Error(`the run holds ${PENDING_FEEDBACK_MAX} pieces of guidance its next planning call has not seen yet: send more once it has planned`);
         checkBy(g.by);
       },
     },
