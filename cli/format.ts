@@ -10,6 +10,7 @@ export function statusLines(id: string, p: Progress): string[] {
   const lines = [`${id}: ${p.status} (agent ${p.agent}, steps ${p.steps_executed}/${p.max_steps}, tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens}, ${formatCost(p.usage.cost_usd)})`];
   p.plan.forEach((s, i) => lines.push(`  plan ${i + 1}. ${s}`));
   for (const c of p.current_steps ?? (p.current_step ? [p.current_step] : [])) lines.push(`  running step ${c.index + 1}: ${c.step} (executor ${c.executor_workflow_id})`);
+  if (p.completed_steps_omitted) lines.push(`  … ${p.completed_steps_omitted} earlier steps (perflow memory ${p.memory_id} shows them)`);
   for (const s of p.completed_steps) lines.push(`  ${s.ok ? 'done' : 'failed'} step ${s.index + 1}: ${s.step} → ${s.result_preview.replace(/\s+/g, ' ').slice(0, 200)}`);
   for (const d of p.pending ?? []) lines.push(...pendingLines(d).map((l) => `  ${l}`));
   for (const v of p.assumed_verdicts ?? []) lines.push(`  assumed after step ${v.after_steps}: ${v.kind} unreadable, taken as ${v.assumed} (${v.error})`);

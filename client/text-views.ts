@@ -17,8 +17,9 @@ export function progressChanges(prev: Progress | undefined, next: Progress): str
   if (next.plan.join('\n') !== (prev?.plan ?? []).join('\n') && next.plan.length > 0) {
     lines.push(`plan: ${next.plan.map((s, i) => `${i + 1}. ${preview(s, 120)}`).join(' | ')}`);
   }
-  const done = prev?.completed_steps.length ?? 0;
-  for (const s of next.completed_steps.slice(done)) {
+  // By index: a long run's list keeps only its latest steps across continue-as-new.
+  const done = new Set(prev?.completed_steps.map((s) => s.index));
+  for (const s of next.completed_steps.filter((c) => !done.has(c.index))) {
     lines.push(`step ${s.index + 1} ${s.ok ? 'done' : 'failed'}: ${preview(s.step, 120)} → ${preview(s.result_preview.replace(/\s+/g, ' '), 200)}`);
   }
   const runningOf = (p: Progress | undefined) => p?.current_steps ?? (p?.current_step ? [p.current_step] : []);

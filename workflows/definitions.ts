@@ -102,6 +102,8 @@ export interface CarriedState<S = unknown> {
   /** How the run renders its planner prompts (absent in runs recorded before: `perflow`). */
   prompt_format?: PromptFormat;
   completed_steps: CompletedStepView[];
+  /** Completed steps before `completed_steps` no longer carried (absent: none; see `Progress.completed_steps_omitted`). */
+  completed_steps_omitted?: number;
   steps_executed: number;
   usage: Usage;
   /** plan_execute_and_reflect: planner calls so far (the scripted model's position). */
@@ -220,6 +222,11 @@ export interface Progress extends RunIds {
   /** Steps running at once (plan_execute_and_reflect with `max_parallel_steps` > 1), in plan order; absent when one runs. */
   current_steps?: { index: number; step: string; executor_workflow_id: string }[];
   completed_steps: CompletedStepView[];
+  /**
+   * Completed steps before `completed_steps` the run no longer lists: a long run carries only its
+   * latest ones across continue-as-new (memory keeps them all: `perflow memory`). Absent: none.
+   */
+  completed_steps_omitted?: number;
   steps_executed: number;
   max_steps: number;
   usage: Usage;
@@ -348,6 +355,7 @@ export function progressMarkdown(p: Progress, workflowId = 'ID'): string {
   }
   if (p.paused) lines.push(`**Paused** — resume with \`perflow resume ${workflowId}\``, '');
   for (const c of p.current_steps ?? (p.current_step ? [p.current_step] : [])) lines.push(`**Running step ${c.index + 1}:** ${preview(c.step, 200)}`, '');
+  if (p.completed_steps_omitted) lines.push(`- … ${p.completed_steps_omitted} earlier steps (in memory: \`perflow memory ${p.memory_id}\`)`);
   for (const s of p.completed_steps) lines.push(`- ${s.ok ? '✅' : '❌'} step ${s.index + 1}: ${preview(s.step, 120)} → ${preview(s.result_preview, 200)}`);
   lines.push('', `steps ${p.steps_executed}/${p.max_steps} · tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens} · ${formatCost(p.usage.cost_usd)}`);
   if (p.result !== undefined) lines.push('', `**Result:** ${preview(p.result, 2_000)}`);

@@ -1,12 +1,14 @@
 /**
- * Long runs continue-as-new between steps and carry their state: a 30-step run with a low
- * event budget spans several executions and still returns the right result, and `progress`
- * (which follows the chain) shows every completed step. A long step stays small too: its turns
+ * Long runs continue-as-new between steps and carry their state: a 60-step run with a low
+ * event budget spans several executions and still returns the right result; it carries only its
+ * latest completed steps (`progress` lists those and counts the others, memory holds them all). A long step stays small too: its turns
  * send earlier tool outputs by reference.
  */
 import { temporal } from '@temporalio/proto';
 import { diffRuns } from '../../client/diff';
 import { planExecuteReflect, progressQuery } from '../../workflows';
+import { forkPointQuery } from '../../workflows/definitions';
+import { CARRIED_STEPS } from '../../workflows/kernel/lifecycle';
 import { final, plan, runInput, scriptedAgent, useHarness, workflowId } from '../support/harness';
 import { calculatorCall, withCalculator } from '../support/script';
 import { z } from 'zod';
@@ -25,7 +27,8 @@ const bigOutputTool: Tool<{ i: number }> = {
 
 const harness = useHarness({ tools: [bigOutputTool as Tool<never>] });
 
-const STEPS = 30;
+/** Past CARRIED_STEPS (50): the later executions carry only the latest steps. */
+const STEPS = 60;
 
 /** Step i adds i+1 to a running total with the calculator: the answer needs every step. */
 function countingAgent() {
@@ -44,19 +47,25 @@ function countingAgent() {
 }
 
 describe('continue-as-new', () => {
-  it('spans executions past the event budget and keeps every step', async () => {
-    const input = runInput(countingAgent(), 'What is 1 + 2 + … + 30?', { max_steps: 40, continue_as_new_after_events: 120 });
+  it('spans executions past the event budget, keeps every step in memory and carries only the latest', async () => {
+    const input = runInput(countingAgent(), 'What is 1 + 2 + … + 60?', { max_steps: 70, continue_as_new_after_events: 120 });
     const handle = await harness().client.workflow.start(planExecuteReflect, { taskQueue: harness().taskQueue, workflowId: workflowId('can'), args: [input] });
     const out = await handle.result();
-    expect(out.response).toBe('the total is 465');
+    expect(out.response).toBe('the total is 1830');
     expect(out.steps_executed).toBe(STEPS);
 
     const progress = await handle.query(progressQuery);
     expect(progress.status).toBe('completed');
     expect(progress.continued_as_new).toBeGreaterThanOrEqual(2);
-    expect(progress.completed_steps.map((s) => s.result_preview)).toEqual(
-      Array.from({ length: STEPS }, (_, i) => `total ${((i + 1) * (i + 2)) / 2}`),
+    // The latest steps are listed; the earlier ones are counted (memory holds them all).
+    const omitted = progress.completed_steps_omitted ?? 0;
+    expect(omitted).toBeGreaterThan(0);
+    expect(progress.completed_steps.length).toBeLessThan(CARRIED_STEPS + 10);
+    expect(progress.completed_steps.map((s) => [s.index, s.result_preview])).toEqual(
+      Array.from({ length: STEPS - omitted }, (_, k) => [omitted + k, `total ${((omitted + k + 1) * (omitted + k + 2)) / 2}`]),
     );
+    const fork = await handle.query(forkPointQuery, 3);
+    expect(fork.refused).toBe(`its first ${omitted} steps are no longer carried (a long run keeps its latest ones across continue-as-new): it cannot be forked`);
 
     // Every execution of the chain stayed near the budget, and each step ran exactly once.
     const runs: string[] = [];
@@ -71,21 +80,21 @@ describe('continue-as-new', () => {
     }
     expect(planned).toBe(STEPS);
 
-    // The planner saw all earlier steps after each continue-as-new: its last prompt lists step 30.
+    // The planner saw all earlier steps after each continue-as-new: its last prompt lists step 60.
     const lastPlanner = harness().recorder.filter((r) => r.position.role === 'planner').at(-1)!;
     expect(lastPlanner.messages[0].content).toContain('total 1\n');
-    expect(lastPlanner.messages[0].content).toContain('total 465');
+    expect(lastPlanner.messages[0].content).toContain('total 1830');
     const docs = await harness().memory.interactions.countDocuments({ memory_id: out.memory_id, origin: 'planner' });
     expect(docs).toBe(STEPS);
-    // perflow diff reads the whole chain: every planner call of every execution, all 30 steps.
+    // perflow diff reads the whole chain: every planner call of every execution, and the steps the run lists.
     const diff = await diffRuns(harness().client, handle.workflowId, handle.workflowId);
     expect(diff.a.plans).toHaveLength(STEPS + 1);
-    expect(diff.steps).toHaveLength(STEPS);
+    expect(diff.steps).toHaveLength(STEPS - omitted);
     expect(diff.steps.every((s) => s.same)).toBe(true);
 
     // Continuing is not failing: the root interaction never received an error.
     const root = await harness().memory.interactions.findOne({ _id: out.parent_interaction_id });
-    expect(root?.response).toBe('the total is 465');
+    expect(root?.response).toBe('the total is 1830');
     expect(root?.error).toBeUndefined();
   });
 

@@ -88,6 +88,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     question,
     plan: carried?.plan ?? [],
     completed_steps: carried?.completed_steps ?? [],
+    ...(carried?.completed_steps_omitted ? { completed_steps_omitted: carried.completed_steps_omitted } : {}),
     steps_executed: carried?.steps_executed ?? 0,
     max_steps: spec.maxUnits,
     usage: carried?.usage ?? ZERO_USAGE,
@@ -155,7 +156,12 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     forkPoint: (step) => ({ completed: progress.completed_steps.length, steps: progress.completed_steps.slice(0, Math.max(0, step - 1)) }),
     showProgress: () => setCurrentDetails(progressMarkdown(progress, workflowInfo().workflowId)),
   };
-  setHandler(forkPointQuery, (step) => run.forkPoint(step));
+  // A run whose earliest steps are no longer carried cannot hand them to a fork.
+  setHandler(forkPointQuery, (step) =>
+    progress.completed_steps_omitted
+      ? { completed: progress.completed_steps_omitted + progress.completed_steps.length, steps: [], refused: `its first ${progress.completed_steps_omitted} steps are no longer carried (a long run keeps its latest ones across continue-as-new): it cannot be forked` }
+      : run.forkPoint(step),
+  );
   run.human = openHumanLoop(run as RunContext, carried?.human);
   return run as RunContext<S>;
 }

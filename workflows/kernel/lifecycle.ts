@@ -24,6 +24,7 @@ const TOKEN_BUDGET_PATCH = 'agent-types-token-budget';
 const CONTINUE_AS_NEW_PATCH = 'agent-types-continue-as-new';
 /** plan_execute_and_reflect runs recorded before the status attribute existed replay without it. */
 const STATUS_PATCH = 'perflow-status-search-attribute';
+const CARRIED_STEPS_PATCH = 'carried-steps-window';
 
 const isPlanExecuteReflect = (run: RunContext) => run.agent.type === 'plan_execute_and_reflect';
 
@@ -105,7 +106,7 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
       ...completedStepRefs(run),
       history_count: run.historyCount,
       ...(run.promptFormat !== 'perflow' ? { prompt_format: run.promptFormat } : {}),
-      completed_steps: progress.completed_steps,
+      ...carriedSteps(progress),
       steps_executed: progress.steps_executed,
       usage: progress.usage,
       planner_calls: at.plannerCalls ?? 0,
@@ -120,6 +121,15 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
     await continueAsNew({ ...run.input, ids: run.ids, memory_id: undefined, carried });
   }
   return undefined;
+}
+
+/** The completed steps a run carries into its next execution: a long run's latest ones only, so its input stays small however many it ran. */
+export const CARRIED_STEPS = 50;
+
+function carriedSteps(progress: RunContext['progress']): Pick<CarriedState, 'completed_steps' | 'completed_steps_omitted'> {
+  const { completed_steps: steps, completed_steps_omitted: omitted = 0 } = progress;
+  if (steps.length <= CARRIED_STEPS || !patched(CARRIED_STEPS_PATCH)) return { completed_steps: steps, ...(omitted ? { completed_steps_omitted: omitted } : {}) };
+  return { completed_steps: steps.slice(-CARRIED_STEPS), completed_steps_omitted: omitted + steps.length - CARRIED_STEPS };
 }
 
 /** The human loop's state, when a person took part (runs without decisions carry nothing new). */
@@ -142,7 +152,7 @@ function historyIsLong(run: RunContext): boolean {
  */
 export async function summarizeSteps(run: RunContext, byModel = true): Promise<string> {
   const { progress } = run;
-  const listing = () => `Completed steps:\n${progress.completed_steps.map((s, i) => `${i + 1}. ${s.step}: ${preview(s.result_preview, 300)}`).join('\n')}`;
+  const listing = () => `Completed steps:\n${progress.completed_steps.map((s, i) => `${(progress.completed_steps_omitted ?? 0) + i + 1}. ${s.step}: ${preview(s.result_preview, 300)}`).join('\n')}`;
   if (!byModel) return listing();
   try {
     const answer = await run.models.summary().executeWithOptions({ summary: 'planner: max-steps summary' }, [
