@@ -35,6 +35,21 @@ export function benchInput({ steps, toolBytes, latencyMs, stream }: BenchRun): P
   return { agent, question: 'bench', ...sparseParameters(resolveParameters(agent, { max_steps: steps + 1 })) };
 }
 
+/** A run of one step that takes `iterations` ReAct turns: a BlobTool call of `toolBytes` each, then the answer. */
+export function longStepInput({ iterations, toolBytes }: { iterations: number; toolBytes: number }): PlanExecuteReflectInput {
+  const turns = [...Array.from({ length: iterations - 1 }, () => ({ tool_calls: [{ name: 'BlobTool', input: { bytes: toolBytes } }] })), { content: 'done' }];
+  const agent = parseAgentDefinition(
+    {
+      name: 'bench-long-step',
+      type: 'plan_execute_and_reflect',
+      llm: { interface: 'scripted', script: { planner: [plan('read every blob'), final('ok')], executor: [turns] } },
+      tools: [{ type: 'BlobTool' }],
+    },
+    { toolTypes: 'any' },
+  );
+  return { agent, question: 'bench', ...sparseParameters(resolveParameters(agent, { executor_max_iterations: iterations })) };
+}
+
 /**
  * A run of `steps` independent steps whose tool call takes `toolMs`: with `parallel` > 1 the
  * planner groups them all (they run at most `parallel` at once), else it plans one at a time.

@@ -66,6 +66,18 @@ export function temporalTasks(histories: readonly History[]): number {
 /** The run's start event (WorkflowExecutionStarted, with the run's input), protobuf-encoded. */
 export const startEventBytes = (history: History): number => temporal.api.history.v1.HistoryEvent.encode(history.events?.[0] ?? {}).finish().length;
 
+/** The bytes of the state a continued execution's input carries (`carried`, as JSON), 0 for a first execution or an encrypted input. */
+export function carriedStateBytes(history: History): number {
+  const data = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+  if (!data) return 0;
+  try {
+    const carried = (JSON.parse(Buffer.from(data).toString('utf8')) as { carried?: unknown }).carried;
+    return carried === undefined ? 0 : Buffer.byteLength(JSON.stringify(carried));
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * Activity retries (attempts beyond the first) and activities that timed out: a retried attempt
  * leaves no event of its own, only the attempt number and last failure on the activity's

@@ -3,7 +3,7 @@
  * for the run, with the worker in its own process (bench/worker-process.ts).
  *
  *   npm run bench -- [--concurrency 50,200] [--steps 10] [--runs 5]
- *                    [--backends sqlite,postgresql] [--latency-ms 1000] [--long]
+ *                    [--backends sqlite,postgresql] [--latency-ms 1000] [--long [--long-steps 1000]]
  *                    [--only per-step,history,durability,parallel,streaming,eval,concurrency]
  *
  * On the first memory backend: per-step orchestration time next to a floor workflow doing the
@@ -12,7 +12,8 @@
  * per step with the model streaming and not; a model's first token from the activity to a
  * watchRun client at 1 and 50 runs at once, and what the streaming sends per second; the history
  * of a 100-case eval; with
- * `--long`, a 1,000-step run through continue-as-new. On every backend: K concurrent 5-step
+ * `--long`, a 1,000-step run (`--long-steps N`) through continue-as-new and a step of 200
+ * ReAct iterations with 8 KB tool outputs. On every backend: K concurrent 5-step
  * runs next to the floor, and the worker's peak RSS. Writes bench/results/latest.{json,md}.
  *
  * Over 300 lines on purpose: the measurements share one set of servers, worker and report,
@@ -28,8 +29,8 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { MongoClient } from 'mongodb';
 import { firstLine } from '../core/text';
 import { startServers, stopServersOnSignals } from '../servers';
-import { benchInput, independentStepsInput, type BenchRun } from '../bench/agents';
-import { activityTrouble, allHistories, eventCount, fetchManyRunHistories, fetchRunHistories, historyBytes, startEventBytes, temporalTasks, type RunHistories } from '../bench/histories';
+import { benchInput, independentStepsInput, longStepInput, type BenchRun } from '../bench/agents';
+import { activityTrouble, allHistories, carriedStateBytes, eventCount, fetchManyRunHistories, fetchRunHistories, historyBytes, startEventBytes, temporalTasks, type RunHistories } from '../bench/histories';
 import { runInProcess } from '../bench/in-process-loop';
 import { blobTool } from '../bench/tools';
 import { startBenchWorker, type BenchWorker } from '../bench/worker-handle';
@@ -49,6 +50,7 @@ const { values: args } = parseArgs({
     backends: { type: 'string', default: 'sqlite,postgresql' },
     'latency-ms': { type: 'string', default: '1000' },
     long: { type: 'boolean', default: false },
+    'long-steps': { type: 'string', default: '1000' },
     'max-cached-workflows': { type: 'string' },
     only: { type: 'string' },
   },
@@ -61,7 +63,9 @@ const STEPS = Number(args.steps);
 const RUNS = Number(args.runs);
 const BACKENDS = args.backends.split(',').map((b) => b.trim());
 const LATENCY_MS = Number(args['latency-ms']);
-const LONG_RUN_STEPS = 1_000;
+const LONG_RUN_STEPS = Number(args['long-steps']);
+/** The longest step the parameter limits allow (executor_max_iterations 200), each turn with an 8 KB tool output. */
+const LONG_STEP = { iterations: 200, toolBytes: 8_000 };
 
 /** One table row: the measure, perflow's figure, the baseline's (floor or loop), their ratio. */
 type Row = [measure: string, perflow: string, baseline: string, ratio: string];
@@ -357,9 +361,36 @@ async function measureLongRun(bench: Bench, results: Record<string, unknown>): P
   const run = await perflowRun(bench, benchInput({ steps: LONG_RUN_STEPS }));
   const { executions } = await fetchRunHistories(bench.client, run.workflowId, run.firstExecutionRunId, { children: false });
   const maxEvents = Math.max(...executions.map((h) => h.events?.length ?? 0));
-  const long = { steps: LONG_RUN_STEPS, executions: executions.length, max_events_per_execution: maxEvents, max_bytes_per_execution: Math.max(...executions.map((h) => historyBytes([h]))), start_event_bytes: startEventBytes(executions[0]), wall_ms: run.ms };
+  const continued = executions.slice(1);
+  const long = {
+    steps: LONG_RUN_STEPS,
+    executions: executions.length,
+    max_events_per_execution: maxEvents,
+    max_bytes_per_execution: Math.max(...executions.map((h) => historyBytes([h]))),
+    start_event_bytes: startEventBytes(executions[0]),
+    // What continue-as-new hands the next execution: the input (mostly the scripted agent's script) and, in it, perflow's carried state.
+    max_continued_start_bytes: Math.max(0, ...continued.map(startEventBytes)),
+    max_carried_state_bytes: Math.max(0, ...continued.map(carriedStateBytes)),
+    wall_ms: run.ms,
+  };
   results.long_run = long;
-  return [[`${LONG_RUN_STEPS.toLocaleString('en')}-step run (max_steps ${LONG_RUN_STEPS + 1})`, `${long.executions} executions (continue-as-new), at most ${maxEvents.toLocaleString('en')} events and ${size(long.max_bytes_per_execution)} in one; start event ${size(long.start_event_bytes)}; ${round(run.ms / 60_000, 1)} min`, '', '']];
+  const step = await perflowRun(bench, longStepInput(LONG_STEP));
+  const child = await bench.client.workflow.getHandle(`${step.workflowId}/step-1`).fetchHistory();
+  results.long_step = { ...LONG_STEP, events: child.events?.length ?? 0, history_bytes: historyBytes([child]), wall_ms: step.ms };
+  return [
+    [
+      `${LONG_RUN_STEPS.toLocaleString('en')}-step run (max_steps ${LONG_RUN_STEPS + 1})`,
+      `${long.executions} executions (continue-as-new), at most ${maxEvents.toLocaleString('en')} events and ${size(long.max_bytes_per_execution)} in one; start event ${size(long.start_event_bytes)}; a continued execution's start event at most ${size(long.max_continued_start_bytes)}, its carried state ${size(long.max_carried_state_bytes)}; ${round(run.ms / 60_000, 1)} min`,
+      '',
+      'carried state target ≤ 200 KB',
+    ],
+    [
+      `a step of ${LONG_STEP.iterations} ReAct iterations, each with a ${LONG_STEP.toolBytes / 1000} KB tool output`,
+      `${(child.events?.length ?? 0).toLocaleString('en')} events, ${size(historyBytes([child]))} of history; ${seconds(step.ms)}`,
+      '',
+      'target ≤ 10 MB (Temporal stops a history at 50 MB)',
+    ],
+  ];
 }
 
 const EVAL_CASES = 100;
