@@ -38,6 +38,13 @@ export interface TelemetryConfig {
 
 const trimmed = (env: NodeJS.ProcessEnv, name: string): string | undefined => env[name]?.trim() || undefined;
 
+/** The general endpoint with the signal's path appended to its path (a query string stays a query string). */
+function withSignalPath(endpoint: string, path: string): string {
+  const url = new URL(endpoint);
+  url.pathname = `${url.pathname.replace(/\/$/, '')}/${path}`;
+  return url.toString();
+}
+
 function checkedUrl(name: string, value: string): string {
   let url: URL;
   try {
@@ -68,7 +75,7 @@ export function tracingConfigFromEnv(env: NodeJS.ProcessEnv = process.env, defau
   const url =
     specific !== undefined
       ? checkedUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', specific)
-      : checkedUrl('OTEL_EXPORTER_OTLP_ENDPOINT', general!.endsWith('/') ? `${general}v1/traces` : `${general}/v1/traces`);
+      : withSignalPath(checkedUrl('OTEL_EXPORTER_OTLP_ENDPOINT', general!), 'v1/traces');
   const protocolVar = trimmed(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') !== undefined ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   const protocol = trimmed(env, protocolVar) ?? 'http/protobuf';
   if (protocol === 'grpc') {

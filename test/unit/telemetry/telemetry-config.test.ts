@@ -18,6 +18,8 @@ describe('traces from the environment', () => {
       serviceName: 'perflow-worker',
     });
     expect(tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/otlp/' })?.url).toBe('https://otel.example.com/otlp/v1/traces');
+    // A query string (a vendor's key, say) stays after the path.
+    expect(tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/otlp?team=a' })?.url).toBe('https://otel.example.com/otlp/v1/traces?team=a');
     expect(telemetryConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, 'client').traces?.serviceName).toBe('perflow-client');
   });
 
