@@ -7,17 +7,25 @@
  * TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE…)
  * is read the Temporal way, by `@temporalio/envconfig` (config/temporal-connection.ts), handed
  * this environment.
- * Traces and metrics (OTEL_*, PERFLOW_METRICS_*) are read by config/telemetry.ts.
+ * Traces and metrics (OTEL_*, PERFLOW_METRICS_*) are read by config/telemetry.ts; the worker
+ * policy and the operator's endpoints and prices by config/operator-env.ts, the encryption keys
+ * by config/encryption-env.ts (both re-exported here).
  */
-import { KEY_BYTES, type EncryptionKeyring } from '../core/encryption-keyring';
+import type { EncryptionKeyring } from '../core/encryption-keyring';
 import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
 import type { ProviderConfig } from '../core/provider-config';
-import { describePolicy, operatorEndpoints, POLICY_VARIABLES, type OperatorEndpoints, type WorkerPolicy } from '../core/worker-policy';
+import { describePolicy, type OperatorEndpoints, type WorkerPolicy } from '../core/worker-policy';
 import { LIMITS_VARIABLE, parameterLimits, type ParameterLimits } from '../core/agent-file/limits';
 import { parseNamedAgentTypes } from '../core/agent-file/known-agent-types';
-import { ModelPrice } from '../core/agent-file/model';
+import type { ModelPrice } from '../core/agent-file/model';
 import type { AgentTypeSpec } from '../core/agent-file/agent-types';
 import { redact } from './redact';
+import { encryptionKeysFromEnv, parseEncryptionKeys, withEncryption } from './encryption-env';
+
+export { encryptionKeysFromEnv, parseEncryptionKeys };
+import { commaList, declaresWorkerPolicy, modelPricesFromEnv, operatorEndpointsFromEnv, workerPolicyFromEnv } from './operator-env';
+
+export { declaresWorkerPolicy, modelPricesFromEnv, operatorEndpointsFromEnv, workerPolicyFromEnv };
 import { telemetryConfigFromEnv, type TelemetryConfig } from './telemetry';
 import { describeTemporalConnection, temporalSettingsFromEnv, usesTls, type TemporalConnectionSettings } from './temporal-connection';
 
@@ -117,58 +125,8 @@ export function workerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Perfl
   };
 }
 
-/**
- * PERFLOW_MODEL_PRICES: a JSON object of model name → `{"input_per_million": N,
- * "output_per_million": N, "cached_input_per_million"?: N}` in US dollars, as an agent file's
- * `price`. A model priced here has a cost even where the price table has none, and may serve a
- * tenant with a daily cap. Errors are one line naming the variable and the model.
- */
-export function modelPricesFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, ModelPrice> {
-  const raw = env.PERFLOW_MODEL_PRICES?.trim();
-  if (!raw) return {};
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (err) {
-    throw new Error(`PERFLOW_MODEL_PRICES is not JSON (${(err as Error).message}): give {"MODEL": {"input_per_million": N, "output_per_million": N}}`);
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error('PERFLOW_MODEL_PRICES: expected a JSON object {"MODEL": {"input_per_million": N, "output_per_million": N}}');
-  return Object.fromEntries(
-    Object.entries(json).map(([model, price]) => {
-      const parsed = ModelPrice.safeParse(price);
-      if (!parsed.success) throw new Error(`PERFLOW_MODEL_PRICES: "${model}": ${parsed.error.issues[0]?.message ?? 'not a price'}`);
-      return [model, parsed.data];
-    }),
-  );
-}
 
-/** A comma-separated variable's entries, trimmed, empty ones dropped. */
-const commaList = (value: string | undefined): string[] => (value ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '');
 
-/**
- * The worker policy from PERFLOW_ALLOW_MCP_COMMANDS, PERFLOW_ALLOW_HOSTS and PERFLOW_ALLOW_ENV
- * (comma-separated; `*` allows any): what agent files may start, reach and read. Unset: nothing.
- */
-export function workerPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerPolicy {
-  const list = (name: string) => commaList(env[name]);
-  return {
-    mcpCommands: list(POLICY_VARIABLES.mcpCommands),
-    hosts: list(POLICY_VARIABLES.hosts),
-    envVars: list(POLICY_VARIABLES.envVars),
-    ...(yesOrNo(env, POLICY_VARIABLES.requireTenant) ? { requireTenant: true } : {}),
-  };
-}
-
-/** A yes/no variable: 1, true or yes; 0, false, no or unset. Anything else is a one-line error naming it. */
-function yesOrNo(env: NodeJS.ProcessEnv, name: string): boolean {
-  const value = (env[name] ?? '').trim().toLowerCase();
-  if (['1', 'true', 'yes'].includes(value)) return true;
-  if (['', '0', 'false', 'no'].includes(value)) return false;
-  throw new Error(`${name}="${env[name]}" is not yes or no: use 1 or 0`);
-}
-
-/** Whether the environment declares a worker policy (any PERFLOW_ALLOW_* set): the CLI then checks agent files against it before starting a run. */
-export const declaresWorkerPolicy = (env: NodeJS.ProcessEnv): boolean => Object.values(POLICY_VARIABLES).some((name) => env[name] !== undefined);
 
 /** The servers the environment names; servers/ starts its own where one is not named. */
 export interface NamedServers {
@@ -304,50 +262,7 @@ function extraAgentTypesFromEnv(env: NodeJS.ProcessEnv): AgentTypeSpec[] {
   }
 }
 
-/** The model endpoints the operator configured (OPENAI_BASE_URL, PERFLOW_BEDROCK_ENDPOINT): agent files may use them whatever the policy says. */
-export function operatorEndpointsFromEnv(env: NodeJS.ProcessEnv = process.env): OperatorEndpoints {
-  return operatorEndpoints((variable) => env[variable] || undefined);
-}
 
-const KEYS_VAR = 'PERFLOW_ENCRYPTION_KEYS';
-const KEY_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
-
-/**
- * PERFLOW_ENCRYPTION_KEYS: comma-separated `KEY_ID:BASE64_32_BYTES` (AES-256 keys, e.g. from
- * `openssl rand -base64 32`); the first is the current key, the others still decrypt. Errors are
- * one line naming the variable and what is wrong, never the key material.
- */
-export function parseEncryptionKeys(value: string): EncryptionKeyring {
-  const entries = value.split(',').map((e) => e.trim());
-  const keys = new Map<string, Uint8Array>();
-  entries.forEach((entry, i) => {
-    const where = entries.length > 1 ? `entry ${i + 1} of ${KEYS_VAR}` : KEYS_VAR;
-    if (entry === '') throw new Error(`${where} is empty: use KEY_ID:BASE64_32_BYTES, comma-separated, the current key first`);
-    const colon = entry.indexOf(':');
-    if (colon < 0) throw new Error(`${where} has no "KEY_ID:" before its key: use KEY_ID:BASE64_32_BYTES, comma-separated, the current key first`);
-    const id = entry.slice(0, colon).trim();
-    const encoded = entry.slice(colon + 1).trim();
-    if (!KEY_ID.test(id)) throw new Error(`${where} has a bad key ID "${id.slice(0, 64)}": use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
-    if (keys.has(id)) throw new Error(`${KEYS_VAR} lists key ID "${id}" twice: each key needs an ID of its own`);
-    if (encoded === '' || !BASE64.test(encoded)) throw new Error(`${KEYS_VAR}: the key of "${id}" is not base64 (make one with: openssl rand -base64 32)`);
-    const key = Buffer.from(encoded, 'base64');
-    if (key.length !== KEY_BYTES) throw new Error(`${KEYS_VAR}: the key of "${id}" is ${key.length} bytes; AES-256 needs ${KEY_BYTES} (make one with: openssl rand -base64 32)`);
-    keys.set(id, new Uint8Array(key));
-  });
-  return { currentKeyId: keys.keys().next().value as string, keys };
-}
-
-/** The keyring of PERFLOW_ENCRYPTION_KEYS; undefined when it is unset or blank (no encryption). */
-export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): EncryptionKeyring | undefined {
-  const value = env[KEYS_VAR]?.trim();
-  return value ? parseEncryptionKeys(value) : undefined;
-}
-
-function withEncryption(env: NodeJS.ProcessEnv): { encryption?: EncryptionKeyring } {
-  const encryption = encryptionKeysFromEnv(env);
-  return encryption ? { encryption } : {};
-}
 
 /** PERFLOW_CODEC_TOKEN: the bearer token `perflow codec-server` requires (its --token wins). */
 export function codecTokenFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
