@@ -475,7 +475,7 @@ async function main(): Promise<void> {
 
 function write(results: Record<string, unknown>, rows: Row[], notes: string[], singleRunBackend: string): void {
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  const command = `npm run bench -- --concurrency ${CONCURRENCY.join(',')} --steps ${STEPS} --runs ${RUNS} --backends ${BACKENDS.join(',')} --latency-ms ${LATENCY_MS}${args.long ? ' --long' : ''}${args['max-cached-workflows'] ? ` --max-cached-workflows ${args['max-cached-workflows']}` : ''}${args.only ? ` --only ${args.only}` : ''}`;
+  const command = `npm run bench -- --concurrency ${CONCURRENCY.join(',')} --steps ${STEPS} --runs ${RUNS} --backends ${BACKENDS.join(',')} --latency-ms ${LATENCY_MS}${args.long ? ` --long --long-steps ${LONG_RUN_STEPS}` : ''}${args['max-cached-workflows'] ? ` --max-cached-workflows ${args['max-cached-workflows']}` : ''}${args.only ? ` --only ${args.only}` : ''}`;
   const table = [
     `Machine: ${machine}. Command: \`${command}\`. Scripted model; Temporal dev server and the memory backend on the same machine; the worker in its own process. Rows without a backend ran on ${singleRunBackend}.`,
     '',
