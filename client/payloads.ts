@@ -4,7 +4,7 @@
  */
 import { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@temporalio/common';
-import { FAILURE_CONVERTER_PATH, PayloadDecryptionError } from '../codec/encryption';
+import { EncryptionCodec, FAILURE_CONVERTER_PATH, PayloadDecryptionError } from '../codec/encryption';
 
 /** The values of `payloads`, decoded with the client's data converter. */
 export async function decodePayloads(client: Client, payloads: readonly Payload[]): Promise<unknown[]> {
@@ -23,11 +23,12 @@ export async function decodePayload(client: Client, payload: Payload): Promise<u
 /**
  * The same client whose codecs turn a payload they cannot decrypt (its key is not configured
  * here) into the text `(encrypted with key "ID")` instead of failing: for reading many runs at
- * once (`list`), where another team's encrypted run must not hide the others.
+ * once (`list`), where another team's encrypted run must not hide the others. A client built
+ * without perflow's codec (a Temporal client of one's own) gets it, keyless, for the listing.
  */
 export function lenientClient(client: Client): Client {
-  const codecs = client.options.loadedDataConverter.payloadCodecs;
-  if (codecs.length === 0) return client;
+  const own = client.options.loadedDataConverter.payloadCodecs;
+  const codecs = own.length > 0 ? own : [new EncryptionCodec()];
   const dataConverter = { failureConverterPath: FAILURE_CONVERTER_PATH, payloadCodecs: codecs.map(lenient) };
   return new Client({ connection: client.connection, namespace: client.options.namespace, dataConverter });
 }
