@@ -76,6 +76,18 @@ export const SCENARIOS: Scenario[] = [
     ),
   },
   {
+    // A step of three turns: the later turns send the earlier tool outputs by reference (stored_tool_results).
+    name: 'tool-results-by-reference',
+    question: 'What is 6*7, then that plus 1?',
+    agent: scriptedAgent(
+      {
+        planner: [plan('compute 6*7 and add 1'), final('43')],
+        executor: [[calculatorCall('6*7'), calculatorCall('42+1'), { content: '43' }]],
+      },
+      withCalculator(),
+    ),
+  },
+  {
     name: 'malformed-planner-answer-retried',
     question: 'recover from a malformed plan',
     agent: scriptedAgent({ planner: ['not json at all', '```json\n' + final('recovered') + '\n```'] }),
