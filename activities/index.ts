@@ -11,7 +11,7 @@ import { createEvalActivities } from './eval';
 import { createMemoryActivities } from './memory';
 import { executionModel, planningModel } from './model-calls';
 import { openTenantBudgets } from './tenant-budgets';
-import { callTool, describeTools, type ToolCallDeps } from './tool-calls';
+import { agentToolEnded, agentToolStarted, callTool, describeTools, type AgentToolCallRecord, type ToolCallDeps } from './tool-calls';
 import type { ChatDeps } from './llm/chat';
 import { completedStepCache, executorHistoryCache, promptMaterialCache } from './worker-caches';
 
@@ -52,6 +52,10 @@ export function createActivities(activityDeps: ActivityDeps) {
 
     /** Runs one tool call; bad input and tool errors become observations the model can act on. */
     callTool: (input: ToolCallInput) => callTool(deps, input),
+    /** An agent tool's call about to start its sub-agent's run: published on the run's stream. */
+    agentToolStarted: async (input: AgentToolCallRecord) => agentToolStarted(deps, input),
+    /** An agent tool's call ended: saved in memory with its sub-run, published; the answer as the model sees it. */
+    agentToolEnded: (input: AgentToolCallRecord & ToolObservation) => agentToolEnded(deps, input),
   };
 }
 

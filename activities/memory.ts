@@ -4,7 +4,7 @@ import type { PromptMaterial } from '../core/activity-contract';
 import type { DecisionRecord } from '../core/decisions';
 import type { CompletedStep } from '../core/template';
 import { executorStepId, stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace } from '../core/memory-ids';
-import { otherTenantMessage, type MemoryStore } from '../stores/store';
+import { otherTenantMessage, type MemoryStore, type SubRunLink } from '../stores/store';
 import { TENANT_REQUIRED } from '../core/worker-policy';
 
 export { stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace };
@@ -29,7 +29,7 @@ const tenantOf = (ids: MemoryIds) => (ids.tenant_id !== undefined ? { tenant_id:
 export async function saveToolCall(
   store: MemoryStore,
   place: ToolCallPlace,
-  call: { name: string; input: Record<string, unknown>; output: string; is_error: boolean },
+  call: { name: string; input: Record<string, unknown>; output: string; is_error: boolean; sub_run?: SubRunLink },
 ): Promise<void> {
   await store.upsertInteraction(
     {
@@ -43,6 +43,7 @@ export async function saveToolCall(
       trace_number: place.callIndex + 1,
       step_index: place.stepIndex,
       tool_name: call.name,
+      ...(call.sub_run ? { sub_run: call.sub_run } : {}),
       ...(call.is_error ? { error: call.output.slice(0, 2_000) } : {}),
     },
     new Date(),

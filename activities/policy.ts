@@ -4,8 +4,8 @@
  * file. A refusal is non-retryable (`Policy.Refused`): retrying cannot change the operator's mind.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { McpServerConfig } from '../core/agent';
-import { CLOSED_POLICY, envAllowed, policyProblems, policyRefusal, POLICY_VARIABLES, type OperatorEndpoints, type WorkerPolicy } from '../core/worker-policy';
+import { MAX_AGENT_DEPTH, subAgentOf, subAgentTree, type McpServerConfig, type ToolEntry } from '../core/agent';
+import { CLOSED_POLICY, envAllowed, policyProblems, policyRefusal, POLICY_VARIABLES, treePolicyProblems, type OperatorEndpoints, type WorkerPolicy } from '../core/worker-policy';
 import type { SecretReader } from './tools/mcp';
 
 export interface PolicyDeps {
@@ -23,6 +23,20 @@ function refuse(problems: string[]): void {
 /** Refuses MCP servers the policy does not allow, before any is started or reached. */
 export function checkMcpServers(deps: PolicyDeps, servers: readonly McpServerConfig[]): void {
   refuse(policyProblems({ models: [], mcp_servers: servers }, deps.policy ?? CLOSED_POLICY, deps.operator?.()));
+}
+
+/**
+ * Refuses an agent tree the policy does not allow (each sub-agent's models and MCP servers), or
+ * one deeper than MAX_AGENT_DEPTH, at the root's start: before any of the tree runs.
+ */
+export function checkSubAgents(deps: PolicyDeps, tools: readonly ToolEntry[]): void {
+  for (const ref of tools) {
+    const sub = subAgentOf(ref);
+    if (!sub) continue;
+    const deepest = Math.max(2, ...subAgentTree(sub.definition, ['', '']).map((n) => n.path.length));
+    if (deepest > MAX_AGENT_DEPTH) throw ApplicationFailure.nonRetryable(`sub-agent ${sub.definition.name}: the agent tree is deeper than ${MAX_AGENT_DEPTH} levels`, 'Policy.Refused');
+    refuse(treePolicyProblems(sub.definition, deps.policy ?? CLOSED_POLICY, deps.operator?.()).map((p) => (p.startsWith('sub-agent ') ? p.replace('sub-agent ', `sub-agent ${sub.definition.name} → `) : `sub-agent ${sub.definition.name}: ${p}`)));
+  }
 }
 
 /** Refuses a model endpoint or key variable the policy does not allow, before the call. */

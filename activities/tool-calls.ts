@@ -8,12 +8,13 @@ import type { AgentTool, AgentToolRef, ToolCallInput, ToolObservation } from '..
 import type { McpServerConfig } from '../core/agent';
 import { toolCallName } from '../core/run-events';
 import { toolTimeoutSeconds } from '../core/tool-types';
-import type { MemoryStore } from '../stores/store';
+import type { MemoryStore, SubRunLink } from '../stores/store';
 import type { RunEventLog } from '../stores/run-events';
 import { observeToolCall, type TelemetryDeps } from '../telemetry/model-and-tool-calls';
 import { withHeartbeat } from './heartbeat';
 import { saveToolCall, toolCallId, type ToolCallPlace } from './memory';
-import { checkMcpServers, policySecrets, type PolicyDeps } from './policy';
+import { checkMcpServers, checkSubAgents, policySecrets, type PolicyDeps } from './policy';
+import { AGENT_TOOL_INPUT_SCHEMA, agentToolName, isAgentTool, subAgentOf } from '../core/agent';
 import { activityStream } from './run-events';
 import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters, type SecretReader } from './tools/mcp';
 import { toolSpec, type ToolRegistry } from './tools/tool';
@@ -36,7 +37,10 @@ export const TOOL_OUTPUT_MODEL_LIMIT = 8_000;
 
 /** The tools an agent may use: what the model sees (name, description, JSON schema) and how to run each. */
 export async function describeTools(deps: ToolCallDeps, { tools, mcp_servers = [] }: { tools: AgentToolRef[]; mcp_servers?: McpServerConfig[] }): Promise<AgentTool[]> {
+    // Before anything is started or reached: the worker policy, over the sub-agents' too.
+    checkSubAgents(deps, tools);
     const builtin = tools.map((ref): AgentTool => {
+      if (isAgentTool(ref)) return agentToolOf(ref);
       const tool = deps.tools.get(ref.type);
       if (!tool) {
         throw ApplicationFailure.nonRetryable(
@@ -49,7 +53,6 @@ export async function describeTools(deps: ToolCallDeps, { tools, mcp_servers = [
       const { input_schema, strict } = ref.attributes ?? {};
       return { spec: { ...spec, ...(input_schema ? { input_schema } : {}), ...(strict !== undefined ? { strict } : {}) }, ref };
     });
-    // Before anything is started or reached: the worker policy.
     checkMcpServers(deps, mcp_servers);
     const mcp = (await listMcpTools(mcp_servers, policySecrets(deps, deps.secret ?? noSecrets))).map(
       ({ spec, parameters }): AgentTool => ({
@@ -59,6 +62,15 @@ export async function describeTools(deps: ToolCallDeps, { tools, mcp_servers = [
     );
     return [...builtin, ...mcp];
   }
+
+/** An agent tool as the model sees it: the entry's name and description (else the sub-agent's), and `{question, memory_id?}`. */
+function agentToolOf(ref: AgentToolRef): AgentTool {
+  const sub = subAgentOf(ref);
+  if (!sub) throw ApplicationFailure.nonRetryable(`tool "${ref.name ?? ref.type}": its sub-agent was not read with the agent file; start runs with perflow's client (loadAgentFile reads the files AgentTool entries name)`, 'Tool.Unresolved');
+  const name = agentToolName(ref, sub);
+  const description = ref.description ?? (sub.definition.description.trim() || `The agent "${sub.definition.name}": ask it a question, it answers.`);
+  return { spec: { name, description, input_schema: AGENT_TOOL_INPUT_SCHEMA }, ref: { ...ref, name } };
+}
 
 /** Runs one tool call; bad input and tool errors become observations the model can act on. */
 export async function callTool(deps: ToolCallDeps, { tool: ref, input, place }: ToolCallInput): Promise<ToolObservation> {
@@ -71,6 +83,27 @@ export async function callTool(deps: ToolCallDeps, { tool: ref, input, place }: 
     await stream?.toolResult(place.stepIndex, name, call, !observation.is_error, observation.content);
     return { ...observation, content: outputForModel(place, observation.content) };
   }
+
+/** An agent tool's call as the executor reports it: before the sub-agent's run starts, and after it ends. */
+export interface AgentToolCallRecord {
+  name: string;
+  input: Record<string, unknown>;
+  place: ToolCallPlace;
+  sub_run: SubRunLink;
+}
+
+/** An agent tool's call about to run (the sub-agent's run is a child workflow of the step): on the run's stream. */
+export function agentToolStarted(deps: ToolCallDeps, { name, input, place }: AgentToolCallRecord): void {
+  activityStream(deps.events)?.toolCall(place.stepIndex, name, toolCallName(place.stepIndex, place.callIndex), input);
+}
+
+/** An agent tool's call ended: recorded in memory with its sub-run, on the stream; the answer as the model sees it. */
+export async function agentToolEnded(deps: ToolCallDeps, record: AgentToolCallRecord & ToolObservation): Promise<ToolObservation> {
+  const { name, input, place, sub_run, content, is_error } = record;
+  await saveToolCall(deps.memory, place, { name, input, output: content, is_error, sub_run });
+  await activityStream(deps.events)?.toolResult(place.stepIndex, name, toolCallName(place.stepIndex, place.callIndex), !is_error, content);
+  return { content: outputForModel(place, content), is_error };
+}
 
 /**
  * A tool's output as the model sees it: whole up to TOOL_OUTPUT_MODEL_LIMIT characters, else cut

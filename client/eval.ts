@@ -20,6 +20,7 @@ import { TENANT_REQUIRED } from '../core/worker-policy';
 import type { PerflowClient } from './connect';
 import { END_STATUS } from './watch';
 import { agentFromJson, resolveRunIds, slug, type LoadAgentFileOptions } from './run';
+import { readSubAgentFiles } from './sub-agents';
 
 export type { EvalProgress };
 
@@ -56,11 +57,12 @@ export async function suiteFromJson(json: unknown, where: string, dir: string, o
   const agentFile = o.agent ?? (suite.agent !== undefined ? resolve(dir, suite.agent) : undefined);
   if (agentFile === undefined) throw new PerflowError('invalid', `${where}: agent: the suite names no agent file; add "agent" or pass --agent FILE`);
   const agentJson = await readJsonFile(agentFile, 'agent file');
-  const { agent } = agentFromJson(agentJson, agentFile, {}, o);
+  const subAgentFiles = await readSubAgentFiles(agentJson, agentFile, { within: o.subAgentsWithin });
+  const { agent } = agentFromJson(agentJson, agentFile, {}, { ...o, subAgentFiles });
   const warnings: string[] = [];
   const cases = suite.cases.map((c, i) => {
     const params = { ...suite.params, ...c.params, ...o.params };
-    const loaded = agentFromJson(agentJson, `${where}: cases[${i}] (${c.id})`, params, o);
+    const loaded = agentFromJson(agentJson, `${where}: cases[${i}] (${c.id})`, params, { ...o, subAgentFiles });
     warnings.push(...loaded.warnings.map((w) => `case ${c.id}: ${w}`));
     return { case: c, parameters: loaded.parameters };
   });

@@ -1,8 +1,9 @@
 /** Starting a run of any agent type (following it: follow-run.ts, watch.ts). */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError, type SearchAttributePair } from '@temporalio/common';
-import { AgentDefinitionError, agentTypeSpec, parameterWarnings, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
+import { AgentDefinitionError, agentTypeSpec, isAgentTool, parameterWarnings, type AgentToolParameters, type SubAgent, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
 import {
   searchAttributeRefused,
   type ForkSource,
@@ -17,6 +18,7 @@ import { runStart, truncateBytes } from '../workflows/run-start';
 import type { PerflowClient } from './connect';
 import { PerflowError } from './errors';
 import { readJsonFile } from './json-file';
+import { readSubAgentFiles, type SubAgentFiles } from './sub-agents';
 import { budgetPriceProblem, unpricedModelsNote } from '../telemetry/model-prices';
 
 export interface LoadAgentFileOptions {
@@ -24,11 +26,19 @@ export interface LoadAgentFileOptions {
   extraToolTypes?: readonly string[];
   /** Upper bounds of the run parameters (`ClientConfig.limits`). @default core/agent-file/limits.ts */
   limits?: ParameterLimits;
+  /** The sub-agent files its `AgentTool` entries name, read (`readSubAgentFiles`); `loadAgentFile` reads them itself. */
+  subAgentFiles?: SubAgentFiles;
+  /** `loadAgentFile`: every sub-agent file must lie in this folder (a console's agents folder). */
+  subAgentsWithin?: string;
+  /** The agent runs under a root's `max_cost_usd` (it is a sub-agent): its models must be priced. */
+  treeBudget?: boolean;
 }
 
-/** Reads and validates an agent file and run parameters; every problem becomes one line. */
+/** Reads and validates an agent file (and the sub-agent files it names) and run parameters; every problem becomes one line. */
 export async function loadAgentFile(file: string, runParams: Record<string, unknown> = {}, options: LoadAgentFileOptions = {}): Promise<LoadedAgent> {
-  return agentFromJson(await readJsonFile(file, 'agent file'), file, runParams, options);
+  const json = await readJsonFile(file, 'agent file');
+  const subAgentFiles = options.subAgentFiles ?? (await readSubAgentFiles(json, file, { within: options.subAgentsWithin }));
+  return agentFromJson(json, file, runParams, { ...options, subAgentFiles });
 }
 
 export interface LoadedAgent {
@@ -45,13 +55,38 @@ export function agentFromJson(json: unknown, where: string, runParams: Record<st
     const agent = parseAgentDefinition(json, { toolTypes: [...BUILTIN_TOOL_TYPES, ...(options.extraToolTypes ?? [])] });
     const unpriced = unpricedModelsNote([agent.llm, agent.executor_llm]);
     const parameters = resolveParameters(agent, runParams, {}, options.limits);
-    const budgetProblem = parameters.max_cost_usd !== undefined ? budgetPriceProblem([agent.llm, agent.executor_llm]) : undefined;
-    if (budgetProblem) throw new PerflowError('invalid', `${where}: parameters.max_cost_usd: ${budgetProblem}`);
-    return { agent, parameters, warnings: parameterWarnings(agent, runParams), notes: unpriced ? [unpriced] : [] };
+    const budgeted = parameters.max_cost_usd !== undefined || options.treeBudget === true;
+    const budgetProblem = budgeted ? budgetPriceProblem([agent.llm, agent.executor_llm]) : undefined;
+    if (budgetProblem) throw new PerflowError('invalid', `${where}: parameters.max_cost_usd: ${budgetProblem}${options.treeBudget ? " (the root's budget covers its sub-agents)" : ''}`);
+    const loaded: LoadedAgent = { agent, parameters, warnings: parameterWarnings(agent, runParams), notes: unpriced ? [unpriced] : [] };
+    resolveSubAgents(loaded, where, { ...options, treeBudget: budgeted });
+    return loaded;
   } catch (err) {
     if (err instanceof AgentDefinitionError) throw new PerflowError('invalid', `${where}: ${err.message}`, { cause: err });
     throw err;
   }
+}
+
+/**
+ * Puts each `AgentTool` entry's sub-agent, validated and resolved (its own parameters, its
+ * workflow type), into the entry: the run's input carries the tree. Its problems name the chain.
+ */
+function resolveSubAgents(loaded: LoadedAgent, where: string, options: LoadAgentFileOptions): void {
+  loaded.agent.tools.forEach((ref, i) => {
+    if (!isAgentTool(ref)) return;
+    const named = (ref.parameters as unknown as AgentToolParameters).agent;
+    const files = options.subAgentFiles;
+    const at = `${where}: tools[${i}] "${ref.name ?? named}"`;
+    if (!files) throw new PerflowError('invalid', `${at}: sub-agent files are read with the agent file: load it with loadAgentFile, or pass readSubAgentFiles(json, file) as subAgentFiles`);
+    const file = resolve(dirname(files.file), named);
+    if (!files.files.has(file)) throw new PerflowError('invalid', `${at}: agent file ${named} was not read (readSubAgentFiles reads every file the tree names)`);
+    const sub = agentFromJson(files.files.get(file), `${at} (${named})`, {}, { ...options, subAgentFiles: { file, files: files.files } });
+    const { memory_id: _m, executor_agent_memory_id: _e, ...own } = sub.parameters;
+    const subAgent: SubAgent = { file: named, definition: sub.agent, workflow_type: agentTypeSpec(sub.agent.type).workflowType, sparse: sparseParameters(own) };
+    ref.parameters = { ...ref.parameters, sub_agent: subAgent };
+    loaded.warnings.push(...sub.warnings.map((w) => `sub-agent ${sub.agent.name}: ${w}`));
+    loaded.notes.push(...sub.notes.filter((n) => !loaded.notes.includes(n)));
+  });
 }
 
 /** `key=value` pairs as run parameters; values that parse as JSON (numbers, booleans, …) are used as such. */

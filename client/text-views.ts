@@ -88,7 +88,11 @@ export function formatConversation(view: ConversationView, previewChars = 500): 
     for (const step of run.steps) {
       printDecisions(decisionsBefore(step.trace_number - 1));
       lines.push(`  step ${step.trace_number}: ${step.step}`);
-      for (const call of step.tool_calls) lines.push(`    tool ${call.tool} ${call.input} → ${preview(call.output, previewChars)}`);
+      for (const call of step.tool_calls) {
+        lines.push(`    tool ${call.tool} ${call.input} → ${preview(call.output, previewChars)}`);
+        // An agent tool's call: its own run and memory (`perflow memory` of that ID shows them).
+        if (call.sub_run) lines.push(`      sub-agent run ${call.sub_run.workflow_id}, memory ${call.sub_run.memory_id}`);
+      }
       lines.push(`    result: ${preview(step.result, previewChars)}`);
     }
     printDecisions(run.decisions.filter((d) => d.after_steps >= run.steps.length));

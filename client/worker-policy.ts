@@ -1,16 +1,16 @@
 /** The worker policy checked before a run starts, where the client's environment declares it. */
-import { policyProblems, policyRefusal, policySubjectOf } from '../core/worker-policy';
+import { policyRefusal, treePolicyProblems } from '../core/worker-policy';
 import type { AgentDefinition } from '../core/agent';
 import type { ClientConfig } from '../config/env';
 import { PerflowError } from './errors';
 
 /**
- * Refuses (`refused`, one line) an agent file the workers' policy would refuse, when the client's
+ * Refuses (`refused`, one line) an agent file (or one of its sub-agents) the workers' policy would refuse, when the client's
  * environment declares that policy (PERFLOW_ALLOW_*, `config.workerPolicy`): the run is not
  * started at all. Without a declaration the workers decide, at the run's start.
  */
 export function checkWorkerPolicy(agent: AgentDefinition, config: Pick<ClientConfig, 'workerPolicy'>): void {
   if (!config.workerPolicy) return;
-  const refusal = policyRefusal(policyProblems(policySubjectOf(agent), config.workerPolicy.policy, config.workerPolicy.endpoints));
+  const refusal = policyRefusal(treePolicyProblems(agent, config.workerPolicy.policy, config.workerPolicy.endpoints));
   if (refusal !== undefined) throw new PerflowError('refused', refusal);
 }

@@ -34,6 +34,8 @@ import {
   type PerflowClient,
   type RunOutput,
 } from '../client';
+import { readSubAgentFiles } from '../client/sub-agents';
+import { join } from 'node:path';
 import { isNotFound } from '../client/errors';
 import { HttpError, httpAnswerOf, type ErrorStatus } from '../client/http-error';
 import { bearerToken, tokenMatches } from '../client/listener-guard';
@@ -263,7 +265,9 @@ function startedJson(config: PerflowClient['config'], run: Awaited<ReturnType<ty
 async function loadAgent(o: ApiOptions, agent: string | Record<string, unknown>, params: Record<string, unknown>, extraToolTypes: string[]): Promise<LoadedAgent> {
   if (typeof agent !== 'string') {
     refuseInline(o, 'agent');
-    return agentFromJson(agent, 'agent', params, { extraToolTypes });
+    // An inline agent's sub-agents are files of the console's folder.
+    const subAgentFiles = await readSubAgentFiles(agent, join(o.agentsDir, 'agent.json'), { within: o.agentsDir });
+    return agentFromJson(agent, 'agent', params, { extraToolTypes, subAgentFiles });
   }
-  return loadAgentFile(await offeredFile(o.agentsDir, agent, 'agent', agentFiles), params, { extraToolTypes });
+  return loadAgentFile(await offeredFile(o.agentsDir, agent, 'agent', agentFiles), params, { extraToolTypes, subAgentsWithin: o.agentsDir });
 }

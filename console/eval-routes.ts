@@ -29,7 +29,7 @@ export function evalRoutes(api: Hono<ApiEnv>, o: ApiOptions): void {
     const named = body.agent ?? (json as { agent?: unknown }).agent;
     const agent = typeof named === 'string' ? await offeredFile(o.agentsDir, named, 'agent', agentFiles) : undefined;
     // Its cases run in the token's tenant, whatever tenant_id the suite or the body names.
-    const suite = await suiteFromJson(json, where, o.agentsDir, { ...(agent ? { agent } : {}), params: paramsInScope(body.params ?? {}, c.get('scope')), extraToolTypes: config.extraToolTypes });
+    const suite = await suiteFromJson(json, where, o.agentsDir, { ...(agent ? { agent } : {}), params: paramsInScope(body.params ?? {}, c.get('scope')), extraToolTypes: config.extraToolTypes, subAgentsWithin: o.agentsDir });
     const { evalId } = await startEval(perflow, { suite, ...(body.concurrency ? { concurrency: body.concurrency } : {}) });
     return c.json({ eval_id: evalId, cases: suite.cases.length, warnings: suite.warnings, ui_url: workflowUrl(config, evalId) }, 201);
   });

@@ -15,3 +15,4 @@ export * from './agent-file/known-agent-types';
 export * from './agent-file/parameter-defaults';
 export * from './agent-file/definition';
 export * from './agent-file/errors';
+export * from './agent-file/sub-agents';

@@ -24,3 +24,10 @@ export function toolTimeoutSeconds(parameters: Record<string, unknown> | undefin
   const n = Number(parameters?.timeout_seconds);
   return Number.isFinite(n) && n > 0 ? n : DEFAULT_TOOL_TIMEOUT_SECONDS;
 }
+
+/**
+ * A tool that is another agent (`{"type": "AgentTool", "parameters": {"agent": "./other.json"}}`):
+ * the model calls it with `{question, memory_id?}` and it runs as a child run of its own type.
+ * Not a worker's tool: the executor's workflow runs it (workflows/kernel/sub-agents.ts).
+ */
+export const AGENT_TOOL_TYPE = 'AgentTool';

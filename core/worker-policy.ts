@@ -13,6 +13,8 @@
  * @module
  */
 import { knownInterfaces } from './agent-file/known-interfaces';
+import type { AgentDefinition } from './agent-file/definition';
+import { subAgentTree } from './agent-file/sub-agents';
 
 export interface WorkerPolicy {
   /** MCP stdio commands agent files may start, as they write them (`npx`, `/usr/bin/python3`); `*`: any. */
@@ -142,6 +144,17 @@ export function policyRefusal(problems: readonly string[]): string | undefined {
 export function policySubjectOf(agent: { llm: object; executor_llm?: object; mcp_servers?: PolicySubject['mcp_servers'] }): PolicySubject {
   const model = (where: string, m: object | undefined) => (m ? [{ where, ...(m as { base_url?: string; api_key_env?: string }) }] : []);
   return { models: [...model('llm', agent.llm), ...(agent.executor_llm !== agent.llm ? model('executor_llm', agent.executor_llm) : [])], mcp_servers: agent.mcp_servers ?? [] };
+}
+
+/**
+ * The policy's problems with an agent and every sub-agent below it (an agent tree's run is
+ * refused at its start, before any of it runs): a sub-agent's problems name its path.
+ */
+export function treePolicyProblems(agent: AgentDefinition, policy: WorkerPolicy, operator: OperatorEndpoints = []): string[] {
+  return [
+    ...policyProblems(policySubjectOf(agent), policy, operator),
+    ...subAgentTree(agent).flatMap(({ path, sub }) => policyProblems(policySubjectOf(sub.definition), policy, operator).map((p) => `sub-agent ${path.slice(1).join(' → ')}: ${p}`)),
+  ];
 }
 
 /** The policy on the worker's start line: what agent files may start, reach and read. */

@@ -1,5 +1,5 @@
 /** A conversation from memory as text a person can read: questions, steps, tool calls, results. */
-import type { InteractionDoc, MemoryStore } from './store';
+import type { InteractionDoc, MemoryStore, SubRunLink } from './store';
 
 export interface ConversationView {
   memory_id: string;
@@ -9,7 +9,7 @@ export interface ConversationView {
     question: string;
     response: string;
     created: Date;
-    steps: { trace_number: number; step: string; result: string; tool_calls: { tool: string; input: string; output: string }[] }[];
+    steps: { trace_number: number; step: string; result: string; tool_calls: { tool: string; input: string; output: string; sub_run?: SubRunLink }[] }[];
     /** A forked run: the run and step it was forked from (its steps before that are copies). */
     forked_from?: { workflow_id: string; step: number };
     /** People's decisions in the run, in order (plan and tool approvals, guidance, pause, resume). */
@@ -57,6 +57,7 @@ export async function readConversation(store: MemoryStore, memoryId: string): Pr
               tool: t.tool_name ?? '?',
               input: t.input,
               output: t.response,
+              ...(t.sub_run ? { sub_run: t.sub_run } : {}),
             })),
           };
         }),

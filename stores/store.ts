@@ -37,6 +37,12 @@ export interface MemoryDoc {
   updated: Date;
 }
 
+/** Where an agent tool's call ran: the sub-agent's run and memory. */
+export interface SubRunLink {
+  workflow_id: string;
+  memory_id: string;
+}
+
 export interface InteractionDoc {
   _id: string;
   interaction_id: string;
@@ -50,6 +56,8 @@ export interface InteractionDoc {
   trace_number: number | null;
   step_index?: number;
   tool_name?: string;
+  /** origin `tool`: an agent tool's call, the sub-agent's run (its workflow and its own memory). */
+  sub_run?: SubRunLink;
   /** Set on a root interaction when the run failed. */
   error?: string;
   /** A forked run's root interactions and copied steps: the run (and, for a copy, the record) it came from. */

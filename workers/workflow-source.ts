@@ -48,6 +48,8 @@ export const SHARED_WORKFLOW_MODULES: readonly string[] = [
     '../core/agent-file/llm-interfaces',
     '../core/agent-file/instructions',
     '../core/agent-file/agent-types',
+    '../core/agent-file/limits',
+    '../core/agent-file/sub-agents',
     '../core/eval/results',
   ].map((m) => require.resolve(m)),
   ...agentTypeModules(),

@@ -68,6 +68,18 @@ export interface RunInput<S = unknown> {
   carried?: CarriedState<S>;
   /** A fork: the source run's first `step − 1` completed steps become this run's (see `perflow fork`). */
   fork?: ForkSource;
+  /** A sub-agent's run (an agent tool's call): where it sits in its tree. */
+  sub_agent?: SubAgentPlace;
+}
+
+/** Where a sub-agent's run sits in its agent tree. */
+export interface SubAgentPlace {
+  /** Agent names from the root's to this run's (`["supervisor", "researcher"]`). */
+  path: string[];
+  /** The step's executor workflow that called it. */
+  parent_workflow_id: string;
+  /** The tree's root run. */
+  root_workflow_id: string;
 }
 
 /** Where a forked run comes from, and the source's steps it keeps. */

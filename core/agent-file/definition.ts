@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { fallbackError, toIssues } from '../issues';
 import { AgentDefinitionError } from './errors';
 import { isIvyAgentFile, mapIvyAgent } from '../ivy-agent';
-import { BUILTIN_TOOL_TYPES, SEED_TOOL_TYPES } from '../tool-types';
+import { AGENT_TOOL_TYPE, BUILTIN_TOOL_TYPES, SEED_TOOL_TYPES } from '../tool-types';
 import { isPlainObject, requiredOr, type PlainObject } from './coerce';
 import { INSTRUCTION_TYPES } from './instructions';
 import type { AgentTypeName } from './agent-types';
@@ -271,10 +271,15 @@ export function parseAgentDefinition(input: unknown, options: ParseOptions = {})
   const known = options.toolTypes ?? BUILTIN_TOOL_TYPES;
   if (known !== 'any') {
     const unknown = parsed.data.tools.flatMap((t, i) =>
-      known.includes(t.type) ? [] : [{ path: `tools[${i}].type`, message: `unknown tool type "${t.type}"; expected one of ${known.join(', ')}` }],
+      known.includes(t.type) || t.type === AGENT_TOOL_TYPE ? [] : [{ path: `tools[${i}].type`, message: `unknown tool type "${t.type}"; expected one of ${[...known, AGENT_TOOL_TYPE].join(', ')}` }],
     );
     if (unknown.length > 0) throw new AgentDefinitionError(unknown);
   }
+  // An agent tool names the agent file it runs (read by the client: see client/sub-agents.ts).
+  const unnamed = parsed.data.tools.flatMap((t, i) =>
+    t.type === AGENT_TOOL_TYPE && (typeof t.parameters?.agent !== 'string' || t.parameters.agent.trim() === '') ? [{ path: `tools[${i}].parameters.agent`, message: 'expected the path of the agent file this tool runs (relative to this file)' }] : [],
+  );
+  if (unnamed.length > 0) throw new AgentDefinitionError(unnamed);
   return parsed.data;
 }
 

@@ -82,3 +82,9 @@ export const { describeTools } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
+
+/** An agent tool's call records (the stream and memory around a sub-agent's run): a database outage is waited out. */
+export const { agentToolStarted, agentToolEnded } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});

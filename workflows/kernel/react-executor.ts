@@ -3,7 +3,10 @@
  * with the agent's tools offered, then one activity per requested tool call; the model's final
  * text is the step result.
  */
-import type { AgentTool, AgentToolRef, ExecutorCallInput, StoredToolResult } from '../../core/activity-contract';
+import type { AgentTool, AgentToolRef, ExecutorCallInput, StoredToolResult, ToolObservation } from '../../core/activity-contract';
+import { isAgentTool } from '../../core/agent-file/sub-agents';
+import type { ToolCallPlace } from '../../core/memory-ids';
+import { callSubAgent } from './sub-agents';
 import type { ModelSettings } from '../../core/activity-contract';
 import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../../core/llm-types';
 import type { MemoryIds } from '../../core/memory-ids';
@@ -67,6 +70,10 @@ export interface ReactExecutorInput {
   budget_usd?: number;
   /** The run's `tenant_id`: the model calls are held to the tenant's daily cap. */
   tenant?: string;
+  /** A sub-agent's step: the agent names from the tree's root to its run (agent tools it calls go one deeper). */
+  agent_path?: string[];
+  /** A step with agent tools: the search attributes its run has, which its sub-agents' runs are given (a namespace may lack some). */
+  search_attributes?: string[];
 }
 
 /**
@@ -151,6 +158,14 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
     const empty = new Set(stored.map((s) => s.message));
     return { messages: messages.map((m, i) => (empty.has(i) && m.role === 'tool' ? { ...m, content: '' } : m)), stored_tool_results: stored };
   };
+  // A sub-agent's usage counts in the step's (its cost in what the step may still spend).
+  const subAgentCall = async (ref: AgentToolRef, toolInput: Record<string, unknown>, place: ToolCallPlace): Promise<ToolObservation> => {
+    const left = input.budget_usd === undefined ? undefined : Math.max(0, input.budget_usd - (usage.cost_usd ?? 0));
+    const caller = { path: input.agent_path ?? [input.agent ?? 'agent'], ...(input.tenant !== undefined ? { tenant: input.tenant } : {}), ...(left !== undefined ? { budget_usd: left } : {}), ...(input.llm_task_queue ? { llm_task_queue: input.llm_task_queue } : {}), search_attributes: input.search_attributes ?? [] };
+    const { observation, usage: spent } = await callSubAgent(ref, toolInput, place, caller);
+    usage = addUsage(usage, spent);
+    return observation;
+  };
   for (let iteration = 0; iteration < input.max_iteration; iteration++) {
     if (input.budget_usd !== undefined && (usage.cost_usd ?? 0) >= input.budget_usd) {
       return finish(`The run's dollar budget (max_cost_usd) was reached before the step was finished. Gathered so far:\n${gathered()}`, iteration, false, true);
@@ -191,11 +206,12 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
       }) : undefined;
       const runs = ref !== undefined && approval?.action !== 'deny';
       const toolInput = approval?.input ?? call.input;
-      // A tool outside the agent's list is never executed.
+      const place = { ids: input.ids, stepIndex: input.stepIndex, callIndex: toolCalls };
+      // A tool outside the agent's list is never executed; an agent tool is a sub-agent's run.
       const observation = runs
-        ? await toolCall(ref).executeWithOptions({ summary: `tool: ${call.name}` }, [
-            { tool: ref, input: toolInput, place: { ids: input.ids, stepIndex: input.stepIndex, callIndex: toolCalls } },
-          ])
+        ? isAgentTool(ref)
+          ? await subAgentCall(ref, toolInput, place)
+          : await toolCall(ref).executeWithOptions({ summary: `tool: ${call.name}` }, [{ tool: ref, input: toolInput, place }])
         : approval
           ? { content: `The call was denied by ${approval.by}, who reviews this tool's calls: ${approval.reason ?? 'no reason given'}`, is_error: true }
           : {

@@ -6,6 +6,7 @@
  */
 import { ActivityFailure, ChildWorkflowFailure, executeChild, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { AgentTool } from '../../core/activity-contract';
+import { isAgentTool } from '../../core/agent-file/sub-agents';
 import { stepTraceId } from '../../core/memory-ids';
 import { addUsage } from '../../core/llm-types';
 import { preview } from '../../core/text';
@@ -180,6 +181,8 @@ export function executorInput(run: RunContext, step: Pick<StepRequest, 'unit' | 
     agent: agent.name,
     ...stepBudget(run),
     ...tenantOf(run),
+    ...(run.input.sub_agent ? { agent_path: run.input.sub_agent.path } : {}),
+    ...(step.tools.some((t) => isAgentTool(t.ref)) ? { search_attributes: workflowInfo().typedSearchAttributes.getAll().map((a) => a.key.name) } : {}),
   };
 }
 

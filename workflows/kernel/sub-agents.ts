@@ -1,0 +1,73 @@
+/**
+ * An agent tool's call: the sub-agent runs as a child workflow of the executor step that called
+ * it (`<step>/agent-<n>`), of its own agent type, with its own memory, the caller's tenant and
+ * what is left of the caller's dollar budget. Its answer is the observation; its usage counts in
+ * the step (so in the run's and the root's); cancelling the caller cancels it.
+ */
+import { ChildWorkflowFailure, executeChild, isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { AgentToolRef, ToolObservation } from '../../core/activity-contract';
+import { agentToolName, subAgentOf } from '../../core/agent-file/sub-agents';
+import { QUESTION_MAX_CHARS } from '../../core/agent-file/limits';
+import { ZERO_USAGE, type Usage } from '../../core/llm-types';
+import type { ToolCallPlace } from '../../core/memory-ids';
+import { causeChain, firstLine } from '../../core/text';
+import type { RunIds, RunOutput, RunWorkflow, SubAgentPlace } from '../definitions';
+import { runStart } from '../run-start';
+import { agentToolEnded, agentToolStarted } from './activity-presets';
+
+/** What the calling step hands its sub-agent. */
+export interface SubAgentCaller {
+  /** Agent names from the root to the calling run. */
+  path: string[];
+  tenant?: string;
+  /** Dollars the step may still spend: the sub-agent's `max_cost_usd` (at most its own). */
+  budget_usd?: number;
+  llm_task_queue?: string;
+  /** The search attributes the calling run has: the sub-agent's run is given those of its own. */
+  search_attributes: string[];
+}
+
+/** An agent tool's call: its observation and the usage of the sub-agent's run. */
+export async function callSubAgent(ref: AgentToolRef, input: Record<string, unknown>, place: ToolCallPlace, caller: SubAgentCaller): Promise<{ observation: ToolObservation; usage: Usage }> {
+  const sub = subAgentOf(ref);
+  const name = ref.name ?? ref.type;
+  if (!sub) return failed(`Error: tool "${name}" has no sub-agent (the run was started without its agent file)`);
+  const { question, memory_id } = input;
+  if (typeof question !== 'string' || question.trim() === '' || question.length > QUESTION_MAX_CHARS || (memory_id !== undefined && typeof memory_id !== 'string')) {
+    return failed(`Error: invalid input for ${name}: expected {"question": non-empty string of at most ${QUESTION_MAX_CHARS} characters, "memory_id"?: string}`);
+  }
+  const info = workflowInfo();
+  const workflowId = `${info.workflowId}/agent-${place.callIndex + 1}`;
+  const ids: RunIds = { memory_id: memory_id ?? uuid4(), parent_interaction_id: uuid4(), executor_agent_memory_id: uuid4(), executor_agent_parent_interaction_id: uuid4() };
+  const own = sub.sparse.parameters.max_cost_usd;
+  const budget = caller.budget_usd === undefined ? own : Math.min(own ?? Infinity, caller.budget_usd);
+  const parameters = { ...sub.sparse.parameters, ...(caller.tenant !== undefined ? { tenant_id: caller.tenant } : {}), ...(budget !== undefined ? { max_cost_usd: budget } : {}) };
+  const start = runStart({ agent: sub.definition, question, sparse: { ...sub.sparse, parameters }, ids, continuesConversation: memory_id !== undefined, llmTaskQueue: caller.llm_task_queue });
+  const place_: SubAgentPlace = { path: [...caller.path, sub.definition.name], parent_workflow_id: info.workflowId, root_workflow_id: info.root?.workflowId ?? info.workflowId };
+  const record = { name: agentToolName(ref, sub), input, place, sub_run: { workflow_id: workflowId, memory_id: ids.memory_id } };
+  await agentToolStarted.executeWithOptions({ summary: `agent tool: ${record.name}` }, [record]);
+  // The namespace's perflow search attributes, as the calling run has them (a child set with one the server lacks would not start).
+  const present = new Set(caller.search_attributes);
+  let output: RunOutput | undefined;
+  let error: string | undefined;
+  try {
+    output = await executeChild<RunWorkflow>(sub.workflow_type, {
+      workflowId,
+      args: [{ ...start.input, sub_agent: place_ }],
+      memo: { ...start.memo, agent_path: place_.path, parent_workflow_id: place_.parent_workflow_id, root_workflow_id: place_.root_workflow_id },
+      staticSummary: `${place_.path.join(' → ')}: ${start.staticSummary}`,
+      staticDetails: start.staticDetails,
+      typedSearchAttributes: start.searchAttributes.filter((a) => present.has(a.key.name)),
+    });
+  } catch (err) {
+    if (!(err instanceof ChildWorkflowFailure) || isCancellation(err)) throw err;
+    error = firstLine(causeChain(err).at(-1) ?? err);
+  }
+  const content = output
+    ? `${output.response}\n[${sub.definition.name} answered in run ${workflowId}; memory_id "${ids.memory_id}" continues its conversation]`
+    : `Error: agent "${sub.definition.name}" failed (run ${workflowId}): ${error}`;
+  const observation = await agentToolEnded.executeWithOptions({ summary: `agent tool ended: ${record.name}` }, [{ ...record, content, is_error: output === undefined }]);
+  return { observation, usage: output?.usage ?? ZERO_USAGE };
+}
+
+const failed = (content: string) => ({ observation: { content, is_error: true }, usage: ZERO_USAGE });
