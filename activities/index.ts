@@ -53,7 +53,7 @@ export function createActivities(activityDeps: ActivityDeps) {
     /** Runs one tool call; bad input and tool errors become observations the model can act on. */
     callTool: (input: ToolCallInput) => callTool(deps, input),
     /** An agent tool's call about to start its sub-agent's run: published on the run's stream. */
-    agentToolStarted: async (input: AgentToolCallRecord) => agentToolStarted(deps, input),
+    agentToolStarted: (input: AgentToolCallRecord) => agentToolStarted(deps, input),
     /** An agent tool's call ended: saved in memory with its sub-run, published; the answer as the model sees it. */
     agentToolEnded: (input: AgentToolCallRecord & ToolObservation) => agentToolEnded(deps, input),
   };

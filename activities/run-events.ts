@@ -89,9 +89,9 @@ export class ActivityStream {
   }
 
   /** A tool call about to run (after `retry` when this attempt is one). */
-  toolCall(step: number, tool: string, call: string, input: unknown): void {
+  toolCall(step: number, tool: string, call: string, input: unknown, subRun?: { workflow_id: string; agent: string }): void {
     if (this.attempt > 1) void this.publish({ type: 'retry', call, attempt: this.attempt, tool, step });
-    void this.publish({ type: 'tool_call', step, tool, call, input: preview(JSON.stringify(input ?? {}), EVENT_PREVIEW_CHARS) });
+    void this.publish({ type: 'tool_call', step, tool, call, input: preview(JSON.stringify(input ?? {}), EVENT_PREVIEW_CHARS), ...(subRun ? { sub_run: subRun } : {}) });
   }
 
   /** A tool call's outcome. */

@@ -87,14 +87,18 @@ export async function callTool(deps: ToolCallDeps, { tool: ref, input, place }: 
 /** An agent tool's call as the executor reports it: before the sub-agent's run starts, and after it ends. */
 export interface AgentToolCallRecord {
   name: string;
+  /** The sub-agent's name (its agent file's). */
+  agent: string;
   input: Record<string, unknown>;
   place: ToolCallPlace;
   sub_run: SubRunLink;
 }
 
 /** An agent tool's call about to run (the sub-agent's run is a child workflow of the step): on the run's stream. */
-export function agentToolStarted(deps: ToolCallDeps, { name, input, place }: AgentToolCallRecord): void {
-  activityStream(deps.events)?.toolCall(place.stepIndex, name, toolCallName(place.stepIndex, place.callIndex), input);
+export async function agentToolStarted(deps: ToolCallDeps, { name, agent, input, place, sub_run }: AgentToolCallRecord): Promise<void> {
+  const stream = activityStream(deps.events);
+  stream?.toolCall(place.stepIndex, name, toolCallName(place.stepIndex, place.callIndex), input, { workflow_id: sub_run.workflow_id, agent });
+  await stream?.close();
 }
 
 /** An agent tool's call ended: recorded in memory with its sub-run, on the stream; the answer as the model sees it. */

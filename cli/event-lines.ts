@@ -16,15 +16,19 @@ export interface EventWriter {
 
 export class EventPrinter {
   private open?: { call: string; text: string };
-  private readonly steps = new Map<number, string>();
+  /** Step texts by run and index. */
+  private readonly steps = new Map<string, string>();
 
   constructor(private readonly out: EventWriter) {}
 
   print(e: RunEvent): void {
-    if (e.type === 'model_delta') return this.delta(e.call, e.role, e.step, e.text);
-    if (e.type === 'retry' && e.role !== undefined && this.open?.call === e.call) return this.retried(e.attempt);
+    // A sub-agent's events (an agent tree's stream) are indented under the tool call that started its run.
+    const pad = '    '.repeat(Math.max(0, (e.agent_path?.length ?? 1) - 1));
+    const call = (name: string) => `${e.run ?? ''}#${name}`;
+    if (e.type === 'model_delta') return this.delta(call(e.call), `${e.agent_path ? `${e.agent_path.at(-1)} · ` : ''}${e.role}`, e.step, e.text, pad);
+    if (e.type === 'retry' && e.role !== undefined && this.open?.call === call(e.call)) return this.retried(e.attempt);
     this.endText();
-    for (const line of this.lines(e)) this.out.write(`${visibleText(line)}\n`);
+    for (const line of this.lines(e, e.run ?? '')) this.out.write(`${pad}${visibleText(line)}\n`);
   }
 
   /** Ends a line of model text left open (before the caller writes anything else). */
@@ -33,12 +37,12 @@ export class EventPrinter {
     this.open = undefined;
   }
 
-  private delta(call: string, role: string, step: number | undefined, raw: string): void {
+  private delta(call: string, role: string, step: number | undefined, raw: string, pad: string): void {
     // What the model wrote, shown, never obeyed (the erasing of a retried attempt below is ours).
-    const text = visibleText(raw);
+    const text = pad === '' ? visibleText(raw) : visibleText(raw).replaceAll('\n', `\n${pad}`);
     if (this.open?.call !== call) {
       this.endText();
-      this.out.write(`[${role}${step !== undefined ? `, step ${step + 1}` : ''}]\n`);
+      this.out.write(`${pad}[${role}${step !== undefined ? `, step ${step + 1}` : ''}]\n${pad}`);
       this.open = { call, text: '' };
     }
     this.open.text += text;
@@ -59,21 +63,21 @@ export class EventPrinter {
     open.text = '';
   }
 
-  private lines(e: RunEvent): string[] {
+  private lines(e: RunEvent, run: string): string[] {
     switch (e.type) {
       case 'run_started':
         return [`run ${e.workflow_id} started: ${e.agent} (${e.agent_type})${e.forked_from ? `, a fork of ${e.forked_from.workflow_id} from step ${e.forked_from.step}` : ''}`];
       case 'plan':
         return [`plan: ${e.steps.map((s, i) => `${i + 1}. ${preview(s, 120)}`).join(' | ')}`];
       case 'step_started':
-        this.steps.set(e.index, e.step);
+        this.steps.set(`${run}#${e.index}`, e.step);
         return [`step ${e.index + 1} running: ${preview(oneLine(e.step), 120)}`];
       case 'tool_call':
-        return [`  → ${e.tool} ${preview(oneLine(e.input), 200)}`];
+        return [`  → ${e.tool} ${preview(oneLine(e.input), 200)}${e.sub_run ? ` (sub-agent ${e.sub_run.agent}, run ${e.sub_run.workflow_id})` : ''}`];
       case 'tool_result':
         return [`  ← ${e.tool}${e.ok ? '' : ' (error)'}: ${preview(oneLine(e.output), 200)}`];
       case 'step_finished': {
-        const step = this.steps.get(e.index);
+        const step = this.steps.get(`${run}#${e.index}`);
         return [`step ${e.index + 1} ${e.ok ? 'done' : 'failed'}${step !== undefined ? `: ${preview(oneLine(step), 120)}` : ''} → ${preview(oneLine(e.result), 200)}`];
       }
       case 'decision_pending':

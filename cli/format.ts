@@ -28,6 +28,7 @@ export function pendingRunLines(runs: readonly PendingRun[]): string[] {
   if (runs.length === 0) return ['no run is waiting for a decision'];
   return runs.flatMap((r) => [
     `${r.workflow_id}\t${r.waiting_for}${r.agent ? `\t${r.agent}` : ''}`,
+    ...(r.root_workflow_id ? [`  in the tree of ${r.root_workflow_id}: ${r.agent_path?.join(' → ')} (the root's ID answers it too)`] : []),
     ...r.pending.flatMap((d) => pendingLines(d).map((l) => `  ${l}`)),
     ...(r.waiting_for === 'paused' ? [`  answer: perflow resume ${r.workflow_id}`] : []),
   ]);

@@ -15,6 +15,7 @@ import {
   toolDecisionUpdate,
   type DecisionRecord,
   type PendingDecision,
+  type Progress,
   type PlanDecision,
   type ToolDecision,
 } from '../workflows/definitions';
@@ -28,10 +29,18 @@ export interface DecidedBy {
   by?: string;
 }
 
-/** Sends a decision; a rejected one (the run's validator said no) becomes a one-line error. */
-async function decide<A>(client: Client, workflowId: string, update: { name: string }, arg: A): Promise<DecisionRecord> {
+/** A decision as the run that took it recorded it, with that run's ID (a descendant's, when the root's ID was given). */
+export type RoutedDecision = DecisionRecord & { workflow_id: string };
+
+/**
+ * Sends a decision; a rejected one (the run's validator said no) becomes a one-line error. A
+ * decision that answers a wait (`waiting`) given to a run that does not wait so goes to its
+ * oldest descendant that does — an agent tree has one inbox, at its root.
+ */
+async function decide<A>(client: Client, given: string, update: { name: string }, arg: A, waiting?: WaitKind): Promise<RoutedDecision> {
+  const workflowId = waiting ? await waiterIn(client, given, waiting) : given;
   try {
-    return await client.workflow.getHandle(workflowId).executeUpdate(update as never, { args: [arg] as never });
+    return { ...(await client.workflow.getHandle(workflowId).executeUpdate(update as never, { args: [arg] as never })), workflow_id: workflowId };
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       throw new PerflowError('conflict', `${workflowId} did not accept the ${update.name} decision: ${(err.cause as Error | undefined)?.message ?? err.message}`, { cause: err });
@@ -44,47 +53,76 @@ async function decide<A>(client: Client, workflowId: string, update: { name: str
 }
 
 /** Approves the plan awaiting approval, or runs `steps` instead of it (an edit). */
-export function approvePlan(client: Client, workflowId: string, o: DecidedBy & { steps?: string[]; decisionId?: string } = {}): Promise<DecisionRecord> {
+export function approvePlan(client: Client, workflowId: string, o: DecidedBy & { steps?: string[]; decisionId?: string } = {}): Promise<RoutedDecision> {
   const d: PlanDecision = { action: 'approve', ...(o.steps ? { steps: o.steps } : {}), ...by(o), ...(o.decisionId ? { decision_id: o.decisionId } : {}) };
-  return decide(client, workflowId, planDecisionUpdate, d);
+  return decide(client, workflowId, planDecisionUpdate, d, 'plan');
 }
 
 /** Rejects the plan awaiting approval: the planner is asked again with the reason, or (`stop`) the run ends with it. */
-export function rejectPlan(client: Client, workflowId: string, o: DecidedBy & { reason: string; stop?: boolean; decisionId?: string }): Promise<DecisionRecord> {
+export function rejectPlan(client: Client, workflowId: string, o: DecidedBy & { reason: string; stop?: boolean; decisionId?: string }): Promise<RoutedDecision> {
   const d: PlanDecision = { action: 'reject', reason: o.reason, ...(o.stop ? { stop: true } : {}), ...by(o), ...(o.decisionId ? { decision_id: o.decisionId } : {}) };
-  return decide(client, workflowId, planDecisionUpdate, d);
+  return decide(client, workflowId, planDecisionUpdate, d, 'plan');
 }
 
 /** Approves the oldest tool call awaiting approval, optionally with another input (checked against the tool's schema). */
-export function approveTool(client: Client, workflowId: string, o: DecidedBy & { input?: Record<string, unknown>; decisionId?: string } = {}): Promise<DecisionRecord> {
+export function approveTool(client: Client, workflowId: string, o: DecidedBy & { input?: Record<string, unknown>; decisionId?: string } = {}): Promise<RoutedDecision> {
   const d: ToolDecision = { action: 'approve', ...(o.input ? { input: o.input } : {}), ...by(o), ...(o.decisionId ? { decision_id: o.decisionId } : {}) };
-  return decide(client, workflowId, toolDecisionUpdate, d);
+  return decide(client, workflowId, toolDecisionUpdate, d, 'tool');
 }
 
 /** Denies the oldest tool call awaiting approval; the model gets the reason as the call's observation. */
-export function denyTool(client: Client, workflowId: string, o: DecidedBy & { reason: string; decisionId?: string }): Promise<DecisionRecord> {
+export function denyTool(client: Client, workflowId: string, o: DecidedBy & { reason: string; decisionId?: string }): Promise<RoutedDecision> {
   const d: ToolDecision = { action: 'deny', reason: o.reason, ...by(o), ...(o.decisionId ? { decision_id: o.decisionId } : {}) };
-  return decide(client, workflowId, toolDecisionUpdate, d);
+  return decide(client, workflowId, toolDecisionUpdate, d, 'tool');
 }
 
 /** Guidance for a running agent: its next planning call sees it as user feedback. */
-export function guideRun(client: Client, workflowId: string, text: string, o: DecidedBy = {}): Promise<DecisionRecord> {
+export function guideRun(client: Client, workflowId: string, text: string, o: DecidedBy = {}): Promise<RoutedDecision> {
   return decide(client, workflowId, guideUpdate, { text, ...by(o) });
 }
 
 /** Pauses a run at its next point between steps. */
-export function pauseRun(client: Client, workflowId: string, o: DecidedBy & { reason?: string } = {}): Promise<DecisionRecord> {
+export function pauseRun(client: Client, workflowId: string, o: DecidedBy & { reason?: string } = {}): Promise<RoutedDecision> {
   return decide(client, workflowId, pauseUpdate, { ...by(o), ...(o.reason ? { reason: o.reason } : {}) });
 }
 
 /** Resumes a paused run. */
-export function resumeRun(client: Client, workflowId: string, o: DecidedBy = {}): Promise<DecisionRecord> {
-  return decide(client, workflowId, resumeUpdate, by(o));
+export function resumeRun(client: Client, workflowId: string, o: DecidedBy = {}): Promise<RoutedDecision> {
+  return decide(client, workflowId, resumeUpdate, by(o), 'paused');
 }
 
 /** Raises the run's `max_cost_usd` to `usd` (above its cost so far); a run waiting at its budget goes on. */
-export function raiseBudget(client: Client, workflowId: string, o: DecidedBy & { usd: number }): Promise<DecisionRecord> {
-  return decide(client, workflowId, raiseBudgetUpdate, { usd: o.usd, ...by(o) });
+export function raiseBudget(client: Client, workflowId: string, o: DecidedBy & { usd: number }): Promise<RoutedDecision> {
+  return decide(client, workflowId, raiseBudgetUpdate, { usd: o.usd, ...by(o) }, 'budget');
+}
+
+/** What a run waits for, as its `PerflowPending` search attribute says. */
+type WaitKind = 'plan' | 'tool' | 'budget' | 'paused';
+
+/**
+ * The run that answers a `kind` decision given to `workflowId`: the run itself when it waits so
+ * (or cannot be asked), else its descendant that has waited longest (sub-agents' runs have IDs
+ * under their root's: `<root>/step-N/agent-M…`), else the run itself (whose validator then says
+ * nothing waits).
+ */
+async function waiterIn(client: Client, workflowId: string, kind: WaitKind): Promise<string> {
+  const waitsSo = (p: Progress | undefined) => (kind === 'paused' ? p?.status === 'paused' : (p?.pending ?? []).some((d) => d.kind === kind));
+  const since = (p: Progress) => (kind === 'paused' ? '' : (p.pending ?? []).filter((d) => d.kind === kind).map((d) => d.since).sort()[0] ?? '');
+  const own = await client.workflow.getHandle(workflowId).query(progressQuery).catch(() => undefined);
+  if (own === undefined || waitsSo(own)) return workflowId;
+  const query = `WorkflowId STARTS_WITH ${JSON.stringify(`${workflowId}/`)} AND ExecutionStatus = 'Running' AND ${SearchAttributes.pending.name} = '${kind}'`;
+  const waiting: Array<{ id: string; since: string }> = [];
+  try {
+    for await (const wf of lenientClient(client).workflow.list({ query })) {
+      const p = await client.workflow.getHandle(wf.workflowId).query(progressQuery).catch(() => undefined);
+      if (p !== undefined && waitsSo(p)) waiting.push({ id: wf.workflowId, since: since(p) });
+      if (waiting.length >= 100) break;
+    }
+  } catch {
+    return workflowId; // a namespace without perflow's search attributes has no tree inbox
+  }
+  waiting.sort((a, b) => a.since.localeCompare(b.since) || a.id.localeCompare(b.id));
+  return waiting[0]?.id ?? workflowId;
 }
 
 const by = (o: DecidedBy) => (o.by !== undefined ? { by: o.by } : {});
@@ -95,6 +133,9 @@ export interface PendingRun {
   agent?: string;
   /** `plan`, `budget`, `tool` or `paused`. */
   waiting_for: string;
+  /** A sub-agent's run: its tree's root (whose ID answers it too) and the agent names from the root to it. */
+  root_workflow_id?: string;
+  agent_path?: string[];
   pending: PendingDecision[];
 }
 
@@ -123,10 +164,11 @@ async function pendingRuns(client: Client, limit: number, tenant?: string): Prom
       const progress = await client
         .withDeadline(Date.now() + PENDING_QUERY_MS, () => client.workflow.getHandle(wf.workflowId).query(progressQuery))
         .catch(() => undefined);
-      const agent = wf.memo?.agent;
+      const { agent, root_workflow_id, agent_path } = wf.memo ?? {};
       out[i] = {
         workflow_id: wf.workflowId,
         ...(typeof agent === 'string' ? { agent } : {}),
+        ...(typeof root_workflow_id === 'string' && Array.isArray(agent_path) ? { root_workflow_id, agent_path: agent_path.map(String) } : {}),
         waiting_for: wf.typedSearchAttributes.get(SearchAttributes.pending) ?? 'unknown',
         pending: progress?.pending ?? [],
       };

@@ -36,7 +36,7 @@ export { EncryptionCodec, encryptionDataConverter, PayloadDecryptionError } from
 export type { EncryptionKeyring } from '../core/encryption-keyring';
 export { encryptionKeysFromEnv, parseEncryptionKeys } from '../config/env';
 export { startCodecServer, type CodecServer, type CodecServerOptions } from './codec-server';
-export { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, raiseBudget, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type PendingRun } from './decisions';
+export { approvePlan, approveTool, denyTool, guideRun, listPending, pauseRun, raiseBudget, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type PendingRun, type RoutedDecision } from './decisions';
 export { setTenantBudget, showTenantBudgets, type TenantBudgetSet, type TenantBudgetView } from './tenant-budgets';
 export type { ConversationView } from '../stores/conversation';
 export { formatConversation, formatDiff, pendingLines, progressChanges } from './text-views';

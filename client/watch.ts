@@ -20,6 +20,13 @@ export interface WatchOptions {
   pollMs?: number;
   /** Stops the watch (the iteration ends). */
   signal?: AbortSignal;
+  /**
+   * An agent tree's stream: the events of the runs its agent tools start (and theirs) follow in
+   * it as they are published, each with its `run` and `agent_path`. Each run's events stay in
+   * order and gapless (their offsets are their run's). `from` applies to the run watched.
+   * @default true
+   */
+  descendants?: boolean;
 }
 
 /** The events cannot be read from here: MongoDB (MONGODB_URI) cannot be reached. */
@@ -56,7 +63,82 @@ export async function* watchRun(perflow: PerflowClient, workflowId: string, opti
   const log = await withMemory(perflow, async (memory) => memory.eventLog(encryption ? textSealer(encryption) : undefined)).catch((err: unknown) => {
     throw err instanceof PerflowError && err.kind === 'unavailable' ? new StreamUnavailableError(err.message, { cause: err.cause }) : err;
   });
-  yield* follow(perflow, log, workflowId, options);
+  yield* options.descendants === false ? follow(perflow, log, workflowId, options) : followTree(perflow, log, workflowId, options);
+}
+
+/**
+ * A run's events with its descendants': each agent tool's `tool_call` (published once the
+ * sub-agent's run exists) starts following that run, and the streams are merged as they
+ * produce — but the call's `tool_result` waits until the sub-agent's stream has ended, so a
+ * sub-agent's events always sit between the call that started its run and that call's result
+ * (an ended tree, read at once, keeps that order too). The watch ends with the last stream.
+ */
+async function* followTree(perflow: PerflowClient, log: RunEventLog, workflowId: string, options: WatchOptions): AsyncGenerator<RunEvent> {
+  interface Source {
+    events: AsyncGenerator<RunEvent>;
+    /** A descendant: its run and agent path. */
+    run?: string;
+    path?: string[];
+    /** Its agent tools' calls whose runs are still followed, by call name. */
+    open: Map<string, Source>;
+    /** A call's result held until that call's run has ended. */
+    held?: { event: RunEvent; until: Source };
+    parent?: Source;
+  }
+  const waiting = new Map<Source, Promise<{ source: Source; next: IteratorResult<RunEvent> }>>();
+  const pull = (source: Source) => {
+    const next = source.events.next().then((n) => ({ source, next: n }));
+    next.catch(() => undefined); // raced below; one left pending when the watch ends must not go unhandled
+    waiting.set(source, next);
+  };
+  const shown = (source: Source, event: RunEvent): RunEvent => (source.path ? { ...event, run: source.run, agent_path: source.path } : event);
+  let rootAgent = '';
+  const followed = new Set<string>();
+  // One signal stops every stream followed: the caller's, or the end of this watch.
+  const stop = new AbortController();
+  options.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  pull({ events: follow(perflow, log, workflowId, { ...options, signal: stop.signal }), open: new Map() });
+  try {
+    while (waiting.size > 0) {
+      const { source, next } = await Promise.race(waiting.values());
+      if (next.done) {
+        waiting.delete(source);
+        // A sub-agent's stream ended: the result its caller holds follows now.
+        const parent = source.parent;
+        if (parent?.held?.until === source) {
+          yield shown(parent, parent.held.event);
+          parent.held = undefined;
+          pull(parent);
+        }
+        continue;
+      }
+      const event = next.value;
+      if (event.type === 'tool_result' && source.open.has(event.call)) {
+        const until = source.open.get(event.call)!;
+        source.open.delete(event.call);
+        if (waiting.has(until)) {
+          source.held = { event, until };
+          waiting.delete(source);
+          continue;
+        }
+      }
+      if (source.path === undefined && event.type === 'run_started') rootAgent = event.agent;
+      yield shown(source, event);
+      // (An announcement published again by a retried attempt is followed once.)
+      if (event.type === 'tool_call' && event.sub_run && !followed.has(event.sub_run.workflow_id)) {
+        followed.add(event.sub_run.workflow_id);
+        const { workflow_id, agent } = event.sub_run;
+        const child: Source = { events: follow(perflow, log, workflow_id, { pollMs: options.pollMs, signal: stop.signal }), run: workflow_id, path: [...(source.path ?? [rootAgent]), agent], open: new Map(), parent: source };
+        source.open.set(event.call, child);
+        pull(child);
+      }
+      pull(source);
+    }
+  } finally {
+    // A watch left early stops following every stream: their loops see the signal.
+    stop.abort();
+    for (const source of waiting.keys()) void source.events.return(undefined).catch(() => undefined);
+  }
 }
 
 async function* follow(perflow: PerflowClient, log: RunEventLog, workflowId: string, options: WatchOptions): AsyncGenerator<RunEvent> {
@@ -127,7 +209,9 @@ async function settleEnded(
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    // The listener goes with the timer: a long watch adds none per poll.
+    const abort = () => (clearTimeout(timer), resolve());
+    const timer = setTimeout(() => (signal?.removeEventListener('abort', abort), resolve()), ms);
+    signal?.addEventListener('abort', abort, { once: true });
   });
 }

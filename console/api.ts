@@ -130,7 +130,8 @@ export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
       const stop = new AbortController();
       stream.onAbort(() => stop.abort());
       try {
-        for await (const event of watchRun(perflow, id, { ...(from !== undefined ? { from } : {}), signal: stop.signal })) {
+        // The page draws one run's events: a tree's descendants stream on their own IDs.
+        for await (const event of watchRun(perflow, id, { ...(from !== undefined ? { from } : {}), signal: stop.signal, descendants: false })) {
           await stream.writeSSE({ id: String(event.offset), event: event.type, data: JSON.stringify(event) });
         }
       } finally {

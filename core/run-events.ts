@@ -24,7 +24,8 @@ export type RunEventBody =
   | { type: 'step_started'; index: number; step: string }
   /** A piece of a model's answer; `step` for executor turns; `call` names the model call (unique in the run). */
   | { type: 'model_delta'; role: ModelRole; step?: number; call: string; text: string }
-  | { type: 'tool_call'; step: number; tool: string; call: string; input: string }
+  /** `sub_run`: an agent tool's call, run as the sub-agent's own run (its events follow in a tree's stream). */
+  | { type: 'tool_call'; step: number; tool: string; call: string; input: string; sub_run?: { workflow_id: string; agent: string } }
   | { type: 'tool_result'; step: number; tool: string; call: string; ok: boolean; output: string }
   | { type: 'step_finished'; index: number; ok: boolean; result: string }
   /** What waits for a person: the pending decision as `status` shows it, with the commands that answer it. */
@@ -54,8 +55,12 @@ export const RUN_EVENT_TYPES: readonly RunEventType[] = [
   'run_finished',
 ];
 
-/** An event as a consumer sees it: its offset in the run's stream and when it was published (ISO-8601). */
-export type RunEvent = { offset: number; at: string } & RunEventBody;
+/**
+ * An event as a consumer sees it: its offset in the run's stream and when it was published
+ * (ISO-8601). In an agent tree's stream a descendant's event also names its run and the agent
+ * names from the root to it (`agent_path`); its offset is in that run's own stream.
+ */
+export type RunEvent = { offset: number; at: string; run?: string; agent_path?: string[] } & RunEventBody;
 
 /** An event before its offset is known: the time it was published. */
 export type TimedEvent = RunEventBody & { at: string };

@@ -1,6 +1,6 @@
 /** People's decisions on runs: `pending`, and the commands that answer a run's question or hold it. */
 import type { Client } from '@temporalio/client';
-import { approvePlan, approveTool as approveToolCall, denyTool as denyToolCall, guideRun, listPending, pauseRun, raiseBudget as raiseBudgetOf, readStepsFile, rejectPlan, resumeRun, type DecidedBy } from '../../client/decisions';
+import { approvePlan, approveTool as approveToolCall, denyTool as denyToolCall, guideRun, listPending, pauseRun, raiseBudget as raiseBudgetOf, readStepsFile, rejectPlan, resumeRun, type DecidedBy, type RoutedDecision } from '../../client/decisions';
 import { PerflowError } from '../../client/errors';
 import type { DecisionRecord } from '../../client';
 import { parseJsonObject } from '../../client/json-file';
@@ -27,7 +27,9 @@ function decisionCommand(prepare: (ctx: CommandContext, id: string, by: DecidedB
     const send = await prepare(ctx, id, ctx.o.by !== undefined ? { by: ctx.o.by } : {});
     return withClient(ctx, async ({ client }) => {
       const d = await send(client);
-      answer(ctx.o.json, { workflow_id: id, ...d }, () => decisionLine(id, d));
+      // Given a root's ID, the decision may have gone to the descendant that waited.
+      const to = (d as Partial<RoutedDecision>).workflow_id ?? id;
+      answer(ctx.o.json, { ...d, workflow_id: to }, () => decisionLine(to, d));
       return 0;
     });
   };

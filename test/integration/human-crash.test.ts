@@ -3,9 +3,17 @@
  * awaits plan approval and again while it awaits a tool call's approval; a fresh worker is
  * started each time, the decisions still work, and nothing runs twice (planner calls, tool
  * calls, memory records); a run waiting at its dollar budget (`max_cost_usd`) is raised after a
- * kill, and so is one waiting at its tenant's daily cap.
+ * kill, and so is one waiting at its tenant's daily cap; a tool approval inside an agent tree's
+ * grandchild is listed under the root by `perflow pending` and answered with the root's ID after a
+ * kill.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { PendingRun } from '../../client/decisions';
+import { runProcess } from '../support/run-process';
+import { serverEnv } from '../support/env';
 import type { AgentType } from '../../core/agent';
 import { approvePlan, approveTool, raiseBudget } from '../../client/decisions';
 import { progressQuery, tenantCapSignal, workflowTypeFor, type PendingDecision, type RunOutput } from '../../workflows/definitions';
@@ -101,4 +109,59 @@ it('runs waiting at their max_cost_usd and at their tenant’s daily cap keep wa
   expect(tenantOut.response).toBe(expectedResponse('plan_and_execute', 1));
   expect(await decisionsOf(tenantOut)).toEqual(['budget:resume:after-crash']);
   expect(await budgets.spent('t-crash', new Date().toISOString().slice(0, 10))).toBeCloseTo(tenantOut.usage.cost_usd!, 12);
+});
+
+describe('an agent tree has one inbox', () => {
+  const example = resolve(__dirname, '../../examples/multi-agent');
+  const perflow = (args: string[]) =>
+    runProcess(process.execPath, [resolve(__dirname, '../../bin/perflow.js'), ...args], {
+      env: { ...process.env, TEMPORAL_ADDRESS: serverEnv().temporalAddress, TEMPORAL_NAMESPACE: 'default', PERFLOW_TASK_QUEUE: fixture.taskQueue, MONGODB_URI: fixture.perflow.config.mongoUri },
+      timeoutMs: 60_000,
+    });
+  /** The runs `perflow pending` lists under `root` waiting for a tool approval (`id`: that one). */
+  const waitingUnder = async (root: string, id?: string): Promise<PendingRun[]> => {
+    for (let i = 0; i < 300; i++) {
+      const r = await perflow(['pending', '--json']);
+      const under = (JSON.parse(r.stdout) as PendingRun[]).filter((p) => p.root_workflow_id === root && (id === undefined || p.workflow_id === id) && p.pending.some((d) => d.kind === 'tool'));
+      if (under.length > 0) return under;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`nothing under ${root} waited for a tool approval`);
+  };
+
+  it("a grandchild's tool approval is listed under the root, survives a worker kill, and is answered with the root's ID", async () => {
+    await fixture.restart();
+    const dir = mkdtempSync(join(tmpdir(), 'perflow-tree-inbox-'));
+    try {
+      for (const f of ['supervisor', 'researcher', 'accountant']) {
+        const agent = JSON.parse(readFileSync(join(example, `${f}.json`), 'utf8')) as { tools: Array<Record<string, unknown>> };
+        if (f === 'accountant') agent.tools = [{ type: 'CalculatorTool', requires_approval: true }];
+        writeFileSync(join(dir, `${f}.json`), JSON.stringify(agent));
+      }
+      const started = await perflow(['run', '--agent', join(dir, 'supervisor.json'), '--question', 'What does the trip cost?', '--json']);
+      expect(started.stderr).toBe('');
+      const root = (JSON.parse(started.stdout) as { workflow_id: string }).workflow_id;
+
+      const [grandchild] = await waitingUnder(root);
+      expect(grandchild).toMatchObject({ workflow_id: `${root}/step-1/agent-1/step-1/agent-1`, waiting_for: 'tool', agent: 'trip-accountant', agent_path: ['trip-supervisor', 'trip-researcher', 'trip-accountant'] });
+      expect(grandchild.pending[0]).toMatchObject({ kind: 'tool', tool: 'CalculatorTool', input: { expression: '3*120+85' } });
+      await fixture.restart(); // killed while the grandchild waits
+
+      const first = await perflow(['approve-tool', root, '--by', 'ops', '--json']);
+      expect(first.stderr).toBe('');
+      expect(JSON.parse(first.stdout)).toMatchObject({ workflow_id: grandchild.workflow_id, kind: 'tool', action: 'approve', by: 'ops' });
+      // The supervisor's second step asks the accountant itself: a child this time.
+      const [child] = await waitingUnder(root, `${root}/step-2/agent-1`);
+      expect(child.agent_path).toEqual(['trip-supervisor', 'trip-accountant']);
+      expect(JSON.parse((await perflow(['approve-tool', root, '--json'])).stdout)).toMatchObject({ workflow_id: child.workflow_id, action: 'approve' });
+
+      const out = await fixture.client.workflow.getHandle(root).result();
+      expect(out.response).toBe("The trip costs 445 (3 nights at 120 and 85 for travel); checked: The accountant's total is 445 too.");
+      // Each calculator call ran once, whatever the kill.
+      const calls = await fixture.memory.interactions.find({ origin: 'tool', tool_name: 'CalculatorTool' }).toArray();
+      expect(calls.map((c) => c.response).sort()).toEqual(['445', '445']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

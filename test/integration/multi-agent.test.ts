@@ -4,10 +4,13 @@
  * of its own — and the tree's rules: cycles and depth refused in one line, cancel reaches every
  * descendant, a root's budget covers the tree.
  */
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { nonEmptyLines, useCli } from '../support/cli';
-import type { RunOutput } from '../../workflows/definitions';
+import { progressQuery, type RunInput, type RunOutput } from '../../workflows/definitions';
+import type { RunEvent } from '../../core/run-events';
+import { TenantBudgets } from '../../stores/tenant-budgets';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 
 jest.setTimeout(180_000);
 
@@ -30,7 +33,7 @@ describe('an agent as a tool of another', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as RunOutput & { workflow_id: string };
-    expect(out.response).toMatch(/^The trip costs 445 \(3 nights at 120 and 85 for travel\); the accountant checked it: 445/);
+    expect(out.response).toBe("The trip costs 445 (3 nights at 120 and 85 for travel); checked: The accountant's total is 445 too.");
     // supervisor → researcher → accountant, and supervisor → accountant.
     const runs = await subRuns(out.workflow_id);
     expect(runs.map((w) => [w.workflowId.slice(out.workflow_id.length), w.type, w.status])).toEqual([
@@ -44,6 +47,127 @@ describe('an agent as a tool of another', () => {
     expect(memory.code).toBe(0);
     expect(memory.stdout).toMatch(new RegExp(`tool researcher [^\\n]*→ The trip costs 445[\\s\\S]*?\\n\\s+sub-agent run ${out.workflow_id}/step-1/agent-1, memory [0-9a-f-]{36}`));
     expect(memory.stdout).toMatch(/tool accountant [^\n]*→ 445/);
+
+    // One stream for the tree: each run's events in order and gapless, the descendants' with their agent path.
+    const watched = await perflow(['watch', out.workflow_id, '--json']);
+    expect(watched.code).toBe(0);
+    const events = watched.stdout.trim().split('\n').map((l) => JSON.parse(l) as RunEvent);
+    const byRun = new Map<string, RunEvent[]>();
+    for (const e of events) byRun.set(e.run ?? out.workflow_id, [...(byRun.get(e.run ?? out.workflow_id) ?? []), e]);
+    expect([...byRun.keys()].sort()).toEqual([out.workflow_id, ...runs.map((r) => r.workflowId)].sort());
+    for (const [run, list] of byRun) {
+      expect(list.map((e) => e.offset)).toEqual(list.map((_, i) => i));
+      expect([list[0].type, list.at(-1)!.type]).toEqual(['run_started', 'run_finished']);
+      expect(list.every((e) => JSON.stringify(e.agent_path) === JSON.stringify(run === out.workflow_id ? undefined : runs.find((r) => r.workflowId === run)!.memo.agent_path))).toBe(true);
+    }
+    // A sub-agent's events come after the tool call that started its run, and before that call's result.
+    const at = (pred: (e: RunEvent) => boolean) => events.findIndex(pred);
+    const researcherCall = at((e) => e.type === 'tool_call' && e.sub_run?.workflow_id === `${out.workflow_id}/step-1/agent-1`);
+    const researcherStart = at((e) => e.run === `${out.workflow_id}/step-1/agent-1` && e.type === 'run_started');
+    const researcherResult = at((e) => e.run === undefined && e.type === 'tool_result' && e.tool === 'researcher');
+    expect(researcherCall).toBeGreaterThanOrEqual(0);
+    expect(researcherStart).toBeGreaterThan(researcherCall);
+    expect(researcherResult).toBeGreaterThan(at((e) => e.run === `${out.workflow_id}/step-1/agent-1` && e.type === 'run_finished'));
+    // As a person reads it: the grandchild's lines two levels in.
+    const text = await perflow(['watch', out.workflow_id]);
+    expect(text.stdout).toMatch(new RegExp(`^  → researcher .* \\(sub-agent trip-researcher, run ${out.workflow_id}/step-1/agent-1\\)$`, 'm'));
+    expect(text.stdout).toMatch(new RegExp(`^ {8}run ${out.workflow_id}/step-1/agent-1/step-1/agent-1 started: trip-accountant \\(todo_list\\)$`, 'm'));
+    expect(text.stdout).toMatch(/^ {8} {2}← CalculatorTool: 445$/m);
+  });
+
+  it("a root's max_cost_usd covers its sub-agents: each gets what is left, their cost counts in the root's and the tenant's", async () => {
+    const PRICE = { input_per_million: 1, output_per_million: 1 };
+    for (const f of ['supervisor', 'researcher', 'accountant']) {
+      const agent = JSON.parse(readFileSync(join(EXAMPLE, `${f}.json`), 'utf8')) as { llm: Record<string, unknown> };
+      if (f !== 'researcher') agent.llm.price = PRICE;
+      writeFileSync(join(cli.dir, `priced-${f}.json`), JSON.stringify(agent).replaceAll('./', './priced-'));
+    }
+    // A root with a budget needs prices for the whole tree: the researcher has none.
+    const refused = await perflow(['run', '--agent', join(cli.dir, 'priced-supervisor.json'), '--question', 'cost?', '--param', 'max_cost_usd=1']);
+    expect(refused.code).toBe(2);
+    expect(nonEmptyLines(refused.stderr)).toHaveLength(1);
+    expect(refused.stderr).toMatch(/tools\[0\] "researcher" \(\.\/priced-researcher\.json\): parameters\.max_cost_usd: .*\(the root's budget covers its sub-agents\)/);
+
+    const researcher = JSON.parse(readFileSync(join(cli.dir, 'priced-researcher.json'), 'utf8')) as { llm: Record<string, unknown> };
+    researcher.llm.price = PRICE;
+    writeFileSync(join(cli.dir, 'priced-researcher.json'), JSON.stringify(researcher));
+    const budgets = new TenantBudgets(cli.harness.db);
+    await budgets.setCap('tree-tenant', 100, 'test', new Date());
+    const r = await perflow(['run', '--agent', join(cli.dir, 'priced-supervisor.json'), '--question', 'cost?', '--param', 'max_cost_usd=1', '--param', 'tenant_id=tree-tenant', '--wait', '--json'], {}, 150_000);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout) as RunOutput & { workflow_id: string };
+    const client = cli.harness.client;
+    const [researcherRun, accountantRun] = await Promise.all([`${out.workflow_id}/step-1/agent-1`, `${out.workflow_id}/step-2/agent-1`].map((id) => client.workflow.getHandle(id).result() as Promise<RunOutput>));
+    const children = researcherRun.usage.cost_usd! + accountantRun.usage.cost_usd!;
+    expect(researcherRun.usage.cost_usd).toBeGreaterThan(0);
+    // The root's cost is its own calls' and its sub-agents' (theirs include their own sub-agents').
+    expect(out.usage.cost_usd).toBeGreaterThan(children);
+    expect(out.usage.input_tokens).toBeGreaterThan(researcherRun.usage.input_tokens + accountantRun.usage.input_tokens);
+    // A sub-agent starts with what the root had left: below the root's cap, by what the root spent before.
+    const started = (await client.workflow.getHandle(`${out.workflow_id}/step-2/agent-1`).fetchHistory()).events![0].workflowExecutionStartedEventAttributes!;
+    const accountantInput = defaultPayloadConverter.fromPayload<RunInput>(started.input!.payloads![0] as Payload);
+    expect(accountantInput.parameters.max_cost_usd).toBeLessThan(1 - researcherRun.usage.cost_usd!);
+    expect(accountantInput.parameters.tenant_id).toBe('tree-tenant');
+    // Every model call of the tree counted in the tenant's spend.
+    expect(await budgets.spent('tree-tenant', new Date().toISOString().slice(0, 10))).toBeCloseTo(out.usage.cost_usd!, 9);
+  });
+
+  it('a sub-agent at the budget stops and the root waits; raise-budget ROOT lets the tree go on', async () => {
+    // The researcher's model costs a thousand times the others': its run passes what the root has left.
+    const supervisor = readFileSync(join(cli.dir, 'priced-supervisor.json'), 'utf8').replace('./priced-researcher.json', './dear-researcher.json');
+    writeFileSync(join(cli.dir, 'dear-supervisor.json'), supervisor);
+    const researcherFile = JSON.parse(readFileSync(join(cli.dir, 'priced-researcher.json'), 'utf8')) as { llm: Record<string, unknown> };
+    researcherFile.llm.price = { input_per_million: 1000, output_per_million: 1000 };
+    (researcherFile.llm.script as Record<string, unknown>).summary = ['Stopped at the budget: the trip costs about 445.'];
+    writeFileSync(join(cli.dir, 'dear-researcher.json'), JSON.stringify(researcherFile));
+    const cap = 0.5;
+    const started = JSON.parse((await perflow(['run', '--agent', join(cli.dir, 'dear-supervisor.json'), '--question', 'cost?', '--param', `max_cost_usd=${cap}`, '--json'])).stdout) as { workflow_id: string };
+    const root = cli.harness.client.workflow.getHandle(started.workflow_id);
+    for (let i = 0; (await root.query(progressQuery).catch(() => undefined))?.status !== 'awaiting_budget'; i++) {
+      if (i > 600) throw new Error('the root never waited at its budget');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const researcher = (await cli.harness.client.workflow.getHandle(`${started.workflow_id}/step-1/agent-1`).result()) as RunOutput;
+    expect(researcher.response).toMatch(/budget/i);
+    const pending = await perflow(['pending', '--json']);
+    expect((JSON.parse(pending.stdout) as Array<{ workflow_id: string; waiting_for: string }>).filter((p) => p.workflow_id.startsWith(started.workflow_id))).toEqual([expect.objectContaining({ workflow_id: started.workflow_id, waiting_for: 'budget' })]);
+    const raised = await perflow(['raise-budget', started.workflow_id, '--usd', '10', '--json']);
+    expect(raised.stderr).toBe('');
+    expect(JSON.parse(raised.stdout)).toMatchObject({ workflow_id: started.workflow_id, kind: 'budget', action: 'raise' });
+    const out = (await root.result()) as RunOutput;
+    expect(out.response).toMatch(/checked: The accountant's total is 445 too/);
+    expect(out.usage.cost_usd).toBeGreaterThan(cap);
+  });
+
+  it('cancel ROOT ends every descendant', async () => {
+    // The accountant's calculator waits for approval: the tree holds still, three levels deep.
+    for (const f of ['supervisor', 'researcher', 'accountant']) {
+      const agent = JSON.parse(readFileSync(join(EXAMPLE, `${f}.json`), 'utf8')) as { tools: unknown[] };
+      if (f === 'accountant') agent.tools = [{ type: 'CalculatorTool', requires_approval: true }];
+      writeFileSync(join(cli.dir, `held-${f}.json`), JSON.stringify(agent).replaceAll('./', './held-'));
+    }
+    const started = await perflow(['run', '--agent', join(cli.dir, 'held-supervisor.json'), '--question', 'held?', '--json']);
+    expect(started.stderr).toBe('');
+    const root = (JSON.parse(started.stdout) as { workflow_id: string }).workflow_id;
+    const grandchild = cli.harness.client.workflow.getHandle(`${root}/step-1/agent-1/step-1/agent-1`);
+    for (let i = 0; (await grandchild.query(progressQuery).catch(() => undefined))?.pending?.[0]?.kind !== 'tool'; i++) {
+      if (i > 300) throw new Error('the grandchild never waited');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const r = await perflow(['cancel', root, '--json']);
+    expect(r.code).toBe(0);
+    await expect(cli.harness.client.workflow.getHandle(root).result()).rejects.toThrow();
+    // Every workflow of the tree has ended: the runs cancelled, the steps between them too.
+    const tree: Array<[string, string]> = [];
+    for await (const w of cli.harness.client.workflow.list({ query: `WorkflowId STARTS_WITH "${root}"` })) tree.push([w.workflowId.slice(root.length) || '(root)', (await cli.harness.client.workflow.getHandle(w.workflowId).describe()).status.name]);
+    expect(tree.sort()).toEqual([
+      ['(root)', 'CANCELLED'],
+      ['/step-1', 'CANCELLED'],
+      ['/step-1/agent-1', 'CANCELLED'],
+      ['/step-1/agent-1/step-1', 'CANCELLED'],
+      ['/step-1/agent-1/step-1/agent-1', 'CANCELLED'],
+      ['/step-1/agent-1/step-1/agent-1/step-1', 'CANCELLED'],
+    ]);
   });
 
   it('a cycle of agent files is refused before anything starts, naming the chain', async () => {

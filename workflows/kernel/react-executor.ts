@@ -161,6 +161,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   // A sub-agent's usage counts in the step's (its cost in what the step may still spend).
   const subAgentCall = async (ref: AgentToolRef, toolInput: Record<string, unknown>, place: ToolCallPlace): Promise<ToolObservation> => {
     const left = input.budget_usd === undefined ? undefined : Math.max(0, input.budget_usd - (usage.cost_usd ?? 0));
+    if (left === 0) return { content: `Error: the run's dollar budget (max_cost_usd) is used up; ${toolInput.question === undefined ? 'the agent' : 'the question'} was not passed on`, is_error: true };
     const caller = { path: input.agent_path ?? [input.agent ?? 'agent'], ...(input.tenant !== undefined ? { tenant: input.tenant } : {}), ...(left !== undefined ? { budget_usd: left } : {}), ...(input.llm_task_queue ? { llm_task_queue: input.llm_task_queue } : {}), search_attributes: input.search_attributes ?? [] };
     const { observation, usage: spent } = await callSubAgent(ref, toolInput, place, caller);
     usage = addUsage(usage, spent);

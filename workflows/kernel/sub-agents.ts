@@ -4,7 +4,7 @@
  * what is left of the caller's dollar budget. Its answer is the observation; its usage counts in
  * the step (so in the run's and the root's); cancelling the caller cancels it.
  */
-import { ChildWorkflowFailure, executeChild, isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ChildWorkflowFailure, isCancellation, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { AgentToolRef, ToolObservation } from '../../core/activity-contract';
 import { agentToolName, subAgentOf } from '../../core/agent-file/sub-agents';
 import { QUESTION_MAX_CHARS } from '../../core/agent-file/limits';
@@ -41,17 +41,24 @@ export async function callSubAgent(ref: AgentToolRef, input: Record<string, unkn
   const ids: RunIds = { memory_id: memory_id ?? uuid4(), parent_interaction_id: uuid4(), executor_agent_memory_id: uuid4(), executor_agent_parent_interaction_id: uuid4() };
   const own = sub.sparse.parameters.max_cost_usd;
   const budget = caller.budget_usd === undefined ? own : Math.min(own ?? Infinity, caller.budget_usd);
-  const parameters = { ...sub.sparse.parameters, ...(caller.tenant !== undefined ? { tenant_id: caller.tenant } : {}), ...(budget !== undefined ? { max_cost_usd: budget } : {}) };
+  // At the caller's budget a sub-agent stops with what it has (budget_action stop): the wait for
+  // more money is the root's, where one `raise-budget ROOT` answers it for the whole tree.
+  const callersBudget = caller.budget_usd !== undefined && (own === undefined || caller.budget_usd <= own);
+  const parameters = {
+    ...sub.sparse.parameters,
+    ...(caller.tenant !== undefined ? { tenant_id: caller.tenant } : {}),
+    ...(budget !== undefined ? { max_cost_usd: budget } : {}),
+    ...(callersBudget ? { budget_action: 'stop' as const } : {}),
+  };
   const start = runStart({ agent: sub.definition, question, sparse: { ...sub.sparse, parameters }, ids, continuesConversation: memory_id !== undefined, llmTaskQueue: caller.llm_task_queue });
   const place_: SubAgentPlace = { path: [...caller.path, sub.definition.name], parent_workflow_id: info.workflowId, root_workflow_id: info.root?.workflowId ?? info.workflowId };
-  const record = { name: agentToolName(ref, sub), input, place, sub_run: { workflow_id: workflowId, memory_id: ids.memory_id } };
-  await agentToolStarted.executeWithOptions({ summary: `agent tool: ${record.name}` }, [record]);
+  const record = { name: agentToolName(ref, sub), agent: sub.definition.name, input, place, sub_run: { workflow_id: workflowId, memory_id: ids.memory_id } };
   // The namespace's perflow search attributes, as the calling run has them (a child set with one the server lacks would not start).
   const present = new Set(caller.search_attributes);
   let output: RunOutput | undefined;
   let error: string | undefined;
   try {
-    output = await executeChild<RunWorkflow>(sub.workflow_type, {
+    const child = await startChild<RunWorkflow>(sub.workflow_type, {
       workflowId,
       args: [{ ...start.input, sub_agent: place_ }],
       memo: { ...start.memo, agent_path: place_.path, parent_workflow_id: place_.parent_workflow_id, root_workflow_id: place_.root_workflow_id },
@@ -59,6 +66,9 @@ export async function callSubAgent(ref: AgentToolRef, input: Record<string, unkn
       staticDetails: start.staticDetails,
       typedSearchAttributes: start.searchAttributes.filter((a) => present.has(a.key.name)),
     });
+    // Announced once the run exists: a tree's stream follows it from this event.
+    await agentToolStarted.executeWithOptions({ summary: `agent tool: ${record.name}` }, [record]);
+    output = await child.result();
   } catch (err) {
     if (!(err instanceof ChildWorkflowFailure) || isCancellation(err)) throw err;
     error = firstLine(causeChain(err).at(-1) ?? err);
