@@ -53,7 +53,8 @@ export async function readConversation(store: MemoryStore, memoryId: string): Pr
             trace_number: trace.trace_number ?? 0,
             step: trace.input,
             result: trace.response,
-            tool_calls: (execStep ? (children.get(execStep._id) ?? []) : []).map((t) => ({
+            // In the order the model asked for them (calls of one turn may end in another).
+            tool_calls: (execStep ? (children.get(execStep._id) ?? []) : []).sort((a, b) => (a.trace_number ?? 0) - (b.trace_number ?? 0)).map((t) => ({
               tool: t.tool_name ?? '?',
               input: t.input,
               output: t.response,

@@ -170,6 +170,44 @@ describe('an agent as a tool of another', () => {
     ]);
   });
 
+  it('two agent tools called in one turn run at once', async () => {
+    for (const f of ['researcher', 'accountant']) {
+      const agent = JSON.parse(readFileSync(join(EXAMPLE, `${f}.json`), 'utf8')) as { llm: Record<string, unknown> };
+      agent.llm.parameters = { latency_ms: 400 };
+      writeFileSync(join(cli.dir, `slow-${f}.json`), JSON.stringify(agent).replaceAll('./', './slow-'));
+    }
+    const supervisor = {
+      name: 'both-at-once',
+      type: 'plan_execute_and_reflect',
+      llm: {
+        interface: 'scripted',
+        script: {
+          planner: [JSON.stringify({ steps: ['Ask both'], result: '' }), JSON.stringify({ steps: [], result: '{{step_result:1}}' })],
+          executor: [[{ tool_calls: [{ name: 'researcher', input: { question: 'What does the trip cost?' } }, { name: 'accountant', input: { question: 'Add it up.' } }] }, { content: 'both answered' }]],
+        },
+      },
+      tools: [
+        { type: 'AgentTool', name: 'researcher', parameters: { agent: './slow-researcher.json' } },
+        { type: 'AgentTool', name: 'accountant', parameters: { agent: './slow-accountant.json' } },
+      ],
+    };
+    const r = await perflow(['run', '--agent', cli.agentFile('both-at-once', supervisor), '--question', 'both?', '--wait', '--json'], {}, 150_000);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout) as RunOutput & { workflow_id: string };
+    expect(out.response).toBe('both answered');
+    const span = async (id: string) => {
+      const d = await cli.harness.client.workflow.getHandle(id).describe();
+      return [d.startTime.getTime(), d.closeTime!.getTime()];
+    };
+    const [[aStart, aEnd], [bStart, bEnd]] = await Promise.all([span(`${out.workflow_id}/step-1/agent-1`), span(`${out.workflow_id}/step-1/agent-2`)]);
+    // Each began before the other ended.
+    expect(aStart).toBeLessThan(bEnd);
+    expect(bStart).toBeLessThan(aEnd);
+    // The model got both answers, in the order it asked.
+    const memory = await perflow(['memory', out.memory_id], { MONGODB_URI: cli.memoryUri });
+    expect(memory.stdout).toMatch(/tool researcher [^\n]*→ The trip costs 445[\s\S]*tool accountant [^\n]*→ 445/);
+  });
+
   it('a cycle of agent files is refused before anything starts, naming the chain', async () => {
     const a = cli.agentFile('cycle-a', { name: 'a', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] } }, tools: [{ type: 'AgentTool', name: 'b', parameters: { agent: './cycle-b.json' } }] });
     cli.agentFile('cycle-b', { name: 'b', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [] } }, tools: [{ type: 'AgentTool', name: 'a', parameters: { agent: './cycle-a.json' } }] });

@@ -11,7 +11,9 @@ import { createHarness, runInput, type Harness } from './harness';
 import { SCENARIOS, type Scenario } from './scenarios';
 import { forkSource } from '../../client/fork';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { EVAL_WORKFLOW_TYPE, SearchAttributes, workflowTypeFor, type RunOutput } from '../../workflows/definitions';
+import { EVAL_WORKFLOW_TYPE, SearchAttributes, workflowTypeFor, type RunInput, type RunOutput } from '../../workflows/definitions';
+import { loadAgentFile, resolveRunIds } from '../../client/run';
+import { sparseParameters } from '../../core/agent';
 import type { EvalInput } from '../../workflows/eval';
 import { randomUUID } from 'node:crypto';
 
@@ -27,7 +29,7 @@ async function main(): Promise<void> {
     const unknown = only.filter((n) => !SCENARIOS.some((s) => s.name === n));
     if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
     for (const scenario of SCENARIOS.filter((s) => only.length === 0 || only.includes(s.name))) {
-      let input = runInput(scenario.agent, scenario.question, scenario.params);
+      let input: RunInput = typeof scenario.agent === 'string' ? await fileRunInput(scenario.agent, scenario.question) : runInput(scenario.agent, scenario.question, scenario.params);
       if (scenario.forkOf) {
         // The source runs first (not saved); the fork's input is what `perflow fork` builds.
         const source = await harness.client.workflow.start(workflowTypeFor(input.agent.type), {
@@ -74,17 +76,27 @@ async function main(): Promise<void> {
       // The executor (and todo) child workflows too: their code is replayed as well. A fork's
       // first steps have none (they are reused), so the children are read off the run's history.
       // An eval's children are ordinary runs (recorded as scenarios of their own): its history alone is kept.
-      const children = scenario.evalCases ? [] : histories.flatMap((h) => (h.events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []));
-      for (const childId of new Set(children)) {
-        const suffix = childId.slice(`${handle.workflowId}/`.length);
+      // A tree's children have children of their own (sub-agents' runs): every level is kept, as `<name>.step-1.agent-1.step-1.binpb`.
+      const childrenOf = (hs: typeof histories) => hs.flatMap((h) => (h.events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []));
+      const queue = scenario.evalCases ? [] : [...new Set(childrenOf(histories))];
+      for (const childId of queue) {
+        const suffix = childId.slice(`${handle.workflowId}/`.length).replaceAll('/', '.');
         const history = await harness.client.workflow.getHandle(childId).fetchHistory();
         writeFileSync(file.replace(/\.binpb$/, `.${suffix}.binpb`), temporal.api.history.v1.History.encode(history).finish());
+        for (const grandchild of childrenOf([history])) if (!queue.includes(grandchild)) queue.push(grandchild);
       }
     }
   } finally {
     await harness.close();
     await servers.stop();
   }
+}
+
+/** A run's input from an agent file on disk, its agent tools' files read as `perflow run` reads them. */
+async function fileRunInput(file: string, question: string): Promise<RunInput> {
+  const { agent, parameters } = await loadAgentFile(file);
+  const { ids, parameters: rest } = resolveRunIds({ parameters });
+  return { agent, question, ...sparseParameters(rest), ids };
 }
 
 /** Starts the eval workflow over `cases` as `perflow eval` does (fresh memory IDs per case), as `history-<name>`. */

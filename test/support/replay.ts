@@ -20,7 +20,8 @@ export function readHistory(file: string): temporal.api.history.v1.History {
 /**
  * The workflow ID a history file was recorded under: workflow `history-<scenario>` (one file per
  * execution `.run-<k>` when it continued-as-new) and its children `history-<scenario>/step-<n>`
- * (or `/todo-<n>`, todo_list runs from before the kernel ran their iterations). `before-<patch>.`
+ * (or `/todo-<n>`, todo_list runs from before the kernel ran their iterations), and in an agent
+ * tree their sub-agents' runs `…/step-<n>/agent-<k>` and theirs. `before-<patch>.`
  * files are copies kept from before a patched change.
  */
 export function recordedWorkflowId(file: string): string {
@@ -28,7 +29,9 @@ export function recordedWorkflowId(file: string): string {
     .replace(/^before-[a-z-]+\./, '')
     .replace(/\.binpb$/, '')
     .replace(/\.run-\d+$/, '')
-    .replace(/\.((?:step|todo)-\d+)$/, '/$1');
+    .replace(/\.((?:step|todo)-\d+)$/, '/$1')
+    // An agent tree's sub-agents and their steps: `<scenario>.step-1.agent-1.step-1` → `/step-1/agent-1/step-1`.
+    .replace(/\.((?:step|agent)-\d+)(?=[./]|$)/g, '/$1');
   return `history-${name}`;
 }
 

@@ -21,6 +21,7 @@ import { calculatorCall, calculatorTurns, onTrack, planAndExecuteAgent, planStep
 
 export interface Scenario {
   name: string;
+  /** The agent file's content, or its path (a file whose agent tools name other files: read as `perflow run` reads it). */
   agent: unknown;
   question: string;
   params?: Record<string, unknown>;
@@ -467,6 +468,13 @@ export const SCENARIOS: Scenario[] = [
       },
       { id: 'bad', question: 'sum 1..1 again', checks: [{ tool_not_called: 'CalculatorTool' }] },
     ],
+  },
+  // An agent tree: a supervisor whose steps call a researcher (which calls an accountant) and the
+  // accountant, each a child run of the step that called it (three levels, three agent types).
+  {
+    name: 'agent-tree',
+    question: 'What does the trip cost?',
+    agent: resolve(__dirname, '../../examples/multi-agent/supervisor.json'),
   },
 ];
 

@@ -195,6 +195,9 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
       answered = true;
       return finish(response.content, iteration + 1, stepMemory !== undefined);
     }
+    // A turn's agent tools run at once (each a sub-agent's run); the other calls one after the
+    // other, as before. The observations are recorded in the order the model asked.
+    const outcomes: Array<Promise<{ call: (typeof response.tool_calls)[number]; observation: ToolObservation; callIndex?: number }>> = [];
     for (const call of response.tool_calls) {
       const ref = byName.get(call.name);
       // A tool that requires approval waits for a person's decision, asked from the run.
@@ -208,21 +211,24 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
       const runs = ref !== undefined && approval?.action !== 'deny';
       const toolInput = approval?.input ?? call.input;
       const place = { ids: input.ids, stepIndex: input.stepIndex, callIndex: toolCalls };
-      // A tool outside the agent's list is never executed; an agent tool is a sub-agent's run.
-      const observation = runs
-        ? isAgentTool(ref)
-          ? await subAgentCall(ref, toolInput, place)
-          : await toolCall(ref).executeWithOptions({ summary: `tool: ${call.name}` }, [{ tool: ref, input: toolInput, place }])
-        : approval
-          ? { content: `The call was denied by ${approval.by}, who reviews this tool's calls: ${approval.reason ?? 'no reason given'}`, is_error: true }
-          : {
-              content: `Error: tool "${call.name}" is not available to this agent; allowed tools: ${allowed.join(', ') || 'none'}`,
-              is_error: true,
-            };
-      if (runs && approval?.input) observation.content = `(The reviewer ran this call with the input ${JSON.stringify(toolInput)}.)\n${observation.content}`;
-      // The model saw the call's answer as memory holds it: later turns send it by reference.
-      if (runs && !approval?.input) stored.push({ message: messages.length, call: toolCalls });
       if (runs) toolCalls++;
+      // A tool outside the agent's list is never executed.
+      const observation: Promise<ToolObservation> = runs
+        ? isAgentTool(ref)
+          ? subAgentCall(ref, toolInput, place)
+          : Promise.resolve(await toolCall(ref).executeWithOptions({ summary: `tool: ${call.name}` }, [{ tool: ref, input: toolInput, place }]))
+        : Promise.resolve(
+            approval
+              ? { content: `The call was denied by ${approval.by}, who reviews this tool's calls: ${approval.reason ?? 'no reason given'}`, is_error: true }
+              : { content: `Error: tool "${call.name}" is not available to this agent; allowed tools: ${allowed.join(', ') || 'none'}`, is_error: true },
+          );
+      // An edited call's answer says so (and is sent whole: memory holds the tool's output without the note).
+      if (runs && approval?.input) outcomes.push(observation.then((o) => ({ call, observation: { ...o, content: `(The reviewer ran this call with the input ${JSON.stringify(toolInput)}.)\n${o.content}` } })));
+      else outcomes.push(observation.then((o) => ({ call, observation: o, ...(runs ? { callIndex: place.callIndex } : {}) })));
+    }
+    for (const { call, observation, callIndex } of await Promise.all(outcomes)) {
+      // The model saw the call's answer as memory holds it: later turns send it by reference.
+      if (callIndex !== undefined) stored.push({ message: messages.length, call: callIndex });
       if (observation.is_error) toolErrors++;
       observations.push(`${call.name}: ${observation.content}`);
       messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: observation.content, is_error: observation.is_error });

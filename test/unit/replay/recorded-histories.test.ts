@@ -107,6 +107,14 @@ describe('recorded histories', () => {
         'executor-step-memory-by-input.binpb',
         'executor-step-memory-by-input.step-1.binpb',
         'executor-step-memory-by-input.step-2.binpb',
+        // An agent tree: sub-agents' runs (children of the steps that called them) and their steps, three levels.
+        'agent-tree.binpb',
+        'agent-tree.step-1.binpb',
+        'agent-tree.step-1.agent-1.binpb',
+        'agent-tree.step-1.agent-1.step-1.binpb',
+        'agent-tree.step-1.agent-1.step-1.agent-1.binpb',
+        'agent-tree.step-1.agent-1.step-1.agent-1.step-1.binpb',
+        'agent-tree.step-2.agent-1.binpb',
       ]),
     );
   });
@@ -163,6 +171,22 @@ describe('recorded histories', () => {
     expect(tenant.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? [])).toEqual(['tenantWaitRequest', 'tenantCap']);
     const child = readHistory('tenant-budget.step-1.binpb').events ?? [];
     expect(child.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? [])).toEqual(['tenantWaitAnswer']);
+  });
+
+  it("hold an agent tree: a sub-agent's run is a child of the step that called it, announced once it started and recorded once it ended", () => {
+    const step = readHistory('agent-tree.step-1.binpb').events ?? [];
+    const what = step.flatMap((e) => {
+      const child = e.startChildWorkflowExecutionInitiatedEventAttributes;
+      if (child) return [`start ${child.workflowType?.name} ${child.workflowId}`];
+      if (e.childWorkflowExecutionStartedEventAttributes) return ['child started'];
+      if (e.childWorkflowExecutionCompletedEventAttributes) return ['child completed'];
+      return e.activityTaskScheduledEventAttributes?.activityType?.name ?? [];
+    });
+    expect(what).toEqual(['executionModel', 'start planAndExecute history-agent-tree/step-1/agent-1', 'child started', 'agentToolStarted', 'child completed', 'agentToolEnded', 'executionModel']);
+    // What the call adds to the step's history: 3 events of the child, 3 of each activity, and the workflow tasks between them.
+    expect(step).toHaveLength(38);
+    const grandchild = readHistory('agent-tree.step-1.agent-1.step-1.binpb').events ?? [];
+    expect(grandchild.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? [])).toEqual(['history-agent-tree/step-1/agent-1/step-1/agent-1']);
   });
 
   it.each(files.map((file, i) => [file, i] as const))('replay deterministically: %s', (file, i) => {
