@@ -1,6 +1,7 @@
 /** The CLI's text views of runs and decisions (what `--json` prints as JSON instead). */
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import type { PendingRun } from '../client/decisions';
+import type { SubAgentRun } from '../client/agent-tree';
 import type { DecisionRecord, Progress } from '../client';
 import { pendingLines } from '../client/text-views';
 import { formatCost } from '../core/text';
@@ -18,6 +19,15 @@ export function statusLines(id: string, p: Progress): string[] {
   if (p.result !== undefined) lines.push(`  result: ${p.result}`);
   if (p.error !== undefined) lines.push(`  error: ${p.error}`);
   return lines;
+}
+
+/** An agent tree's sub-agents under `status`: each indented by its depth, with its status, steps and cost. */
+export function subAgentLines(runs: readonly SubAgentRun[]): string[] {
+  if (runs.length === 0) return [];
+  return [
+    '  sub-agents:',
+    ...runs.map((r) => `${'  '.repeat(r.agent_path.length)}${r.agent_path.at(-1)} (${r.workflow_id}): ${r.status}${r.steps_executed !== undefined ? `, ${r.steps_executed} steps, ${formatCost(r.cost_usd ?? null)}` : ''}`),
+  ];
 }
 
 /** A run of `perflow list`. */

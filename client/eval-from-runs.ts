@@ -48,7 +48,7 @@ export function caseIdFor(workflowId: string, taken: Set<string>): string {
   return id;
 }
 
-/** The newest completed runs matching the options (visibility lists them newest first), evals' case runs left out. */
+/** The newest completed runs matching the options (visibility lists them newest first), evals' case runs and sub-agents' runs left out. */
 async function completedRuns(client: Client, o: FromRunsOptions, limit: number): Promise<WorkflowExecutionInfo[]> {
   return needingSearchAttributes(client, 'eval from-runs', async () => {
     const runs: WorkflowExecutionInfo[] = [];
@@ -56,6 +56,8 @@ async function completedRuns(client: Client, o: FromRunsOptions, limit: number):
     for await (const wf of lenientClient(client).workflow.list({ query: fromRunsQuery(o) })) {
       // The runs of evals (PerflowEval) answered suites already: a suite of them would test itself.
       if (wf.typedSearchAttributes.get(SearchAttributes.eval) !== undefined) continue;
+      // A sub-agent's run answered its caller's question, not a person's: its root is the run to learn from.
+      if (wf.memo?.root_workflow_id !== undefined) continue;
       runs.push(wf);
       if (runs.length >= limit) break;
     }

@@ -10,6 +10,7 @@ export { describeError, ERROR_KINDS, failureMessage, PerflowError, type ErrorKin
 export { followRun } from './follow-run';
 export { agentFromJson, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type LoadedAgent, type StartRunOptions, type StartedRun } from './run';
 export { readSubAgentFiles, type ReadSubAgentOptions, type SubAgentFiles } from './sub-agents';
+export { subAgentRuns, type SubAgentRun } from './agent-tree';
 export {
   cancelRun,
   fetchHistory,

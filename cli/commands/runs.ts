@@ -6,7 +6,8 @@ import { watchRun } from '../../client/watch';
 import { assertMemoryExists } from '../../client/memory';
 import { checkWorkerPolicy } from '../../client/worker-policy';
 import { requireId, withClient, type CommandHandler } from '../context';
-import { runListLine, statusLines } from '../format';
+import { runListLine, statusLines, subAgentLines } from '../format';
+import { subAgentRuns } from '../../client/agent-tree';
 import { answer, note } from '../output';
 import { checkFollowOrWait, reportStarted, terminalColumns } from '../started-run';
 import { EventPrinter } from '../event-lines';
@@ -33,8 +34,8 @@ export const run: CommandHandler = async (ctx) => {
 export const status: CommandHandler = async (ctx) => {
   const id = requireId(ctx);
   return withClient(ctx, async ({ client }) => {
-    const p = await getStatus(client, id);
-    answer(ctx.o.json, { workflow_id: id, ...p }, () => statusLines(id, p));
+    const [p, subAgents] = await Promise.all([getStatus(client, id), subAgentRuns(client, id)]);
+    answer(ctx.o.json, { workflow_id: id, ...p, ...(subAgents.length > 0 ? { sub_agents: subAgents } : {}) }, () => [...statusLines(id, p), ...subAgentLines(subAgents)]);
     return 0;
   });
 };

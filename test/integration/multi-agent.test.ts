@@ -73,6 +73,29 @@ describe('an agent as a tool of another', () => {
     expect(text.stdout).toMatch(new RegExp(`^  → researcher .* \\(sub-agent trip-researcher, run ${out.workflow_id}/step-1/agent-1\\)$`, 'm'));
     expect(text.stdout).toMatch(new RegExp(`^ {8}run ${out.workflow_id}/step-1/agent-1/step-1/agent-1 started: trip-accountant \\(todo_list\\)$`, 'm'));
     expect(text.stdout).toMatch(/^ {8} {2}← CalculatorTool: 445$/m);
+
+    // status shows the tree: each sub-agent's run with its status, steps and cost.
+    const status = JSON.parse((await perflow(['status', out.workflow_id, '--json'])).stdout) as { status: string; sub_agents: Array<{ workflow_id: string; agent_path: string[]; status: string; steps_executed: number }> };
+    expect(status.status).toBe('completed');
+    expect(status.sub_agents.map((r) => [r.workflow_id.slice(out.workflow_id.length), r.agent_path.join(' → '), r.status, r.steps_executed])).toEqual([
+      ['/step-1/agent-1', 'trip-supervisor → trip-researcher', 'completed', 1],
+      ['/step-1/agent-1/step-1/agent-1', 'trip-supervisor → trip-researcher → trip-accountant', 'completed', 1],
+      ['/step-2/agent-1', 'trip-supervisor → trip-accountant', 'completed', 1],
+    ]);
+    const statusText = (await perflow(['status', out.workflow_id])).stdout;
+    expect(statusText).toMatch(new RegExp(`^  sub-agents:\\n {4}trip-researcher \\(${out.workflow_id}/step-1/agent-1\\): completed, 1 steps, cost unknown\\n {6}trip-accountant `, 'm'));
+  });
+
+  it('eval from-runs leaves sub-agent runs out: a suite of the tree is a suite of its roots', async () => {
+    const file = join(cli.dir, 'from-runs.json');
+    const sub = await perflow(['eval', 'from-runs', '--agent', 'trip-researcher', '--out', file]);
+    expect(sub.code).toBe(1);
+    expect(sub.stderr).toMatch(/no completed run of agent trip-researcher to make a suite of; nothing written/);
+    const roots = await perflow(['eval', 'from-runs', '--agent', 'trip-supervisor', '--out', file]);
+    expect(roots.stderr).toBe('');
+    const suite = JSON.parse(readFileSync(file, 'utf8')) as { cases: Array<{ question: string }> };
+    expect(suite.cases.length).toBeGreaterThan(0);
+    expect(suite.cases.every((c) => c.question === 'What does the trip cost?')).toBe(true);
   });
 
   it("a root's max_cost_usd covers its sub-agents: each gets what is left, their cost counts in the root's and the tenant's", async () => {
