@@ -68,6 +68,21 @@ async function activities(client: Client, events: Event[], type: string): Promis
   );
 }
 
+/** A step's tool calls in the order the model asked for them: tools' and agent tools' (sub-agents' runs). */
+async function toolCallsOf(client: Client, child: Event[]): Promise<StepSide['tool_calls']> {
+  const calls = [
+    ...(await activities(client, child, 'callTool')).map((c) => c.input as { tool: { name?: string; type: string }; input: unknown; place: { callIndex: number } }).map((c) => ({ tool: c.tool.name ?? c.tool.type, input: c.input, at: c.place.callIndex })),
+    ...(await activities(client, child, 'agentToolEnded')).map((c) => c.input as { name: string; input: unknown; place: { callIndex: number } }).map((c) => ({ tool: c.name, input: c.input, at: c.place.callIndex })),
+  ];
+  return calls.sort((a, b) => a.at - b.at).map(({ tool, input }) => ({ tool, input }));
+}
+
+/** What a completed step used, as its executor reported it (its sub-agents' usage included); undefined for a step that did not complete. */
+async function stepUsage(client: Client, child: Event[]): Promise<Usage | undefined> {
+  const done = child.find((e) => e.workflowExecutionCompletedEventAttributes)?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0];
+  return done ? ((await decodePayload(client, done as never)) as { usage?: Usage } | undefined)?.usage : undefined;
+}
+
 /** The step's usage: its model calls' added up (a cost is unknown when a call's is: `addUsage`). */
 const usageOf = (results: unknown[]): Usage =>
   results.reduce<Usage>((u, r) => {
@@ -93,11 +108,8 @@ async function sideOf(client: Client, workflowId: string): Promise<{ side: RunSi
       step: s.step,
       ok: s.ok,
       result_preview: s.result_preview,
-      tool_calls: (await activities(client, child, 'callTool')).map((c) => {
-        const call = c.input as { tool: { name?: string; type: string }; input: unknown };
-        return { tool: call.tool.name ?? call.tool.type, input: call.input };
-      }),
-      usage: usageOf((await activities(client, child, 'executionModel')).map((a) => a.result)),
+      tool_calls: await toolCallsOf(client, child),
+      usage: (await stepUsage(client, child)) ?? usageOf((await activities(client, child, 'executionModel')).map((a) => a.result)),
       duration_ms: spanMs(child),
     });
   }

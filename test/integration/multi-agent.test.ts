@@ -98,6 +98,33 @@ describe('an agent as a tool of another', () => {
     expect(suite.cases.every((c) => c.question === 'What does the trip cost?')).toBe(true);
   });
 
+  it("a fork of a tree reuses the sub-agents' work before its step; diff shows the agent tool calls; an eval over the supervisor sees the tree", async () => {
+    const a = JSON.parse((await perflow(['run', '--agent', join(EXAMPLE, 'supervisor.json'), '--question', 'What does the trip cost?', '--wait', '--json'], {}, 150_000)).stdout) as RunOutput & { workflow_id: string };
+    const forked = await perflow(['fork', a.workflow_id, '--from-step', '2', '--wait', '--json'], {}, 150_000);
+    expect(forked.stderr).toBe('');
+    const b = JSON.parse(forked.stdout) as RunOutput & { workflow_id: string };
+    expect(b.response).toBe(a.response);
+    // Step 1's researcher ran in the source only; the fork's step 2 called the accountant anew.
+    const runsOfFork = await subRuns(b.workflow_id);
+    expect(runsOfFork.map((r) => r.workflowId.slice(b.workflow_id.length))).toEqual(['/step-2/agent-1']);
+    const diff = JSON.parse((await perflow(['diff', a.workflow_id, b.workflow_id, '--json'])).stdout) as { steps: Array<{ same: boolean; a?: { tool_calls: Array<{ tool: string }>; usage: { input_tokens: number } } }> };
+    expect(diff.steps.map((s) => s.same)).toEqual([true, true]);
+    expect(diff.steps.map((s) => s.a!.tool_calls.map((c) => c.tool))).toEqual([['researcher'], ['accountant']]);
+    // A step's usage in the diff includes its sub-agent's (the researcher's run alone reads thousands of tokens).
+    const researcher = (await cli.harness.client.workflow.getHandle(`${a.workflow_id}/step-1/agent-1`).result()) as RunOutput;
+    expect(diff.steps[0].a!.usage.input_tokens).toBeGreaterThan(researcher.usage.input_tokens);
+
+    writeFileSync(
+      join(cli.dir, 'tree-suite.json'),
+      JSON.stringify({ name: 'tree', agent: join(EXAMPLE, 'supervisor.json'), cases: [{ id: 'cost', question: 'What does the trip cost?', checks: [{ contains: '445' }, { tool_called: 'researcher' }, { tool_called: 'accountant' }] }] }),
+    );
+    const evaluated = await perflow(['eval', join(cli.dir, 'tree-suite.json'), '--json'], {}, 150_000);
+    expect(evaluated.code).toBe(0);
+    const result = JSON.parse(evaluated.stdout) as { passed: number; failed: number; cases: Array<{ checks: Array<{ check: string; passed: boolean }> }> };
+    expect(result).toMatchObject({ passed: 1, failed: 0 });
+    expect(result.cases[0].checks.every((c) => c.passed)).toBe(true);
+  });
+
   it("a root's max_cost_usd covers its sub-agents: each gets what is left, their cost counts in the root's and the tenant's", async () => {
     const PRICE = { input_per_million: 1, output_per_million: 1 };
     for (const f of ['supervisor', 'researcher', 'accountant']) {
