@@ -3,7 +3,7 @@
  * under the root's: `<root>/step-N/agent-K…`), each with its path, status, steps and cost.
  */
 import type { Client } from '@temporalio/client';
-import { progressQuery } from '../workflows/definitions';
+import { progressQuery, type PendingDecision } from '../workflows/definitions';
 import { lenientClient } from './payloads';
 
 /** A sub-agent's run in its tree. */
@@ -15,6 +15,8 @@ export interface SubAgentRun {
   status: string;
   steps_executed?: number;
   cost_usd?: number | null;
+  /** What it waits for from a person (answered with its ID or its root's). */
+  pending?: PendingDecision[];
 }
 
 /** How long one run's progress is waited for: a tree whose workers are down is shown from visibility alone. */
@@ -38,7 +40,7 @@ export async function subAgentRuns(client: Client, rootId: string, limit = 200):
   return Promise.all(
     found.map(async (r): Promise<SubAgentRun> => {
       const p = await client.withDeadline(Date.now() + PROGRESS_QUERY_MS, () => client.workflow.getHandle(r.workflowId).query(progressQuery)).catch(() => undefined);
-      return { workflow_id: r.workflowId, agent_path: r.path, status: p?.status ?? r.status, ...(p ? { steps_executed: p.steps_executed, cost_usd: p.usage.cost_usd ?? null } : {}) };
+      return { workflow_id: r.workflowId, agent_path: r.path, status: p?.status ?? r.status, ...(p ? { steps_executed: p.steps_executed, cost_usd: p.usage.cost_usd ?? null } : {}), ...((p?.pending ?? []).length > 0 ? { pending: p!.pending } : {}) };
     }),
   );
 }

@@ -35,6 +35,7 @@ import {
   type RunOutput,
 } from '../client';
 import { readSubAgentFiles } from '../client/sub-agents';
+import { subAgentRuns } from '../client/agent-tree';
 import { join } from 'node:path';
 import { isNotFound } from '../client/errors';
 import { HttpError, httpAnswerOf, type ErrorStatus } from '../client/http-error';
@@ -102,8 +103,8 @@ export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
   api.get('/runs/:id', async (c) => {
     const id = c.req.param('id');
     await inScope(c);
-    const progress = await getStatus(client, id);
-    return c.json({ workflow_id: id, ...progress, ui_url: workflowUrl(config, id) });
+    const [progress, subAgents] = await Promise.all([getStatus(client, id), subAgentRuns(client, id)]);
+    return c.json({ workflow_id: id, ...progress, ui_url: workflowUrl(config, id), ...(subAgents.length > 0 ? { sub_agents: subAgents } : {}) });
   });
 
   api.get('/runs/:id/result', async (c) => {

@@ -153,18 +153,23 @@ function Controls({ progress, workflowId, onDone }) {
     </div>`;
 }
 
+/** The decisions run `workflowId` waits for, each with its form (a sub-agent's too, answered on its own run). */
+export function PendingDecisions({ pending, workflowId, onDone }) {
+  return (pending ?? []).map((p) =>
+    p.kind === 'plan'
+      ? html`<${PlanDecision} key=${p.id} pending=${p} workflowId=${workflowId} onDone=${onDone} />`
+      : p.kind === 'budget'
+        ? html`<${BudgetDecision} key=${p.id} pending=${p} workflowId=${workflowId} onDone=${onDone} />`
+        : html`<${ToolDecision} key=${p.id} pending=${p} workflowId=${workflowId} onDone=${onDone} />`,
+  );
+}
+
 export function Decisions({ progress, onDone }) {
   const id = progress.workflow_id;
   return html`
     <section class="panel decisions" data-testid="decisions">
       <h3>Decisions</h3>
-      ${(progress.pending ?? []).map((p) =>
-        p.kind === 'plan'
-          ? html`<${PlanDecision} key=${p.id} pending=${p} workflowId=${id} onDone=${onDone} />`
-          : p.kind === 'budget'
-            ? html`<${BudgetDecision} key=${p.id} pending=${p} workflowId=${id} onDone=${onDone} />`
-            : html`<${ToolDecision} key=${p.id} pending=${p} workflowId=${id} onDone=${onDone} />`,
-      )}
+      <${PendingDecisions} pending=${progress.pending} workflowId=${id} onDone=${onDone} />
       <${Controls} progress=${progress} workflowId=${id} onDone=${onDone} />
     </section>`;
 }

@@ -10,6 +10,7 @@ import { useRunEvents } from './run-events.js';
 import { Steps } from './steps.js';
 import { Activity } from './activity.js';
 import { Decisions } from './decisions.js';
+import { AgentTree } from './agent-tree.js';
 
 const ENDED = new Set(['completed', 'failed']);
 
@@ -68,6 +69,7 @@ export function RunView({ id }) {
         ${error && html`<p class="error">${error}</p>`}
       </section>
       ${!ended && html`<${Decisions} progress=${p} onDone=${load} />`}
+      <${AgentTree} progress=${p} onDone=${load} />
       ${ended &&
       html`<section class=${`panel result ${failure ? 'failed' : ''}`} data-testid="run-result">
         <h3>${failure ? 'Error' : 'Response'}</h3>

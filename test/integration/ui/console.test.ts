@@ -8,7 +8,7 @@
  * A screenshot of the run view is saved outside the repository (and, with
  * PERFLOW_UPDATE_SCREENSHOTS=1, as docs/images/console-run.png for the README).
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -57,6 +57,17 @@ beforeAll(async () => {
   (quick.llm as Record<string, unknown>).price = { input_per_million: 2, output_per_million: 8 };
   writeFileSync(join(agents, 'quick-adder.json'), JSON.stringify(quick));
 
+  // An agent tree (the example's), its sub-agents in a folder of the agents folder; the accountant's calculator waits for a person.
+  const example = resolve(__dirname, '../../../examples/multi-agent');
+  mkdirSync(join(agents, 'tree'));
+  const supervisor = JSON.parse(readFileSync(join(example, 'supervisor.json'), 'utf8')) as { name: string };
+  supervisor.name = 'tree-supervisor';
+  writeFileSync(join(agents, 'tree-supervisor.json'), JSON.stringify(supervisor).replaceAll('./', './tree/'));
+  copyFileSync(join(example, 'researcher.json'), join(agents, 'tree', 'researcher.json'));
+  const accountant = JSON.parse(readFileSync(join(example, 'accountant.json'), 'utf8')) as { tools: unknown[] };
+  accountant.tools = [{ type: 'CalculatorTool', requires_approval: true }];
+  writeFileSync(join(agents, 'tree', 'accountant.json'), JSON.stringify(accountant));
+
   const env = { ...process.env, ...cli.env };
   server = await startConsole({ config: clientConfigFromEnv(env), port: 0, agentsDir: agents });
   TOKEN = server.token!;
@@ -95,7 +106,7 @@ it('starts, watches, steers, forks and compares runs', async () => {
   // keeps it and takes it out of the address bar.
   expect(server.openUrl).toBe(`${server.url}/?token=${TOKEN}`);
   await page.goto(server.openUrl);
-  await count(byTestId('start-agent').locator('option'), 2);
+  await count(byTestId('start-agent').locator('option'), 3);
   expect(page.url()).not.toContain(TOKEN);
 
   await byTestId('start-agent').selectOption('reviewed-adder.json');
@@ -229,6 +240,26 @@ it('raises the budget of a run that waits at its max_cost_usd, and shows what it
   await text(byTestId('run-view-status'), 'completed', 20_000);
   await text(byTestId('run-usage'), /\$\d/);
   await text(byTestId('activity'), 'budget raised');
+});
+
+it('shows an agent tree under its root and answers a tool approval of a grandchild where it appears', async () => {
+  const started = (await (await api('/runs', { method: 'POST', body: JSON.stringify({ agent: 'tree-supervisor.json', question: 'What does the trip cost?' }) })).json()) as { workflow_id: string };
+  const id = started.workflow_id;
+  await page.goto(`${server.url}/?token=${TOKEN}#/runs/${encodeURIComponent(id)}`);
+  const node = (suffix: string) => page.locator(`[data-testid="tree-node"][data-workflow-id="${id}${suffix}"]`);
+  // supervisor → researcher → accountant: the accountant's calculator call waits, shown under its node.
+  await node('/step-1/agent-1/step-1/agent-1').getByTestId('tool-decision').waitFor({ timeout: 30_000 });
+  await text(node('/step-1/agent-1/step-1/agent-1').getByTestId('tree-node-status'), 'awaiting_approval');
+  await text(node('/step-1/agent-1').getByTestId('tree-node-status'), 'executing');
+  await text(node('/step-1/agent-1/step-1/agent-1').getByTestId('tool-decision-tool'), 'CalculatorTool');
+  await screenshot('console-agent-tree.png');
+  await node('/step-1/agent-1/step-1/agent-1').getByTestId('tool-approve').click();
+  // Then the supervisor's own call of the accountant waits.
+  await node('/step-2/agent-1').getByTestId('tool-approve').click({ timeout: 30_000 });
+  await text(byTestId('run-view-status'), 'completed', 30_000);
+  await count(byTestId('tree-node'), 3);
+  await text(node('/step-2/agent-1').getByTestId('tree-node-status'), 'completed');
+  await text(byTestId('run-response'), /^The trip costs 445/);
 });
 
 it('refuses a state-changing request from a foreign origin', async () => {
