@@ -4,14 +4,15 @@
  *
  *   npm run bench -- [--concurrency 50,200] [--steps 10] [--runs 5]
  *                    [--backends sqlite,postgresql] [--latency-ms 1000] [--long [--long-steps 1000]]
- *                    [--only per-step,history,durability,parallel,streaming,eval,concurrency]
+ *                    [--only per-step,history,durability,parallel,streaming,eval,sub-agents,concurrency]
  *
  * On the first memory backend: per-step orchestration time next to a floor workflow doing the
  * same Temporal round trips with no-op activities; history, Temporal tasks and MongoDB commands
  * per step; the run's start event; perflow next to an in-process loop with model latency; history
  * per step with the model streaming and not; a model's first token from the activity to a
  * watchRun client at 1 and 50 runs at once, and what the streaming sends per second; the history
- * of a 100-case eval; with
+ * of a 100-case eval; what an agent tool's call adds to its caller's history, and a supervisor
+ * with two sub-agents next to one agent doing their work; with
  * `--long`, a 1,000-step run (`--long-steps N`) through continue-as-new and a step of 200
  * ReAct iterations with 8 KB tool outputs. On every backend: K concurrent 5-step
  * runs next to the floor, and the worker's peak RSS. Writes bench/results/latest.{json,md}.
@@ -30,6 +31,7 @@ import { MongoClient } from 'mongodb';
 import { firstLine } from '../core/text';
 import { startServers, stopServersOnSignals } from '../servers';
 import { benchInput, independentStepsInput, longStepInput, type BenchRun } from '../bench/agents';
+import { treeInputs } from '../bench/multi-agent';
 import { activityTrouble, allHistories, carriedStateBytes, eventCount, fetchManyRunHistories, fetchRunHistories, historyBytes, startEventBytes, temporalTasks, type RunHistories } from '../bench/histories';
 import { runInProcess } from '../bench/in-process-loop';
 import { blobTool } from '../bench/tools';
@@ -55,7 +57,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
   },
 });
-/** `--only per-step,history,durability,parallel,streaming,eval,concurrency`: the sections to measure (default all). */
+/** `--only per-step,history,durability,parallel,streaming,eval,sub-agents,concurrency`: the sections to measure (default all). */
 const ONLY = args.only ? new Set(args.only.split(',').map((s) => s.trim())) : undefined;
 const measuring = (section: string) => !ONLY || ONLY.has(section);
 const CONCURRENCY = args.concurrency.split(',').map(Number);
@@ -393,6 +395,22 @@ async function measureLongRun(bench: Bench, results: Record<string, unknown>): P
   ];
 }
 
+const TREE_LATENCY_MS = 200;
+
+/** An agent tool's call: the events and bytes it adds to its caller's histories (run and steps), and a supervisor's wall time against one agent's. */
+async function measureSubAgents(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
+  const inputs = await treeInputs(TREE_LATENCY_MS);
+  const [tree, noCalls, oneAgent] = [await perflowRun(bench, inputs.supervisor), await perflowRun(bench, inputs.noCalls), await perflowRun(bench, inputs.oneAgent)];
+  const caller = async (run: Finished) => allHistories([await historiesOf(bench, run)]); // the run and its steps, not the sub-agents' runs
+  const [withCalls, without] = [await caller(tree), await caller(noCalls)];
+  const perCall = { events: (eventCount(withCalls) - eventCount(without)) / 2, bytes: (historyBytes(withCalls) - historyBytes(without)) / 2 };
+  results.sub_agents = { latency_ms: TREE_LATENCY_MS, per_call: perCall, supervisor_ms: tree.ms, one_agent_ms: oneAgent.ms };
+  return [
+    ['what one agent tool call adds to its caller (run and step histories, sub-agent excluded)', `${perCall.events} events, ${size(perCall.bytes)}`, 'the same steps answering without a tool', ''],
+    [`a supervisor with two one-step sub-agents (model latency ${TREE_LATENCY_MS} ms)`, seconds(tree.ms), `the same work as one agent: ${seconds(oneAgent.ms)}`, `${round(tree.ms / oneAgent.ms, 2)}×`],
+  ];
+}
+
 const EVAL_CASES = 100;
 const EVAL_STEPS = 3;
 const EVAL_CONCURRENCY = 20;
@@ -432,6 +450,7 @@ async function measureBackend(bench: Bench, first: boolean, results: Record<stri
     if (measuring('parallel')) rows.push(...(await measureParallelSteps(bench, results)));
     if (measuring('streaming')) rows.push(...(await measureStreamHistory(bench, results)), ...(await measureStreaming(bench, results)));
     if (measuring('eval')) rows.push(...(await measureEval(bench, results)));
+    if (measuring('sub-agents')) rows.push(...(await measureSubAgents(bench, results)));
     if (args.long) rows.push(...(await measureLongRun(bench, results)));
   } else {
     await perflowRun(bench, benchInput({ steps: 2 })); // warm-up
