@@ -15,6 +15,7 @@ import { withHeartbeat } from './heartbeat';
 import { saveToolCall, toolCallId, type ToolCallPlace } from './memory';
 import { checkMcpServers, checkSubAgents, policySecrets, type PolicyDeps } from './policy';
 import { AGENT_TOOL_INPUT_SCHEMA, agentToolName, isAgentTool, subAgentOf } from '../core/agent';
+import { NEXUS_AGENT_TOOL_TYPE } from '../core/nexus-agents';
 import { activityStream } from './run-events';
 import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters, type SecretReader } from './tools/mcp';
 import { toolSpec, type ToolRegistry } from './tools/tool';
@@ -41,6 +42,7 @@ export async function describeTools(deps: ToolCallDeps, { tools, mcp_servers = [
     checkSubAgents(deps, tools);
     const builtin = tools.map((ref): AgentTool => {
       if (isAgentTool(ref)) return agentToolOf(ref);
+      if (ref.type === NEXUS_AGENT_TOOL_TYPE) return nexusAgentToolOf(ref);
       const tool = deps.tools.get(ref.type);
       if (!tool) {
         throw ApplicationFailure.nonRetryable(
@@ -72,6 +74,13 @@ function agentToolOf(ref: AgentToolRef): AgentTool {
   return { spec: { name, description, input_schema: AGENT_TOOL_INPUT_SCHEMA }, ref: { ...ref, name } };
 }
 
+/** An agent behind a Nexus endpoint as the model sees it: `{question, memory_id?}`. */
+function nexusAgentToolOf(ref: AgentToolRef): AgentTool {
+  const { agent, endpoint } = ref.parameters as { agent: string; endpoint: string };
+  const name = ref.name ?? agent;
+  return { spec: { name, description: ref.description ?? `The agent "${agent}" (served through the Nexus endpoint ${endpoint}): ask it a question, it answers.`, input_schema: AGENT_TOOL_INPUT_SCHEMA }, ref: { ...ref, name } };
+}
+
 /** Runs one tool call; bad input and tool errors become observations the model can act on. */
 export async function callTool(deps: ToolCallDeps, { tool: ref, input, place }: ToolCallInput): Promise<ToolObservation> {
     const name = ref.name ?? ref.type;
@@ -92,12 +101,16 @@ export interface AgentToolCallRecord {
   input: Record<string, unknown>;
   place: ToolCallPlace;
   sub_run: SubRunLink;
+  /** The sub-run is in another namespace (a Nexus agent tool's): `sub_run` names it there. */
+  elsewhere?: { endpoint: string };
 }
 
 /** An agent tool's call about to run (the sub-agent's run is a child workflow of the step): on the run's stream. */
-export async function agentToolStarted(deps: ToolCallDeps, { name, agent, input, place, sub_run }: AgentToolCallRecord): Promise<void> {
+export async function agentToolStarted(deps: ToolCallDeps, record: AgentToolCallRecord): Promise<void> {
+  const { name, agent, input, place, sub_run } = record;
   const stream = activityStream(deps.events);
-  stream?.toolCall(place.stepIndex, name, toolCallName(place.stepIndex, place.callIndex), input, { workflow_id: sub_run.workflow_id, agent });
+  // A sub-run in another namespace (Nexus) is not followed from here: its stream lives there.
+  stream?.toolCall(place.stepIndex, name, toolCallName(place.stepIndex, place.callIndex), input, record.elsewhere ? undefined : { workflow_id: sub_run.workflow_id, agent });
   await stream?.close();
 }
 

@@ -39,6 +39,7 @@ const OPTIONS = {
   'unsafe-no-token': { type: 'boolean' },
   'allow-inline-agents': { type: 'boolean' },
   agents: { type: 'string' },
+  'nexus-agents': { type: 'string' },
   concurrency: { type: 'string' },
   'min-pass': { type: 'string' },
   junit: { type: 'string' },

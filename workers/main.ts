@@ -4,6 +4,8 @@
  */
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { MongoClient, type MongoClientOptions } from 'mongodb';
+import { nexusAgentsHandler } from './nexus-agents';
+import { NEXUS_AGENTS_SERVICE } from '../core/nexus-agents';
 import { createActivities, MODEL_ACTIVITY_NAMES } from '../activities';
 import { allMemoryCollections, DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
 import { MemoryStore } from '../stores/store';
@@ -61,6 +63,8 @@ export interface CreateWorkerOptions extends PerflowWorkerConfig {
   extraActivities?: Record<string, (...args: never[]) => Promise<unknown>>;
   /** MongoDB client options besides the URI's (e.g. `{ monitorCommands: true }`). */
   mongoOptions?: MongoClientOptions;
+  /** Serve the agent files of this folder as the Nexus service `perflow-agents` (their `NexusAgentTool` callers run them here). */
+  nexusAgentsDir?: string;
   /** Worker tuning passed to the Temporal SDK (e.g. `maxConcurrentActivityTaskExecutions`). */
   tuning?: Pick<WorkerOptions, 'maxConcurrentWorkflowTaskExecutions' | 'maxConcurrentActivityTaskExecutions' | 'maxCachedWorkflows'>;
 }
@@ -122,6 +126,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
       ...traced,
       sinks: { ...traced.sinks, ...runEventSinks(events, (message, attrs) => Runtime.instance().logger.warn(message, attrs)) },
       ...dataConverter,
+      ...(config.nexusAgentsDir ? { nexusServices: [nexusAgentsHandler(config.nexusAgentsDir)] } : {}),
       shutdownGraceTime: '10 seconds',
       ...config.tuning,
     });
@@ -181,9 +186,10 @@ export function missingSearchAttributesLine(missing: readonly string[], namespac
 }
 
 /** Runs a worker configured from the environment; stops gracefully on SIGINT/SIGTERM. */
-export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function runWorker(env: NodeJS.ProcessEnv = process.env, extra: Pick<CreateWorkerOptions, 'nexusAgentsDir'> = {}): Promise<void> {
   const config = workerConfigFromEnv(env);
-  const w = await createWorker(config);
+  const w = await createWorker({ ...config, ...extra });
+  if (extra.nexusAgentsDir) console.log(`perflow worker serves the agent files of ${extra.nexusAgentsDir} as the Nexus service ${NEXUS_AGENTS_SERVICE} (operation runAgent)`);
   console.log(`perflow worker connected: ${describeWorkerConfig(config)}${describeTelemetry(config.telemetry)}; ${describeWorkflowSource(workflowSource({ traced: !!config.telemetry?.traces }))}`);
   if (w.missingSearchAttributes.length > 0) console.warn(missingSearchAttributesLine(w.missingSearchAttributes, config.namespace));
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {

@@ -50,6 +50,7 @@ export const SHARED_WORKFLOW_MODULES: readonly string[] = [
     '../core/agent-file/agent-types',
     '../core/agent-file/limits',
     '../core/agent-file/sub-agents',
+    '../core/nexus-agents',
     '../core/eval/results',
   ].map((m) => require.resolve(m)),
   ...agentTypeModules(),

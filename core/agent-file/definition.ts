@@ -4,6 +4,7 @@ import { fallbackError, toIssues } from '../issues';
 import { AgentDefinitionError } from './errors';
 import { isIvyAgentFile, mapIvyAgent } from '../ivy-agent';
 import { AGENT_TOOL_TYPE, BUILTIN_TOOL_TYPES, SEED_TOOL_TYPES } from '../tool-types';
+import { NEXUS_AGENT_TOOL_TYPE, SERVED_AGENT_NAME } from '../nexus-agents';
 import { isPlainObject, requiredOr, type PlainObject } from './coerce';
 import { INSTRUCTION_TYPES } from './instructions';
 import type { AgentTypeName } from './agent-types';
@@ -271,7 +272,7 @@ export function parseAgentDefinition(input: unknown, options: ParseOptions = {})
   const known = options.toolTypes ?? BUILTIN_TOOL_TYPES;
   if (known !== 'any') {
     const unknown = parsed.data.tools.flatMap((t, i) =>
-      known.includes(t.type) || t.type === AGENT_TOOL_TYPE ? [] : [{ path: `tools[${i}].type`, message: `unknown tool type "${t.type}"; expected one of ${[...known, AGENT_TOOL_TYPE].join(', ')}` }],
+      known.includes(t.type) || t.type === AGENT_TOOL_TYPE || t.type === NEXUS_AGENT_TOOL_TYPE ? [] : [{ path: `tools[${i}].type`, message: `unknown tool type "${t.type}"; expected one of ${[...known, AGENT_TOOL_TYPE, NEXUS_AGENT_TOOL_TYPE].join(', ')}` }],
     );
     if (unknown.length > 0) throw new AgentDefinitionError(unknown);
   }
@@ -279,6 +280,12 @@ export function parseAgentDefinition(input: unknown, options: ParseOptions = {})
   const unnamed = parsed.data.tools.flatMap((t, i) =>
     t.type === AGENT_TOOL_TYPE && (typeof t.parameters?.agent !== 'string' || t.parameters.agent.trim() === '') ? [{ path: `tools[${i}].parameters.agent`, message: 'expected the path of the agent file this tool runs (relative to this file)' }] : [],
   );
+  // An agent behind a Nexus endpoint: the endpoint and the name the serving worker knows it by.
+  for (const [i, t] of parsed.data.tools.entries()) {
+    if (t.type !== NEXUS_AGENT_TOOL_TYPE) continue;
+    if (typeof t.parameters?.endpoint !== 'string' || t.parameters.endpoint.trim() === '') unnamed.push({ path: `tools[${i}].parameters.endpoint`, message: 'expected the name of a Nexus endpoint (temporal operator nexus endpoint list)' });
+    if (typeof t.parameters?.agent !== 'string' || !SERVED_AGENT_NAME.test(t.parameters.agent)) unnamed.push({ path: `tools[${i}].parameters.agent`, message: 'expected the name of an agent the endpoint\'s worker serves (its file name without .json)' });
+  }
   if (unnamed.length > 0) throw new AgentDefinitionError(unnamed);
   return parsed.data;
 }

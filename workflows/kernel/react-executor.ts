@@ -6,7 +6,8 @@
 import type { AgentTool, AgentToolRef, ExecutorCallInput, StoredToolResult, ToolObservation } from '../../core/activity-contract';
 import { isAgentTool } from '../../core/agent-file/sub-agents';
 import type { ToolCallPlace } from '../../core/memory-ids';
-import { callSubAgent } from './sub-agents';
+import { callNexusAgent, callSubAgent } from './sub-agents';
+import { NEXUS_AGENT_TOOL_TYPE } from '../../core/nexus-agents';
 import type { ModelSettings } from '../../core/activity-contract';
 import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../../core/llm-types';
 import type { MemoryIds } from '../../core/memory-ids';
@@ -163,7 +164,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
     const left = input.budget_usd === undefined ? undefined : Math.max(0, input.budget_usd - (usage.cost_usd ?? 0));
     if (left === 0) return { content: `Error: the run's dollar budget (max_cost_usd) is used up; ${toolInput.question === undefined ? 'the agent' : 'the question'} was not passed on`, is_error: true };
     const caller = { path: input.agent_path ?? [input.agent ?? 'agent'], ...(input.tenant !== undefined ? { tenant: input.tenant } : {}), ...(left !== undefined ? { budget_usd: left } : {}), ...(input.llm_task_queue ? { llm_task_queue: input.llm_task_queue } : {}), search_attributes: input.search_attributes ?? [] };
-    const { observation, usage: spent } = await callSubAgent(ref, toolInput, place, caller);
+    const { observation, usage: spent } = await (isAgentTool(ref) ? callSubAgent : callNexusAgent)(ref, toolInput, place, caller);
     usage = addUsage(usage, spent);
     return observation;
   };
@@ -214,7 +215,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
       if (runs) toolCalls++;
       // A tool outside the agent's list is never executed.
       const observation: Promise<ToolObservation> = runs
-        ? isAgentTool(ref)
+        ? isAgentTool(ref) || ref.type === NEXUS_AGENT_TOOL_TYPE
           ? subAgentCall(ref, toolInput, place)
           : Promise.resolve(await toolCall(ref).executeWithOptions({ summary: `tool: ${call.name}` }, [{ tool: ref, input: toolInput, place }]))
         : Promise.resolve(

@@ -4,7 +4,9 @@
  * what is left of the caller's dollar budget. Its answer is the observation; its usage counts in
  * the step (so in the run's and the root's); cancelling the caller cancels it.
  */
-import { ChildWorkflowFailure, isCancellation, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import { ChildWorkflowFailure, createNexusServiceClient, isCancellation, startChild, uuid4, workflowInfo } from '@temporalio/workflow';
+import { NexusOperationFailure } from '@temporalio/common';
+import { perflowAgentsService, type NexusAgentInput, type NexusAgentOutput } from '../../core/nexus-agents';
 import type { AgentToolRef, ToolObservation } from '../../core/activity-contract';
 import { agentToolName, subAgentOf } from '../../core/agent-file/sub-agents';
 import { QUESTION_MAX_CHARS } from '../../core/agent-file/limits';
@@ -81,3 +83,43 @@ export async function callSubAgent(ref: AgentToolRef, input: Record<string, unkn
 }
 
 const failed = (content: string) => ({ observation: { content, is_error: true }, usage: ZERO_USAGE });
+
+/**
+ * A Nexus agent tool's call: the agent runs in the namespace behind the endpoint, as a run of the
+ * worker that serves it (`perflow worker --nexus-agents DIR`), under the workflow ID this call
+ * chooses (`<step>/agent-K`: a retried start finds its run). Cancelling the caller cancels the
+ * operation, so the run; a failure there is an error observation here.
+ */
+export async function callNexusAgent(ref: AgentToolRef, input: Record<string, unknown>, place: ToolCallPlace, caller: SubAgentCaller): Promise<{ observation: ToolObservation; usage: Usage }> {
+  const { endpoint, agent } = ref.parameters as { endpoint: string; agent: string };
+  const name = ref.name ?? agent;
+  const { question, memory_id } = input;
+  if (typeof question !== 'string' || question.trim() === '' || question.length > QUESTION_MAX_CHARS || (memory_id !== undefined && typeof memory_id !== 'string')) {
+    return failed(`Error: invalid input for ${name}: expected {"question": non-empty string of at most ${QUESTION_MAX_CHARS} characters, "memory_id"?: string}`);
+  }
+  const workflowId = `${workflowInfo().workflowId}/agent-${place.callIndex + 1}`;
+  const record = { name, agent, input, place, sub_run: { workflow_id: workflowId, memory_id: memory_id ?? '' }, elsewhere: { endpoint } };
+  const call: NexusAgentInput = {
+    agent,
+    question,
+    workflow_id: workflowId,
+    ...(memory_id !== undefined ? { memory_id } : {}),
+    ...(caller.tenant !== undefined ? { tenant_id: caller.tenant } : {}),
+    ...(caller.budget_usd !== undefined ? { max_cost_usd: caller.budget_usd } : {}),
+  };
+  let output: NexusAgentOutput | undefined;
+  let error: string | undefined;
+  try {
+    const operation = await createNexusServiceClient({ endpoint, service: perflowAgentsService }).startOperation('runAgent', call);
+    await agentToolStarted.executeWithOptions({ summary: `agent tool: ${name} (Nexus endpoint ${endpoint})` }, [record]);
+    output = await operation.result();
+  } catch (err) {
+    if (!(err instanceof NexusOperationFailure) || isCancellation(err)) throw err;
+    error = firstLine(causeChain(err).at(-1) ?? err);
+  }
+  const content = output
+    ? `${output.response}\n[${agent} answered through the Nexus endpoint ${endpoint} in run ${workflowId}; memory_id "${output.memory_id}" continues its conversation]`
+    : `Error: agent "${agent}" failed through the Nexus endpoint ${endpoint}: ${error}`;
+  const observation = await agentToolEnded.executeWithOptions({ summary: `agent tool ended: ${name}` }, [{ ...record, sub_run: { workflow_id: workflowId, memory_id: output?.memory_id ?? record.sub_run.memory_id }, content, is_error: output === undefined }]);
+  return { observation, usage: output?.usage ?? ZERO_USAGE };
+}
