@@ -34,10 +34,9 @@ export async function callSubAgent(ref: AgentToolRef, input: Record<string, unkn
   const sub = subAgentOf(ref);
   const name = ref.name ?? ref.type;
   if (!sub) return failed(`Error: tool "${name}" has no sub-agent (the run was started without its agent file)`);
-  const { question, memory_id } = input;
-  if (typeof question !== 'string' || question.trim() === '' || question.length > QUESTION_MAX_CHARS || (memory_id !== undefined && typeof memory_id !== 'string')) {
-    return failed(`Error: invalid input for ${name}: expected {"question": non-empty string of at most ${QUESTION_MAX_CHARS} characters, "memory_id"?: string}`);
-  }
+  const asked = questionOf(input, name);
+  if ('error' in asked) return failed(asked.error);
+  const { question, memory_id } = asked;
   const info = workflowInfo();
   const workflowId = `${info.workflowId}/agent-${place.callIndex + 1}`;
   const ids: RunIds = { memory_id: memory_id ?? uuid4(), parent_interaction_id: uuid4(), executor_agent_memory_id: uuid4(), executor_agent_parent_interaction_id: uuid4() };
@@ -84,6 +83,15 @@ export async function callSubAgent(ref: AgentToolRef, input: Record<string, unkn
 
 const failed = (content: string) => ({ observation: { content, is_error: true }, usage: ZERO_USAGE });
 
+/** What an agent tool's call asks (`{question, memory_id?}`), or why the model's input is not that. */
+function questionOf(input: Record<string, unknown>, name: string): { question: string; memory_id?: string } | { error: string } {
+  const { question, memory_id } = input;
+  if (typeof question !== 'string' || question.trim() === '' || question.length > QUESTION_MAX_CHARS || (memory_id !== undefined && typeof memory_id !== 'string')) {
+    return { error: `Error: invalid input for ${name}: expected {"question": non-empty string of at most ${QUESTION_MAX_CHARS} characters, "memory_id"?: string}` };
+  }
+  return { question, ...(memory_id !== undefined ? { memory_id } : {}) };
+}
+
 /**
  * A Nexus agent tool's call: the agent runs in the namespace behind the endpoint, as a run of the
  * worker that serves it (`perflow worker --nexus-agents DIR`), under the workflow ID this call
@@ -93,10 +101,9 @@ const failed = (content: string) => ({ observation: { content, is_error: true },
 export async function callNexusAgent(ref: AgentToolRef, input: Record<string, unknown>, place: ToolCallPlace, caller: SubAgentCaller): Promise<{ observation: ToolObservation; usage: Usage }> {
   const { endpoint, agent } = ref.parameters as { endpoint: string; agent: string };
   const name = ref.name ?? agent;
-  const { question, memory_id } = input;
-  if (typeof question !== 'string' || question.trim() === '' || question.length > QUESTION_MAX_CHARS || (memory_id !== undefined && typeof memory_id !== 'string')) {
-    return failed(`Error: invalid input for ${name}: expected {"question": non-empty string of at most ${QUESTION_MAX_CHARS} characters, "memory_id"?: string}`);
-  }
+  const asked = questionOf(input, name);
+  if ('error' in asked) return failed(asked.error);
+  const { question, memory_id } = asked;
   const workflowId = `${workflowInfo().workflowId}/agent-${place.callIndex + 1}`;
   const record = { name, agent, input, place, sub_run: { workflow_id: workflowId, memory_id: memory_id ?? '' }, elsewhere: { endpoint } };
   const call: NexusAgentInput = {
