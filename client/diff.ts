@@ -7,6 +7,7 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
+import { MAX_AGENT_DEPTH } from '../core/agent-file/sub-agents';
 import { denseParameters } from '../core/agent-file/parameter-defaults';
 import { parsePlannerOutput } from '../core/planner-output';
 import { addUsage, ZERO_USAGE, type Usage } from '../core/llm-types';
@@ -24,6 +25,8 @@ export interface StepSide {
   ok: boolean;
   result_preview: string;
   tool_calls: { tool: string; input: unknown }[];
+  /** The step's agent tool calls' runs in this namespace, in call order (a Nexus agent's lies elsewhere). */
+  sub_runs: { tool: string; workflow_id: string }[];
   usage: Usage;
   duration_ms: number;
 }
@@ -48,6 +51,24 @@ export interface RunDiff {
   settings: { key: string; a: unknown; b: unknown; diff?: string }[];
   steps: { index: number; a?: StepSide; b?: StepSide; same: boolean }[];
   same_response: boolean;
+  /** The two trees' sub-agent runs node by node (see `SubAgentDiff`); empty for runs without agent tools. */
+  sub_agents: SubAgentDiff[];
+}
+
+/**
+ * One node of two agent trees: the K-th agent tool call of step N on each side. `shared` when both
+ * sides name one run (a fork reuses the source's steps before its fork point, sub-agents' runs
+ * included); else `diff` compares the two runs, their own sub-agents' the same way.
+ */
+export interface SubAgentDiff {
+  step: number;
+  call: number;
+  tool: string;
+  a?: string;
+  b?: string;
+  shared?: true;
+  diff?: RunDiff;
+  same: boolean;
 }
 
 const millis = (e: Event | undefined) => (e?.eventTime ? Number(e.eventTime.seconds) * 1_000 + Math.round((e.eventTime.nanos ?? 0) / 1e6) : 0);
@@ -68,13 +89,18 @@ async function activities(client: Client, events: Event[], type: string): Promis
   );
 }
 
-/** A step's tool calls in the order the model asked for them: tools' and agent tools' (sub-agents' runs). */
-async function toolCallsOf(client: Client, child: Event[]): Promise<StepSide['tool_calls']> {
+/** A step's tool calls in the order the model asked for them: tools' and agent tools' (with their sub-agents' runs). */
+async function toolCallsOf(client: Client, child: Event[]): Promise<Pick<StepSide, 'tool_calls' | 'sub_runs'>> {
+  type AgentCall = { name: string; input: unknown; place: { callIndex: number }; sub_run: { workflow_id: string }; elsewhere?: unknown };
+  const agentCalls = (await activities(client, child, 'agentToolEnded')).map((c) => c.input as AgentCall).sort((a, b) => a.place.callIndex - b.place.callIndex);
   const calls = [
     ...(await activities(client, child, 'callTool')).map((c) => c.input as { tool: { name?: string; type: string }; input: unknown; place: { callIndex: number } }).map((c) => ({ tool: c.tool.name ?? c.tool.type, input: c.input, at: c.place.callIndex })),
-    ...(await activities(client, child, 'agentToolEnded')).map((c) => c.input as { name: string; input: unknown; place: { callIndex: number } }).map((c) => ({ tool: c.name, input: c.input, at: c.place.callIndex })),
+    ...agentCalls.map((c) => ({ tool: c.name, input: c.input, at: c.place.callIndex })),
   ];
-  return calls.sort((a, b) => a.at - b.at).map(({ tool, input }) => ({ tool, input }));
+  return {
+    tool_calls: calls.sort((a, b) => a.at - b.at).map(({ tool, input }) => ({ tool, input })),
+    sub_runs: agentCalls.filter((c) => c.elsewhere === undefined).map((c) => ({ tool: c.name, workflow_id: c.sub_run.workflow_id })),
+  };
 }
 
 /** What a completed step used, as its executor reported it (its sub-agents' usage included); undefined for a step that did not complete. */
@@ -108,7 +134,7 @@ async function sideOf(client: Client, workflowId: string): Promise<{ side: RunSi
       step: s.step,
       ok: s.ok,
       result_preview: s.result_preview,
-      tool_calls: await toolCallsOf(client, child),
+      ...(await toolCallsOf(client, child)),
       usage: (await stepUsage(client, child)) ?? usageOf((await activities(client, child, 'executionModel')).map((a) => a.result)),
       duration_ms: spanMs(child),
     });
@@ -142,8 +168,12 @@ function settingsOf(input: RunInput): Record<string, unknown> {
   return out;
 }
 
-/** Compares runs `a` and `b`. */
+/** Compares runs `a` and `b`, and their agent trees node by node. */
 export async function diffRuns(client: Client, a: string, b: string): Promise<RunDiff> {
+  return diffTrees(client, a, b, 0);
+}
+
+async function diffTrees(client: Client, a: string, b: string, depth: number): Promise<RunDiff> {
   const [left, right] = await Promise.all([sideOf(client, a), sideOf(client, b)]);
   const sa = settingsOf(left.input);
   const sb = settingsOf(right.input);
@@ -161,7 +191,31 @@ export async function diffRuns(client: Client, a: string, b: string): Promise<Ru
     const same = x !== undefined && y !== undefined && x.step === y.step && x.result_preview === y.result_preview && JSON.stringify(x.tool_calls) === JSON.stringify(y.tool_calls);
     return { index, ...(x ? { a: x } : {}), ...(y ? { b: y } : {}), same };
   });
-  return { a: left.side, b: right.side, settings, steps, same_response: left.side.response === right.side.response };
+  const sub_agents = await subAgentDiffs(client, left.side, right.side, depth);
+  return { a: left.side, b: right.side, settings, steps, same_response: left.side.response === right.side.response, sub_agents };
+}
+
+/** Two runs alike in what the diff compares: settings, steps, response and their trees. */
+const alike = (d: RunDiff) => d.settings.length === 0 && d.steps.every((s) => s.same) && d.same_response && d.sub_agents.every((n) => n.same);
+
+/** The nodes below two runs: the K-th agent tool call of each step paired across sides. */
+async function subAgentDiffs(client: Client, a: RunSide, b: RunSide, depth: number): Promise<SubAgentDiff[]> {
+  const nodes: SubAgentDiff[] = [];
+  for (let step = 0; step < Math.max(a.steps.length, b.steps.length); step++) {
+    const [ra, rb] = [a.steps[step]?.sub_runs ?? [], b.steps[step]?.sub_runs ?? []];
+    for (let call = 0; call < Math.max(ra.length, rb.length); call++) {
+      const [x, y] = [ra[call], rb[call]];
+      const node: SubAgentDiff = { step, call, tool: (x ?? y)!.tool, ...(x ? { a: x.workflow_id } : {}), ...(y ? { b: y.workflow_id } : {}), same: false };
+      if (x && y && x.workflow_id === y.workflow_id) Object.assign(node, { shared: true, same: true });
+      else if (x && y && depth < MAX_AGENT_DEPTH) {
+        // A node whose run cannot be read (deleted by retention) is listed without its diff.
+        const diff = await diffTrees(client, x.workflow_id, y.workflow_id, depth + 1).catch(() => undefined);
+        if (diff) Object.assign(node, { diff, same: alike(diff) });
+      }
+      nodes.push(node);
+    }
+  }
+  return nodes;
 }
 
 /**

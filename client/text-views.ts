@@ -9,7 +9,7 @@ import type { Usage } from '../core/llm-types';
 import { formatCost, formatSeconds, preview } from '../core/text';
 import type { ConversationView } from '../stores/conversation';
 import type { Progress } from '../workflows/definitions';
-import type { RunDiff, StepSide } from './diff';
+import type { RunDiff, StepSide, SubAgentDiff } from './diff';
 
 /** Lines describing what changed between two progress snapshots. */
 export function progressChanges(prev: Progress | undefined, next: Progress): string[] {
@@ -72,7 +72,17 @@ export function formatDiff(d: RunDiff): string {
   for (const s of d.steps) out.push(`${s.same ? ' ' : '≠'} ${String(s.index + 1).padStart(2)} A ${side(s.a)}`, `     B ${side(s.b)}`);
   out.push('', `total: A ${tokens(d.a.usage)}, ${secs(d.a.duration_ms)} | B ${tokens(d.b.usage)}, ${secs(d.b.duration_ms)}`);
   out.push('', `${d.same_response ? ' ' : '≠'} response A: ${preview(d.a.response ?? '(none)', 300)}`, `  response B: ${preview(d.b.response ?? '(none)', 300)}`);
+  if (d.sub_agents.length > 0) out.push('', 'sub-agents, node by node:', ...d.sub_agents.flatMap((n) => subAgentLines(n)));
   return out.join('\n');
+}
+
+/** A node of two agent trees: one line, then (when the runs differ) their diff indented under it. */
+function subAgentLines(n: SubAgentDiff): string[] {
+  const where = `step ${n.step + 1} ${n.tool}${n.call > 0 ? ` #${n.call + 1}` : ''}`;
+  const runs = n.shared ? `one run, reused: ${n.a}` : `A ${n.a ?? '—'} | B ${n.b ?? '—'}`;
+  const head = `${n.same ? ' ' : '≠'} ${where}: ${runs}`;
+  if (!n.diff || n.same) return [head];
+  return [head, ...formatDiff(n.diff).split('\n').map((l) => (l === '' ? l : `    ${l}`))];
 }
 
 /** A conversation as `perflow memory` prints it: each run's question, steps with their tool calls, decisions and response. */

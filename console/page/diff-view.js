@@ -1,5 +1,6 @@
 // Two runs side by side (what `perflow diff` shows): settings that differ, the plans after each
-// planner call, each step, tokens and durations, and the responses; ≠ marks what differs.
+// planner call, each step, tokens and durations, the responses and the agent trees' nodes (each
+// pair of sub-agent runs compared in turn by following its link); ≠ marks what differs.
 import { html } from './html.js';
 import { api } from './api.js';
 import { usePoll } from './poll.js';
@@ -19,6 +20,19 @@ function StepSide({ s }) {
 }
 
 const Mark = ({ same }) => html`<td class=${`mark ${same ? '' : 'differs'}`}>${same ? '' : '≠'}</td>`;
+
+const RunLink = ({ id }) => (id ? html`<a href=${href('runs', id)} class="mono">${id}</a>` : html`<span class="muted">—</span>`);
+
+function SubAgentNode({ n }) {
+  const where = `step ${n.step + 1} ${n.tool}${n.call > 0 ? ` #${n.call + 1}` : ''}`;
+  return html`<tr data-testid="diff-sub-agent" data-same=${String(n.same)}>
+    <${Mark} same=${n.same} /><td class="key">${where}</td>
+    ${n.shared
+      ? html`<td colspan="2"><${RunLink} id=${n.a} /> <span class="muted">one run, reused by both</span></td>`
+      : html`<td><${RunLink} id=${n.a} /></td><td><${RunLink} id=${n.b} />
+          ${n.a && n.b && html` <a href=${href('diff', n.a, n.b)} data-testid="diff-sub-agent-compare">compare</a>`}</td>`}
+  </tr>`;
+}
 
 export function DiffView({ a, b }) {
   const { data: d, error } = usePoll(() => api(`/diff?${new URLSearchParams({ a, b })}`), 0, [a, b]);
@@ -63,6 +77,8 @@ export function DiffView({ a, b }) {
           <tr class="section"><td colspan="4">Response</td></tr>
           <tr data-testid="diff-response"><${Mark} same=${d.same_response} /><td class="key">response</td>
             <td><pre class="response">${d.a.response ?? '(none)'}</pre></td><td><pre class="response">${d.b.response ?? '(none)'}</pre></td></tr>
+          ${d.sub_agents.length > 0 && html`<tr class="section"><td colspan="4">Sub-agents, node by node</td></tr>`}
+          ${d.sub_agents.map((n) => html`<${SubAgentNode} n=${n} />`)}
         </tbody>
       </table>
     </section>`;

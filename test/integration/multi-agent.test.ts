@@ -113,6 +113,29 @@ describe('an agent as a tool of another', () => {
     // A step's usage in the diff includes its sub-agent's (the researcher's run alone reads thousands of tokens).
     const researcher = (await cli.harness.client.workflow.getHandle(`${a.workflow_id}/step-1/agent-1`).result()) as RunOutput;
     expect(diff.steps[0].a!.usage.input_tokens).toBeGreaterThan(researcher.usage.input_tokens);
+    // Node by node: step 1's researcher is one run both sides share; step 2's accountants are two runs alike.
+    type Node = { step: number; tool: string; a?: string; b?: string; shared?: boolean; same: boolean; diff?: { settings: Array<{ key: string; a: unknown; b: unknown }>; sub_agents: Node[] } };
+    const nodes = (diff as unknown as { sub_agents: Node[] }).sub_agents;
+    expect(nodes.map((n) => [n.step, n.tool, n.a, n.b, n.shared ?? false, n.same])).toEqual([
+      [0, 'researcher', `${a.workflow_id}/step-1/agent-1`, `${a.workflow_id}/step-1/agent-1`, true, true],
+      [1, 'accountant', `${a.workflow_id}/step-2/agent-1`, `${b.workflow_id}/step-2/agent-1`, false, true],
+    ]);
+
+    // A tree whose grandchild's agent file changed: every node on the path to it differs, and says why.
+    const changed = join(cli.dir, 'changed-tree');
+    cpSync(EXAMPLE, changed, { recursive: true });
+    const accountant = JSON.parse(readFileSync(join(changed, 'accountant.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(changed, 'accountant.json'), JSON.stringify({ ...accountant, parameters: { executor_max_iterations: 7 } }));
+    const c = JSON.parse((await perflow(['fork', a.workflow_id, '--from-step', '1', '--agent', join(changed, 'supervisor.json'), '--wait', '--json'], {}, 150_000)).stdout) as { workflow_id: string };
+    const treeDiff = await perflow(['diff', a.workflow_id, c.workflow_id, '--json']);
+    const tree = (JSON.parse(treeDiff.stdout) as { sub_agents: Node[] }).sub_agents;
+    expect(tree.map((n) => [n.tool, n.same])).toEqual([['researcher', false], ['accountant', false]]);
+    const grandchild = tree[0].diff!.sub_agents;
+    expect(grandchild.map((n) => [n.tool, n.a, n.b, n.same])).toEqual([['accountant', `${a.workflow_id}/step-1/agent-1/step-1/agent-1`, `${c.workflow_id}/step-1/agent-1/step-1/agent-1`, false]]);
+    expect(grandchild[0].diff!.settings).toEqual([{ key: 'parameters.executor_max_iterations', a: expect.any(Number), b: 7 }]);
+    expect(tree[0].diff!.settings).toEqual([]);
+    const treeText = (await perflow(['diff', a.workflow_id, c.workflow_id])).stdout;
+    expect(treeText).toMatch(new RegExp(`^≠ step 1 researcher: A ${a.workflow_id}/step-1/agent-1 \\| B ${c.workflow_id}/step-1/agent-1$[\\s\\S]*^ {8}≠ parameters\\.executor_max_iterations: A \\d+ \\| B 7$`, 'm'));
 
     writeFileSync(
       join(cli.dir, 'tree-suite.json'),

@@ -260,6 +260,21 @@ it('shows an agent tree under its root and answers a tool approval of a grandchi
   await count(byTestId('tree-node'), 3);
   await text(node('/step-2/agent-1').getByTestId('tree-node-status'), 'completed');
   await text(byTestId('run-response'), /^The trip costs 445/);
+
+  // Two trees compared node by node: a fork from step 2 reuses the researcher's run, calls the accountant anew.
+  const fork = (await (await api(`/runs/${encodeURIComponent(id)}/fork`, { method: 'POST', body: JSON.stringify({ from_step: 2 }) })).json()) as { workflow_id: string };
+  const forkPath = `/runs/${encodeURIComponent(fork.workflow_id)}`;
+  await until('the fork\'s tool approval', async () => (await api(`${forkPath}/decisions`, { method: 'POST', body: JSON.stringify({ kind: 'approve_tool' }) })).status, (s) => s === 200, 30_000);
+  await until('the fork to complete', async () => ((await (await api(forkPath)).json()) as { status: string }).status, (s) => s === 'completed', 30_000);
+  await page.goto(`${server.url}/?token=${TOKEN}#/diff/${encodeURIComponent(id)}/${encodeURIComponent(fork.workflow_id)}`);
+  await count(byTestId('diff-sub-agent'), 2, 15_000);
+  await text(byTestId('diff-sub-agent').nth(0), `step 1 researcher${id}/step-1/agent-1 one run, reused by both`);
+  await text(byTestId('diff-sub-agent').nth(1), `step 2 accountant${id}/step-2/agent-1${fork.workflow_id}/step-2/agent-1 compare`);
+  await byTestId('diff-sub-agent').nth(1).scrollIntoViewIfNeeded();
+  await screenshot('console-diff-tree.png');
+  await byTestId('diff-sub-agent-compare').click();
+  await text(byTestId('diff-side-b'), `${fork.workflow_id}/step-2/agent-1`, 15_000);
+  await text(byTestId('diff-response'), /445/);
 });
 
 it('refuses a state-changing request from a foreign origin', async () => {

@@ -13,7 +13,7 @@ const side = (id: string, cost: number | null): RunSide => ({
   agent: 'a',
   status: 'completed',
   plans: [],
-  steps: [{ step: 'add', ok: true, result_preview: '2', tool_calls: [], usage: { input_tokens: 10, output_tokens: 2, cost_usd: cost }, duration_ms: 1000 }],
+  steps: [{ step: 'add', ok: true, result_preview: '2', tool_calls: [], sub_runs: [], usage: { input_tokens: 10, output_tokens: 2, cost_usd: cost }, duration_ms: 1000 }],
   usage: { input_tokens: 30, output_tokens: 6, cost_usd: cost === null ? null : cost * 3 },
   duration_ms: 2000,
   response: '2',
@@ -35,11 +35,34 @@ describe('cost in the text views', () => {
   });
 
   it('diff shows each step’s and each run’s cost beside their tokens', () => {
-    const d: RunDiff = { a: side('A1', 0.0005), b: side('B1', null), settings: [], steps: [], same_response: true };
+    const d: RunDiff = { a: side('A1', 0.0005), b: side('B1', null), settings: [], steps: [], same_response: true, sub_agents: [] };
     d.steps = [{ index: 0, a: d.a.steps[0], b: d.b.steps[0], same: true }];
     const text = formatDiff(d);
     expect(text).toContain('  1 A add → 2 (10/2 tokens, $0.0005, 1.0 s)');
     expect(text).toContain('     B add → 2 (10/2 tokens, cost unknown, 1.0 s)');
     expect(text).toContain('total: A 30/6 tokens, $0.0015, 2.0 s | B 30/6 tokens, cost unknown, 2.0 s');
+    expect(text).not.toContain('sub-agents');
+  });
+
+  it('diff of two agent trees: a reused node in one line, a differing one with its own diff indented under it', () => {
+    const child: RunDiff = { a: { ...side('A1/step-2/agent-1', 0.0001), response: '4' }, b: side('B1/step-2/agent-1', 0.0002), settings: [], steps: [], same_response: false, sub_agents: [] };
+    const d: RunDiff = {
+      a: side('A1', 0.0005),
+      b: side('B1', 0.0005),
+      settings: [],
+      steps: [],
+      same_response: true,
+      sub_agents: [
+        { step: 0, call: 0, tool: 'researcher', a: 'A1/step-1/agent-1', b: 'A1/step-1/agent-1', shared: true, same: true },
+        { step: 1, call: 0, tool: 'accountant', a: 'A1/step-2/agent-1', b: 'B1/step-2/agent-1', diff: child, same: false },
+        { step: 1, call: 1, tool: 'accountant', a: 'A1/step-2/agent-2', same: false },
+      ],
+    };
+    const lines = formatDiff(d).split('\n');
+    const at = lines.indexOf('sub-agents, node by node:');
+    expect(lines.slice(at + 1, at + 3)).toEqual(['  step 1 researcher: one run, reused: A1/step-1/agent-1', '≠ step 2 accountant: A A1/step-2/agent-1 | B B1/step-2/agent-1']);
+    expect(lines[at + 3]).toBe('    A A1/step-2/agent-1 (a, completed)');
+    expect(lines).toContain('    ≠ response A: 4');
+    expect(lines.at(-1)).toBe('≠ step 2 accountant #2: A A1/step-2/agent-2 | B —');
   });
 });
