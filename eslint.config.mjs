@@ -40,8 +40,10 @@ const LAYERS = {
   client: { may: ['core', 'config', 'codec', 'stores', 'telemetry', 'workflows/definitions', 'workflows/run-start'], types: ['workflows'] },
   // The web console: a server over the client library (and the event streams' store).
   console: { may: ['core', 'config', 'client', 'workflows/definitions'] },
+  // perflow agents as MCP tools: a server over the client library, offering the console's folder of agent files.
+  mcp: { may: ['core', 'config', 'client', 'workflows/definitions', 'console/offered-files'] },
   // A shell over the client library; the worker only for `perflow worker`, which loads it lazily (cli/commands/worker.ts).
-  cli: { may: ['core', 'config', 'codec', 'client', 'workers', 'console'] },
+  cli: { may: ['core', 'config', 'codec', 'client', 'workers', 'console', 'mcp'] },
   bench: { may: [...LIBRARY, 'servers'] },
   scripts: { may: [...LIBRARY, 'console', 'servers', 'bench'] },
   // Pure constants that workflow code counts with (the workflow-side counters are workflows/kernel/metrics.ts).

@@ -33,6 +33,7 @@ const COMMANDS: Readonly<Record<string, readonly [() => Promise<Group>, string]>
   budget: [() => import('./commands/budget'), 'budget'],
   'codec-server': [() => import('./commands/codec-server'), 'codecServer'],
   console: [() => import('./commands/console'), 'consoleCommand'],
+  mcp: [() => import('./commands/mcp'), 'mcpCommand'],
   eval: [() => import('./commands/eval'), 'evalCommand'],
 };
 

@@ -31,6 +31,7 @@ const OPTIONS = {
   'from-step': { type: 'string' },
   from: { type: 'string' },
   port: { type: 'string' },
+  http: { type: 'string' },
   host: { type: 'string' },
   'ui-origin': { type: 'string', multiple: true },
   token: { type: 'string' },

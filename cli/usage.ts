@@ -38,6 +38,11 @@ export const USAGE = `usage: perflow <command> [options]
                                            prints its URL with a new token unless --token T or PERFLOW_CONSOLE_TOKEN gives one;
                                            --tokens FILE: {"TOKEN": {"tenant": "ID" or "*"}}, each token seeing its tenant only;
                                            --unsafe-no-token, loopback only, turns it off); stops on Ctrl-C
+  mcp --agents DIR [--http PORT [--host H] [--token T] [--allowed-host NAME]...]
+                                           an MCP server offering each agent file of DIR as a tool (a call is a run: progress
+                                           notifications, cancellation, MCP Tasks); over stdio, or streamable HTTP at /mcp
+                                           (127.0.0.1 by default; token from --token, PERFLOW_MCP_TOKEN or printed; --unsafe-no-token,
+                                           loopback only, turns it off); stops on Ctrl-C or when stdin closes
   eval SUITE [--agent FILE] [--param key=value]... [--concurrency N] [--min-pass R] [--junit FILE] [--json]
                                            run a suite's cases as runs (at most N at once, default 4), score them, print a table
                                            and the pass rate; exit 1 when it is below R (default 1.0)

@@ -77,3 +77,20 @@ export function securityHeaders(scriptHashes: readonly string[] = []): Record<st
     'Referrer-Policy': 'no-referrer',
   };
 }
+
+/**
+ * Why a request from a browser page of another site is refused, or undefined when it is not one:
+ * the browser says so (`Sec-Fetch-Site: cross-site`), or its `Origin` names another host than the
+ * one the request was sent to. Requests without either (scripts, CLIs) are not browsers' pages.
+ */
+export function crossSiteRefusal(headers: { origin?: string; host?: string; secFetchSite?: string }, what: string): string | undefined {
+  if (headers.secFetchSite === 'cross-site') return `requests from other sites are refused: ${what}`;
+  if (headers.origin === undefined) return undefined;
+  let host: string | undefined;
+  try {
+    host = new URL(headers.origin).host;
+  } catch {
+    host = undefined;
+  }
+  return host === headers.host ? undefined : `requests from ${headers.origin} are refused: ${what}`;
+}

@@ -39,7 +39,7 @@ import { subAgentRuns } from '../client/agent-tree';
 import { join } from 'node:path';
 import { isNotFound } from '../client/errors';
 import { HttpError, httpAnswerOf, type ErrorStatus } from '../client/http-error';
-import { bearerToken, tokenMatches } from '../client/listener-guard';
+import { bearerToken, crossSiteRefusal, tokenMatches } from '../client/listener-guard';
 import { checkRunScope, OPERATOR, paramsInScope, type TenantScope } from '../client/tenant-scope';
 import type { ScopedToken } from './token-scopes';
 import { SearchAttributes } from '../workflows/definitions';
@@ -205,17 +205,10 @@ function httpErrorOf(err: Error, namespace: string, workflowId: string | undefin
  * header guards it.
  */
 function checkOrigin(c: Context): void {
-  if (c.req.header('sec-fetch-site') === 'cross-site') throw new PerflowError('refused', 'requests from other sites are refused: only the console\'s own page may call its API');
-  if (c.req.method === 'GET' || c.req.method === 'HEAD') return;
-  const origin = c.req.header('origin');
-  if (origin === undefined) return;
-  let host: string | undefined;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    host = undefined;
-  }
-  if (host !== c.req.header('host')) throw new PerflowError('refused', `requests from ${origin} are refused: only the console's own page may change runs`);
+  const refusal =
+    crossSiteRefusal({ secFetchSite: c.req.header('sec-fetch-site') }, "only the console's own page may call its API") ??
+    (c.req.method === 'GET' || c.req.method === 'HEAD' ? undefined : crossSiteRefusal({ origin: c.req.header('origin'), host: c.req.header('host') }, "only the console's own page may change runs"));
+  if (refusal) throw new PerflowError('refused', refusal);
 }
 
 /** The event stream is the one route a browser cannot send a header to (EventSource): it alone takes `?token=`. */

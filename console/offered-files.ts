@@ -4,9 +4,9 @@ import { basename, join } from 'node:path';
 import { PerflowError } from '../client/errors';
 
 /** The JSON files in the console's folder, parsed (unreadable ones left out). */
-async function jsonFiles(dir: string): Promise<Array<{ file: string; json: { name?: unknown; type?: unknown; cases?: unknown } }>> {
+async function jsonFiles(dir: string): Promise<Array<{ file: string; json: { name?: unknown; type?: unknown; description?: unknown; cases?: unknown } }>> {
   const names = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
-  const out: Array<{ file: string; json: { name?: unknown; type?: unknown; cases?: unknown } }> = [];
+  const out: Array<{ file: string; json: { name?: unknown; type?: unknown; description?: unknown; cases?: unknown } }> = [];
   for (const file of names) {
     try {
       const json: unknown = JSON.parse(await readFile(join(dir, file), 'utf8'));
@@ -18,10 +18,12 @@ async function jsonFiles(dir: string): Promise<Array<{ file: string; json: { nam
   return out;
 }
 
-/** The agent files in the console's folder: file name, agent name and type. */
-export async function agentFiles(dir: string): Promise<Array<{ file: string; name: string; type: string }>> {
+/** The agent files in the console's folder: file name, agent name, type and description (when it has one). */
+export async function agentFiles(dir: string): Promise<Array<{ file: string; name: string; type: string; description?: string }>> {
   return (await jsonFiles(dir)).flatMap(({ file, json }) =>
-    typeof json.name === 'string' && json.cases === undefined ? [{ file, name: json.name, type: typeof json.type === 'string' ? json.type : 'plan_execute_and_reflect' }] : [],
+    typeof json.name === 'string' && json.cases === undefined
+      ? [{ file, name: json.name, type: typeof json.type === 'string' ? json.type : 'plan_execute_and_reflect', ...(typeof json.description === 'string' ? { description: json.description } : {}) }]
+      : [],
   );
 }
 

@@ -13,6 +13,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { connectClient, PerflowError, type PerflowClient } from '../client';
+import { packageRoot } from '../client/package-root';
 import { checkedAllowedHost, hostAllowList, isLoopbackHost, newToken, refusedHostMessage, securityHeaders } from '../client/listener-guard';
 import type { ClientConfig } from '../config/env';
 import { firstLine } from '../core/text';
@@ -162,12 +163,6 @@ async function file(path: string): Promise<Response> {
   } catch {
     return Response.json({ error: 'not found' }, { status: 404 });
   }
-}
-
-/** The package's root: two levels above this module compiled (dist/console/), one in a checkout. */
-function packageRoot(): string {
-  const here = __dirname;
-  return existsSync(join(here, '..', 'package.json')) ? resolve(here, '..') : resolve(here, '..', '..');
 }
 
 /** The page's files (console/page/, shipped as they are). */

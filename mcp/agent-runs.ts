@@ -1,0 +1,134 @@
+/**
+ * A tool call of `perflow mcp` as a perflow run: started as `perflow run` starts one (the agent
+ * file's sub-agents read from the same folder, the worker policy checked first, a continued
+ * memory checked to exist), followed through its event stream for progress, cancelled when the
+ * caller cancels, and its end read from Temporal.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { PerflowClient } from '../client/connect';
+import { PerflowError, failureMessage } from '../client/errors';
+import { assertMemoryExists } from '../client/memory';
+import { cancelRun } from '../client/ops';
+import { loadAgentFile, startRun, type StartedRun } from '../client/run';
+import { StreamUnavailableError, watchRun } from '../client/watch';
+import { checkWorkerPolicy } from '../client/worker-policy';
+import type { RunEvent } from '../core/run-events';
+import { oneLine, preview } from '../core/text';
+import type { RunOutput } from '../workflows/definitions';
+import type { AgentToolArguments, OfferedAgent } from './agent-tools';
+
+/** How a run ended, as a tool call answers it. */
+export interface AgentRunEnd {
+  status: 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out';
+  response: string;
+  workflow_id: string;
+  memory_id: string;
+  steps_executed?: number;
+  cost_usd?: number | null;
+  error?: string;
+}
+
+/** Starts the offered agent's run for a call. @throws PerflowError naming what is wrong with the agent file or the call */
+export async function startAgentRun(perflow: PerflowClient, offered: OfferedAgent, args: AgentToolArguments, agentsDir: string): Promise<StartedRun> {
+  const { config } = perflow;
+  const params = args.memory_id !== undefined ? { memory_id: args.memory_id } : {};
+  const { agent, parameters } = await loadAgentFile(offered.file, params, { extraToolTypes: config.extraToolTypes, subAgentsWithin: agentsDir, ...(config.limits ? { limits: config.limits } : {}) });
+  checkWorkerPolicy(agent, config);
+  if (parameters.memory_id !== undefined) await assertMemoryExists(perflow, parameters.memory_id, parameters.tenant_id);
+  return startRun(perflow, { agent, parameters, question: args.question });
+}
+
+/** Temporal's status of an ended run, as the tool reports it. */
+const ENDED: Record<string, AgentRunEnd['status']> = { COMPLETED: 'completed', FAILED: 'failed', CANCELLED: 'cancelled', TERMINATED: 'terminated', TIMED_OUT: 'timed_out' };
+
+/** The run's end: its answer, or why it has none. Waits for it. */
+export async function endOf(perflow: PerflowClient, workflowId: string, memoryId: string): Promise<AgentRunEnd> {
+  const handle = perflow.client.workflow.getHandle(workflowId);
+  try {
+    const out = (await handle.result()) as RunOutput;
+    return { status: 'completed', response: out.response, workflow_id: workflowId, memory_id: out.memory_id, steps_executed: out.steps_executed, cost_usd: out.usage.cost_usd ?? null };
+  } catch (err) {
+    const status = ENDED[(await handle.describe()).status.name] ?? 'failed';
+    return { status, response: '', workflow_id: workflowId, memory_id: memoryId, error: failureMessage(err) };
+  }
+}
+
+/**
+ * Follows a started run to its end: `progress` gets a line per plan, step, tool call, decision
+ * and end (the agent tree's sub-agents' too, under their names); model text is left out (a
+ * notification per token would flood the client). Aborting `signal` cancels the run.
+ */
+export async function followAgentRun(perflow: PerflowClient, started: StartedRun, o: { signal?: AbortSignal; progress?: (message: string) => Promise<void> }): Promise<AgentRunEnd> {
+  const { workflowId, ids } = started;
+  const cancel = () => void cancelRun(perflow.client, workflowId).catch(() => undefined);
+  if (o.signal?.aborted) cancel();
+  o.signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    const end = endOf(perflow, workflowId, ids.memory_id);
+    if (o.progress) await forwardProgress(perflow, workflowId, o.progress, end);
+    return await end;
+  } finally {
+    o.signal?.removeEventListener('abort', cancel);
+  }
+}
+
+async function forwardProgress(perflow: PerflowClient, workflowId: string, progress: (message: string) => Promise<void>, end: Promise<AgentRunEnd>): Promise<void> {
+  const stop = new AbortController();
+  // The stream ends with the run; should it not (a run ended without its last event), its end stops it.
+  void end.finally(() => setTimeout(() => stop.abort(), 2_000).unref());
+  try {
+    for await (const e of watchRun(perflow, workflowId, { signal: stop.signal })) {
+      const line = progressLine(e);
+      if (line !== undefined) await progress(line);
+      if (e.type === 'run_finished' && e.run === undefined) break;
+    }
+  } catch (err) {
+    // Without a stream (MongoDB unreachable) the call still answers, without progress.
+    if (!(err instanceof StreamUnavailableError) && !stop.signal.aborted) throw err;
+  } finally {
+    stop.abort();
+  }
+}
+
+/** One line a person reads for an event, or undefined for model text and retries. */
+export function progressLine(e: RunEvent): string | undefined {
+  const who = e.agent_path ? `[${e.agent_path.slice(1).join(' › ')}] ` : '';
+  const line = ((): string | undefined => {
+    switch (e.type) {
+      case 'run_started':
+        return `run ${e.workflow_id} started: ${e.agent} (${e.agent_type})`;
+      case 'plan':
+        return `plan: ${e.steps.map((s, i) => `${i + 1}. ${preview(s, 80)}`).join(' ')}`;
+      case 'step_started':
+        return `step ${e.index + 1}: ${preview(e.step, 200)}`;
+      case 'tool_call':
+        return `→ ${e.tool} ${preview(e.input, 200)}`;
+      case 'tool_result':
+        return `← ${e.tool}${e.ok ? '' : ' (error)'}: ${preview(e.output, 200)}`;
+      case 'step_finished':
+        return `step ${e.index + 1} ${e.ok ? 'done' : 'failed'}: ${preview(e.result, 200)}`;
+      case 'decision_pending':
+        return `waiting for a person (${e.kind}): answer with ${e.answer[0] ?? 'perflow pending'}`;
+      case 'decision':
+        return `decision: ${e.kind} ${e.action} by ${e.by}`;
+      case 'run_finished':
+        return `run ${e.status}${e.error ? `: ${e.error}` : ''}`;
+      default:
+        return undefined;
+    }
+  })();
+  return line === undefined ? undefined : oneLine(`${who}${line}`);
+}
+
+/** A run's end as an MCP tool result: the answer as text, the IDs as structured content; an error result when it did not complete. */
+export function toolResult(end: AgentRunEnd): CallToolResult {
+  const { error, ...structured } = end;
+  const text = end.status === 'completed' ? end.response : `The run ${end.workflow_id} ${end.status}${error ? `: ${error}` : ''}`;
+  return { content: [{ type: 'text', text }], structuredContent: { ...structured }, ...(end.status === 'completed' ? {} : { isError: true }) };
+}
+
+/** A call refused before any run started, as an error result (the model reads why). */
+export function refusedResult(err: unknown): CallToolResult {
+  const message = err instanceof PerflowError ? err.message : failureMessage(err);
+  return { content: [{ type: 'text', text: oneLine(message) }], isError: true };
+}
