@@ -30,6 +30,7 @@ export {
 } from './ops';
 export { readMemory } from './memory';
 export { StreamUnavailableError, watchRun, type WatchOptions } from './watch';
+export { AgUiTranslator, type AgUiRun } from './ag-ui';
 export { answersOf, RUN_EVENT_TYPES, type RunEvent, type RunEventBody, type RunEventType } from '../core/run-events';
 export { forkRun, forkSource, runInputOf, type ForkOptions } from './fork';
 export { diffRuns, unifiedDiff, type RunDiff, type RunSide, type StepSide } from './diff';

@@ -123,6 +123,8 @@ export interface StartRunOptions {
   taskQueue?: string;
   /** Continue this conversation (default: the `memory_id` parameter, else a new one). */
   memoryId?: string;
+  /** Without a conversation to continue: start the new one under this ID (an AG-UI thread's) instead of a random one. */
+  newMemoryId?: string;
   /** Run the LLM activities on this task queue. @default the client's (PERFLOW_LLM_TASK_QUEUE) */
   llmTaskQueue?: string;
   /** Start as a fork of another run (see `forkRun`). */
@@ -143,7 +145,7 @@ export interface StartedRun {
  * continues (`memoryId`, else the seed's `memory_id` and `executor_agent_memory_id` parameters),
  * else new ones. The parameters go on without them: the IDs travel in `ids` only.
  */
-export function resolveRunIds(o: Pick<StartRunOptions, 'memoryId' | 'parameters'>): {
+export function resolveRunIds(o: Pick<StartRunOptions, 'memoryId' | 'newMemoryId' | 'parameters'>): {
   ids: RunIds;
   continuesConversation: boolean;
   parameters: Omit<ResolvedParameters, 'memory_id' | 'executor_agent_memory_id'>;
@@ -151,7 +153,7 @@ export function resolveRunIds(o: Pick<StartRunOptions, 'memoryId' | 'parameters'
   const { memory_id, executor_agent_memory_id, ...parameters } = o.parameters;
   const memoryId = o.memoryId ?? memory_id;
   const ids: RunIds = {
-    memory_id: memoryId ?? randomUUID(),
+    memory_id: memoryId ?? o.newMemoryId ?? randomUUID(),
     parent_interaction_id: randomUUID(),
     executor_agent_memory_id: executor_agent_memory_id ?? randomUUID(),
     executor_agent_parent_interaction_id: randomUUID(),

@@ -46,6 +46,7 @@ import { SearchAttributes } from '../workflows/definitions';
 import type { ApiEnv, ApiOptions } from './api-options';
 import { evalRoutes } from './eval-routes';
 import { agentFiles, offeredFile, refuseInline } from './offered-files';
+import { agUiRoutes, type StreamCount } from './ag-ui-routes';
 import { decisionBody, forkBody, jsonOf, offsetOf, parseBody, startBody, type DecisionBody } from './requests';
 
 export type { ApiOptions };
@@ -62,7 +63,7 @@ export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
   });
   // A run of the request's scope, or 404 as for an unknown one (routes with :id).
   const inScope = (c: Context<ApiEnv>, id = c.req.param('id')) => checkRunScope(client, id ?? '', c.get('scope'));
-  let streams = 0;
+  const streams: StreamCount = { open: 0 };
 
   api.get('/info', (c) => c.json({ namespace: config.namespace, temporal_ui_url: config.uiUrl, token_required: o.tokens !== undefined, tenant: c.get('scope').tenant ?? null }));
 
@@ -125,8 +126,8 @@ export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
     const lastSeen = offsetOf(c.req.header('last-event-id'), 'Last-Event-ID');
     const from = lastSeen !== undefined ? lastSeen + 1 : offsetOf(c.req.query('from'), 'from');
     // Each stream polls MongoDB: a bound keeps one client from exhausting the console.
-    if (streams >= o.maxEventStreams) throw new HttpError(429, `this console serves at most ${o.maxEventStreams} event streams at once: close one and retry`);
-    streams++;
+    if (streams.open >= o.maxEventStreams) throw new HttpError(429, `this console serves at most ${o.maxEventStreams} event streams at once: close one and retry`);
+    streams.open++;
     return streamSSE(c, async (stream) => {
       const stop = new AbortController();
       stream.onAbort(() => stop.abort());
@@ -136,7 +137,7 @@ export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
           await stream.writeSSE({ id: String(event.offset), event: event.type, data: JSON.stringify(event) });
         }
       } finally {
-        streams--;
+        streams.open--;
       }
     });
   });
@@ -182,6 +183,7 @@ export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
   });
 
   evalRoutes(api, o);
+  agUiRoutes(api, o, streams, inScope);
 
   api.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
   api.onError((err, c) => {

@@ -4,7 +4,10 @@
  * for), the event stream as Server-Sent Events, and what guards it: the token, the Host
  * allow-list, the origin check, the security headers, inline agent files, the limits.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { HttpAgent } from '@ag-ui/client';
+import type { BaseEvent, Message } from '@ag-ui/core';
 import { request } from 'node:http';
 import { MongoClient } from 'mongodb';
 import { tmpdir } from 'node:os';
@@ -496,5 +499,102 @@ describe('tenant tokens (perflow console --tokens FILE)', () => {
     expect((await callAs(BETA, 'GET', `/api/evals/compare?a=${evalId}&b=${evalId}`)).status).toBe(404);
     expect((await callAs(BETA, 'GET', '/api/evals')).json.map((e: Json) => e.eval_id)).not.toContain(evalId);
     expect((await callAs(BETA, 'GET', `/api/runs/${evalId}-sum`)).status).toBe(404);
+  });
+});
+
+describe('AG-UI (POST /api/ag-ui/AGENT, GET /api/runs/:id/ag-ui)', () => {
+  // The example agent tree, offered by a console of its own.
+  let tree: ConsoleServer;
+  let treeAgents: string;
+  beforeAll(async () => {
+    treeAgents = mkdtempSync(join(tmpdir(), 'perflow-ag-ui-agents-'));
+    for (const f of ['supervisor', 'researcher', 'accountant']) copyFileSync(join(__dirname, '../../examples/multi-agent', `${f}.json`), join(treeAgents, `${f}.json`));
+    tree = await startConsole({ config: cli.harness.perflow.config, port: 0, agentsDir: treeAgents, perflow: cli.harness.perflow, token: TOKEN });
+  });
+  afterAll(async () => {
+    await tree?.close();
+    rmSync(treeAgents, { recursive: true, force: true });
+  });
+
+  const agentOf = (agent: string, threadId: string) => new HttpAgent({ url: `${tree.url}/api/ag-ui/${agent}`, headers: { authorization: `Bearer ${TOKEN}` }, threadId });
+
+  /** An AG-UI client's run: every event it received, and what it made of them. */
+  async function runWith(agent: HttpAgent, question: string): Promise<{ events: BaseEvent[]; result: Json; messages: Message[] }> {
+    agent.addMessage({ id: randomUUID(), role: 'user', content: question });
+    const events: BaseEvent[] = [];
+    const { result } = await agent.runAgent({ runId: randomUUID() }, { onEvent: ({ event }) => void events.push(event) });
+    return { events, result, messages: agent.messages };
+  }
+
+  it("HttpAgent follows a tree's run to RUN_FINISHED: its text messages and tool calls are what watch --json shows", async () => {
+    const thread = `trip-${randomUUID()}`;
+    const { events, result, messages } = await runWith(agentOf('supervisor', thread), 'What does the trip cost?');
+    expect(events[0].type).toBe('RUN_STARTED');
+    expect(events.at(-1)!.type).toBe('RUN_FINISHED');
+    expect(result).toMatchObject({ response: expect.stringMatching(/^The trip costs 445/), memory_id: thread });
+    const id = result.workflow_id as string;
+
+    // What watch --json shows of the same tree.
+    const watched = (await cli.perflow(['watch', id, '--json'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as RunEvent);
+    const owner = (e: { run?: string }) => e.run ?? id;
+    const texts = new Map<string, string>();
+    for (const e of watched) if (e.type === 'model_delta') texts.set(`${owner(e)}#${e.call}`, (texts.get(`${owner(e)}#${e.call}`) ?? '') + e.text);
+    const agUiTexts = new Map<string, string>();
+    for (const e of events as Json[]) if (e.type === 'TEXT_MESSAGE_CONTENT') agUiTexts.set(e.messageId, (agUiTexts.get(e.messageId) ?? '') + e.delta);
+    expect(agUiTexts.get(`${id}#response`)).toBe(result.response);
+    agUiTexts.delete(`${id}#response`);
+    expect(agUiTexts).toEqual(texts);
+    const toolCalls = watched.flatMap((e) => (e.type === 'tool_call' ? [[`${owner(e)}#${e.call}`, e.tool, e.input]] : []));
+    const starts = (events as Json[]).filter((e) => e.type === 'TOOL_CALL_START');
+    const args = new Map((events as Json[]).filter((e) => e.type === 'TOOL_CALL_ARGS').map((e) => [e.toolCallId, e.delta]));
+    expect(starts.map((e) => [e.toolCallId, e.toolCallName, args.get(e.toolCallId)])).toEqual(toolCalls);
+    // (Each run's events keep their order; runs live side by side interleave as they happened.)
+    const byId = (a: string[], b: string[]) => a[0].localeCompare(b[0]);
+    const results = (events as Json[]).filter((e) => e.type === 'TOOL_CALL_RESULT').map((e) => [e.toolCallId, e.content]);
+    expect(results.sort(byId)).toEqual(watched.flatMap((e) => (e.type === 'tool_result' ? [[`${owner(e)}#${e.call}`, e.output]] : [])).sort(byId));
+    // The sub-agents: started under the tool call that called them, each event of theirs marked.
+    const subagents = (events as Json[]).filter((e) => e.type === 'SUBAGENT_STARTED');
+    expect(subagents.map((e) => [e.subagentRunId.slice(id.length), e.name, e.parentToolCallId.slice(id.length), e.parentSubagentRunId?.slice(id.length)])).toEqual([
+      ['/step-1/agent-1', 'trip-researcher', '#tool:0:0', undefined],
+      ['/step-1/agent-1/step-1/agent-1', 'trip-accountant', '/step-1/agent-1#tool:0:0', '/step-1/agent-1'],
+      ['/step-2/agent-1', 'trip-accountant', '#tool:1:0', undefined],
+    ]);
+    const finished = (events as Json[]).filter((e) => e.type === 'SUBAGENT_FINISHED').map((e) => e.subagentRunId as string);
+    expect([...finished].sort()).toEqual(subagents.map((e) => e.subagentRunId as string).sort());
+    expect(finished.indexOf(subagents[1].subagentRunId)).toBeLessThan(finished.indexOf(subagents[0].subagentRunId));
+    // The client's own view: the question, then the assistant's messages with their tool calls, the answer last.
+    expect(messages[0]).toMatchObject({ role: 'user', content: 'What does the trip cost?' });
+    expect(messages.at(-1)).toMatchObject({ role: 'assistant', content: result.response });
+    expect(messages.filter((m) => m.role === 'tool')).toHaveLength(results.length);
+
+    // Followed again from an offset: the same run's events from there (the AG-UI stream opens and closes as always).
+    const res = await fetch(`${tree.url}/api/runs/${encodeURIComponent(id)}/ag-ui?from=3`, { headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/event-stream' } });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const replayed = (await res.text()).split('\n\n').filter((b) => b.startsWith('data:')).map((b) => JSON.parse(b.slice('data:'.length)) as Json);
+    expect(replayed[0]).toMatchObject({ type: 'RUN_STARTED', threadId: thread, runId: id });
+    expect(replayed.at(-1)).toMatchObject({ type: 'RUN_FINISHED', result: { response: result.response } });
+    expect(replayed.filter((e) => e.type === 'TOOL_CALL_START').map((e) => e.toolCallId)).toEqual(starts.map((e) => e.toolCallId));
+  });
+
+  it('a thread is a conversation: a second run on it continues its memory', async () => {
+    const thread = `sums-${randomUUID()}`;
+    const agent = agentOf('accountant', thread);
+    const first = await runWith(agent, 'What is 3*120+85?');
+    const second = await runWith(agent, 'And once more?');
+    expect([first.result.memory_id, second.result.memory_id]).toEqual([thread, thread]);
+    expect(second.result.workflow_id).not.toBe(first.result.workflow_id);
+    const memory = await fetch(`${tree.url}/api/memory/${thread}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(((await memory.json()) as Json).runs.map((r: Json) => r.question)).toEqual(['What is 3*120+85?', 'And once more?']);
+  });
+
+  it('refuses what is not a RunAgentInput with a user message, an agent it does not offer, a bad thread ID, no token and other sites', async () => {
+    const post = (agent: string, body: unknown, headers: Record<string, string> = {}) => call('POST', `/api/ag-ui/${agent}`, body, { authorization: `Bearer ${TOKEN}`, ...headers }, tree.url);
+    const input = (over: Record<string, unknown> = {}) => ({ threadId: 't-1', runId: 'r-1', state: {}, messages: [{ id: 'm', role: 'user', content: 'What is 1+1?' }], tools: [], context: [], forwardedProps: {}, ...over });
+    expect(await post('accountant', input({ messages: [] }))).toEqual({ status: 400, json: { error: 'messages hold no user message with text: the last one is the question' } });
+    expect(await post('accountant', { question: 'x' })).toMatchObject({ status: 400, json: { error: expect.stringMatching(/^the body is not an AG-UI RunAgentInput: /) } });
+    expect(await post('nobody', input())).toMatchObject({ status: 400, json: { error: expect.stringContaining('"nobody.json" is not one of the console\'s agent files') } });
+    expect(await post('accountant', input({ threadId: '../../etc' }))).toMatchObject({ status: 400, json: { error: expect.stringContaining('threadId "../../etc" cannot name a conversation') } });
+    expect((await post('accountant', input(), { authorization: 'Bearer nope' })).status).toBe(401);
+    expect((await post('accountant', input(), { origin: 'http://evil.example' })).status).toBe(403);
   });
 });
