@@ -87,7 +87,7 @@ export async function callTool(deps: ToolCallDeps, { tool: ref, input, place }: 
     const stream = activityStream(deps.events);
     const call = toolCallName(place.stepIndex, place.callIndex);
     stream?.toolCall(place.stepIndex, name, call, input);
-    const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input)));
+    const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input), input));
     await saveToolCall(deps.memory, place, { name, input, output: observation.content, is_error: observation.is_error });
     await stream?.toolResult(place.stepIndex, name, call, !observation.is_error, observation.content);
     return { ...observation, content: outputForModel(place, observation.content) };

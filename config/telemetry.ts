@@ -20,6 +20,12 @@ export interface TracingConfig {
   protocol: OtlpProtocol;
   /** The resource's `service.name`: `OTEL_SERVICE_NAME`. @default 'perflow-worker' or 'perflow-client' */
   serviceName: string;
+  /**
+   * The GenAI conventions' names: the latest with `OTEL_SEMCONV_STABILITY_OPT_IN` listing
+   * `gen_ai_latest_experimental`; message content with
+   * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`. @default today's names, no content
+   */
+  genAi: { latest: boolean; captureContent: boolean };
 }
 
 /** The Temporal runtime's metrics exporter (one per process). */
@@ -84,7 +90,11 @@ export function tracingConfigFromEnv(env: NodeJS.ProcessEnv = process.env, defau
   if (!(OTLP_PROTOCOLS as readonly string[]).includes(protocol)) {
     throw new Error(`${protocolVar}="${protocol}" is not an OTLP protocol perflow exports: use http/protobuf (the default) or http/json`);
   }
-  return { url, protocol: protocol as OtlpProtocol, serviceName: trimmed(env, 'OTEL_SERVICE_NAME') ?? defaultServiceName };
+  const genAi = {
+    latest: (trimmed(env, 'OTEL_SEMCONV_STABILITY_OPT_IN') ?? '').split(',').some((v) => v.trim() === 'gen_ai_latest_experimental'),
+    captureContent: trimmed(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT')?.toLowerCase() === 'true',
+  };
+  return { url, protocol: protocol as OtlpProtocol, serviceName: trimmed(env, 'OTEL_SERVICE_NAME') ?? defaultServiceName, genAi };
 }
 
 /**
@@ -122,7 +132,7 @@ export function telemetryConfigFromEnv(env: NodeJS.ProcessEnv = process.env, rol
 /** For the worker's start line. */
 export function describeTelemetry(t: TelemetryConfig | undefined): string {
   const parts = [
-    ...(t?.traces ? [`traces to ${redact(t.traces.url)} (${t.traces.protocol}, service ${t.traces.serviceName})`] : []),
+    ...(t?.traces ? [`traces to ${redact(t.traces.url)} (${t.traces.protocol}, service ${t.traces.serviceName}${t.traces.genAi.latest ? ', GenAI conventions: latest' : ''}${t.traces.genAi.captureContent ? ', with message content' : ''})`] : []),
     ...(t?.metrics ? ['prometheus' in t.metrics ? `metrics on http://${t.metrics.prometheus.bindAddress}/metrics` : `metrics to ${redact(t.metrics.otlp.url)}`] : []),
   ];
   return parts.length > 0 ? `; ${parts.join(', ')}` : '';

@@ -16,6 +16,29 @@ import { firstLine } from '../core/text';
 export interface TelemetryDeps {
   /** Opens the model and tool calls' spans. @default none: no spans */
   tracer?: Tracer;
+  /** Which GenAI conventions the spans follow, and whether they carry message content. @default today's names, no content */
+  genAi?: GenAiSpanOptions;
+}
+
+/**
+ * `latest` (`OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental`): the conventions' latest
+ * names — `plan` spans for planner calls, `gen_ai.provider.name`, the agent's name, cache token
+ * counts; otherwise the names of perflow 0.2 (`chat` for every call, `gen_ai.system`), kept for
+ * one more version. `captureContent`
+ * (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`): the messages, system
+ * instructions, answers, tool arguments and results on the spans — off by default: prompts and
+ * tool outputs can hold what a trace backend must not.
+ */
+export interface GenAiSpanOptions {
+  latest: boolean;
+  captureContent: boolean;
+}
+
+/** What a model call's span may say of the request: who asks (its position's role) and, with content capture, what. */
+export interface ObservedRequest {
+  position?: { role: string };
+  system?: string;
+  messages?: ReadonlyArray<{ role: string; content?: unknown }>;
 }
 
 /** GenAI semantic-convention attribute names (OpenTelemetry semconv, gen_ai.*). */
@@ -27,7 +50,28 @@ export const GEN_AI = {
   outputTokens: 'gen_ai.usage.output_tokens',
   finishReasons: 'gen_ai.response.finish_reasons',
   toolName: 'gen_ai.tool.name',
+  // The latest conventions' (OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental).
+  provider: 'gen_ai.provider.name',
+  agentName: 'gen_ai.agent.name',
+  cacheReadTokens: 'gen_ai.usage.cache_read.input_tokens',
+  cacheCreationTokens: 'gen_ai.usage.cache_creation.input_tokens',
+  toolType: 'gen_ai.tool.type',
+  // Content, captured only when asked.
+  systemInstructions: 'gen_ai.system_instructions',
+  inputMessages: 'gen_ai.input.messages',
+  outputMessages: 'gen_ai.output.messages',
+  toolArguments: 'gen_ai.tool.call.arguments',
+  toolResult: 'gen_ai.tool.call.result',
 } as const;
+
+/** A request's content as the conventions' message attributes (JSON). */
+function contentOfRequest(request: ObservedRequest): Attributes {
+  const text = (c: unknown) => (typeof c === 'string' ? c : JSON.stringify(c ?? ''));
+  return {
+    ...(request.system ? { [GEN_AI.systemInstructions]: JSON.stringify([{ type: 'text', content: request.system }]) } : {}),
+    ...(request.messages ? { [GEN_AI.inputMessages]: JSON.stringify(request.messages.map((m) => ({ role: m.role, parts: [{ type: 'text', content: text(m.content) }] }))) } : {}),
+  };
+}
 
 /** perflow's own attribute of model-call spans: the call's cost in US dollars (absent when the model has no known price). */
 export const COST_ATTRIBUTE = 'perflow.cost_usd';
@@ -72,18 +116,36 @@ async function inSpan<T>(tracer: Tracer | undefined, name: string, kind: SpanKin
  * model and the cost (when known) by model and agent (`agent`: the agent file's name, `unknown`
  * for calls whose input does not name it).
  */
-export function observeModelCall<T extends { usage: Usage; stop_reason?: string }>(deps: TelemetryDeps, model: ModelSettings, call: () => Promise<T>, agent?: string): Promise<T> {
+export function observeModelCall<T extends { usage: Usage; stop_reason?: string; content?: string; tool_calls?: unknown[] }>(
+  deps: TelemetryDeps,
+  model: ModelSettings,
+  call: () => Promise<T>,
+  agent?: string,
+  request: ObservedRequest = {},
+): Promise<T> {
   const name = modelName(model);
-  const attributes = { [GEN_AI.operation]: 'chat', [GEN_AI.system]: genAiSystem(model.interface), [GEN_AI.requestModel]: name };
-  return inSpan(deps.tracer, `chat ${name}`, SpanKind.CLIENT, attributes, async (span) => {
+  const latest = deps.genAi?.latest ?? false;
+  const capture = deps.genAi?.captureContent ?? false;
+  const operation = latest && request.position?.role === 'planner' ? 'plan' : 'chat';
+  const attributes: Attributes = {
+    [GEN_AI.operation]: operation,
+    [latest ? GEN_AI.provider : GEN_AI.system]: genAiSystem(model.interface),
+    [GEN_AI.requestModel]: name,
+    ...(latest && agent !== undefined ? { [GEN_AI.agentName]: agent } : {}),
+    ...(capture ? contentOfRequest(request) : {}),
+  };
+  return inSpan(deps.tracer, `${operation} ${name}`, SpanKind.CLIENT, attributes, async (span) => {
     const response = await call();
-    const { input_tokens, output_tokens, cost_usd } = response.usage;
+    const { input_tokens, output_tokens, cost_usd, cached_input_tokens, cache_write_input_tokens } = response.usage;
     const cost = typeof cost_usd === 'number' ? cost_usd : undefined;
     span?.setAttributes({
       [GEN_AI.inputTokens]: input_tokens,
       [GEN_AI.outputTokens]: output_tokens,
+      ...(latest && cached_input_tokens ? { [GEN_AI.cacheReadTokens]: cached_input_tokens } : {}),
+      ...(latest && cache_write_input_tokens ? { [GEN_AI.cacheCreationTokens]: cache_write_input_tokens } : {}),
       ...(cost !== undefined ? { [COST_ATTRIBUTE]: cost } : {}),
       ...(response.stop_reason ? { [GEN_AI.finishReasons]: [response.stop_reason] } : {}),
+      ...(capture ? { [GEN_AI.outputMessages]: JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: response.content ?? '' }, ...(response.tool_calls ?? []).map((c) => ({ type: 'tool_call', ...(c as object) }))], finish_reason: response.stop_reason ?? 'stop' }]) } : {}),
     });
     const m = meter();
     const tokens = m?.createCounter(PERFLOW_METRICS.tokens, 'tokens', 'Model tokens, by model and direction');
@@ -113,8 +175,15 @@ function addCost(m: MetricMeter, cost: number, labels: { model: string; agent: s
 }
 
 /** One tool call: an `execute_tool <name>` span (an error observation marks it failed), and the call counted by tool. */
-export function observeToolCall(deps: TelemetryDeps, tool: { name: string; type: string }, call: () => Promise<ToolObservation>): Promise<ToolObservation> {
-  const attributes = { [GEN_AI.operation]: 'execute_tool', [GEN_AI.toolName]: tool.name, 'perflow.tool.type': tool.type };
+export function observeToolCall(deps: TelemetryDeps, tool: { name: string; type: string }, call: () => Promise<ToolObservation>, input?: unknown): Promise<ToolObservation> {
+  const capture = deps.genAi?.captureContent ?? false;
+  const attributes: Attributes = {
+    [GEN_AI.operation]: 'execute_tool',
+    [GEN_AI.toolName]: tool.name,
+    'perflow.tool.type': tool.type,
+    ...(deps.genAi?.latest ? { [GEN_AI.toolType]: 'function' } : {}),
+    ...(capture && input !== undefined ? { [GEN_AI.toolArguments]: JSON.stringify(input) } : {}),
+  };
   return inSpan(deps.tracer, `execute_tool ${tool.name}`, SpanKind.INTERNAL, attributes, async (span) => {
     const m = meter();
     m?.createCounter(PERFLOW_METRICS.toolCalls, 'calls', 'Tool calls, by tool').add(1, { tool: tool.name });
@@ -122,6 +191,7 @@ export function observeToolCall(deps: TelemetryDeps, tool: { name: string; type:
       m?.createCounter(PERFLOW_METRICS.toolErrors, 'calls', 'Tool calls that ended in an error, by tool').add(1, { tool: tool.name });
       throw err;
     });
+    if (capture) span?.setAttribute(GEN_AI.toolResult, observation.content);
     if (observation.is_error) {
       m?.createCounter(PERFLOW_METRICS.toolErrors, 'calls', 'Tool calls that ended in an error, by tool').add(1, { tool: tool.name });
       span?.setAttribute('error.type', 'tool_error');

@@ -111,7 +111,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
       policy,
       // Read at call time, as the providers read them.
       operator: () => operatorEndpoints((variable) => providers.setting(variable)),
-      ...(tracing ? { tracer: tracing.tracer } : {}),
+      ...(tracing ? { tracer: tracing.tracer, genAi: tracing.config.genAi } : {}),
     });
     // PERFLOW_ENCRYPTION_KEYS: inputs, results, queries, updates, memos and failures (messages,
     // stack traces, details) encrypted in history. Without keys the codec encrypts nothing; the

@@ -36,6 +36,7 @@ export async function chat(model: ModelSettings, request: ChatRequest, deps: Cha
       return { ...answer, usage: withCost(model, answer.usage) };
     },
     agent,
+    request,
   );
   // The filter selects the answer text; a turn that calls tools has no answer to select.
   if (request.response_filter && raw !== undefined && response.tool_calls.length === 0) {

@@ -1,9 +1,12 @@
 /**
  * Traces and metrics end to end: a `perflow worker` process exporting spans over OTLP/HTTP
  * (protobuf) to an in-process receiver and serving Prometheus metrics, and the `perflow run` CLI
- * exporting its client span (http/json). One run of a scripted plan_execute_and_reflect agent
- * with a tool must give one trace — client → workflow → activities and the executor child, with
- * the model and tool calls' GenAI spans — and perflow's counters on /metrics.
+ * exporting its client span (http/json). One 2-step run of a scripted plan_execute_and_reflect
+ * agent with a tool must give one trace — client → the run's `invoke_agent` span → activities
+ * and the executor children, with the `plan`, `chat` and `execute_tool` spans of the GenAI
+ * conventions (the worker opts in to their latest names) — and perflow's counters on /metrics.
+ * A run whose worker is SIGKILLed while it waits, and replayed by the next worker, exports each
+ * span once.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -133,12 +136,11 @@ describe('traces and metrics', () => {
   const db = `perflow_otel_${randomUUID().slice(0, 8)}`;
   let metricsPort = 0;
 
-  beforeAll(async () => {
-    receiver = await startReceiver();
-    dir = mkdtempSync(join(tmpdir(), 'perflow-otel-'));
-    metricsPort = await freePort();
+  /** A `perflow worker` exporting to the receiver (the latest GenAI names; spans sent within 100 ms of ending). */
+  async function startWorker(metrics: boolean): Promise<void> {
     const { temporalAddress, namespace, mongoUri } = serverEnv();
-    worker = spawn(process.execPath, [BIN, 'worker'], {
+    workerOutput = '';
+    const started = spawn(process.execPath, [BIN, 'worker'], {
       env: userEnv({
         TEMPORAL_ADDRESS: temporalAddress,
         TEMPORAL_NAMESPACE: namespace,
@@ -146,14 +148,24 @@ describe('traces and metrics', () => {
         PERFLOW_TASK_QUEUE: taskQueue,
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
         OTEL_SERVICE_NAME: 'perflow-test-worker',
-        PERFLOW_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
+        OTEL_SEMCONV_STABILITY_OPT_IN: 'gen_ai_latest_experimental',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        ...(metrics ? { PERFLOW_METRICS_ADDRESS: `127.0.0.1:${metricsPort}` } : {}),
       }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    worker.stdout!.on('data', (d: Buffer) => (workerOutput += d.toString()));
-    worker.stderr!.on('data', (d: Buffer) => (workerOutput += d.toString()));
-    const exited = new Promise<never>((_, fail) => worker!.once('exit', (code) => fail(new Error(`the worker exited (${code}):\n${workerOutput}`))));
+    worker = started;
+    started.stdout!.on('data', (d: Buffer) => (workerOutput += d.toString()));
+    started.stderr!.on('data', (d: Buffer) => (workerOutput += d.toString()));
+    const exited = new Promise<never>((_, fail) => started.once('exit', (code) => fail(new Error(`the worker exited (${code}):\n${workerOutput}`))));
     await Promise.race([eventually('the worker to start', () => (workerOutput.includes('perflow worker connected') ? true : undefined), 120_000), exited]);
+  }
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    dir = mkdtempSync(join(tmpdir(), 'perflow-otel-'));
+    metricsPort = await freePort();
+    await startWorker(true);
   }, 150_000);
 
   afterAll(async () => {
@@ -166,7 +178,7 @@ describe('traces and metrics', () => {
   });
 
   it('export one trace per run, from the CLI’s start through the workflows to the model and tool calls, and count the run', async () => {
-    expect(workerOutput).toContain(`traces to ${receiver.url}/v1/traces (http/protobuf, service perflow-test-worker)`);
+    expect(workerOutput).toContain(`traces to ${receiver.url}/v1/traces (http/protobuf, service perflow-test-worker, GenAI conventions: latest)`);
     expect(workerOutput).toContain(`metrics on http://127.0.0.1:${metricsPort}/metrics`);
     const agentFile = join(dir, 'agent.json');
     writeFileSync(
@@ -174,7 +186,7 @@ describe('traces and metrics', () => {
       JSON.stringify(
         withPrice(
           scriptedAgent(
-            { planner: [plan('compute 6*7'), final('42')], executor: [calculatorTurns('6*7', '42')] },
+            { planner: [plan('compute 6*7', 'compute 2*3'), plan('compute 2*3'), final('42 and 6')], executor: [calculatorTurns('6*7', '42'), calculatorTurns('2*3', '6')] },
             withCalculator(),
           ),
         ),
@@ -194,8 +206,8 @@ describe('traces and metrics', () => {
     });
     expect(cli.stderr).toBe('');
     expect(cli.code).toBe(0);
-    const out = JSON.parse(cli.stdout) as { workflow_id: string; response: string; usage: { input_tokens: number; output_tokens: number; cost_usd: number } };
-    expect(out.response).toBe('42');
+    const out = JSON.parse(cli.stdout) as { workflow_id: string; memory_id: string; response: string; usage: { input_tokens: number; output_tokens: number; cost_usd: number } };
+    expect(out.response).toBe('42 and 6');
     // The run's cost: its tokens at the agent file's price ($2 in / $8 out per million).
     expect(out.usage.cost_usd).toBeCloseTo(costAt(out.usage), 12);
 
@@ -210,12 +222,12 @@ describe('traces and metrics', () => {
       return lines.length === 0 ? undefined : lines.reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
     };
     expect(sample('perflow_runs_total', { agent_type: 'plan_execute_and_reflect', status: 'completed', taskQueue })).toBe(1);
-    expect(sample('perflow_steps_total', { agent_type: 'plan_execute_and_reflect', taskQueue })).toBe(1);
+    expect(sample('perflow_steps_total', { agent_type: 'plan_execute_and_reflect', taskQueue })).toBe(2);
     expect(sample('perflow_tokens_total', { model: 'scripted', direction: 'input' })).toBeGreaterThan(0);
     expect(sample('perflow_tokens_total', { model: 'scripted', direction: 'output' })).toBeGreaterThan(0);
     // The cost counter sums the calls' costs: the run's whole cost, by model and agent.
     expect(sample('perflow_cost_usd_total', { model: 'scripted', agent: 'test-agent' })).toBeCloseTo(out.usage.cost_usd, 9);
-    expect(sample('perflow_tool_calls_total', { tool: 'CalculatorTool', taskQueue })).toBe(1);
+    expect(sample('perflow_tool_calls_total', { tool: 'CalculatorTool', taskQueue })).toBe(2);
     expect(sample('perflow_tool_errors_total', { tool: 'CalculatorTool' })).toBeUndefined();
     expect(metrics).toMatch(/^temporal_workflow_completed\{/m);
 
@@ -263,45 +275,122 @@ describe('traces and metrics', () => {
     // Properly parented: nothing but the client's span is a root, and every parent is in the trace.
     expect(trace.filter((s) => !parentOf(s)).map((s) => s.name)).toEqual(['StartWorkflow:planExecuteReflect']);
 
-    const run = one('RunWorkflow:planExecuteReflect');
+    // The run: an invoke_agent span (the interceptors' RunWorkflow span, named and described as the conventions say).
+    const run = one('invoke_agent test-agent');
     expect(parentOf(run)).toBe(start);
     expect(run.service).toBe('perflow-test-worker');
+    expect(trace.filter((s) => s.name.startsWith('RunWorkflow:planExecuteReflect'))).toEqual([]);
+    expect(run.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'test-agent',
+      'gen_ai.agent.id': id,
+      'gen_ai.conversation.id': out.memory_id,
+      'gen_ai.provider.name': 'scripted',
+      'gen_ai.request.model': 'scripted',
+      'gen_ai.usage.input_tokens': out.usage.input_tokens,
+      'gen_ai.usage.output_tokens': out.usage.output_tokens,
+    });
+    expect(run.attributes['perflow.cost_usd']).toBeCloseTo(out.usage.cost_usd, 12);
     const planner = trace.filter((s) => s.name === 'RunActivity:planningModel');
-    expect(planner).toHaveLength(2);
+    expect(planner).toHaveLength(3);
     for (const p of planner) {
       expect(parentOf(p)?.name).toBe('StartActivity:planningModel');
       expect(parentOf(parentOf(p)!)).toBe(run);
     }
-    const child = one('RunWorkflow:reactExecutor');
-    expect(parentOf(child)?.name).toBe('StartChildWorkflow:reactExecutor');
-    expect(parentOf(parentOf(child)!)).toBe(run);
-
-    const chats = trace.filter((s) => s.name === 'chat scripted');
-    expect(chats).toHaveLength(4); // two planner calls, two executor turns
-    for (const chat of chats) {
-      expect(chat.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'scripted', 'gen_ai.request.model': 'scripted' });
-      expect(chat.attributes['gen_ai.usage.input_tokens']).toEqual(expect.any(Number));
-      expect(chat.attributes['gen_ai.usage.output_tokens']).toEqual(expect.any(Number));
-      const tokens = { input_tokens: Number(chat.attributes['gen_ai.usage.input_tokens']), output_tokens: Number(chat.attributes['gen_ai.usage.output_tokens']) };
-      expect(chat.attributes['perflow.cost_usd']).toBeCloseTo(costAt(tokens), 12);
-      expect(parentOf(chat)?.name).toMatch(/^RunActivity:(planningModel|executionModel)$/);
+    const children = trace.filter((s) => s.name === 'RunWorkflow:reactExecutor');
+    expect(children).toHaveLength(2);
+    for (const child of children) {
+      expect(parentOf(child)?.name).toBe('StartChildWorkflow:reactExecutor');
+      expect(parentOf(parentOf(child)!)).toBe(run);
     }
-    expect(chats.filter((c) => parentOf(parentOf(parentOf(c)!)!) === child)).toHaveLength(2);
 
-    const tool = one('execute_tool CalculatorTool');
-    expect(tool.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'CalculatorTool' });
-    expect(parentOf(tool)?.name).toBe('RunActivity:callTool');
-    expect(parentOf(parentOf(parentOf(tool)!)!)).toBe(child);
+    // Planner calls are plan spans, executor turns chat spans: each with its usage and cost.
+    const plans = trace.filter((s) => s.name === 'plan scripted');
+    const chats = trace.filter((s) => s.name === 'chat scripted');
+    expect([plans.length, chats.length]).toEqual([3, 4]);
+    for (const call of [...plans, ...chats]) {
+      expect(call.attributes).toMatchObject({ 'gen_ai.operation.name': call.name.split(' ')[0], 'gen_ai.provider.name': 'scripted', 'gen_ai.request.model': 'scripted', 'gen_ai.agent.name': 'test-agent' });
+      expect(call.attributes['gen_ai.system']).toBeUndefined();
+      const tokens = { input_tokens: Number(call.attributes['gen_ai.usage.input_tokens']), output_tokens: Number(call.attributes['gen_ai.usage.output_tokens']) };
+      expect(tokens.input_tokens).toBeGreaterThan(0);
+      expect(call.attributes['perflow.cost_usd']).toBeCloseTo(costAt(tokens), 12);
+      // No message content unless the worker is told to capture it.
+      expect(call.attributes['gen_ai.input.messages']).toBeUndefined();
+    }
+    for (const p of plans) expect(parentOf(p)?.name).toBe('RunActivity:planningModel');
+    for (const child of children) expect(chats.filter((c) => parentOf(c)?.name === 'RunActivity:executionModel' && parentOf(parentOf(parentOf(c)!)!) === child)).toHaveLength(2);
+
+    const tools = trace.filter((s) => s.name === 'execute_tool CalculatorTool');
+    expect(tools).toHaveLength(2);
+    for (const tool of tools) {
+      expect(tool.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'CalculatorTool', 'gen_ai.tool.type': 'function' });
+      expect(parentOf(tool)?.name).toBe('RunActivity:callTool');
+      expect(children).toContain(parentOf(parentOf(parentOf(tool)!)!));
+    }
 
     // A traced run's history replays on untraced workflow code (the interceptors add headers, no commands).
     const { connection, client } = await connectTemporal();
     try {
-      for (const workflowId of [id, `${id}/step-1`]) {
+      for (const workflowId of [id, `${id}/step-1`, `${id}/step-2`]) {
         const history = await client.workflow.getHandle(workflowId).fetchHistory();
         await Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows'), sinks: REPLAY_SINKS }, history, workflowId);
       }
     } finally {
       await connection.close();
     }
+  });
+  it('a run whose worker is SIGKILLed while it waits for a person, replayed by the next worker, exports each span once', async () => {
+    if (!worker) await startWorker(false);
+    const agentFile = join(dir, 'reviewed.json');
+    writeFileSync(
+      agentFile,
+      JSON.stringify(
+        scriptedAgent(
+          { planner: [plan('compute 6*7', 'compute 2*3'), plan('compute 2*3'), final('42 and 6')], executor: [calculatorTurns('6*7', '42'), calculatorTurns('2*3', '6')] },
+          { tools: [{ type: 'CalculatorTool', requires_approval: true }] },
+        ),
+      ),
+    );
+    const { temporalAddress, namespace } = serverEnv();
+    const perflow = (args: string[]) => runProcess(process.execPath, [BIN, ...args], { env: userEnv({ TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_NAMESPACE: namespace, PERFLOW_TASK_QUEUE: taskQueue }), timeoutMs: 90_000 });
+    const started = await perflow(['run', '--agent', agentFile, '--question', 'What are 6*7 and 2*3?', '--json']);
+    expect(started.code).toBe(0);
+    const id = (JSON.parse(started.stdout) as { workflow_id: string }).workflow_id;
+    const waitingIn = (step: number) =>
+      eventually(`step ${step}'s tool approval`, async () => {
+        const status = JSON.parse((await perflow(['status', id, '--json'])).stdout) as { pending?: Array<{ kind: string; step?: { index: number } }> };
+        return status.pending?.some((d) => d.kind === 'tool' && d.step?.index === step - 1) ? true : undefined;
+      });
+    await waitingIn(1);
+    // The spans that ended so far are exported (100 ms batches), then the worker dies without a word.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const killed = new Promise((r) => worker!.once('exit', r));
+    worker!.kill('SIGKILL');
+    await killed;
+    await startWorker(false);
+    expect((await perflow(['approve-tool', id])).code).toBe(0);
+    await waitingIn(2);
+    expect((await perflow(['approve-tool', id])).code).toBe(0);
+    const result = await perflow(['result', id, '--json']);
+    expect((JSON.parse(result.stdout) as { response: string }).response).toBe('42 and 6');
+    const stopped = new Promise((r) => worker!.once('exit', r));
+    worker!.kill('SIGTERM');
+    await stopped;
+    worker = undefined;
+
+    const root = receiver.spans.find((s) => s.name === 'invoke_agent test-agent' && s.attributes['gen_ai.agent.id'] === id);
+    expect(root).toBeDefined();
+    const spans = receiver.spans.filter((s) => s.traceId === root!.traceId);
+    // Each span once: the replaying worker re-creates the spans of the history (with the same IDs) but exports none of them again.
+    expect(new Set(spans.map((s) => s.spanId)).size).toBe(spans.length);
+    const count = (name: string) => spans.filter((s) => s.name === name).length;
+    expect({
+      invoke_agent: count('invoke_agent test-agent'),
+      steps: count('RunWorkflow:reactExecutor'),
+      planner_activities: count('StartActivity:planningModel'),
+      plan: count('plan scripted'),
+      chat: count('chat scripted'),
+      tools: count('execute_tool CalculatorTool'),
+    }).toEqual({ invoke_agent: 1, steps: 2, planner_activities: 3, plan: 3, chat: 4, tools: 2 });
   });
 });

@@ -3,6 +3,7 @@
  * memory, tools, system prompts and model activities — set up once at the start of each
  * execution (after continue-as-new from the carried state, without touching memory again).
  */
+import { nameRunSpan } from './run-span';
 import { isCancellation, log, patched, setCurrentDetails, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { AgentTool } from '../../core/activity-contract';
 import type { AgentDefinition, ResolvedParameters } from '../../core/agent';
@@ -80,6 +81,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
   const promptFormat: PromptFormat = carried ? (carried.prompt_format ?? 'perflow') : agent.type === 'plan_execute_and_reflect' && patched(ML_COMMONS_FORMAT_PATCH) ? 'ml-commons' : 'perflow';
   const ids = runIdsFor(input);
   const memoryIds: MemoryIds = p.tenant_id !== undefined ? { ...ids, tenant_id: p.tenant_id } : ids;
+  nameRunSpan(agent, workflowInfo().workflowId, ids.memory_id);
   const progress: Progress = {
     ...ids,
     status: 'planning',

@@ -14,6 +14,7 @@ import { causeMessage, completedStepRefs, type RunContext } from './context';
 import { responseFilter } from './model-calls';
 import { modelForCall } from './scripted-calls';
 import { countRun } from './metrics';
+import { endRunSpan } from './run-span';
 import { BudgetStop, budgetMetadata, tenantOf } from './dollar-budget';
 
 /**
@@ -39,6 +40,7 @@ export async function finish(run: RunContext, response: string, metadata?: Recor
   setStatusAttribute(run, 'completed');
   run.showProgress();
   countRun(run.agent.type, 'completed');
+  endRunSpan(progress.usage);
   const assumed = progress.assumed_verdicts ? { assumed_verdicts: progress.assumed_verdicts } : {};
   const budget = budgetMetadata(run);
   const meta = metadata || progress.assumed_verdicts || Object.keys(budget).length > 0 ? { metadata: { ...metadata, ...assumed, ...budget } } : {};
@@ -66,6 +68,7 @@ export async function guard(run: RunContext, body: () => Promise<RunOutput>): Pr
     await CancellationScope.nonCancellable(() => memoryActivities.finishRun({ ids: run.memoryIds, response: '', error: progress.error }));
     run.events.emit({ type: 'run_finished', status: isCancellation(err) ? 'cancelled' : 'failed', response: '', error: preview(progress.error, EVENT_PREVIEW_CHARS) });
     countRun(run.agent.type, isCancellation(err) ? 'cancelled' : 'failed');
+    endRunSpan(progress.usage);
     throw err;
   }
 }
@@ -118,6 +121,7 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
       ...humanCarried(run),
       ...(progress.assumed_verdicts ? { assumed_verdicts: progress.assumed_verdicts } : {}),
     };
+    endRunSpan(progress.usage);
     await continueAsNew({ ...run.input, ids: run.ids, memory_id: undefined, carried });
   }
   return undefined;

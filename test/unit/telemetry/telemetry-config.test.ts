@@ -16,6 +16,7 @@ describe('traces from the environment', () => {
       url: 'http://collector:4318/v1/traces',
       protocol: 'http/protobuf',
       serviceName: 'perflow-worker',
+      genAi: { latest: false, captureContent: false },
     });
     expect(tracingConfigFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com/otlp/' })?.url).toBe('https://otel.example.com/otlp/v1/traces');
     // A query string (a vendor's key, say) stays after the path.
@@ -29,7 +30,14 @@ describe('traces from the environment', () => {
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://tempo:4318/custom/traces',
       OTEL_SERVICE_NAME: 'agents',
     });
-    expect(config).toEqual({ url: 'http://tempo:4318/custom/traces', protocol: 'http/protobuf', serviceName: 'agents' });
+    expect(config).toEqual({ url: 'http://tempo:4318/custom/traces', protocol: 'http/protobuf', serviceName: 'agents', genAi: { latest: false, captureContent: false } });
+  });
+
+  it('take the latest GenAI conventions and message content only when asked', () => {
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' };
+    expect(tracingConfigFromEnv({ ...env, OTEL_SEMCONV_STABILITY_OPT_IN: 'http, gen_ai_latest_experimental' })?.genAi).toEqual({ latest: true, captureContent: false });
+    expect(tracingConfigFromEnv({ ...env, OTEL_SEMCONV_STABILITY_OPT_IN: 'http', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'TRUE' })?.genAi).toEqual({ latest: false, captureContent: true });
+    expect(tracingConfigFromEnv({ ...env, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'yes' })?.genAi.captureContent).toBe(false);
   });
 
   it('take http/json from OTEL_EXPORTER_OTLP_PROTOCOL, the traces-specific variable winning', () => {
@@ -111,6 +119,42 @@ describe('the spans of model and tool calls', () => {
       'gen_ai.usage.output_tokens': 3,
       'gen_ai.response.finish_reasons': ['end_turn'],
     });
+  });
+
+  it('under the latest conventions: a planner call is a plan span; provider, agent and cache tokens by their new names; no content unless asked', async () => {
+    const latest = { tracer, genAi: { latest: true, captureContent: false } };
+    const response = { content: '{"steps": []}', tool_calls: [], stop_reason: 'end_turn' as const, usage: { input_tokens: 100, output_tokens: 5, cached_input_tokens: 60, cost_usd: 0.001 } };
+    const request = { position: { role: 'planner' }, system: 'You plan.', messages: [{ role: 'user', content: 'secret question' }] };
+    await observeModelCall(latest, { interface: 'bedrock/converse/claude', model: 'claude' }, async () => response, 'trip-planner', request);
+    await observeModelCall(latest, { interface: 'bedrock/converse/claude', model: 'claude' }, async () => response, 'trip-planner', { position: { role: 'executor' } });
+    const [plan, chat] = exporter.getFinishedSpans();
+    expect([plan.name, chat.name]).toEqual(['plan claude', 'chat claude']);
+    expect(plan.attributes).toEqual({
+      'gen_ai.operation.name': 'plan',
+      'gen_ai.provider.name': 'aws.bedrock',
+      'gen_ai.request.model': 'claude',
+      'gen_ai.agent.name': 'trip-planner',
+      'gen_ai.usage.input_tokens': 100,
+      'gen_ai.usage.output_tokens': 5,
+      'gen_ai.usage.cache_read.input_tokens': 60,
+      'perflow.cost_usd': 0.001,
+      'gen_ai.response.finish_reasons': ['end_turn'],
+    });
+    expect(JSON.stringify(plan.attributes)).not.toContain('secret question');
+  });
+
+  it('with message content asked for: the system instructions, messages, answer, tool arguments and result', async () => {
+    const capture = { tracer, genAi: { latest: true, captureContent: true } };
+    const response = { content: '', tool_calls: [{ id: 'c1', name: 'calc', input: { expression: '1+1' } }], stop_reason: 'tool_use' as const, usage: { input_tokens: 1, output_tokens: 1 } };
+    await observeModelCall(capture, { interface: 'scripted' }, async () => response, 'a', { position: { role: 'executor' }, system: 'You act.', messages: [{ role: 'user', content: 'add 1 and 1' }] });
+    await observeToolCall(capture, { name: 'calc', type: 'CalculatorTool' }, async () => ({ content: '2', is_error: false }), { expression: '1+1' });
+    const [chat, tool] = exporter.getFinishedSpans();
+    expect(JSON.parse(String(chat.attributes['gen_ai.system_instructions']))).toEqual([{ type: 'text', content: 'You act.' }]);
+    expect(JSON.parse(String(chat.attributes['gen_ai.input.messages']))).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'add 1 and 1' }] }]);
+    expect(JSON.parse(String(chat.attributes['gen_ai.output.messages']))).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: '' }, { type: 'tool_call', id: 'c1', name: 'calc', input: { expression: '1+1' } }], finish_reason: 'tool_use' },
+    ]);
+    expect(tool.attributes).toMatchObject({ 'gen_ai.tool.type': 'function', 'gen_ai.tool.call.arguments': '{"expression":"1+1"}', 'gen_ai.tool.call.result': '2' });
   });
 
   it('mark a failed model call and a tool error observation as errors', async () => {
