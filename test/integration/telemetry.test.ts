@@ -393,4 +393,33 @@ describe('traces and metrics', () => {
       tools: count('execute_tool CalculatorTool'),
     }).toEqual({ invoke_agent: 1, steps: 2, planner_activities: 3, plan: 3, chat: 4, tools: 2 });
   });
+  it("an agent tree: each sub-agent's run is an invoke_agent span under the agent tool's call that started it", async () => {
+    if (!worker) await startWorker(false);
+    const { temporalAddress, namespace } = serverEnv();
+    const run = await runProcess(process.execPath, [BIN, 'run', '--agent', resolve(__dirname, '../../examples/multi-agent/supervisor.json'), '--question', 'What does the trip cost?', '--wait', '--json'], {
+      env: userEnv({ TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_NAMESPACE: namespace, PERFLOW_TASK_QUEUE: taskQueue }),
+      timeoutMs: 120_000,
+    });
+    expect(run.code).toBe(0);
+    const id = (JSON.parse(run.stdout) as { workflow_id: string }).workflow_id;
+    const stopped = new Promise((r) => worker!.once('exit', r));
+    worker!.kill('SIGTERM');
+    await stopped;
+    worker = undefined;
+    const agents = receiver.spans.filter((s) => s.name.startsWith('invoke_agent ') && String(s.attributes['gen_ai.agent.id']).startsWith(id));
+    const byId = new Map(receiver.spans.map((s) => [s.spanId, s]));
+    // The nearest invoke_agent span above a span: the run that called it.
+    const caller = (s: ReceivedSpan): ReceivedSpan | undefined => {
+      for (let p = byId.get(s.parentSpanId); p; p = byId.get(p.parentSpanId)) if (p.name.startsWith('invoke_agent ')) return p;
+      return undefined;
+    };
+    expect(agents.map((s) => [String(s.attributes['gen_ai.agent.id']).slice(id.length), s.attributes['gen_ai.agent.name'], caller(s)?.attributes['gen_ai.agent.name']]).sort()).toEqual([
+      ['', 'trip-supervisor', undefined],
+      ['/step-1/agent-1', 'trip-researcher', 'trip-supervisor'],
+      ['/step-1/agent-1/step-1/agent-1', 'trip-accountant', 'trip-researcher'],
+      ['/step-2/agent-1', 'trip-accountant', 'trip-supervisor'],
+    ]);
+    // Each has its own conversation.
+    expect(new Set(agents.map((s) => s.attributes['gen_ai.conversation.id'])).size).toBe(4);
+  });
 });
