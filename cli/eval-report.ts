@@ -67,7 +67,9 @@ export function comparisonCaseLine(c: CaseComparison): string {
 /** `perflow eval compare A B`: the evals, one line per case that changed, then the summary. */
 export function comparisonLines(cmp: EvalComparison): string[] {
   const changed = cmp.cases.filter((c) => c.change !== 'same');
-  return [`A ${cmp.a}`, `B ${cmp.b}`, ...(changed.length === 0 ? ['no case changed'] : changed.map(comparisonCaseLine)), comparisonSummary(cmp)];
+  const f = cmp.fingerprints;
+  const fingerprints = f ? [f.same ? `both ran fingerprint ${f.a.join(', ')}` : `fingerprints differ: A ${f.a.join(', ')} | B ${f.b.join(', ')}`] : [];
+  return [`A ${cmp.a}`, `B ${cmp.b}`, ...fingerprints, ...(changed.length === 0 ? ['no case changed'] : changed.map(comparisonCaseLine)), comparisonSummary(cmp)];
 }
 
 /** `[#####-----] 5/10`: one line for a terminal. */

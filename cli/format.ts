@@ -31,7 +31,7 @@ export function subAgentLines(runs: readonly SubAgentRun[]): string[] {
 }
 
 /** A run of `perflow list`. */
-export const runListLine = (wf: WorkflowExecutionInfo) => `${wf.workflowId}\t${wf.status.name}\t${wf.startTime.toISOString()}\t${wf.runId}`;
+export const runListLine = (wf: WorkflowExecutionInfo) => `${wf.workflowId}\t${wf.status.name}\t${wf.startTime.toISOString()}\t${wf.runId}${typeof wf.memo?.fingerprint === 'string' ? `\t${wf.memo.fingerprint}` : ''}`;
 
 /** `perflow pending`: each waiting run, what it waits for, and how to answer. */
 export function pendingRunLines(runs: readonly PendingRun[]): string[] {

@@ -21,6 +21,7 @@ const OPTIONS = {
   to: { type: 'string' },
   reason: { type: 'string' },
   tenant: { type: 'string' },
+  fingerprint: { type: 'string' },
   step: { type: 'string', multiple: true },
   'steps-file': { type: 'string' },
   stop: { type: 'boolean' },

@@ -6,7 +6,7 @@ export const USAGE = `usage: perflow <command> [options]
   watch ID [--from OFFSET] [--json]        a run's events live until it ends: model text as written, plans, steps, tools, decisions
                                            (--json: one event per line; --from: re-attach at that event offset)
   result ID [--json]                       result of a run (waits for it)
-  list [--status running|completed|failed] [--agent NAME] [--tenant ID] [--json]  runs
+  list [--status running|completed|failed] [--agent NAME] [--tenant ID] [--fingerprint F] [--json]  runs (with their fingerprints)
   cancel ID [--json]                       cancel a run
   memory MEMORY_ID [--tenant ID] [--json]  a conversation from MongoDB: questions, steps, tool calls, results
   history ID --out FILE [--json]           save a run's event history as JSON

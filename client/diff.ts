@@ -13,7 +13,8 @@ import { parsePlannerOutput } from '../core/planner-output';
 import { addUsage, ZERO_USAGE, type Usage } from '../core/llm-types';
 import { progressQuery, type RunInput } from '../workflows/definitions';
 import { runInputOf } from './fork';
-import { runHistories } from './ops';
+import { runFingerprint, runHistories } from './ops';
+import { fingerprintDifference, type Fingerprint } from '../core/fingerprint';
 import { decodePayload } from './payloads';
 
 type Event = temporal.api.history.v1.IHistoryEvent;
@@ -47,6 +48,8 @@ export interface RunSide {
 export interface RunDiff {
   a: RunSide;
   b: RunSide;
+  /** The runs' fingerprints, whether they are the same, and the parts that differ (`prompts`, `tools`, …). */
+  fingerprint: { a?: string; b?: string; same: boolean; differs: string[] };
   /** Settings (model, executor model, question, parameters) whose values differ; texts with a unified diff. */
   settings: { key: string; a: unknown; b: unknown; diff?: string }[];
   steps: { index: number; a?: StepSide; b?: StepSide; same: boolean }[];
@@ -116,8 +119,8 @@ const usageOf = (results: unknown[]): Usage =>
     return x ? addUsage(u, x) : u;
   }, ZERO_USAGE);
 
-async function sideOf(client: Client, workflowId: string): Promise<{ side: RunSide; input: RunInput }> {
-  const input = await runInputOf(client, workflowId);
+async function sideOf(client: Client, workflowId: string): Promise<{ side: RunSide; input: RunInput; fingerprint?: Fingerprint }> {
+  const [input, fingerprint] = await Promise.all([runInputOf(client, workflowId), runFingerprint(client, workflowId)]);
   const progress = await client.workflow.getHandle(workflowId).query(progressQuery);
   // Every execution: a long run's plans and duration span its continue-as-new chain.
   const events = (await runHistories(client, workflowId)).flatMap((h) => h.events ?? []);
@@ -141,6 +144,7 @@ async function sideOf(client: Client, workflowId: string): Promise<{ side: RunSi
   }
   return {
     input,
+    ...(fingerprint ? { fingerprint } : {}),
     side: {
       workflow_id: workflowId,
       agent: progress.agent,
@@ -192,7 +196,9 @@ async function diffTrees(client: Client, a: string, b: string, depth: number): P
     return { index, ...(x ? { a: x } : {}), ...(y ? { b: y } : {}), same };
   });
   const sub_agents = await subAgentDiffs(client, left.side, right.side, depth);
-  return { a: left.side, b: right.side, settings, steps, same_response: left.side.response === right.side.response, sub_agents };
+  const [fa, fb] = [left.fingerprint, right.fingerprint];
+  const fingerprint = { ...(fa ? { a: fa.id } : {}), ...(fb ? { b: fb.id } : {}), same: fa !== undefined && fa.id === fb?.id, differs: fa && fb ? fingerprintDifference(fa.parts, fb.parts) : [] };
+  return { a: left.side, b: right.side, fingerprint, settings, steps, same_response: left.side.response === right.side.response, sub_agents };
 }
 
 /** Two runs alike in what the diff compares: settings, steps, response and their trees. */

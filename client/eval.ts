@@ -2,6 +2,7 @@
  * Evals from the client: loading a suite (every case's parameters checked before anything
  * starts), starting the eval workflow, following it, and reading, listing and comparing results.
  */
+import { packageVersion } from './package-root';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
@@ -112,6 +113,7 @@ export async function startEval(perflow: PerflowClient, o: StartEvalOptions): Pr
     }),
     ...(llmTaskQueue ? { llm_task_queue: llmTaskQueue } : {}),
     ...(tenant !== undefined ? { tenant_id: tenant } : {}),
+    perflow_version: packageVersion(),
     ...(await registeredSearchAttributes(client)),
   };
   const handle = await client.workflow.start<typeof perflowEval>(EVAL_WORKFLOW_TYPE, {

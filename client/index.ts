@@ -11,6 +11,7 @@ export { followRun } from './follow-run';
 export { agentFromJson, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type LoadedAgent, type StartRunOptions, type StartedRun } from './run';
 export { readSubAgentFiles, type ReadSubAgentOptions, type SubAgentFiles } from './sub-agents';
 export { subAgentRuns, type SubAgentRun } from './agent-tree';
+export { fingerprintOf, fingerprintDifference, type Fingerprint, type FingerprintParts } from '../core/fingerprint';
 export {
   cancelRun,
   fetchHistory,
@@ -21,6 +22,8 @@ export {
   parseListStatus,
   readHistoryFile,
   resetRun,
+  runFingerprint,
+  fingerprintFields,
   runSummary,
   writeHistoryFile,
   type ListStatus,

@@ -1,4 +1,5 @@
 /** Inspecting and managing runs: status, result, list, cancel, history, replay, reset. */
+import type { Fingerprint, FingerprintParts } from '../core/fingerprint';
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
@@ -13,6 +14,15 @@ import { lenientClient } from './payloads';
 export async function getStatus(client: Client, workflowId: string): Promise<Progress> {
   return client.workflow.getHandle(workflowId).query(progressQuery);
 }
+
+/** A run's fingerprint (core/fingerprint.ts) from its memo; undefined for runs started before fingerprints. */
+export async function runFingerprint(client: Client, workflowId: string): Promise<Fingerprint | undefined> {
+  const { memo } = await client.workflow.getHandle(workflowId).describe();
+  return typeof memo?.fingerprint === 'string' ? { id: memo.fingerprint, parts: memo.fingerprint_parts as FingerprintParts } : undefined;
+}
+
+/** A fingerprint as `status --json` and the console's run show it: `fingerprint` and `fingerprint_parts`. */
+export const fingerprintFields = (f: Fingerprint | undefined) => (f ? { fingerprint: f.id, fingerprint_parts: f.parts } : {});
 
 /** A run's output with the workflow ID and the run ID of the execution that produced it. */
 export type RunResult = RunOutput & { workflow_id: string; run_id: string };
@@ -38,13 +48,14 @@ export function parseListStatus(value: string | undefined, what: string): ListSt
 const STATUS_QUERY: Record<ListStatus, string> = { running: 'Running', completed: 'Completed', failed: 'Failed' };
 
 /** A visibility query for perflow runs (of every agent type this process knows); `agent` uses the PerflowAgent search attribute. */
-export function listQuery(status?: ListStatus, agent?: string, tenant?: string): string {
+export function listQuery(status?: ListStatus, agent?: string, tenant?: string, fingerprint?: string): string {
   const types = knownAgentTypes().map((s) => `WorkflowType = '${s.workflowType}'`);
   const parts = [`(${types.join(' OR ')})`];
   const quoted = (v: string) => `'${v.replace(/['\\]/g, '\\$&')}'`;
   if (status) parts.push(`ExecutionStatus = '${STATUS_QUERY[status]}'`);
   if (agent !== undefined) parts.push(`PerflowAgent = ${quoted(agent)}`);
   if (tenant !== undefined) parts.push(`PerflowTenant = ${quoted(tenant)}`);
+  if (fingerprint !== undefined) parts.push(`PerflowFingerprint = ${quoted(fingerprint)}`);
   return parts.join(' AND ');
 }
 
@@ -55,6 +66,8 @@ export interface RunSummary {
   workflow_type: string;
   status: string;
   agent?: string;
+  /** The run's fingerprint (absent for runs started before fingerprints). */
+  fingerprint?: string;
   start_time: string;
   close_time?: string;
 }
@@ -67,16 +80,18 @@ export function runSummary(wf: WorkflowExecutionInfo): RunSummary {
     workflow_type: wf.type,
     status: wf.status.name,
     ...(typeof agent === 'string' ? { agent } : {}),
+    ...(typeof wf.memo?.fingerprint === 'string' ? { fingerprint: wf.memo.fingerprint } : {}),
     start_time: wf.startTime.toISOString(),
     ...(wf.closeTime ? { close_time: wf.closeTime.toISOString() } : {}),
   };
 }
 
 /** Recent perflow runs; one whose memo this client cannot decrypt shows `(encrypted with key "ID")` as its agent and question. */
-export async function listRuns(client: Client, status?: ListStatus, limit = 100, agent?: string, tenant?: string): Promise<WorkflowExecutionInfo[]> {
-  return needingSearchAttributes(client, agent !== undefined ? 'list --agent' : 'list --tenant', async () => {
+export async function listRuns(client: Client, status?: ListStatus, limit = 100, agent?: string, tenant?: string, fingerprint?: string): Promise<WorkflowExecutionInfo[]> {
+  const what = fingerprint !== undefined ? 'list --fingerprint' : agent !== undefined ? 'list --agent' : 'list --tenant';
+  return needingSearchAttributes(client, what, async () => {
     const out: WorkflowExecutionInfo[] = [];
-    for await (const wf of lenientClient(client).workflow.list({ query: listQuery(status, agent, tenant) })) {
+    for await (const wf of lenientClient(client).workflow.list({ query: listQuery(status, agent, tenant, fingerprint) })) {
       out.push(wf);
       if (out.length >= limit) break;
     }

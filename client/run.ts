@@ -1,4 +1,5 @@
 /** Starting a run of any agent type (following it: follow-run.ts, watch.ts). */
+import { packageVersion } from './package-root';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -169,7 +170,7 @@ export async function startRun(perflow: PerflowClient, o: StartRunOptions): Prom
   const { ids, continuesConversation, parameters } = resolveRunIds(o);
   const workflowId = o.workflowId ?? `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
   // Default prompts travel as the name of their set, not as text (see sparseParameters).
-  const start = runStart({ agent: o.agent, question: o.question, sparse: sparseParameters(parameters), ids, continuesConversation, llmTaskQueue: o.llmTaskQueue ?? config.llmTaskQueue, fork: o.fork });
+  const start = runStart({ agent: o.agent, question: o.question, sparse: sparseParameters(parameters), ids, continuesConversation, llmTaskQueue: o.llmTaskQueue ?? config.llmTaskQueue, fork: o.fork, version: packageVersion() });
   const options = {
     taskQueue: o.taskQueue ?? config.taskQueue,
     workflowId,

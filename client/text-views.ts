@@ -53,7 +53,10 @@ const secs = formatSeconds;
 
 /** The diff for a terminal: aligned columns, `≠` where the runs differ. */
 export function formatDiff(d: RunDiff): string {
-  const out = [`A ${d.a.workflow_id} (${d.a.agent}, ${d.a.status})`, `B ${d.b.workflow_id} (${d.b.agent}, ${d.b.status})`, '', 'settings that differ:'];
+  const f = d.fingerprint;
+  const fingerprint =
+    f.same ? `same fingerprint ${f.a}` : f.a && f.b ? `≠ fingerprints A ${f.a} | B ${f.b}: ${f.differs.join(', ')} differ` : `fingerprints A ${f.a ?? '(none recorded)'} | B ${f.b ?? '(none recorded)'}`;
+  const out = [fingerprint, `A ${d.a.workflow_id} (${d.a.agent}, ${d.a.status})`, `B ${d.b.workflow_id} (${d.b.agent}, ${d.b.status})`, '', 'settings that differ:'];
   if (d.settings.length === 0) out.push('  none');
   for (const s of d.settings) {
     if (s.diff) out.push(`≠ ${s.key}:`, ...s.diff.split('\n').map((l) => `    ${l}`));

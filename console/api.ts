@@ -15,6 +15,8 @@ import {
   diffRuns,
   forkRun,
   getStatus,
+  fingerprintFields,
+  runFingerprint,
   guideRun,
   listRuns,
   loadAgentFile,
@@ -82,6 +84,7 @@ export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
           workflow_id,
           agent: wf.memo?.agent ?? null,
           agent_type: wf.memo?.agent_type ?? null,
+          fingerprint: wf.memo?.fingerprint ?? null,
           status: state.toLowerCase(),
           question: wf.memo?.question ?? null,
           start_time,
@@ -104,8 +107,8 @@ export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
   api.get('/runs/:id', async (c) => {
     const id = c.req.param('id');
     await inScope(c);
-    const [progress, subAgents] = await Promise.all([getStatus(client, id), subAgentRuns(client, id)]);
-    return c.json({ workflow_id: id, ...progress, ui_url: workflowUrl(config, id), ...(subAgents.length > 0 ? { sub_agents: subAgents } : {}) });
+    const [progress, subAgents, fingerprint] = await Promise.all([getStatus(client, id), subAgentRuns(client, id), runFingerprint(client, id)]);
+    return c.json({ workflow_id: id, ...progress, ...fingerprintFields(fingerprint), ui_url: workflowUrl(config, id), ...(subAgents.length > 0 ? { sub_agents: subAgents } : {}) });
   });
 
   api.get('/runs/:id/result', async (c) => {

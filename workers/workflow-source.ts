@@ -43,6 +43,7 @@ export const SHARED_WORKFLOW_MODULES: readonly string[] = [
     '../core/schema-check',
     '../core/tool-types',
     '../core/run-events',
+    '../core/fingerprint',
     '../telemetry/metric-names',
     '../core/agent-file/parameter-defaults',
     '../core/agent-file/llm-interfaces',

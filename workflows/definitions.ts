@@ -70,6 +70,8 @@ export interface RunInput<S = unknown> {
   fork?: ForkSource;
   /** A sub-agent's run (an agent tool's call): where it sits in its tree. */
   sub_agent?: SubAgentPlace;
+  /** The perflow version of the client that started the run (or its tree's root, or its eval): part of the fingerprint. */
+  perflow_version?: string;
 }
 
 /** Where a sub-agent's run sits in its agent tree. */
@@ -304,6 +306,8 @@ export const SearchAttributes = {
   tenant: defineSearchAttributeKey('PerflowTenant', SearchAttributeType.KEYWORD),
   /** The eval a run is a case of (its eval ID): `perflow eval` starts its cases with it. */
   eval: defineSearchAttributeKey('PerflowEval', SearchAttributeType.KEYWORD),
+  /** The run's fingerprint (core/fingerprint.ts): `list --fingerprint`, the UI's filter. */
+  fingerprint: defineSearchAttributeKey('PerflowFingerprint', SearchAttributeType.KEYWORD),
 } as const;
 
 /** perflow's search attributes a namespace lacks, given the custom attributes it has registered. */

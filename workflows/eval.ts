@@ -42,6 +42,8 @@ export interface EvalInput {
   concurrency: number;
   cases: EvalCaseInput[];
   llm_task_queue?: string;
+  /** perflow's version where the eval was started: its case runs' fingerprints include it. */
+  perflow_version?: string;
   /** Stamped on the eval's document. */
   tenant_id?: string;
   /**
@@ -109,7 +111,7 @@ export async function perflowEval(input: EvalInput): Promise<EvalResult> {
 
 /** Runs a case as a child run and scores it; a run that fails or times out is a failed case. */
 async function runCase(input: EvalInput, c: EvalCaseInput): Promise<CaseResult> {
-  const start = runStart({ agent: input.agent, question: c.question, sparse: c.sparse, ids: c.ids, continuesConversation: c.continues_conversation, llmTaskQueue: input.llm_task_queue });
+  const start = runStart({ agent: input.agent, question: c.question, sparse: c.sparse, ids: c.ids, continuesConversation: c.continues_conversation, llmTaskQueue: input.llm_task_queue, version: input.perflow_version });
   const workflowId = `${input.eval_id}-${c.id}`;
   const began = Date.now();
   let outcome: Parameters<EvalActivities['scoreEvalCase']>[0]['outcome'];
@@ -137,13 +139,14 @@ async function runCase(input: EvalInput, c: EvalCaseInput): Promise<CaseResult> 
     ids: c.ids,
     agent: { name: input.agent.name, llm: input.agent.llm },
   };
+  const fingerprint = { fingerprint: String(start.memo.fingerprint) };
   try {
-    return await scoring.scoreEvalCase.executeWithOptions({ summary: `score: ${c.id}` }, [scoreInput]);
+    return { ...(await scoring.scoreEvalCase.executeWithOptions({ summary: `score: ${c.id}` }, [scoreInput])), ...fingerprint };
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     // A check that cannot be scored (a judge out of script, say) fails its case, not the eval.
     const detail = endMessage(err);
-    return { id: c.id, workflow_id: workflowId, status: outcome.status, passed: false, checks: [{ check: 'scored', passed: false, detail }], usage: outcome.usage, cost_usd: outcome.usage.cost_usd ?? null, duration_ms, steps: outcome.steps, error: detail };
+    return { id: c.id, workflow_id: workflowId, status: outcome.status, passed: false, checks: [{ check: 'scored', passed: false, detail }], usage: outcome.usage, cost_usd: outcome.usage.cost_usd ?? null, duration_ms, steps: outcome.steps, error: detail, ...fingerprint };
   }
 }
 

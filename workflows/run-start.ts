@@ -6,6 +6,8 @@
  */
 import type { SearchAttributePair } from '@temporalio/common';
 import type { AgentDefinition, ResolvedParameters } from '../core/agent';
+import { denseParameters } from '../core/agent-file/parameter-defaults';
+import { fingerprintOf } from '../core/fingerprint';
 import { preview, SearchAttributes, type ForkSource, type RunIds, type RunInput } from './definitions';
 
 export interface RunStartSpec {
@@ -18,6 +20,8 @@ export interface RunStartSpec {
   continuesConversation?: boolean;
   llmTaskQueue?: string;
   fork?: ForkSource;
+  /** perflow's version where the run was asked for (a client's; its root's or eval's for runs started by workflows). */
+  version?: string;
 }
 
 export interface RunStart {
@@ -33,7 +37,9 @@ export function runStart(o: RunStartSpec): RunStart {
   if (o.continuesConversation) input.continues_conversation = true;
   if (o.llmTaskQueue) input.llm_task_queue = o.llmTaskQueue;
   if (o.fork) input.fork = o.fork;
+  if (o.version !== undefined) input.perflow_version = o.version;
   const tenant = o.sparse.parameters.tenant_id;
+  const fingerprint = fingerprintOf(o.agent, denseParameters(o.sparse), o.version);
   const details = [
     `**Agent:** ${o.agent.name}`,
     ...(o.fork ? ['', `**Forked from** \`${o.fork.workflow_id}\` at step ${o.fork.step}`] : []),
@@ -44,13 +50,14 @@ export function runStart(o: RunStartSpec): RunStart {
   ].join('\n');
   return {
     input,
-    memo: { agent: o.agent.name, agent_type: o.agent.type, question: preview(o.question, 1_000), ...(tenant !== undefined ? { tenant_id: tenant } : {}) },
+    memo: { agent: o.agent.name, agent_type: o.agent.type, question: preview(o.question, 1_000), ...(tenant !== undefined ? { tenant_id: tenant } : {}), fingerprint: fingerprint.id, fingerprint_parts: fingerprint.parts },
     staticSummary: truncateBytes(o.question.replace(/\s+/g, ' '), 200),
     staticDetails: details,
     searchAttributes: [
       { key: SearchAttributes.agent, value: o.agent.name },
       { key: SearchAttributes.status, value: 'running' },
       { key: SearchAttributes.pending, value: 'none' },
+      { key: SearchAttributes.fingerprint, value: fingerprint.id },
       ...(tenant !== undefined ? [{ key: SearchAttributes.tenant, value: tenant }] : []),
     ],
   };

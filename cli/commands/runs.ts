@@ -1,6 +1,6 @@
 /** Starting and inspecting runs: `run`, `status`, `watch`, `result`, `list`, `cancel`. */
 import { PerflowError } from '../../client/errors';
-import { cancelRun, getResult, getStatus, listRuns, parseListStatus, runSummary } from '../../client/ops';
+import { cancelRun, fingerprintFields, getResult, getStatus, listRuns, parseListStatus, runFingerprint, runSummary } from '../../client/ops';
 import { loadAgentFile, parseParams, startRun } from '../../client/run';
 import { watchRun } from '../../client/watch';
 import { assertMemoryExists } from '../../client/memory';
@@ -34,8 +34,12 @@ export const run: CommandHandler = async (ctx) => {
 export const status: CommandHandler = async (ctx) => {
   const id = requireId(ctx);
   return withClient(ctx, async ({ client }) => {
-    const [p, subAgents] = await Promise.all([getStatus(client, id), subAgentRuns(client, id)]);
-    answer(ctx.o.json, { workflow_id: id, ...p, ...(subAgents.length > 0 ? { sub_agents: subAgents } : {}) }, () => [...statusLines(id, p), ...subAgentLines(subAgents)]);
+    const [p, subAgents, fingerprint] = await Promise.all([getStatus(client, id), subAgentRuns(client, id), runFingerprint(client, id)]);
+    answer(ctx.o.json, { workflow_id: id, ...p, ...fingerprintFields(fingerprint), ...(subAgents.length > 0 ? { sub_agents: subAgents } : {}) }, () => [
+      ...statusLines(id, p),
+      ...(fingerprint ? [`  fingerprint: ${fingerprint.id}`] : []),
+      ...subAgentLines(subAgents),
+    ]);
     return 0;
   });
 };
@@ -69,7 +73,7 @@ export const list: CommandHandler = async (ctx) => {
   const { o } = ctx;
   const wanted = parseListStatus(o.status, '--status');
   return withClient(ctx, async ({ client }) => {
-    const runs = await listRuns(client, wanted, 100, o.agent, o.tenant);
+    const runs = await listRuns(client, wanted, 100, o.agent, o.tenant, o.fingerprint);
     answer(o.json, runs.map(runSummary), () => runs.map(runListLine));
     return 0;
   });

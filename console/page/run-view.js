@@ -63,6 +63,7 @@ export function RunView({ id }) {
         <h2 class="question" data-testid="run-question">${p.question}</h2>
         <div class="meta">
           <span class="mono" data-testid="run-id">${p.workflow_id}</span>
+          ${p.fingerprint && html`<span class="mono muted" title="what shapes the run's behaviour: agent type, prompts, tools, models, parameters, perflow version" data-testid="run-fingerprint">fingerprint ${p.fingerprint}</span>`}
           <span data-testid="run-usage">steps ${p.steps_executed}/${p.max_steps} · tokens ${tokens(p.usage)}</span>
           ${p.forked_from && html`<span>forked from <a href=${href('runs', p.forked_from.workflow_id)}>${p.forked_from.workflow_id}</a> at step ${p.forked_from.step}</span>`}
         </div>

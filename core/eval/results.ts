@@ -52,5 +52,14 @@ export function compareEvals(a: EvalResult, b: EvalResult): EvalComparison {
     same: count('same'),
     added: count('added'),
     removed: count('removed'),
+    ...fingerprintsOf(a, b),
   };
+}
+
+/** The fingerprints of both evals' case runs, when both recorded them. */
+function fingerprintsOf(a: EvalResult, b: EvalResult): Pick<EvalComparison, 'fingerprints'> {
+  const of = (e: EvalResult) => [...new Set(e.cases.flatMap((c) => (c.fingerprint !== undefined ? [c.fingerprint] : [])))].sort();
+  const [fa, fb] = [of(a), of(b)];
+  if (fa.length === 0 || fb.length === 0) return {};
+  return { fingerprints: { a: fa, b: fb, same: fa.join() === fb.join() } };
 }

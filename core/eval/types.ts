@@ -76,6 +76,8 @@ export interface CaseResult {
   duration_ms: number;
   steps: number;
   error?: string;
+  /** The case run's fingerprint (core/fingerprint.ts); absent in evals recorded before. */
+  fingerprint?: string;
 }
 
 export interface EvalResult {
@@ -118,4 +120,6 @@ export interface EvalComparison {
   added?: number;
   /** Cases only A has. */
   removed?: number;
+  /** The fingerprints each side's case runs ran (distinct, sorted), and whether both ran the same ones. */
+  fingerprints?: { a: string[]; b: string[]; same: boolean };
 }

@@ -140,8 +140,11 @@ describe('perflow eval', () => {
       cli.perflow(['eval', 'list', '--json']),
       cli.perflow(['eval', 'show', ra.eval_id, '--json']),
     ]);
-    const comparison = JSON.parse(cmp.stdout) as { a: string; b: string; cases: { id: string; change: string; a: { passed: boolean }; b: { passed: boolean }; diff?: unknown }[]; improved: number; regressed: number; same: number };
+    const comparison = JSON.parse(cmp.stdout) as { a: string; b: string; cases: { id: string; change: string; a: { passed: boolean }; b: { passed: boolean }; diff?: unknown }[]; improved: number; regressed: number; same: number; fingerprints: { a: string[]; b: string[]; same: boolean } };
     expect(comparison).toMatchObject({ a: ra.eval_id, b: rb.eval_id, improved: 1, regressed: 1, same: 1 });
+    // Each eval's cases ran one fingerprint (one agent, the same parameters); the two agents' scripts differ.
+    expect(new Set(ra.cases.map((c) => c.fingerprint)).size).toBe(1);
+    expect(comparison.fingerprints).toEqual({ a: [ra.cases[0].fingerprint], b: [rb.cases[0].fingerprint], same: false });
     expect(comparison.cases.map((c) => [c.id, c.change, c.a.passed, c.b.passed, c.diff !== undefined])).toEqual([
       ['alpha', 'regressed', true, false, true],
       ['beta', 'improved', false, true, true],
@@ -152,6 +155,8 @@ describe('perflow eval', () => {
     expect(JSON.parse(shown.stdout)).toEqual(ra);
     const [text, table] = await Promise.all([cli.perflow(['eval', 'compare', ra.eval_id, rb.eval_id]), cli.perflow(['eval', 'show', rb.eval_id])]);
     expect(text.stdout).toContain('1 improved, 1 regressed, 1 same');
+    expect(text.stdout).toContain(`fingerprints differ: A ${ra.cases[0].fingerprint} | B ${rb.cases[0].fingerprint}`);
+    expect((await cli.perflow(['eval', 'compare', ra.eval_id, ra.eval_id])).stdout).toContain(`both ran fingerprint ${ra.cases[0].fingerprint}`);
     expect(table.stdout).toMatch(/^alpha +FAIL .*contains "alpha": /m);
     expect(nonEmptyLines(table.stdout).at(-1)).toBe('pass rate: 2/3 (67%)');
   });

@@ -3,6 +3,8 @@
  * model or tool call for them) and plans step N under a changed template; `--from-step` past
  * the source's steps fails in one line.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { forkRun } from '../../client/fork';
 import { progressQuery } from '../../workflows/definitions';
 import { useCli } from '../support/cli';
@@ -263,5 +265,37 @@ describe('perflow fork (plan_and_execute)', () => {
     const r = await cli.perflow(['fork', source.workflowId, '--from-step', '1']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`perflow: fork supports plan_execute_and_reflect and plan_and_execute runs; ${source.workflowId} is a ${type} run, whose step list and variables a fork does not rebuild\n`);
+  });
+});
+
+describe('fingerprints', () => {
+  it('the same agent twice has one fingerprint; one word of a prompt changed makes another, and diff, status and list say so', async () => {
+    const agent = cli.agentFile('fingerprinted', scriptedAgent({ planner: [final('42')] }, withCalculator()));
+    const run = async (...params: string[]) => {
+      const r = await cli.perflow(['run', '--agent', agent, '--question', 'What is 6*7?', ...params.flatMap((p) => ['--param', p]), '--wait', '--json']);
+      expect(r.stderr).toBe('');
+      return (JSON.parse(r.stdout) as { workflow_id: string }).workflow_id;
+    };
+    const [a, b, c] = [await run(), await run(), await run('system_prompt=You are a careful planner.')];
+    const d = await run('system_prompt=You are a hasty planner.');
+    const status = async (id: string) => JSON.parse((await cli.perflow(['status', id, '--json'])).stdout) as { fingerprint: string; fingerprint_parts: Record<string, string> };
+    const [sa, sb, sc, sd] = await Promise.all([a, b, c, d].map(status));
+    expect(sa.fingerprint).toMatch(/^[0-9a-f]{12}$/);
+    expect(sb.fingerprint).toBe(sa.fingerprint);
+    expect(sc.fingerprint).not.toBe(sa.fingerprint);
+    expect(sd.fingerprint).not.toBe(sc.fingerprint);
+    // Only the prompts part moved; the version is perflow's.
+    expect(Object.keys(sc.fingerprint_parts).filter((k) => sc.fingerprint_parts[k] !== sd.fingerprint_parts[k])).toEqual(['prompts']);
+    expect(sa.fingerprint_parts.version).toBe((JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version);
+
+    const diff = await cli.perflow(['diff', c, d]);
+    const lines = diff.stdout.split('\n');
+    expect(lines[0]).toBe(`≠ fingerprints A ${sc.fingerprint} | B ${sd.fingerprint}: prompts differ`);
+    expect(lines).toContain('≠ parameters.system_prompt: A "You are a careful planner." | B "You are a hasty planner."');
+    expect((await cli.perflow(['diff', a, b])).stdout.split('\n')[0]).toBe(`same fingerprint ${sa.fingerprint}`);
+
+    const listed = JSON.parse((await cli.perflow(['list', '--fingerprint', sa.fingerprint, '--json'])).stdout) as Array<{ workflow_id: string; fingerprint: string }>;
+    expect(listed.map((r) => r.workflow_id).sort()).toEqual([a, b].sort());
+    expect(listed.every((r) => r.fingerprint === sa.fingerprint)).toBe(true);
   });
 });

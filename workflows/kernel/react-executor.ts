@@ -75,6 +75,8 @@ export interface ReactExecutorInput {
   agent_path?: string[];
   /** A step with agent tools: the search attributes its run has, which its sub-agents' runs are given (a namespace may lack some). */
   search_attributes?: string[];
+  /** The run's perflow version, for its sub-agents' fingerprints (steps with agent tools). */
+  perflow_version?: string;
 }
 
 /**
@@ -163,7 +165,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   const subAgentCall = async (ref: AgentToolRef, toolInput: Record<string, unknown>, place: ToolCallPlace): Promise<ToolObservation> => {
     const left = input.budget_usd === undefined ? undefined : Math.max(0, input.budget_usd - (usage.cost_usd ?? 0));
     if (left === 0) return { content: `Error: the run's dollar budget (max_cost_usd) is used up; ${toolInput.question === undefined ? 'the agent' : 'the question'} was not passed on`, is_error: true };
-    const caller = { path: input.agent_path ?? [input.agent ?? 'agent'], ...(input.tenant !== undefined ? { tenant: input.tenant } : {}), ...(left !== undefined ? { budget_usd: left } : {}), ...(input.llm_task_queue ? { llm_task_queue: input.llm_task_queue } : {}), search_attributes: input.search_attributes ?? [] };
+    const caller = { path: input.agent_path ?? [input.agent ?? 'agent'], ...(input.tenant !== undefined ? { tenant: input.tenant } : {}), ...(left !== undefined ? { budget_usd: left } : {}), ...(input.llm_task_queue ? { llm_task_queue: input.llm_task_queue } : {}), search_attributes: input.search_attributes ?? [], ...(input.perflow_version !== undefined ? { version: input.perflow_version } : {}) };
     const { observation, usage: spent } = await (isAgentTool(ref) ? callSubAgent : callNexusAgent)(ref, toolInput, place, caller);
     usage = addUsage(usage, spent);
     return observation;

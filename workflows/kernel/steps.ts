@@ -182,7 +182,7 @@ export function executorInput(run: RunContext, step: Pick<StepRequest, 'unit' | 
     ...stepBudget(run),
     ...tenantOf(run),
     ...(run.input.sub_agent ? { agent_path: run.input.sub_agent.path } : {}),
-    ...(step.tools.some((t) => isAgentTool(t.ref)) ? { search_attributes: workflowInfo().typedSearchAttributes.getAll().map((a) => a.key.name) } : {}),
+    ...(step.tools.some((t) => isAgentTool(t.ref)) ? { search_attributes: workflowInfo().typedSearchAttributes.getAll().map((a) => a.key.name), ...(run.input.perflow_version !== undefined ? { perflow_version: run.input.perflow_version } : {}) } : {}),
   };
 }
 

@@ -27,6 +27,8 @@ export interface SubAgentCaller {
   llm_task_queue?: string;
   /** The search attributes the calling run has: the sub-agent's run is given those of its own. */
   search_attributes: string[];
+  /** The tree's perflow version (its root's): part of the sub-agent's fingerprint. */
+  version?: string;
 }
 
 /** An agent tool's call: its observation and the usage of the sub-agent's run. */
@@ -51,7 +53,7 @@ export async function callSubAgent(ref: AgentToolRef, input: Record<string, unkn
     ...(budget !== undefined ? { max_cost_usd: budget } : {}),
     ...(callersBudget ? { budget_action: 'stop' as const } : {}),
   };
-  const start = runStart({ agent: sub.definition, question, sparse: { ...sub.sparse, parameters }, ids, continuesConversation: memory_id !== undefined, llmTaskQueue: caller.llm_task_queue });
+  const start = runStart({ agent: sub.definition, question, sparse: { ...sub.sparse, parameters }, ids, continuesConversation: memory_id !== undefined, llmTaskQueue: caller.llm_task_queue, version: caller.version });
   const place_: SubAgentPlace = { path: [...caller.path, sub.definition.name], parent_workflow_id: info.workflowId, root_workflow_id: info.root?.workflowId ?? info.workflowId };
   const record = { name: agentToolName(ref, sub), agent: sub.definition.name, input, place, sub_run: { workflow_id: workflowId, memory_id: ids.memory_id } };
   // The namespace's perflow search attributes, as the calling run has them (a child set with one the server lacks would not start).

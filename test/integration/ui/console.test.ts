@@ -116,6 +116,7 @@ it('starts, watches, steers, forks and compares runs', async () => {
   await page.waitForURL(/#\/runs\//);
   const id = decodeURIComponent(page.url().split('#/runs/')[1]);
   await text(byTestId('run-question'), /^What is 1\+2\?$/);
+  await text(byTestId('run-fingerprint'), /^fingerprint [0-9a-f]{12}$/);
 
   // The planner's answer arrives in pieces, before it is whole (and long before the run ends).
   const planner = page.locator('[data-testid="model-call"][data-role="planner"] [data-testid="model-text"]').first();

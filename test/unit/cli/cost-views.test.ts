@@ -35,20 +35,22 @@ describe('cost in the text views', () => {
   });
 
   it('diff shows each step’s and each run’s cost beside their tokens', () => {
-    const d: RunDiff = { a: side('A1', 0.0005), b: side('B1', null), settings: [], steps: [], same_response: true, sub_agents: [] };
+    const d: RunDiff = { a: side('A1', 0.0005), b: side('B1', null), fingerprint: { a: 'f00d', b: 'f00d', same: true, differs: [] }, settings: [], steps: [], same_response: true, sub_agents: [] };
     d.steps = [{ index: 0, a: d.a.steps[0], b: d.b.steps[0], same: true }];
     const text = formatDiff(d);
     expect(text).toContain('  1 A add → 2 (10/2 tokens, $0.0005, 1.0 s)');
     expect(text).toContain('     B add → 2 (10/2 tokens, cost unknown, 1.0 s)');
     expect(text).toContain('total: A 30/6 tokens, $0.0015, 2.0 s | B 30/6 tokens, cost unknown, 2.0 s');
     expect(text).not.toContain('sub-agents');
+    expect(text.split('\n')[0]).toBe('same fingerprint f00d');
   });
 
   it('diff of two agent trees: a reused node in one line, a differing one with its own diff indented under it', () => {
-    const child: RunDiff = { a: { ...side('A1/step-2/agent-1', 0.0001), response: '4' }, b: side('B1/step-2/agent-1', 0.0002), settings: [], steps: [], same_response: false, sub_agents: [] };
+    const child: RunDiff = { a: { ...side('A1/step-2/agent-1', 0.0001), response: '4' }, b: side('B1/step-2/agent-1', 0.0002), fingerprint: { a: 'f1', b: 'f2', same: false, differs: ['prompts'] }, settings: [], steps: [], same_response: false, sub_agents: [] };
     const d: RunDiff = {
       a: side('A1', 0.0005),
       b: side('B1', 0.0005),
+      fingerprint: { same: false, differs: [] },
       settings: [],
       steps: [],
       same_response: true,
@@ -61,7 +63,8 @@ describe('cost in the text views', () => {
     const lines = formatDiff(d).split('\n');
     const at = lines.indexOf('sub-agents, node by node:');
     expect(lines.slice(at + 1, at + 3)).toEqual(['  step 1 researcher: one run, reused: A1/step-1/agent-1', '≠ step 2 accountant: A A1/step-2/agent-1 | B B1/step-2/agent-1']);
-    expect(lines[at + 3]).toBe('    A A1/step-2/agent-1 (a, completed)');
+    expect(lines[0]).toBe('fingerprints A (none recorded) | B (none recorded)');
+    expect(lines.slice(at + 3, at + 5)).toEqual(['    ≠ fingerprints A f1 | B f2: prompts differ', '    A A1/step-2/agent-1 (a, completed)']);
     expect(lines).toContain('    ≠ response A: 4');
     expect(lines.at(-1)).toBe('≠ step 2 accountant #2: A A1/step-2/agent-2 | B —');
   });
