@@ -42,6 +42,8 @@ const OPTIONS = {
   'allow-inline-agents': { type: 'boolean' },
   agents: { type: 'string' },
   'nexus-agents': { type: 'string' },
+  deployment: { type: 'string' },
+  'build-id': { type: 'string' },
   concurrency: { type: 'string' },
   'min-pass': { type: 'string' },
   junit: { type: 'string' },

@@ -65,6 +65,17 @@ export interface PerflowWorkerConfig {
   telemetry?: TelemetryConfig;
   /** The operator's model prices, by model name, over the price table's (PERFLOW_MODEL_PRICES). @default none */
   modelPrices?: Record<string, ModelPrice>;
+  /**
+   * The Worker Deployment version this worker belongs to (PERFLOW_DEPLOYMENT and
+   * PERFLOW_BUILD_ID): its runs are pinned to it, and move to the deployment's current version
+   * at a step boundary once it changes. @default unversioned: any worker of the task queue takes any run
+   */
+  deployment?: WorkerDeploymentVersionConfig;
+}
+
+export interface WorkerDeploymentVersionConfig {
+  name: string;
+  buildId: string;
 }
 
 export interface LlmQueueConfig {
@@ -122,7 +133,19 @@ export function workerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Perfl
     ...withEncryption(env),
     telemetry: telemetryConfigFromEnv(env, 'worker'),
     modelPrices: modelPricesFromEnv(env),
+    ...deploymentFromEnv(env),
   };
+}
+
+/** PERFLOW_DEPLOYMENT and PERFLOW_BUILD_ID, both or neither (a one-line error naming the one missing). */
+export function deploymentFromEnv(env: NodeJS.ProcessEnv): { deployment?: WorkerDeploymentVersionConfig } {
+  const name = env.PERFLOW_DEPLOYMENT?.trim() || undefined;
+  const buildId = env.PERFLOW_BUILD_ID?.trim() || undefined;
+  if (name === undefined && buildId === undefined) return {};
+  if (name === undefined || buildId === undefined) {
+    throw new Error(`${name === undefined ? 'PERFLOW_BUILD_ID is set without PERFLOW_DEPLOYMENT' : 'PERFLOW_DEPLOYMENT is set without PERFLOW_BUILD_ID'}: a versioned worker needs both (its Worker Deployment and its build), an unversioned one neither`);
+  }
+  return { deployment: { name, buildId } };
 }
 
 
@@ -155,7 +178,8 @@ export function describeWorkerConfig(c: PerflowWorkerConfig): string {
   const encryption = c.encryption ? `; payloads encrypted with key "${c.encryption.currentKeyId}"${c.encryption.keys.size > 1 ? ` (${c.encryption.keys.size - 1} older key${c.encryption.keys.size > 2 ? 's' : ''} for decrypting)` : ''}` : '';
   const connection = usesTls(c.temporal) || c.temporal?.apiKey ? ` (${describeTemporalConnection(c.temporal)})` : '';
   const policy = `; ${describePolicy(c.policy ?? workerPolicyFromEnv())}`;
-  return `Temporal ${c.temporalAddress}${connection} namespace ${c.namespace}, task queue ${c.taskQueue}; MongoDB ${redact(c.mongoUri)} database ${c.database}${llm}${encryption}${policy}`;
+  const deployment = c.deployment ? ` (Worker Deployment ${c.deployment.name}, build ${c.deployment.buildId})` : '';
+  return `Temporal ${c.temporalAddress}${connection} namespace ${c.namespace}, task queue ${c.taskQueue}${deployment}; MongoDB ${redact(c.mongoUri)} database ${c.database}${llm}${encryption}${policy}`;
 }
 
 

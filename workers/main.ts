@@ -127,6 +127,10 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
       sinks: { ...traced.sinks, ...runEventSinks(events, (message, attrs) => Runtime.instance().logger.warn(message, attrs)) },
       ...dataConverter,
       ...(config.nexusAgentsDir ? { nexusServices: [nexusAgentsHandler(config.nexusAgentsDir)] } : {}),
+      // A versioned worker's runs are pinned to its version (they move at a step boundary once the current version changes).
+      ...(config.deployment
+        ? { workerDeploymentOptions: { version: { deploymentName: config.deployment.name, buildId: config.deployment.buildId }, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' as const } }
+        : {}),
       shutdownGraceTime: '10 seconds',
       ...config.tuning,
     });

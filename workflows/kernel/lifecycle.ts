@@ -3,7 +3,7 @@
  * memory, the `PerflowStatus` search attribute, and — between steps — the token budget and
  * continue-as-new with the carried state.
  */
-import { CancellationScope, ContinueAsNew, continueAsNew, isCancellation, log, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, ContinueAsNew, continueAsNew, isCancellation, log, makeContinueAsNewFunc, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { addUsage } from '../../core/llm-types';
 import { MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tokenBudgetReachedMessage } from '../../core/prompts';
 import { preview } from '../../core/text';
@@ -122,7 +122,10 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
       ...(progress.assumed_verdicts ? { assumed_verdicts: progress.assumed_verdicts } : {}),
     };
     endRunSpan(progress.usage);
-    await continueAsNew({ ...run.input, ids: run.ids, memory_id: undefined, carried });
+    const next = { ...run.input, ids: run.ids, memory_id: undefined, carried };
+    // A run pinned to a Worker Deployment version goes on on the deployment's current one when that changed (runs of unversioned workers never see it changed).
+    if (workflowInfo().targetWorkerDeploymentVersionChanged) await makeContinueAsNewFunc<(input: typeof next) => Promise<RunOutput>>({ initialVersioningBehavior: 'AUTO_UPGRADE' })(next);
+    await continueAsNew(next);
   }
   return undefined;
 }
