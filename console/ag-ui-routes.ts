@@ -17,6 +17,7 @@ import { HttpError } from '../client/http-error';
 import { assertMemoryExists } from '../client/memory';
 import { loadAgentFile, startRun } from '../client/run';
 import { paramsInScope } from '../client/tenant-scope';
+import { checkWorkerPolicy } from '../client/worker-policy';
 import { watchRun } from '../client/watch';
 import { firstLine } from '../core/text';
 import type { ApiEnv, ApiOptions } from './api-options';
@@ -49,6 +50,7 @@ export function agUiRoutes(api: Hono<ApiEnv>, o: ApiOptions, streams: StreamCoun
     const file = await offeredFile(o.agentsDir, name.endsWith('.json') ? name : `${name}.json`, 'agent', agentFiles);
     const params = paramsInScope({}, c.get('scope'));
     const { agent, parameters } = await loadAgentFile(file, params, { extraToolTypes: config.extraToolTypes, subAgentsWithin: o.agentsDir, ...(config.limits ? { limits: config.limits } : {}) });
+    checkWorkerPolicy(agent, config);
     // The thread is the conversation: continued when it exists (in this tenant), else begun under its ID.
     const continues = await assertMemoryExists(perflow, input.threadId, parameters.tenant_id).then(
       () => true,

@@ -37,6 +37,7 @@ import {
   type RunOutput,
 } from '../client';
 import { readSubAgentFiles } from '../client/sub-agents';
+import { checkWorkerPolicy } from '../client/worker-policy';
 import { subAgentRuns } from '../client/agent-tree';
 import { join } from 'node:path';
 import { isNotFound } from '../client/errors';
@@ -263,11 +264,16 @@ function startedJson(config: PerflowClient['config'], run: Awaited<ReturnType<ty
 
 /** An agent given as a file of the console's folder (by name only), or as an agent file's JSON when inline agents are allowed. */
 async function loadAgent(o: ApiOptions, agent: string | Record<string, unknown>, params: Record<string, unknown>, extraToolTypes: string[]): Promise<LoadedAgent> {
-  if (typeof agent !== 'string') {
-    refuseInline(o, 'agent');
-    // An inline agent's sub-agents are files of the console's folder.
-    const subAgentFiles = await readSubAgentFiles(agent, join(o.agentsDir, 'agent.json'), { within: o.agentsDir });
-    return agentFromJson(agent, 'agent', params, { extraToolTypes, subAgentFiles });
-  }
-  return loadAgentFile(await offeredFile(o.agentsDir, agent, 'agent', agentFiles), params, { extraToolTypes, subAgentsWithin: o.agentsDir });
+  const loaded = await (async () => {
+    if (typeof agent !== 'string') {
+      refuseInline(o, 'agent');
+      // An inline agent's sub-agents are files of the console's folder.
+      const subAgentFiles = await readSubAgentFiles(agent, join(o.agentsDir, 'agent.json'), { within: o.agentsDir });
+      return agentFromJson(agent, 'agent', params, { extraToolTypes, subAgentFiles });
+    }
+    return loadAgentFile(await offeredFile(o.agentsDir, agent, 'agent', agentFiles), params, { extraToolTypes, subAgentsWithin: o.agentsDir });
+  })();
+  // What the workers' declared policy refuses is refused here, in one line, before a run starts (as `perflow run` does).
+  checkWorkerPolicy(loaded.agent, o.perflow.config);
+  return loaded;
 }

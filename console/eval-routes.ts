@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import { checkEvalScope, paramsInScope } from '../client/tenant-scope';
 import { compareEvalResults, evalSnapshot, listEvals, PerflowError, startEval, suiteFromJson, workflowUrl } from '../client';
 import { readJsonFile } from '../client/json-file';
+import { checkWorkerPolicy } from '../client/worker-policy';
 import type { ApiEnv, ApiOptions } from './api-options';
 import { agentFiles, offeredFile, refuseInline, suiteFiles } from './offered-files';
 import { evalBody, jsonOf, parseBody } from './requests';
@@ -30,6 +31,7 @@ export function evalRoutes(api: Hono<ApiEnv>, o: ApiOptions): void {
     const agent = typeof named === 'string' ? await offeredFile(o.agentsDir, named, 'agent', agentFiles) : undefined;
     // Its cases run in the token's tenant, whatever tenant_id the suite or the body names.
     const suite = await suiteFromJson(json, where, o.agentsDir, { ...(agent ? { agent } : {}), params: paramsInScope(body.params ?? {}, c.get('scope')), extraToolTypes: config.extraToolTypes, subAgentsWithin: o.agentsDir });
+    checkWorkerPolicy(suite.agent, config);
     const { evalId } = await startEval(perflow, { suite, ...(body.concurrency ? { concurrency: body.concurrency } : {}) });
     return c.json({ eval_id: evalId, cases: suite.cases.length, warnings: suite.warnings, ui_url: workflowUrl(config, evalId) }, 201);
   });

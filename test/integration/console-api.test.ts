@@ -12,7 +12,7 @@ import { request } from 'node:http';
 import { MongoClient } from 'mongodb';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clientConfigFromEnv, type RunEvent } from '../../client';
+import { clientConfigFromEnv, perflowClient, type RunEvent } from '../../client';
 import { startConsole, type ConsoleServer } from '../../console/server';
 import { readTokenScopes } from '../../console/token-scopes';
 import { useCli } from '../support/cli';
@@ -288,6 +288,28 @@ describe('the console as a trust boundary', () => {
       await cli.harness.client.workflow.getHandle(accepted.json.workflow_id).terminate('test cleanup').catch(() => undefined);
     }
     expect(existsSync(pwned)).toBe(false);
+  });
+
+  it("refuses an agent file the workers' declared policy refuses, in one line, before any run starts", async () => {
+    // The console is told what the workers allow (PERFLOW_ALLOW_*): `sh` is not among their commands.
+    const { workerPolicy } = clientConfigFromEnv({ ...process.env, ...cli.env, PERFLOW_ALLOW_MCP_COMMANDS: 'node' });
+    expect(workerPolicy).toBeDefined();
+    const config = { ...cli.harness.perflow.config, workerPolicy };
+    const perflow = perflowClient(cli.harness.client, config);
+    const policed = await startConsole({ config, port: 0, agentsDir: agents, perflow, token: TOKEN, allowInlineAgents: true });
+    const pwned = join(agents, 'policed-pwned');
+    try {
+      const agent = { name: 'policed-attack', type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: ['{"steps": [], "result": "done"}'] } }, mcp_servers: [{ name: 'p', command: 'sh', args: ['-c', `id > ${pwned}`] }] };
+      const refused = await call('POST', '/api/runs', { agent, question: 'x' }, { authorization: `Bearer ${TOKEN}` }, policed.url);
+      expect(refused.status).toBe(403);
+      expect(refused.json.error).toBe('MCP server "p": command "sh" is not allowed on this worker; allow it in the worker policy (PERFLOW_ALLOW_MCP_COMMANDS=sh)');
+      const listed = await call('GET', '/api/runs?agent=policed-attack', undefined, { authorization: `Bearer ${TOKEN}` }, policed.url);
+      expect(listed.json).toEqual([]);
+      expect(existsSync(pwned)).toBe(false);
+    } finally {
+      await policed.close();
+      await perflow.close();
+    }
   });
 
   it('bounds bodies (413), texts (400 naming the field) and event streams (429)', async () => {
