@@ -139,6 +139,7 @@ export function openAiFailure(err: unknown, ctx: ModelCallContext): ApplicationF
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     const status = err.status;
+    if (status === 400 && (err.code === 'context_length_exceeded' || CONTEXT_LENGTH.test(err.message))) return contextLengthFailure('OpenAI', ctx, err.message, err);
     const retryable = isRetryableStatus(status);
     return failure({
       type: `OpenAI.${statusKind(status)}`,
@@ -149,6 +150,27 @@ export function openAiFailure(err: unknown, ctx: ModelCallContext): ApplicationF
     });
   }
   return failure({ type: 'OpenAI.Unknown', message: `${describe(ctx)} failed: ${errorMessage(err)}`, retryable: true, cause: err });
+}
+
+/** Providers' words for a prompt longer than the model's context window. */
+const CONTEXT_LENGTH = /context length|context window|input is too long|prompt is too long|too many (input )?tokens|exceeds? the (configured )?limit of \d+ tokens/i;
+
+/**
+ * A prompt the model's context window cannot hold: no attempt will get past it. One line naming
+ * the model, its window and the prompt's size when the provider says them (OpenAI: "maximum
+ * context length is W tokens … resulted in P tokens"; Anthropic on Bedrock: "P tokens > W
+ * maximum"), and what to change.
+ */
+function contextLengthFailure(provider: 'OpenAI' | 'Bedrock', ctx: ModelCallContext, said: string, cause: unknown): ApplicationFailure {
+  const window = /(?:maximum context length is|limit of|context window of)\s*(\d+)/i.exec(said)?.[1] ?? /\d+ tokens\s*>\s*(\d+)/.exec(said)?.[1];
+  const prompt = /resulted in\s*(\d+)/i.exec(said)?.[1] ?? /(\d+) tokens\s*>/.exec(said)?.[1];
+  const sizes = window !== undefined || prompt !== undefined ? ` (its window ${window !== undefined ? `${window} tokens` : 'unknown'}, the prompt ${prompt !== undefined ? `${prompt} tokens` : 'of unknown size'})` : '';
+  return failure({
+    type: `${provider}.ContextLength`,
+    message: `${describe(ctx)} cannot take the prompt: it is longer than the model's context window${sizes}; shorten what the run carries (message_history_limit, continue_as_new_after_events) or use a model with a larger window`,
+    retryable: false,
+    cause,
+  });
 }
 
 /**
@@ -200,6 +222,7 @@ export function bedrockFailure(err: unknown, ctx: ModelCallContext): Application
     return failure({ type: `Bedrock.${kind}`, message: `${describe(ctx)} could not be called: ${message}`, retryable: false, cause: err });
   }
   const kind = name.replace(/Exception$/, '') || (status !== undefined ? statusKind(status) : 'Unknown');
+  if (kind === 'Validation' && CONTEXT_LENGTH.test(message)) return contextLengthFailure('Bedrock', ctx, message, err);
   const retryable = BEDROCK_RETRYABLE.has(kind)
     ? true
     : BEDROCK_PERMANENT.has(kind)

@@ -153,6 +153,17 @@ describe('bedrock/converse/claude against a local Converse server', () => {
     expect(failure.message).toContain('HTTP 403');
   });
 
+  it('reports a prompt longer than the context window as a non-retryable Bedrock.ContextLength naming the window and the size', async () => {
+    server.reply({ status: 400, headers: { 'x-amzn-errortype': 'ValidationException' }, body: { message: 'prompt is too long: 210345 tokens > 200000 maximum' } });
+    const failure = (await rejectionOf(chat(model(), request, deps))) as ApplicationFailure;
+    expect(failure.type).toBe('Bedrock.ContextLength');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toBe(
+      `bedrock/converse/claude model "${MODEL_ID}" cannot take the prompt: it is longer than the model's context window (its window 200000 tokens, the prompt 210345 tokens); shorten what the run carries (message_history_limit, continue_as_new_after_events) or use a model with a larger window`,
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
   describe('streamed (ConverseStream)', () => {
     it('adds the prompt cache reads and writes to the input tokens, names them, and prices each at its rate', async () => {
       server.reply(converseStream(converseEvents({ text: ['ok'], usage: [100, 10, 1000, 200] })));

@@ -120,6 +120,21 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
     expect(server.requests).toHaveLength(1);
   });
 
+  it('reports a prompt longer than the context window as a non-retryable OpenAI.ContextLength: one line with the window and the size, one request', async () => {
+    const said = "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.";
+    server.reply({ status: 400, body: { error: { message: said, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } } });
+    const failure = (await rejectionOf(chat(model(), request, deps))) as ApplicationFailure;
+    expect(failure.type).toBe('OpenAI.ContextLength');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toBe(
+      'openai/v1/chat/completions model "gpt-4o" cannot take the prompt: it is longer than the model\'s context window (its window 128000 tokens, the prompt 130512 tokens); shorten what the run carries (message_history_limit, continue_as_new_after_events) or use a model with a larger window',
+    );
+    expect(server.requests).toHaveLength(1);
+    // Another 400 stays a bad request.
+    server.reply({ status: 400, body: { error: { message: 'stream_options is not supported', type: 'invalid_request_error' } } });
+    expect(((await rejectionOf(chat(model(), request, deps))) as ApplicationFailure).type).toBe('OpenAI.BadRequest');
+  });
+
   it('reports a 401 as a non-retryable failure naming the interface, the model and the status', async () => {
     server.reply({ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } });
     const failure = (await rejectionOf(chat(model(), request, deps))) as ApplicationFailure;
