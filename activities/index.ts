@@ -13,6 +13,7 @@ import { executionModel, planningModel } from './model-calls';
 import { openTenantBudgets } from './tenant-budgets';
 import { agentToolEnded, agentToolStarted, callTool, describeTools, type AgentToolCallRecord, type ToolCallDeps } from './tool-calls';
 import type { ChatDeps } from './llm/chat';
+import { waitForRuns } from './run-order';
 import { completedStepCache, executorHistoryCache, promptMaterialCache } from './worker-caches';
 
 export { MODEL_ACTIVITY_NAMES } from './model-calls';
@@ -56,6 +57,9 @@ export function createActivities(activityDeps: ActivityDeps) {
     agentToolStarted: (input: AgentToolCallRecord) => agentToolStarted(deps, input),
     /** An agent tool's call ended: saved in memory with its sub-run, published; the answer as the model sees it. */
     agentToolEnded: (input: AgentToolCallRecord & ToolObservation) => agentToolEnded(deps, input),
+
+    /** A queued run waits for the earlier runs of its conversation to end (see run-order.ts). */
+    waitForRuns,
   };
 }
 

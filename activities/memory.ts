@@ -261,12 +261,13 @@ export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: 
       await store.savePromptMaterial(input.id, input.material, new Date(), input.tenant_id);
     },
 
-    /** Writes the final result (or the failure) onto the root interaction (saveAndReturnFinalResult). */
-    async finishRun(input: { ids: MemoryIds; response: string; error?: string }): Promise<void> {
+    /** Writes the final result (or the failure, or an interrupted run's work so far) onto the root interaction (saveAndReturnFinalResult). */
+    async finishRun(input: { ids: MemoryIds; response: string; error?: string; interrupted_by?: string }): Promise<void> {
       const now = new Date();
       const response = input.error === undefined ? input.response : `Agent execution failed: ${input.error}`;
-      await store.setResponse(input.ids.parent_interaction_id, response, now, input.error);
-      await store.setResponse(input.ids.executor_agent_parent_interaction_id, response, now, input.error);
+      const marks = input.interrupted_by !== undefined ? { interrupted_by: input.interrupted_by } : {};
+      await store.setResponse(input.ids.parent_interaction_id, response, now, input.error, marks);
+      await store.setResponse(input.ids.executor_agent_parent_interaction_id, response, now, input.error, marks);
     },
   };
 }

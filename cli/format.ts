@@ -16,6 +16,7 @@ export function statusLines(id: string, p: Progress): string[] {
   for (const d of p.pending ?? []) lines.push(...pendingLines(d).map((l) => `  ${l}`));
   for (const v of p.assumed_verdicts ?? []) lines.push(`  assumed after step ${v.after_steps}: ${v.kind} unreadable, taken as ${v.assumed} (${v.error})`);
   if (p.paused) lines.push(`  paused: resume with perflow resume ${id}`);
+  if (p.waiting_for) lines.push(`  queued behind ${p.waiting_for.join(', ')} (earlier messages to conversation ${p.memory_id}): starts when they end`);
   if (p.result !== undefined) lines.push(`  result: ${p.result}`);
   if (p.error !== undefined) lines.push(`  error: ${p.error}`);
   return lines;

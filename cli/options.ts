@@ -6,6 +6,7 @@ const OPTIONS = {
   agent: { type: 'string' },
   question: { type: 'string' },
   'memory-id': { type: 'string' },
+  'on-busy': { type: 'string' },
   param: { type: 'string', multiple: true },
   follow: { type: 'boolean' },
   wait: { type: 'boolean' },

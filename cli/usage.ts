@@ -3,7 +3,7 @@ export const USAGE = `usage: perflow <command> [options]
   worker [--nexus-agents DIR] [--deployment NAME --build-id ID]
                                            run a worker (env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS_*, TEMPORAL_API_KEY, TEMPORAL_PROFILE, PERFLOW_TASK_QUEUE, MONGODB_URI); --nexus-agents: serve DIR's agent files through Nexus;
                                            --deployment/--build-id (PERFLOW_DEPLOYMENT, PERFLOW_BUILD_ID): a Worker Deployment version, runs pinned to it
-  run --agent FILE [--question TEXT] [--memory-id ID] [--param key=value]... [--follow|--wait] [--json]
+  run --agent FILE [--question TEXT] [--memory-id ID [--on-busy reject|enqueue|interrupt]] [--param key=value]... [--follow|--wait] [--json]
   status ID [--json]                       progress of a run
   watch ID [--from OFFSET] [--json]        a run's events live until it ends: model text as written, plans, steps, tools, decisions
                                            (--json: one event per line; --from: re-attach at that event offset)

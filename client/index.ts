@@ -9,6 +9,7 @@ export { checkEvalScope, checkRunScope, OPERATOR, paramsInScope, type TenantScop
 export { describeError, ERROR_KINDS, failureMessage, PerflowError, type ErrorKind } from './errors';
 export { followRun } from './follow-run';
 export { agentFromJson, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type LoadedAgent, type StartRunOptions, type StartedRun } from './run';
+export { busyRuns, makeRoom, ON_BUSY, parseOnBusy, queueTail, type BusyRun, type OnBusy } from './busy-memory';
 export { readSubAgentFiles, type ReadSubAgentOptions, type SubAgentFiles } from './sub-agents';
 export { subAgentRuns, type SubAgentRun } from './agent-tree';
 export { fingerprintOf, fingerprintDifference, type Fingerprint, type FingerprintParts } from '../core/fingerprint';

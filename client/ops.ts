@@ -47,11 +47,14 @@ export function parseListStatus(value: string | undefined, what: string): ListSt
 }
 const STATUS_QUERY: Record<ListStatus, string> = { running: 'Running', completed: 'Completed', failed: 'Failed' };
 
+/** A string as a literal of a visibility query. */
+export const queryLiteral = (v: string): string => `'${v.replace(/['\\]/g, '\\$&')}'`;
+
 /** A visibility query for perflow runs (of every agent type this process knows); `agent` uses the PerflowAgent search attribute. */
 export function listQuery(status?: ListStatus, agent?: string, tenant?: string, fingerprint?: string): string {
   const types = knownAgentTypes().map((s) => `WorkflowType = '${s.workflowType}'`);
   const parts = [`(${types.join(' OR ')})`];
-  const quoted = (v: string) => `'${v.replace(/['\\]/g, '\\$&')}'`;
+  const quoted = queryLiteral;
   if (status) parts.push(`ExecutionStatus = '${STATUS_QUERY[status]}'`);
   if (agent !== undefined) parts.push(`PerflowAgent = ${quoted(agent)}`);
   if (tenant !== undefined) parts.push(`PerflowTenant = ${quoted(tenant)}`);

@@ -2,7 +2,7 @@
 import { packageVersion } from './package-root';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import type { WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError, type SearchAttributePair } from '@temporalio/common';
 import { AgentDefinitionError, agentTypeSpec, isAgentTool, parameterWarnings, type AgentToolParameters, type SubAgent, parseAgentDefinition, resolveParameters, sparseParameters, type AgentDefinition, type ResolvedParameters } from '../core/agent';
 import {
@@ -18,6 +18,7 @@ import { QUESTION_MAX_CHARS, type ParameterLimits } from '../core/agent-file/lim
 import { runStart, truncateBytes } from '../workflows/run-start';
 import type { PerflowClient } from './connect';
 import { PerflowError } from './errors';
+import { makeRoom, type OnBusy } from './busy-memory';
 import { readJsonFile } from './json-file';
 import { readSubAgentFiles, type SubAgentFiles } from './sub-agents';
 import { budgetPriceProblem, unpricedModelsNote } from '../telemetry/model-prices';
@@ -132,6 +133,12 @@ export interface StartRunOptions {
   fork?: ForkSource;
   /** The run's workflow ID (default: `<agent slug>-<8 hex>`); starting a second run with it fails. */
   workflowId?: string;
+  /**
+   * The conversation it continues is still busy with an earlier run: refuse (`reject`), run after
+   * it (`enqueue`), or stop it and go on from its work so far (`interrupt`). See busy-memory.ts.
+   * @default 'reject'
+   */
+  onBusy?: OnBusy;
 }
 
 export interface StartedRun {
@@ -162,6 +169,20 @@ export function resolveRunIds(o: Pick<StartRunOptions, 'memoryId' | 'newMemoryId
   return { ids, continuesConversation: memoryId !== undefined, parameters };
 }
 
+/**
+ * `makeRoom` for a run continuing a conversation. A namespace without the `PerflowMemory` search
+ * attribute cannot tell which runs a conversation is busy with: the default goes on unchecked (as
+ * before the attribute; the worker names it at start), a choice made explicitly fails naming it.
+ */
+async function roomOnConversation(client: Client, memoryId: string, workflowId: string, onBusy: OnBusy | undefined, tenant: string | undefined): Promise<string[]> {
+  try {
+    return await makeRoom(client, memoryId, workflowId, onBusy ?? 'reject', tenant);
+  } catch (err) {
+    if (onBusy === undefined && err instanceof PerflowError && err.kind === 'unavailable') return [];
+    throw err;
+  }
+}
+
 /** Starts a run with client-chosen IDs, as the workflow type of the agent's type (its spec's, built in or added). */
 export async function startRun(perflow: PerflowClient, o: StartRunOptions): Promise<StartedRun> {
   const { client, config } = perflow;
@@ -169,8 +190,9 @@ export async function startRun(perflow: PerflowClient, o: StartRunOptions): Prom
   if (config.workerPolicy?.policy.requireTenant && o.parameters.tenant_id === undefined) throw new PerflowError('refused', TENANT_REQUIRED);
   const { ids, continuesConversation, parameters } = resolveRunIds(o);
   const workflowId = o.workflowId ?? `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
+  const after = continuesConversation ? await roomOnConversation(client, ids.memory_id, workflowId, o.onBusy, o.parameters.tenant_id) : [];
   // Default prompts travel as the name of their set, not as text (see sparseParameters).
-  const start = runStart({ agent: o.agent, question: o.question, sparse: sparseParameters(parameters), ids, continuesConversation, llmTaskQueue: o.llmTaskQueue ?? config.llmTaskQueue, fork: o.fork, version: packageVersion() });
+  const start = runStart({ agent: o.agent, question: o.question, sparse: sparseParameters(parameters), ids, continuesConversation, llmTaskQueue: o.llmTaskQueue ?? config.llmTaskQueue, fork: o.fork, version: packageVersion(), after });
   const options = {
     taskQueue: o.taskQueue ?? config.taskQueue,
     workflowId,

@@ -101,7 +101,7 @@ export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
   api.post('/runs', async (c) => {
     const body = parseBody(startBody, await jsonOf(c));
     const { agent, parameters } = await loadAgent(o, body.agent, paramsInScope(body.params ?? {}, c.get('scope')), config.extraToolTypes);
-    const run = await startRun(perflow, { agent, parameters, question: body.question });
+    const run = await startRun(perflow, { agent, parameters, question: body.question, ...(body.on_busy ? { onBusy: body.on_busy } : {}) });
     return c.json(startedJson(config, run), 201);
   });
 

@@ -4,7 +4,7 @@
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { GUIDANCE_MAX_CHARS } from '../core/decisions';
-import { PerflowError } from '../client';
+import { ON_BUSY, PerflowError } from '../client';
 
 const params = z.record(z.string(), z.unknown());
 
@@ -17,6 +17,8 @@ export const startBody = z.strictObject({
   agent: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
   question,
   params: params.optional(),
+  /** The conversation (`params.memory_id`) is busy with an earlier run: reject (default), enqueue or interrupt (client/busy-memory.ts). */
+  on_busy: z.enum(ON_BUSY).optional(),
 });
 
 export const forkBody = z.strictObject({

@@ -26,7 +26,7 @@ export interface TemporalStartOptions {
 }
 
 /** Search attributes perflow sets on its runs; registered on the dev servers we start. */
-export const SEARCH_ATTRIBUTES = { PerflowAgent: 'Keyword', PerflowStatus: 'Keyword', PerflowPending: 'Keyword', PerflowTenant: 'Keyword', PerflowEval: 'Keyword', PerflowFingerprint: 'Keyword' } as const;
+export const SEARCH_ATTRIBUTES = { PerflowAgent: 'Keyword', PerflowStatus: 'Keyword', PerflowPending: 'Keyword', PerflowTenant: 'Keyword', PerflowEval: 'Keyword', PerflowFingerprint: 'Keyword', PerflowMemory: 'Keyword' } as const;
 
 export async function checkTemporal(address: string, namespace: string, timeoutMs = 3_000): Promise<void> {
   const connection = await Connection.connect({ address, connectTimeout: timeoutMs });

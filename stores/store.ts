@@ -60,6 +60,8 @@ export interface InteractionDoc {
   sub_run?: SubRunLink;
   /** Set on a root interaction when the run failed. */
   error?: string;
+  /** Set on a root interaction when a newer message interrupted the run: that run's workflow ID (its response is the work so far). */
+  interrupted_by?: string;
   /** A forked run's root interactions and copied steps: the run (and, for a copy, the record) it came from. */
   forked_from?: { workflow_id: string; step: number; interaction_id?: string };
   /** origin `reviewer`: the decision (kind, action, who, when — workflow time) and how many steps had run. */
@@ -176,11 +178,11 @@ export class MemoryStore {
     }
   }
 
-  async setResponse(interactionId: string, response: string, now: Date, error?: string): Promise<void> {
+  async setResponse(interactionId: string, response: string, now: Date, error?: string, marks: { interrupted_by?: string } = {}): Promise<void> {
     await this.interactions.updateOne(
       { _id: interactionId },
       // A run reset after a failure ends well: its earlier error goes.
-      error === undefined ? { $set: { response, updated: now }, $unset: { error: '' } } : { $set: { response, updated: now, error } },
+      error === undefined ? { $set: { response, updated: now, ...marks }, $unset: { error: '' } } : { $set: { response, updated: now, error, ...marks } },
     );
   }
 

@@ -186,7 +186,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
 
 /** What a worker says when the namespace lacks some of perflow's search attributes: which, what goes without them, and the command that adds them. */
 export function missingSearchAttributesLine(missing: readonly string[], namespace: string): string {
-  return `perflow worker: namespace ${namespace} lacks the search attribute${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: runs go on without ${missing.length > 1 ? 'them' : 'it'} (perflow pending, list --agent, --tenant and --fingerprint, eval and the UI's filters need them); add them with: ${searchAttributeCreateCommand(missing, namespace)}`;
+  return `perflow worker: namespace ${namespace} lacks the search attribute${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: runs go on without ${missing.length > 1 ? 'them' : 'it'} (perflow pending, list --agent, --tenant and --fingerprint, eval, a second message to a busy conversation and the UI's filters need them); add them with: ${searchAttributeCreateCommand(missing, namespace)}`;
 }
 
 /** Runs a worker configured from the environment; stops gracefully on SIGINT/SIGTERM. */

@@ -72,6 +72,11 @@ export interface RunInput<S = unknown> {
   sub_agent?: SubAgentPlace;
   /** The perflow version of the client that started the run (or its tree's root, or its eval): part of the fingerprint. */
   perflow_version?: string;
+  /**
+   * Runs on the same conversation this one waits for before it starts (workflow IDs): what
+   * `on_busy: enqueue` and `interrupt` send (client/busy-memory.ts). Absent: it starts at once.
+   */
+  after?: string[];
 }
 
 /** Where a sub-agent's run sits in its agent tree. */
@@ -226,9 +231,10 @@ export interface Progress extends RunIds {
   /**
    * `awaiting_approval`: a person's decision is pending (see `pending`); `awaiting_budget`: the
    * run reached its `max_cost_usd` and waits for `raise-budget` or `reject --stop`; `paused`: held
-   * between steps until resumed.
+   * between steps until resumed; `queued`: waits for the runs in `after` (earlier messages to its
+   * conversation) to end before it starts.
    */
-  status: 'planning' | 'executing' | 'awaiting_approval' | 'awaiting_budget' | 'paused' | 'completed' | 'failed';
+  status: 'queued' | 'planning' | 'executing' | 'awaiting_approval' | 'awaiting_budget' | 'paused' | 'completed' | 'failed';
   agent: string;
   question: string;
   plan: string[];
@@ -246,6 +252,10 @@ export interface Progress extends RunIds {
   usage: Usage;
   result?: string;
   error?: string;
+  /** A newer message to the conversation interrupted the run (`on_busy: interrupt`): that run's workflow ID. */
+  interrupted_by?: string;
+  /** `queued`: the earlier runs of its conversation it waits for. */
+  waiting_for?: string[];
   /** How many times the run has continued-as-new (absent before the first time). */
   continued_as_new?: number;
   /** The agent type (absent in runs of plan_execute_and_reflect started before it was added). */
@@ -289,6 +299,8 @@ export const raiseBudgetUpdate = defineUpdate<DecisionRecord, [BudgetRaise]>('ra
 export const toolApprovalRequestSignal = defineSignal<[ToolApprovalRequest]>('toolApprovalRequest');
 export const toolApprovalAnswerSignal = defineSignal<[ToolApprovalAnswer]>('toolApprovalAnswer');
 /** `perflow budget set` to a run waiting at its tenant's daily cap: the cap changed. */
+/** A newer message to the run's conversation interrupts it (`on_busy: interrupt`): sent by the client just before it cancels the run. */
+export const interruptSignal = defineSignal<[{ by: string }]>('interrupt');
 export const tenantCapSignal = defineSignal<[TenantCapNotice]>('tenantCap');
 export const tenantWaitRequestSignal = defineSignal<[TenantWaitRequest]>('tenantWaitRequest');
 export const tenantWaitAnswerSignal = defineSignal<[TenantWaitAnswer]>('tenantWaitAnswer');
@@ -308,6 +320,8 @@ export const SearchAttributes = {
   eval: defineSearchAttributeKey('PerflowEval', SearchAttributeType.KEYWORD),
   /** The run's fingerprint (core/fingerprint.ts): `list --fingerprint`, the UI's filter. */
   fingerprint: defineSearchAttributeKey('PerflowFingerprint', SearchAttributeType.KEYWORD),
+  /** The conversation the run writes to (its `memory_id`): which runs a conversation is busy with (client/busy-memory.ts). */
+  memory: defineSearchAttributeKey('PerflowMemory', SearchAttributeType.KEYWORD),
 } as const;
 
 /** perflow's search attributes a namespace lacks, given the custom attributes it has registered. */

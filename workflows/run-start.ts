@@ -22,6 +22,8 @@ export interface RunStartSpec {
   fork?: ForkSource;
   /** perflow's version where the run was asked for (a client's; its root's or eval's for runs started by workflows). */
   version?: string;
+  /** Runs of the conversation to wait for before starting (`RunInput.after`). */
+  after?: string[];
 }
 
 export interface RunStart {
@@ -38,6 +40,7 @@ export function runStart(o: RunStartSpec): RunStart {
   if (o.llmTaskQueue) input.llm_task_queue = o.llmTaskQueue;
   if (o.fork) input.fork = o.fork;
   if (o.version !== undefined) input.perflow_version = o.version;
+  if (o.after !== undefined && o.after.length > 0) input.after = o.after;
   const tenant = o.sparse.parameters.tenant_id;
   const fingerprint = fingerprintOf(o.agent, denseParameters(o.sparse), o.version);
   const details = [
@@ -50,7 +53,7 @@ export function runStart(o: RunStartSpec): RunStart {
   ].join('\n');
   return {
     input,
-    memo: { agent: o.agent.name, agent_type: o.agent.type, question: preview(o.question, 1_000), ...(tenant !== undefined ? { tenant_id: tenant } : {}), fingerprint: fingerprint.id, fingerprint_parts: fingerprint.parts },
+    memo: { ...(input.after ? { after: input.after } : {}), agent: o.agent.name, agent_type: o.agent.type, question: preview(o.question, 1_000), ...(tenant !== undefined ? { tenant_id: tenant } : {}), fingerprint: fingerprint.id, fingerprint_parts: fingerprint.parts },
     staticSummary: truncateBytes(o.question.replace(/\s+/g, ' '), 200),
     staticDetails: details,
     searchAttributes: [
@@ -58,6 +61,7 @@ export function runStart(o: RunStartSpec): RunStart {
       { key: SearchAttributes.status, value: 'running' },
       { key: SearchAttributes.pending, value: 'none' },
       { key: SearchAttributes.fingerprint, value: fingerprint.id },
+      { key: SearchAttributes.memory, value: o.ids.memory_id },
       ...(tenant !== undefined ? [{ key: SearchAttributes.tenant, value: tenant }] : []),
     ],
   };

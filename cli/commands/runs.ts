@@ -4,6 +4,7 @@ import { cancelRun, fingerprintFields, getResult, getStatus, listRuns, parseList
 import { loadAgentFile, parseParams, startRun } from '../../client/run';
 import { watchRun } from '../../client/watch';
 import { assertMemoryExists } from '../../client/memory';
+import { parseOnBusy } from '../../client/busy-memory';
 import { checkWorkerPolicy } from '../../client/worker-policy';
 import { requireId, withClient, type CommandHandler } from '../context';
 import { runListLine, statusLines, subAgentLines } from '../format';
@@ -16,6 +17,7 @@ export const run: CommandHandler = async (ctx) => {
   const { o, config } = ctx;
   if (!o.agent) throw new PerflowError('invalid', 'run needs --agent FILE');
   checkFollowOrWait(o);
+  const onBusy = parseOnBusy(o['on-busy'], '--on-busy');
   // --memory-id is the memory_id parameter, over --param and the agent file's: startRun resolves the run's IDs from it.
   const runParams = { ...parseParams(o.param ?? []), ...(o['memory-id'] !== undefined ? { memory_id: o['memory-id'] } : {}) };
   const { agent, parameters, warnings, notes } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes, ...(config.limits ? { limits: config.limits } : {}) });
@@ -26,7 +28,7 @@ export const run: CommandHandler = async (ctx) => {
   for (const line of notes) note(`perflow: note: ${line}`);
   return withClient(ctx, async (perflow) => {
     if (parameters.memory_id !== undefined) await assertMemoryExists(perflow, parameters.memory_id, parameters.tenant_id);
-    const started = await startRun(perflow, { agent, parameters, question });
+    const started = await startRun(perflow, { agent, parameters, question, ...(onBusy ? { onBusy } : {}) });
     return reportStarted(perflow, ctx, started);
   });
 };

@@ -23,7 +23,7 @@ export const json = (value) => (typeof value === 'string' ? value : JSON.stringi
 // Statuses of the runs list and of a run's progress, grouped into the colours the CSS knows.
 const TONE = {
   running: 'running', planning: 'running', executing: 'running',
-  awaiting_approval: 'waiting', awaiting_budget: 'waiting', paused: 'waiting',
+  awaiting_approval: 'waiting', awaiting_budget: 'waiting', paused: 'waiting', queued: 'waiting',
   completed: 'ok',
   failed: 'bad', cancelled: 'bad', canceled: 'bad', terminated: 'bad', timed_out: 'bad',
 };

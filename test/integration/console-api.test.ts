@@ -114,6 +114,15 @@ describe('the console API', () => {
     expect(listed.json.find((x: Json) => x.workflow_id === waiting)).toMatchObject({ agent: 'kernel-plan-execute-and-reflect', agent_type: 'plan_execute_and_reflect', status: 'running', question: 'add via the console', close_time: null });
     expect((await call('GET', '/api/runs?status=sleeping')).status).toBe(400);
 
+    // A second message to its conversation while it waits: refused naming it, or queued behind it.
+    const memory_id = status.json.memory_id as string;
+    const busy = await call('POST', '/api/runs', { agent: 'adder.json', question: 'and then?', params: { memory_id } });
+    expect([busy.status, busy.json.error]).toEqual([409, `memory ${memory_id} is busy: run ${waiting} is still going; wait for it, or send the message with on-busy enqueue (it runs after) or interrupt (it stops the running one)`]);
+    expect((await call('POST', '/api/runs', { agent: 'adder.json', question: 'and then?', params: { memory_id }, on_busy: 'later' })).status).toBe(400);
+    const queued = await call('POST', '/api/runs', { agent: 'adder.json', question: 'and then?', params: { memory_id }, on_busy: 'enqueue' });
+    expect(queued.status).toBe(201);
+    expect((await call('GET', `/api/runs/${queued.json.workflow_id}`)).json).toMatchObject({ status: 'queued', waiting_for: [waiting], memory_id });
+
     expect((await call('GET', `/api/runs/${waiting}/result`)).status).toBe(409);
     const notAwaited = await call('POST', `/api/runs/${waiting}/decisions`, { kind: 'approve_tool' });
     expect([notAwaited.status, notAwaited.json.error]).toEqual([409, expect.stringMatching(/did not accept the decideTool decision: no tool call is awaiting approval/)]);
@@ -130,6 +139,8 @@ describe('the console API', () => {
 
     const result = await waitFor('the result', () => call('GET', `/api/runs/${waiting}/result`), (r) => r.status === 200);
     expect(result.json).toMatchObject({ workflow_id: waiting, response: expectedResponse('plan_execute_and_reflect', 2) });
+    const after = await waitFor('the queued run', () => call('GET', `/api/runs/${queued.json.workflow_id}/result`), (r) => r.status === 200);
+    expect(after.json.response).toBe(expectedResponse('plan_execute_and_reflect', 2));
     const late = await call('POST', `/api/runs/${waiting}/decisions`, { kind: 'cancel' });
     expect([late.status, late.json.error]).toEqual([409, expect.stringMatching(/the run has ended \(completed\)/)]);
   });

@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { PendingRun } from '../../client/decisions';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { runProcess } from '../support/run-process';
 import { serverEnv } from '../support/env';
 import type { AgentType } from '../../core/agent';
@@ -163,5 +164,82 @@ describe('an agent tree has one inbox', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a second message to a busy conversation (--on-busy)', () => {
+  const perflow = (args: string[]) =>
+    runProcess(process.execPath, [resolve(__dirname, '../../bin/perflow.js'), ...args], {
+      env: { ...process.env, TEMPORAL_ADDRESS: serverEnv().temporalAddress, TEMPORAL_NAMESPACE: 'default', PERFLOW_TASK_QUEUE: fixture.taskQueue, MONGODB_URI: fixture.perflow.config.mongoUri },
+      timeoutMs: 60_000,
+    });
+  let dir: string;
+  let agentFile: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'perflow-on-busy-'));
+    agentFile = join(dir, 'agent.json');
+    writeFileSync(agentFile, JSON.stringify({ ...typedAgent('plan_execute_and_reflect', 1), name: 'busy-agent' }));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const start = async (question: string, ...more: string[]) => {
+    const r = await perflow(['run', '--agent', agentFile, '--question', question, '--json', ...more]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout) as { workflow_id: string; memory_id: string; parent_interaction_id: string };
+  };
+  /** The root interactions of the conversation, oldest first: each run's question and answer. */
+  const exchanges = (memoryId: string) => fixture.memory.interactions.find({ memory_id: memoryId, parent_interaction_id: null }).sort({ created: 1 }).toArray();
+  const progressOf = (id: string) => fixture.client.workflow.getHandle(id).query(progressQuery);
+
+  it('reject names the running run; enqueue runs after it, through a worker kill; interrupt stops it and goes on from its work', async () => {
+    await fixture.restart();
+    const first = await start('first message', '--param', 'plan_approval=first');
+    await pending(first.workflow_id, 'plan');
+    const memory = ['--memory-id', first.memory_id];
+
+    const rejected = await perflow(['run', '--agent', agentFile, '--question', 'too soon', ...memory]);
+    expect(rejected.code).toBe(1);
+    expect(rejected.stderr.trim().split('\n')).toEqual([
+      `perflow: memory ${first.memory_id} is busy: run ${first.workflow_id} is still going; wait for it, or send the message with on-busy enqueue (it runs after) or interrupt (it stops the running one)`,
+    ]);
+    expect((await exchanges(first.memory_id)).map((e) => e.input)).toEqual(['first message']);
+
+    const queued = await start('second message', ...memory, '--on-busy', 'enqueue');
+    expect(await progressOf(queued.workflow_id)).toMatchObject({ status: 'queued', waiting_for: [first.workflow_id] });
+    const status = await perflow(['status', queued.workflow_id]);
+    expect(status.stdout).toContain(`${queued.workflow_id}: queued (agent busy-agent`);
+    expect(status.stdout).toContain(`  queued behind ${first.workflow_id} (earlier messages to conversation ${first.memory_id}): starts when they end`);
+    await fixture.restart(); // killed while a run is queued
+    await approvePlan(fixture.client, first.workflow_id, { by: 'after-crash' });
+    const queuedOut = (await fixture.client.workflow.getHandle(queued.workflow_id).result()) as RunOutput;
+    expect(queuedOut.response).toBe(expectedResponse('plan_execute_and_reflect', 1));
+    const [a, b] = await exchanges(first.memory_id);
+    // The queued run wrote nothing before the first one had answered.
+    expect([a.input, b.input]).toEqual(['first message', 'second message']);
+    expect(b.created.getTime()).toBeGreaterThanOrEqual(a.updated.getTime());
+    const queuedHistory = await fixture.client.workflow.getHandle(queued.workflow_id).fetchHistory();
+    expect(queuedHistory.events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'waitForRuns')).toHaveLength(1);
+    // The wait the kill cut short was taken up again by the fresh worker.
+    expect(queuedHistory.events?.find((e) => e.activityTaskStartedEventAttributes)?.activityTaskStartedEventAttributes?.attempt).toBeGreaterThanOrEqual(2);
+
+    const third = await start('third message', ...memory, '--param', 'plan_approval=first');
+    await pending(third.workflow_id, 'plan');
+    const interrupting = await start('fourth message', ...memory, '--on-busy', 'interrupt');
+    const interruptingOut = (await fixture.client.workflow.getHandle(interrupting.workflow_id).result()) as RunOutput;
+    expect(interruptingOut.response).toBe(expectedResponse('plan_execute_and_reflect', 1));
+    expect((await fixture.client.workflow.getHandle(third.workflow_id).describe()).status.name).toBe('CANCELLED');
+    expect(await progressOf(third.workflow_id)).toMatchObject({ status: 'failed', interrupted_by: interrupting.workflow_id, error: `interrupted by a newer message to the conversation (run ${interrupting.workflow_id})` });
+    const all = await exchanges(first.memory_id);
+    expect(all.map((e) => e.input)).toEqual(['first message', 'second message', 'third message', 'fourth message']);
+    // The interrupted run's answer is its work so far (none: it waited for its plan), kept as an exchange the next run builds on.
+    expect(all[2]).toMatchObject({ response: '(Interrupted by a newer message after 0 steps.)', interrupted_by: interrupting.workflow_id });
+    expect(all[2].error).toBeUndefined();
+    // Its planner was given the three exchanges before it, the interrupted one included.
+    const events = (await fixture.client.workflow.getHandle(interrupting.workflow_id).fetchHistory()).events ?? [];
+    const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startRun');
+    const completed = events.find((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId) === String(scheduled?.eventId));
+    const { history_ids } = defaultPayloadConverter.fromPayload<{ history_ids: string[] }>(completed!.activityTaskCompletedEventAttributes!.result!.payloads![0]);
+    expect(history_ids).toEqual([first.parent_interaction_id, queued.parent_interaction_id, third.parent_interaction_id]);
   });
 });

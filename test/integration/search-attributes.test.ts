@@ -57,9 +57,9 @@ afterAll(async () => {
 });
 
 it('the worker names the missing search attribute and the command that adds it', () => {
-  expect(worker.missingSearchAttributes).toEqual(['PerflowPending', 'PerflowTenant', 'PerflowEval', 'PerflowFingerprint']);
+  expect(worker.missingSearchAttributes).toEqual(['PerflowPending', 'PerflowTenant', 'PerflowEval', 'PerflowFingerprint', 'PerflowMemory']);
   expect(missingSearchAttributesLine(worker.missingSearchAttributes, 'default')).toBe(
-    "perflow worker: namespace default lacks the search attributes PerflowPending, PerflowTenant, PerflowEval, PerflowFingerprint: runs go on without them (perflow pending, list --agent, --tenant and --fingerprint, eval and the UI's filters need them); add them with: temporal operator search-attribute create --namespace default --name PerflowPending --type Keyword --name PerflowTenant --type Keyword --name PerflowEval --type Keyword --name PerflowFingerprint --type Keyword",
+    "perflow worker: namespace default lacks the search attributes PerflowPending, PerflowTenant, PerflowEval, PerflowFingerprint, PerflowMemory: runs go on without them (perflow pending, list --agent, --tenant and --fingerprint, eval, a second message to a busy conversation and the UI's filters need them); add them with: temporal operator search-attribute create --namespace default --name PerflowPending --type Keyword --name PerflowTenant --type Keyword --name PerflowEval --type Keyword --name PerflowFingerprint --type Keyword --name PerflowMemory --type Keyword",
   );
 });
 

@@ -40,6 +40,17 @@ async function main(): Promise<void> {
         await source.result();
         input = { ...input, fork: await forkSource(harness.client, source.workflowId, scenario.forkOf.step) };
       }
+      if (scenario.queuedBehind) {
+        // As `perflow run --memory-id M --on-busy enqueue` starts it: the conversation of a run still going, and that run to wait for.
+        const { agent, question, params } = scenario.queuedBehind;
+        const ids = { memory_id: randomUUID() };
+        const earlier = await harness.client.workflow.start(workflowTypeFor(runInput(agent, question).agent.type), {
+          taskQueue: harness.taskQueue,
+          workflowId: `history-${scenario.name}-earlier`,
+          args: [{ ...runInput(agent, question, params), ids }],
+        });
+        input = { ...input, ids, continues_conversation: true, after: [earlier.workflowId] };
+      }
       await scenario.setup?.(harness.db);
       const handle = scenario.evalCases
         ? await startEvalScenario(harness, scenario.name, scenario.agent, scenario.evalCases)

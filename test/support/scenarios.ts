@@ -13,7 +13,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { TenantBudgets } from '../../stores/tenant-budgets';
 import { approvePlan, approveTool, denyTool, guideRun, pauseRun, raiseBudget, rejectPlan, resumeRun } from '../../client/decisions';
-import { progressQuery, tenantCapSignal, type Progress } from '../../workflows/definitions';
+import { interruptSignal, progressQuery, tenantCapSignal, type Progress } from '../../workflows/definitions';
 import type { EvalCheck } from '../../core/eval/types';
 import { final, plan, scriptedAgent } from './harness';
 import { typedAgent } from './typed-agents';
@@ -35,6 +35,11 @@ export interface Scenario {
   setup?: (db: Db) => Promise<void>;
   /** An eval of these cases against `agent` (the eval workflow, its case runs as children) instead of one run of `question`. */
   evalCases?: { id: string; question: string; checks: EvalCheck[] }[];
+  /**
+   * A second message to a busy conversation (`on_busy: enqueue`): this earlier run of the same
+   * conversation starts first, as `<workflow ID>-earlier` (not saved), and the run waits for it.
+   */
+  queuedBehind?: { agent: unknown; question: string; params?: Record<string, unknown> };
 }
 
 /** Waits until the run's progress satisfies `ok` (bounded). */
@@ -475,6 +480,33 @@ export const SCENARIOS: Scenario[] = [
     name: 'agent-tree',
     question: 'What does the trip cost?',
     agent: resolve(__dirname, '../../examples/multi-agent/supervisor.json'),
+  },
+  // A second message to a busy conversation, enqueued: the run waits until the earlier one (waiting
+  // for its plan's approval) has ended, then starts with its exchange.
+  {
+    name: 'queued-behind-earlier-run',
+    question: 'sum 1..1, once the first message is answered',
+    agent: typedAgent('plan_and_execute', 1),
+    queuedBehind: { agent: typedAgent('plan_execute_and_reflect', 1), question: 'sum 1..1 first', params: { plan_approval: 'first' } },
+    async interact(id, client) {
+      await until(client, `${id}-earlier`, awaiting('plan-1'));
+      await approvePlan(client, `${id}-earlier`, { by: 'reviewer' });
+    },
+  },
+  // … and interrupting (`on_busy: interrupt`): a newer message stops the run after its first step;
+  // its work so far becomes its answer in memory.
+  {
+    name: 'interrupted-by-newer-message',
+    question: 'sum 1..2, interrupted after step 1',
+    agent: typedAgent('step_by_step', 2),
+    fails: true,
+    async interact(id, client) {
+      await until(client, id, (p) => p.plan.length > 0);
+      await pauseRun(client, id, { by: 'reviewer' });
+      await until(client, id, (p) => p.status === 'paused');
+      await client.workflow.getHandle(id).signal(interruptSignal, { by: `${id}-newer` });
+      await client.workflow.getHandle(id).cancel();
+    },
   },
 ];
 

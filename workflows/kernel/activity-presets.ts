@@ -61,6 +61,16 @@ export const memoryActivities = proxyActivities<MemoryActivities>({
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
 
+/**
+ * A run queued behind earlier runs of its conversation waits as long as they take (days, when
+ * they wait for people); a worker crash costs one heartbeat timeout, then the wait goes on.
+ */
+export const runOrderActivities = proxyActivities<Pick<Activities, 'waitForRuns'>>({
+  startToCloseTimeout: '365 days',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
 /** Tool-call attempts for infrastructure errors (recording the output in memory), about ten minutes of outage. */
 export const TOOL_CALL_ATTEMPTS = 20;
 

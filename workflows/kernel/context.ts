@@ -16,6 +16,7 @@ import { compactStepIds, completedStepIds, stepTraceId, type CompletedStepRefs, 
 import { forkPointQuery, progressMarkdown, progressQuery, type CarriedState, type ForkPoint, type ForkSource, type Progress, type RunIds, type RunInput } from '../definitions';
 import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activity-presets';
 import { openHumanLoop, type HumanLoop } from './human';
+import { acceptInterrupts, waitForEarlierRuns } from './run-order';
 import { RunEvents } from './events';
 import { streamOf, EVENT_PREVIEW_CHARS } from '../../core/run-events';
 import { preview } from '../../core/text';
@@ -100,11 +101,14 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     ...(input.fork ? { forked_from: { workflow_id: input.fork.workflow_id, step: input.fork.step } } : {}),
   };
   setHandler(progressQuery, () => progress);
+  acceptInterrupts(progress);
   const events = new RunEvents(streamOf(workflowInfo().workflowId));
   if (!carried) {
     const head = { memory_id: ids.memory_id, ...(p.tenant_id !== undefined ? { tenant_id: p.tenant_id } : {}) };
     const forked = progress.forked_from ? { forked_from: progress.forked_from } : {};
     events.emit({ type: 'run_started', workflow_id: workflowInfo().workflowId, agent: agent.name, agent_type: agent.type, question: preview(question, EVENT_PREVIEW_CHARS), memory_id: ids.memory_id, ...forked }, head);
+    // A second message to a busy conversation starts after the earlier ones (only runs started with `after` wait: no other run's commands change).
+    if (input.after && input.after.length > 0) await waitForEarlierRuns(input.after, progress, events);
   }
   const models = modelActivities(input.llm_task_queue);
   const tools: AgentTool[] = carried?.tools ?? (await listTools(agent));

@@ -15,6 +15,7 @@ import { responseFilter } from './model-calls';
 import { modelForCall } from './scripted-calls';
 import { countRun } from './metrics';
 import { endRunSpan } from './run-span';
+import { interruptedAnswer, interruptedMessage } from './run-order';
 import { BudgetStop, budgetMetadata, tenantOf } from './dollar-budget';
 
 /**
@@ -60,12 +61,14 @@ export async function guard(run: RunContext, body: () => Promise<RunOutput>): Pr
     // The dollar budget ends the run with the work so far (budget_action stop, or reject --stop).
     if (err instanceof BudgetStop) return finish(run, err.response(await summarizeSteps(run, err.tenant === undefined), run.ids.memory_id));
     const { progress } = run;
+    const interruptedBy = isCancellation(err) ? progress.interrupted_by : undefined;
     progress.status = 'failed';
-    progress.error = causeMessage(err);
+    progress.error = interruptedBy !== undefined ? interruptedMessage(interruptedBy) : causeMessage(err);
     progress.current_step = undefined;
     setStatusAttribute(run, 'failed');
-    // Recorded even when the run is being cancelled.
-    await CancellationScope.nonCancellable(() => memoryActivities.finishRun({ ids: run.memoryIds, response: '', error: progress.error }));
+    // Recorded even when the run is being cancelled; an interrupted run's work so far is its answer, which the conversation keeps.
+    const record = interruptedBy !== undefined ? { response: interruptedAnswer(progress), interrupted_by: interruptedBy } : { response: '', error: progress.error };
+    await CancellationScope.nonCancellable(() => memoryActivities.finishRun({ ids: run.memoryIds, ...record }));
     run.events.emit({ type: 'run_finished', status: isCancellation(err) ? 'cancelled' : 'failed', response: '', error: preview(progress.error, EVENT_PREVIEW_CHARS) });
     countRun(run.agent.type, isCancellation(err) ? 'cancelled' : 'failed');
     endRunSpan(progress.usage);

@@ -115,6 +115,11 @@ describe('recorded histories', () => {
         'agent-tree.step-1.agent-1.step-1.agent-1.binpb',
         'agent-tree.step-1.agent-1.step-1.agent-1.step-1.binpb',
         'agent-tree.step-2.agent-1.binpb',
+        // A second message to a busy conversation: queued behind the earlier run; interrupted by a newer one.
+        'queued-behind-earlier-run.binpb',
+        'queued-behind-earlier-run.step-1.binpb',
+        'interrupted-by-newer-message.binpb',
+        'interrupted-by-newer-message.step-1.binpb',
       ]),
     );
   });
@@ -187,6 +192,22 @@ describe('recorded histories', () => {
     expect(step).toHaveLength(38);
     const grandchild = readHistory('agent-tree.step-1.agent-1.step-1.binpb').events ?? [];
     expect(grandchild.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? [])).toEqual(['history-agent-tree/step-1/agent-1/step-1/agent-1']);
+  });
+
+  it('hold a queued run that waited before it touched memory, and an interrupted run that kept its work so far', () => {
+    const eventsOf = (file: string) => readHistory(file).events ?? [];
+    const activities = (file: string) => eventsOf(file).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities('queued-behind-earlier-run.binpb').slice(0, 3)).toEqual(['waitForRuns', 'describeTools', 'startRun']);
+    const upserts = eventsOf('queued-behind-earlier-run.binpb').filter((e) => e.upsertWorkflowSearchAttributesEventAttributes);
+    expect(upserts.length).toBeGreaterThanOrEqual(2); // queued, then running (then completed)
+    const interrupted = eventsOf('interrupted-by-newer-message.binpb');
+    expect(interrupted.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? [])).toEqual(['interrupt']);
+    const finish = interrupted.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'finishRun');
+    expect(finish).toHaveLength(1);
+    const input = JSON.parse(Buffer.from(finish[0].activityTaskScheduledEventAttributes!.input!.payloads![0].data!).toString()) as Record<string, unknown>;
+    expect(input).toMatchObject({ interrupted_by: 'history-interrupted-by-newer-message-newer' });
+    expect(input.response).toMatch(/^\(Interrupted by a newer message after 1 step\.\)\nCompleted so far:\n- /);
+    expect(interrupted.at(-1)?.workflowExecutionCanceledEventAttributes).toBeTruthy();
   });
 
   it.each(files.map((file, i) => [file, i] as const))('replay deterministically: %s', (file, i) => {
