@@ -6,10 +6,11 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, StoredToolResult, TenantChecked, WholeResultsRef, ModelSettings } from '../core/activity-contract';
-import type { ChatMessage, ChatResponse, Usage } from '../core/llm-types';
+import { addUsage, ZERO_USAGE, type ChatMessage, type ChatResponse, type Usage } from '../core/llm-types';
 import { perflowModelParameters } from '../core/agent-file/model-parameters';
 import { completedStepIds, stepTraceId } from '../core/memory-ids';
-import { fillWholeResults, formatCompletedSteps, formatSteps, renderTemplate } from '../core/template';
+import { fillWholeResults, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
+import { compactToFit, executorCompactable, plannerCompactable } from './context-window';
 import type { TenantBudgets } from '../stores/tenant-budgets';
 import { tenantCostOf, tenantPriceProblem } from '../telemetry/model-prices';
 import { withHeartbeat } from './heartbeat';
@@ -50,19 +51,33 @@ async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput): Promis
   // Loading the material and the completed steps from MongoDB counts as work: heartbeat through it too.
   const response = await withHeartbeat(async () => {
     const material = input.material_id ? await deps.prompts.get(input.material_id) : undefined;
-    return streamedChat(
+    const system = systemOf(input, material);
+    const { prompt, usage } = input.render ? await plannerPrompt(deps, input, input.render, material, system) : await wholePrompt(deps, input, system);
+    const answer = await streamedChat(
       deps,
       input.model,
-      {
-        system: systemOf(input, material),
-        messages: [{ role: 'user', content: await withWholeResults(deps, input.whole_results, input.render ? await renderPlannerPrompt(deps.completedSteps, input.render, material) : (input.prompt ?? '')) }],
-        position: input.position,
-        response_filter: input.response_filter,
-      },
+      { system, messages: [{ role: 'user', content: await withWholeResults(deps, input.whole_results, prompt) }], position: input.position, response_filter: input.response_filter },
       { agent: input.agent },
     );
+    return { ...answer, usage: addUsage(answer.usage, usage) };
   });
   return { text: response.content, usage: response.usage };
+}
+
+/** A prompt with nothing that may go: checked against the model's window all the same (a prompt too long fails here, in one line). */
+async function wholePrompt(deps: ModelCallDeps, input: PlannerCallInput, system: string): Promise<{ prompt: string; usage: Usage }> {
+  const prompt = input.prompt ?? '';
+  await compactToFit(deps, input.model, plannerCompactable([], () => prompt, 0, system));
+  return { prompt, usage: ZERO_USAGE };
+}
+
+/** The planner prompt, its oldest completed steps compacted when it would not fit the model's context window. */
+async function plannerPrompt(deps: ModelCallDeps, input: PlannerCallInput, ref: PlannerPromptRef, material: PromptMaterial | undefined, system: string): Promise<{ prompt: string; usage: Usage }> {
+  const { completed, render } = await plannerTemplate(deps.completedSteps, ref, material);
+  const fit = plannerCompactable(completed, render, ref.history_count ?? 0, system, ref.run_steps?.trace_root);
+  const compaction = await compactToFit(deps, input.model, fit, activityStream(deps.events));
+  const shown = fit.steps(compaction?.dropped ?? 0, compaction?.placeholder ?? '');
+  return { prompt: render(shown.steps, shown.historyCount), usage: compaction?.usage ?? ZERO_USAGE };
 }
 
 async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Promise<ChatResponse> {
@@ -74,8 +89,15 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
     const asked = whole_results
       ? await Promise.all(request.messages.map(async (m) => (m.role === 'user' ? { ...m, content: await withWholeResults(deps, whole_results, m.content) } : m)))
       : request.messages;
-    const messages = step_memory ? [...(await deps.executorHistory.get(step_memory)), ...asked] : asked;
-    const response = await streamedChat(deps, model, { ...request, messages, system: systemOf(input, material), ...(tools ? { tools } : {}) }, { step: step_memory?.step_index, agent });
+    const prefix = step_memory ? await deps.executorHistory.get(step_memory) : [];
+    const system = systemOf(input, material);
+    // The step's task: the last message before this step's turns (a prompt call: its first user message).
+    const task = step_memory ? prefix.length - 1 : asked.findIndex((m) => m.role === 'user');
+    const fit = executorCompactable([...prefix, ...asked], task, system + JSON.stringify(tools ?? []), { step: step_memory?.step_index, root: step_memory?.ids.parent_interaction_id });
+    const compaction = await compactToFit(deps, model, fit, activityStream(deps.events));
+    const messages = fit.messages(compaction?.dropped ?? 0, compaction?.placeholder ?? '');
+    const answer = await streamedChat(deps, model, { ...request, messages, system, ...(tools ? { tools } : {}) }, { step: step_memory?.step_index, agent });
+    const response = compaction ? { ...answer, usage: addUsage(answer.usage, compaction.usage) } : answer;
     // A final answer is the step's result; saving it is idempotent, so a retried turn saves what it answers.
     if (step_memory && response.tool_calls.length === 0) {
       const saved = await saveStep(deps.memory, { ids: step_memory.ids, stepIndex: step_memory.step_index, step: step_memory.step, result: response.content });
@@ -137,11 +159,13 @@ function systemOf(input: MaterialRef & { system?: string }, material: PromptMate
   return '';
 }
 
-async function renderPlannerPrompt(steps: ReturnType<typeof completedStepCache>, ref: PlannerPromptRef, material: PromptMaterial | undefined): Promise<string> {
+/** The planner's completed steps, and its template rendered over any list of them. */
+async function plannerTemplate(steps: ReturnType<typeof completedStepCache>, ref: PlannerPromptRef, material: PromptMaterial | undefined) {
   const completed = await steps.get(completedStepIds(ref));
   const params = ref.params ?? material?.params ?? {};
   const template = ref.template ?? (ref.template_key !== undefined ? params[ref.template_key] : undefined) ?? '';
   const format = ref.format ?? 'perflow';
-  const prompt = renderTemplate(template, { ...params, steps: formatSteps(ref.steps, format), completed_steps: formatCompletedSteps(completed, format, ref.history_count ?? 0) });
-  return prompt + (ref.suffix ?? '');
+  const render = (shown: CompletedStep[], historyCount: number) =>
+    renderTemplate(template, { ...params, steps: formatSteps(ref.steps, format), completed_steps: formatCompletedSteps(shown, format, historyCount) }) + (ref.suffix ?? '');
+  return { completed, render };
 }

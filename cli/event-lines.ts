@@ -86,10 +86,18 @@ export class EventPrinter {
         return [`decision ${e.id}: ${e.kind} ${e.action} by ${e.by}`];
       case 'retry':
         return [`  ↻ ${e.tool ?? e.role ?? 'call'} retried (attempt ${e.attempt})`];
+      case 'context_compacted':
+        return [`  ⇣ ${e.role}${e.step !== undefined ? ` (step ${e.step + 1})` : ''} prompt compacted to fit ${e.model}'s ${e.window} tokens: ${compactedWhat(e.role, e.dropped)} ${e.strategy === 'summarize' ? 'summarized' : 'left out'} (~${e.tokens_before} → ~${e.tokens_after} tokens)`];
       case 'run_finished':
         return [`run ${e.status}${e.error ? `: ${oneLine(e.error)}` : ''}`];
       default:
         return [];
     }
   }
+}
+
+/** `the oldest step`, `3 oldest messages`: what a compaction left out or summarized. */
+function compactedWhat(role: string, dropped: number): string {
+  const unit = role === 'planner' ? 'step' : 'message';
+  return dropped === 1 ? `the oldest ${unit}` : `${dropped} oldest ${unit}s`;
 }

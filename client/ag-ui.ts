@@ -138,6 +138,9 @@ export class AgUiTranslator {
         }
         out.push({ type: EventType.CUSTOM, name: 'perflow.retry', value: { call: key(e.call), attempt: e.attempt, ...(e.tool !== undefined ? { tool: e.tool } : {}) }, ...sub });
         break;
+      case 'context_compacted':
+        out.push({ type: EventType.CUSTOM, name: 'perflow.context_compacted', value: { role: e.role, model: e.model, strategy: e.strategy, window: e.window, tokens_before: e.tokens_before, tokens_after: e.tokens_after, dropped: e.dropped, ...(e.step !== undefined ? { step: e.step } : {}) }, ...sub });
+        break;
       case 'run_finished':
         out.push(...this.endSteps(owner));
         if (run !== undefined) {

@@ -109,6 +109,8 @@ export function formatConversation(view: ConversationView, previewChars = 500): 
       lines.push(`    result: ${preview(step.result, previewChars)}`);
     }
     printDecisions(run.decisions.filter((d) => d.after_steps >= run.steps.length));
+    // Summaries made to fit the model's context window (how-a-run-works.md, Context that fits).
+    for (const c of run.compactions ?? []) lines.push(`  compacted ${c.of}: ${preview(c.summary.replace(/\s*\n\s*/g, ' | '), previewChars)}`);
     lines.push(`  response: ${run.response === '' ? '(running)' : preview(run.response, previewChars * 4)}`);
   }
   return lines.join('\n');

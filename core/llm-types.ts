@@ -62,7 +62,9 @@ export type CallPosition =
   | { role: 'planner'; call: number }
   | { role: 'task'; kind: TaskKind; call: number }
   | { role: 'executor'; step: number; iteration: number }
-  | { role: 'summary' };
+  | { role: 'summary' }
+  /** A prompt's oldest part summarized to fit the model's context window (activities/context-window.ts). */
+  | { role: 'compaction' };
 
 /**
  * Model calls of the step_by_step, todo_list and plan_and_execute agents besides planning, by

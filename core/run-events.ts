@@ -36,6 +36,12 @@ export type RunEventBody =
    * `tool`); a consumer drops the text that call streamed so far.
    */
   | { type: 'retry'; call: string; attempt: number; role?: ModelRole; step?: number; tool?: string }
+  /**
+   * A prompt that would not fit its model's context window was compacted before the call: its
+   * oldest `dropped` completed steps (planner) or messages (executor, `step`) were summarized or
+   * left out (`strategy`), the prompt going from `tokens_before` to `tokens_after` (estimated).
+   */
+  | { type: 'context_compacted'; role: ModelRole; step?: number; model: string; strategy: 'summarize' | 'trim'; window: number; tokens_before: number; tokens_after: number; dropped: number }
   | { type: 'run_finished'; status: 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out'; response: string; error?: string };
 
 export type RunEventType = RunEventBody['type'];
@@ -52,6 +58,7 @@ export const RUN_EVENT_TYPES: readonly RunEventType[] = [
   'decision_pending',
   'decision',
   'retry',
+  'context_compacted',
   'run_finished',
 ];
 

@@ -14,6 +14,8 @@ export interface ConversationView {
     forked_from?: { workflow_id: string; step: number };
     /** People's decisions in the run, in order (plan and tool approvals, guidance, pause, resume). */
     decisions: { kind: string; action: string; by: string; at: string; after_steps: number; detail: string }[];
+    /** Summaries made to fit the model's context window: what they stand for and the summary (activities/context-window.ts). */
+    compactions?: { of: string; summary: string; step_index?: number }[];
   }[];
 }
 
@@ -44,8 +46,9 @@ export async function readConversation(store: MemoryStore, memoryId: string): Pr
         .filter((d) => d.origin === 'reviewer' && d.decision)
         .sort((a, b) => a.decision!.at.localeCompare(b.decision!.at))
         .map((d) => ({ kind: d.decision!.kind, action: d.decision!.action, by: d.decision!.by, at: d.decision!.at, after_steps: d.decision!.after_steps, detail: d.response })),
+      ...compactionsOf(children.get(root._id) ?? []),
       steps: (children.get(root._id) ?? [])
-        .filter((d) => d.origin !== 'reviewer')
+        .filter((d) => d.origin !== 'reviewer' && d.origin !== 'compaction')
         .sort((a, b) => (a.trace_number ?? 0) - (b.trace_number ?? 0))
         .map((trace) => {
           const execStep = executorSteps.find((e) => e.created >= root.created && e.input === trace.input && e.trace_number === trace.trace_number);
@@ -66,3 +69,8 @@ export async function readConversation(store: MemoryStore, memoryId: string): Pr
   return { memory_id: memoryId, name: memory.name, runs };
 }
 
+
+function compactionsOf(children: readonly InteractionDoc[]): { compactions?: { of: string; summary: string; step_index?: number }[] } {
+  const made = children.filter((d) => d.origin === 'compaction');
+  return made.length === 0 ? {} : { compactions: made.map((d) => ({ of: d.input, summary: d.response, ...(d.step_index !== undefined ? { step_index: d.step_index } : {}) })) };
+}

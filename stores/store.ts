@@ -16,7 +16,8 @@ import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-coll
 import { RunEventLog, type EventSealer } from './run-events';
 
 /** `reviewer`: a person's decision (plan or tool approval, guidance, pause, resume). */
-export type Origin = 'user' | 'planner' | 'executor' | 'tool' | 'reviewer';
+/** `compaction`: a summary of a prompt's oldest part, made to fit the model's context window (activities/context-window.ts). */
+export type Origin = 'user' | 'planner' | 'executor' | 'tool' | 'reviewer' | 'compaction';
 
 export interface MemoryDoc {
   _id: string;

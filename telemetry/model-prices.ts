@@ -57,6 +57,11 @@ function tableLookup(model: PricedModel, tokens: PricedTokens) {
   }
 }
 
+/** The model's context window in tokens as the price table knows it (undefined: it does not). */
+export function tableContextWindow(model: PricedModel): number | undefined {
+  return tableLookup(model, { input_tokens: 0, output_tokens: 0 })?.model.context_window ?? undefined;
+}
+
 /** Where the model's price comes from, or null when neither the agent file nor the table prices it. */
 export function priceSource(model: PricedModel): PriceSource {
   if (model.price) return { from: 'agent file' };

@@ -50,6 +50,10 @@ export function scriptedChat(script: Script, request: ChatRequest, recorder?: Re
       outOfScript(`executor turn ${position.iteration} for step ${position.step}`, turns.length);
     }
     turn = turns[position.iteration];
+  } else if (position.role === 'compaction') {
+    const answers = script.compaction ?? [];
+    if (answers.length === 0) outOfScript('compaction answer', 0);
+    turn = { content: answers[0] };
   } else {
     const answers = script.summary ?? [];
     if (answers.length === 0) outOfScript('summary answer', 0);

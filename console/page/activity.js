@@ -22,6 +22,15 @@ function DecisionEntry({ entry: { pending, decided } }) {
     </div>`;
 }
 
+function CompactionEntry({ entry: e }) {
+  const unit = e.role === 'planner' ? 'step' : 'message';
+  const what = e.dropped === 1 ? `the oldest ${unit}` : `${e.dropped} oldest ${unit}s`;
+  return html`
+    <div class="call compaction-entry" data-testid="compaction-entry">
+      <span class="badge neutral">context</span> <b>${e.role}</b> ${where(e)} prompt compacted to fit ${e.model}'s ${e.window} tokens: ${what} ${e.strategy === 'summarize' ? 'summarized' : 'left out'} <span class="muted">(~${e.tokens_before} → ~${e.tokens_after} tokens)</span>
+    </div>`;
+}
+
 export function Activity({ events }) {
   const items = events.activity;
   const lastModel = items.reduce((last, a, i) => (a.kind === 'model' ? i : last), -1);
@@ -32,6 +41,8 @@ export function Activity({ events }) {
       ${items.map((a, i) =>
         a.kind === 'decision'
           ? html`<${DecisionEntry} key=${a.call} entry=${a} />`
+          : a.kind === 'compaction'
+          ? html`<${CompactionEntry} key=${a.call} entry=${a} />`
           : a.kind === 'model'
           ? html`
               <details key=${a.call} class="call model" open=${i === lastModel} data-testid="model-call" data-call=${a.call} data-role=${a.role}>

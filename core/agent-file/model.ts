@@ -75,6 +75,8 @@ export const ModelScript = z.object({
     .default([]),
   /** Answers of summary calls (the max-steps summary); without one the steps are listed instead. */
   summary: z.array(z.string({ error: 'expected a string' }), { error: 'expected an array of strings' }).optional(),
+  /** Answers of compaction calls (`context_strategy` summarize): `compaction[0]` for each. */
+  compaction: z.array(z.string({ error: 'expected a string' }), { error: 'expected an array of strings' }).optional(),
   ...Object.fromEntries(
     TASK_KINDS.map((kind) => [kind, z.array(z.string({ error: 'expected a string' }), { error: 'expected an array of strings' }).optional()]),
   ) as Record<TaskKind, z.ZodOptional<z.ZodArray<z.ZodString>>>,
@@ -133,6 +135,18 @@ const ModelConfigObject = z
     parameters: ModelParameters.optional(),
     /** The replayed answers; required when `interface` is `scripted`. */
     script: ModelScript.optional(),
+    /**
+     * The model's context window in tokens: a prompt that would not fit is compacted first
+     * (`context_strategy`; activities/context-window.ts).
+     * @default the price table's, by model and interface (none: prompts are sent as they are)
+     */
+    context_window: z.number({ error: 'expected a number of tokens' }).int({ error: 'expected a whole number of tokens' }).min(256, { error: 'must be at least 256 tokens' }).optional(),
+    /**
+     * What a prompt that would not fit the context window becomes: `summarize` (its oldest steps or
+     * messages summarized by a call of this model), `trim` (left out, said in one line) or `fail`.
+     * @default summarize
+     */
+    context_strategy: z.enum(['summarize', 'trim', 'fail'], { error: 'expected summarize, trim or fail' }).optional(),
     /**
      * The model's price in US dollars per million tokens, for the cost of its calls.
      * @default the price table's, by model and interface (none for the scripted model)

@@ -9,9 +9,14 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { AgentType } from '../../core/agent';
 import { FailureTypes, progressQuery, SearchAttributes, workflowTypeFor, type RunOutput } from '../../workflows/definitions';
 import { getResult } from '../../client/ops';
+import { watchRun } from '../../client/watch';
+import { formatConversation } from '../../client/text-views';
+import { readConversation } from '../../stores/conversation';
+import type { RunEvent } from '../../core/run-events';
 import { gateTool } from '../support/gate-tool';
 import { failureOf, runInput, startAgentRun, useHarness, workflowId } from '../support/harness';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
+import { longTalker as longRun } from '../support/script';
 
 jest.setTimeout(180_000);
 
@@ -102,6 +107,15 @@ describe.each(AGENT_TYPES)('%s on the run kernel', (type: AgentType) => {
     expect(failure.message).toContain('could not be parsed after 3 attempts');
     expect(failure.message).toContain('"never"');
   });
+
+  it('measures its model calls against the model’s context window: a prompt that cannot fit fails at once, in one line', async () => {
+    const agent = typedAgent(type, 1);
+    agent.llm = { ...(agent.llm as object), context_window: 256 };
+    let failure = (await failureOf(startAgentRun(harness(), runInput(agent, `too long for ${type}`), 'ctx').then((h) => h.result()))) as { type?: string; message: string; cause?: unknown };
+    while (failure.cause) failure = failure.cause as typeof failure;
+    expect(failure.type).toBe('Context.WindowExceeded');
+    expect(failure.message).toMatch(/^model scripted: the (planner|executor) prompt \(~\d+ tokens\) does not fit its context window of 256 tokens \(192 with room for the answer\): nothing in it may be left out/);
+  });
 });
 
 /** The message of the deepest cause of a failure (an activity failure's cause says what went wrong). */
@@ -123,3 +137,73 @@ function startWithAttributes(input: ReturnType<typeof runInput>, prefix: string)
     ]),
   });
 }
+
+describe('context that fits the model’s window', () => {
+  const eventsOf = async (id: string) => {
+    const out: RunEvent[] = [];
+    for await (const e of watchRun(harness().perflow, id)) out.push(e);
+    return out;
+  };
+  /** The requests of the run whose question is `question`, in the order they were made. */
+  const requestsOf = (question: string) => harness().recorder.filter((r) => r.position.role !== 'compaction' && JSON.stringify(r).includes(question));
+  const tokens = (r: { system: string; messages: { content: string }[] }) => Math.ceil((r.system + r.messages.map((m) => m.content).join('')).length / 4);
+  // 2,000 tokens, a quarter kept for the answer: 1,500 for the prompt, which the fourth planner call would pass four times over.
+  const WINDOW = 2_000;
+
+  it('summarize: the planner’s oldest steps and the executor’s first turns are summarized by a recorded call; the run completes', async () => {
+    const question = 'compact by summaries';
+    const run = await startAgentRun(harness(), runInput(longRun({ context_window: WINDOW }), question), 'ctx');
+    expect((await run.result()).response).toBe('all four done');
+    const compacted = (await eventsOf(run.workflowId)).filter((e) => e.type === 'context_compacted');
+    expect(compacted.some((e) => e.role === 'planner')).toBe(true);
+    expect(compacted.some((e) => e.role === 'executor' && e.step === 0)).toBe(true);
+    for (const e of compacted) expect(e).toMatchObject({ model: 'scripted', strategy: 'summarize', window: WINDOW, tokens_before: expect.any(Number), tokens_after: expect.any(Number) });
+    for (const e of compacted) expect(e.type === 'context_compacted' && e.tokens_after <= 1_500 && e.tokens_before > 1_500).toBe(true);
+    // What the model was sent fits, and stands on the summary.
+    const sent = requestsOf(question);
+    for (const r of sent) expect(tokens(r)).toBeLessThanOrEqual(1_500 + 200);
+    const lastPlanner = sent.filter((r) => r.position.role === 'planner').at(-1)!;
+    expect(JSON.stringify(lastPlanner.messages)).toContain('SUMMARY: the earlier work, in short');
+    expect(JSON.stringify(lastPlanner.messages)).not.toContain('result-1 lorem');
+    // Each summary is in memory once, under the run's root: a later call that drops the same steps reuses it.
+    const out = await getResult(harness().client, run.workflowId);
+    const docs = await harness().memory.interactions.find({ parent_interaction_id: out.parent_interaction_id, origin: 'compaction' }).toArray();
+    expect(docs.length).toBeGreaterThan(0);
+    expect(new Set(docs.map((d) => d._id)).size).toBe(docs.length);
+    // `perflow memory` lists them apart from the run's four steps.
+    const view = await readConversation(harness().memory, out.memory_id);
+    expect(view!.runs[0].steps.map((st) => st.step)).toEqual(['s1', 's2', 's3', 's4']);
+    expect(view!.runs[0].compactions?.length).toBe(docs.length);
+    expect(formatConversation(view!)).toContain('  compacted the oldest completed step: SUMMARY: the earlier work, in short');
+    const summaryCalls = harness().recorder.filter((r) => r.position.role === 'compaction' && JSON.stringify(r).includes('result-1 lorem')).length;
+    expect(summaryCalls).toBeLessThanOrEqual(docs.length);
+    // The summary calls' tokens count in the run's usage.
+    expect(out.usage.input_tokens).toBeGreaterThan(sent.reduce((n, r) => n + tokens(r), 0));
+  });
+
+  it('trim: the oldest steps and turns are left out, said in one line, with no model call; fail: one line naming the sizes, no retry', async () => {
+    const trimmed = await startAgentRun(harness(), runInput(longRun({ context_window: WINDOW, context_strategy: 'trim' }), 'compact by trimming'), 'ctx-trim');
+    expect((await trimmed.result()).response).toBe('all four done');
+    const compacted = (await eventsOf(trimmed.workflowId)).filter((e) => e.type === 'context_compacted');
+    expect(compacted.length).toBeGreaterThan(0);
+    for (const e of compacted) expect(e).toMatchObject({ strategy: 'trim' });
+    const lastPlanner = requestsOf('compact by trimming').filter((r) => r.position.role === 'planner').at(-1)!;
+    expect(JSON.stringify(lastPlanner.messages)).toMatch(/\(left out: \d steps\)/);
+    expect(harness().recorder.filter((r) => r.position.role === 'compaction' && JSON.stringify(r).includes('compact by trimming'))).toEqual([]);
+
+    const failing = await startAgentRun(harness(), runInput(longRun({ context_window: WINDOW, context_strategy: 'fail' }), 'do not compact'), 'ctx-fail');
+    // The step's failure, under the child's and the run's.
+    let failure = (await failureOf(failing.result())) as { type?: string; message: string; cause?: unknown };
+    while (failure.cause) failure = failure.cause as typeof failure;
+    expect(failure.type).toBe('Context.WindowExceeded');
+    // Step 1's fourth turn could not be sent: the step failed, and the planner, told so, could not be asked either.
+    expect(failure.message).toMatch(/^model scripted: the planner prompt \(~\d+ tokens\) does not fit its context window of 2000 tokens \(1500 with room for the answer\); context_strategy is fail: use summarize or trim/);
+    const progress = await harness().client.workflow.getHandle(failing.workflowId).query(progressQuery);
+    expect(progress.completed_steps[0]).toMatchObject({ ok: false, result_preview: expect.stringMatching(/model scripted: the executor prompt \(~\d+ tokens\) does not fit/) });
+    for (const id of [failing.workflowId, `${failing.workflowId}/step-1`]) {
+      const attempts = (await historyEvents(id)).filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+      expect(attempts.every((a) => a === 1)).toBe(true);
+    }
+  });
+});
+

@@ -17,7 +17,7 @@ import { interruptSignal, progressQuery, tenantCapSignal, type Progress } from '
 import type { EvalCheck } from '../../core/eval/types';
 import { final, plan, scriptedAgent } from './harness';
 import { typedAgent } from './typed-agents';
-import { calculatorCall, calculatorTurns, onTrack, planAndExecuteAgent, planStep, verdict, withCalculator } from './script';
+import { calculatorCall, calculatorTurns, longTalker, onTrack, planAndExecuteAgent, planStep, verdict, withCalculator } from './script';
 
 export interface Scenario {
   name: string;
@@ -508,6 +508,8 @@ export const SCENARIOS: Scenario[] = [
       await client.workflow.getHandle(id).cancel();
     },
   },
+  // Long answers in a small context window: planner prompts and step 1's turns compacted by summaries (inside the model activities).
+  { name: 'context-compacted', question: 'say a lot, in a small window', agent: longTalker({ context_window: 2_000 }) },
 ];
 
 /** A priced two-step run whose first call reaches its dollar budget, raised by a person once it waits. */

@@ -44,3 +44,30 @@ export const ONE_STEP_SCRIPT = {
   planner: [JSON.stringify({ steps: ['step A'], result: '' }), JSON.stringify({ steps: [], result: 'the answer' })],
   executor: [[{ content: 'result A' }]],
 };
+
+const long = (tag: string, chars: number) => `${tag} ${'lorem ipsum '.repeat(Math.ceil(chars / 12)).slice(0, chars)}`;
+
+/**
+ * A plan_execute_and_reflect agent of four steps whose answers are long (2,500 characters) and
+ * whose step 1 thinks aloud over five calculator calls: with a `context_window` of 2,000 tokens
+ * in `llm`, its later planner calls and step 1's later turns would not fit as they are. Its
+ * compaction answer is `SUMMARY: the earlier work, in short`; it answers `all four done`.
+ */
+export function longTalker(llm: Record<string, unknown>) {
+  const thinking = [1, 2, 3, 4, 5].map((i) => ({ content: long(`thought-${i}`, 1_500), tool_calls: [{ name: 'CalculatorTool', input: { expression: `${i}+${i}` } }] }));
+  const plan = (...steps: string[]) => JSON.stringify({ steps, result: '' });
+  return {
+    name: 'long-talker',
+    type: 'plan_execute_and_reflect',
+    tools: [{ type: 'CalculatorTool' }],
+    llm: {
+      interface: 'scripted',
+      ...llm,
+      script: {
+        planner: [plan('s1', 's2', 's3', 's4'), plan('s2', 's3', 's4'), plan('s3', 's4'), plan('s4'), JSON.stringify({ steps: [], result: 'all four done' })],
+        executor: [[...thinking, { content: long('result-1', 2_500) }], [{ content: long('result-2', 2_500) }], [{ content: long('result-3', 2_500) }], [{ content: long('result-4', 2_500) }]],
+        compaction: ['SUMMARY: the earlier work, in short'],
+      },
+    },
+  };
+}

@@ -23,6 +23,15 @@ function only<T>(entries: ArrayLike<T> | undefined, index: number): ArrayLike<T>
 export function modelForCall(model: ModelSettings, position: CallPosition): ModelSettings {
   const script = model.script;
   if (model.interface !== 'scripted' || !script) return model;
+  return withCompaction(script, ownEntry(model, script, position));
+}
+
+/** A script's compaction answer goes with every call that may need it (only scripts that have one: other calls' inputs are as before). */
+function withCompaction(script: NonNullable<ModelSettings['script']>, model: ModelSettings): ModelSettings {
+  return script.compaction ? { ...model, script: { ...model.script, compaction: only(script.compaction, 0) } } : model;
+}
+
+function ownEntry(model: ModelSettings, script: NonNullable<ModelSettings['script']>, position: CallPosition): ModelSettings {
   switch (position.role) {
     case 'planner':
       return { ...model, script: { planner: only(script.planner, position.call) } };
@@ -44,5 +53,5 @@ export function modelForCall(model: ModelSettings, position: CallPosition): Mode
 export function modelForStep(model: ModelSettings, step: number): ModelSettings {
   const turns = model.script?.executor;
   if (model.interface !== 'scripted' || !turns) return model;
-  return { ...model, script: { executor: only(turns, step) } };
+  return withCompaction(model.script!, { ...model, script: { executor: only(turns, step) } });
 }

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { ensureChromium } from '../../../scripts/ui-check';
+import { longTalker } from '../../support/script';
 import { startConsole, type ConsoleServer } from '../../../console/server';
 import { clientConfigFromEnv } from '../../../config/env';
 import { useCli } from '../../support/cli';
@@ -56,6 +57,9 @@ beforeAll(async () => {
   // Priced, so the compare view shows costs (the other agents' scripted model has none).
   (quick.llm as Record<string, unknown>).price = { input_per_million: 2, output_per_million: 8 };
   writeFileSync(join(agents, 'quick-adder.json'), JSON.stringify(quick));
+
+  // Long answers in a small context window: its prompts are compacted as it goes.
+  writeFileSync(join(agents, 'long-talker.json'), JSON.stringify(longTalker({ context_window: 2_000, parameters: { latency_ms: 40, stream_chunk_chars: 200 } })));
 
   // An agent tree (the example's), its sub-agents in a folder of the agents folder; the accountant's calculator waits for a person.
   const example = resolve(__dirname, '../../../examples/multi-agent');
@@ -241,6 +245,18 @@ it('raises the budget of a run that waits at its max_cost_usd, and shows what it
   await text(byTestId('run-view-status'), 'completed', 20_000);
   await text(byTestId('run-usage'), /\$\d/);
   await text(byTestId('activity'), 'budget raised');
+});
+
+it('shows where a prompt was compacted to fit its model’s context window', async () => {
+  const started = (await (await api('/runs', { method: 'POST', body: JSON.stringify({ agent: 'long-talker.json', question: 'Say a lot, in a small window' }) })).json()) as { workflow_id: string };
+  await page.goto(`${server.url}/?token=${TOKEN}#/runs/${encodeURIComponent(started.workflow_id)}`);
+  await text(byTestId('run-view-status'), 'completed', 30_000);
+  const entries = byTestId('compaction-entry');
+  await entries.first().waitFor({ timeout: 15_000 });
+  expect(await entries.count()).toBeGreaterThanOrEqual(2);
+  expect(await entries.allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/^context planner prompt compacted to fit scripted's 2000 tokens: (the oldest step|\d+ oldest steps) summarized \(~\d+ → ~\d+ tokens\)$/), expect.stringMatching(/^context executor step 1 prompt compacted to fit scripted's 2000 tokens: (the oldest message|\d+ oldest messages) summarized/)]));
+  await entries.last().scrollIntoViewIfNeeded();
+  await screenshot('console-compaction.png');
 });
 
 it('shows an agent tree under its root and answers a tool approval of a grandchild where it appears', async () => {

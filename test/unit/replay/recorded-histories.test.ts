@@ -120,6 +120,9 @@ describe('recorded histories', () => {
         'queued-behind-earlier-run.step-1.binpb',
         'interrupted-by-newer-message.binpb',
         'interrupted-by-newer-message.step-1.binpb',
+        // Prompts compacted to fit a small context window (in the model activities: the commands are a plain run's).
+        'context-compacted.binpb',
+        'context-compacted.step-1.binpb',
       ]),
     );
   });
