@@ -1,7 +1,7 @@
 /**
  * A run's fingerprint: a short stable hash of what shapes its behaviour — the agent type, the
  * prompts after defaults, the tools (with their settings and sub-agents), the models and their
- * parameters, the other run parameters, and perflow's version — so that "these 40 runs used
+ * parameters, the other run parameters, perflow's version and the Worker Deployment build — so that "these 40 runs used
  * the same prompts, tools and model" is one comparison. Each part has its own hash, so two
  * fingerprints that differ say which part does. What does not shape behaviour is left out: the
  * question, the memory IDs, the tenant, a model's price.
@@ -20,6 +20,8 @@ export interface FingerprintParts {
   models: string;
   parameters: string;
   version?: string;
+  /** The Worker Deployment build the run started on, when its worker is versioned. */
+  build_id?: string;
 }
 
 export interface Fingerprint {
@@ -68,8 +70,11 @@ const modelOf = (llm: AgentDefinition['llm']) => {
   return rest;
 };
 
-/** The fingerprint of an agent run with these (dense) parameters; `version`: perflow's, when the caller knows it. */
-export function fingerprintOf(agent: AgentDefinition, parameters: Partial<ResolvedParameters> | Record<string, unknown>, version?: string): Fingerprint {
+/**
+ * The fingerprint of an agent run with these (dense) parameters; `version`: perflow's, when the
+ * caller knows it; `buildId`: the Worker Deployment build it started on (the workflow adds it).
+ */
+export function fingerprintOf(agent: AgentDefinition, parameters: Partial<ResolvedParameters> | Record<string, unknown>, version?: string, buildId?: string): Fingerprint {
   const prompts: Record<string, unknown> = {};
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(parameters)) {
@@ -83,12 +88,13 @@ export function fingerprintOf(agent: AgentDefinition, parameters: Partial<Resolv
     models: partHash({ llm: modelOf(agent.llm), executor_llm: modelOf(agent.executor_llm) }),
     parameters: partHash(rest),
     ...(version !== undefined ? { version } : {}),
+    ...(buildId !== undefined ? { build_id: buildId } : {}),
   };
   return { id: fnv1a64(canonicalJson(parts)).slice(0, 12), parts };
 }
 
 /** The parts two fingerprints differ in (none: the same fingerprint). */
 export function fingerprintDifference(a: FingerprintParts, b: FingerprintParts): Array<keyof FingerprintParts> {
-  const keys: Array<keyof FingerprintParts> = ['agent_type', 'prompts', 'tools', 'models', 'parameters', 'version'];
+  const keys: Array<keyof FingerprintParts> = ['agent_type', 'prompts', 'tools', 'models', 'parameters', 'version', 'build_id'];
   return keys.filter((k) => a[k] !== b[k]);
 }

@@ -4,6 +4,7 @@
  * finishes there after the approval; new runs go to B; a long run pinned to A that
  * continues-as-new goes on on B. `temporal workflow describe` agrees.
  */
+import { fingerprintDifference } from '../../core/fingerprint';
 import { randomUUID } from 'node:crypto';
 import { providerConfigFromEnv } from '../../config/env';
 import { findTemporalCli } from '../../servers/binaries';
@@ -99,6 +100,13 @@ it('pins a waiting run to its build when another becomes current; new runs and a
   const fresh = await start(reviewed('fresh'));
   await waitingForTool(fresh);
   expect(await versionOf(fresh)).toEqual({ buildId: 'b', behavior: 'VERSIONING_BEHAVIOR_PINNED' });
+  // The same agent on two builds: two fingerprints, which differ in the build only.
+  const fingerprints = await Promise.all([pinned, fresh].map(async (id) => JSON.parse((await cli.perflow(['status', id, '--json'], env())).stdout) as { fingerprint: string; fingerprint_parts: Record<string, string> }));
+  expect(fingerprints.map((f) => f.fingerprint_parts.build_id)).toEqual(['a', 'b']);
+  expect(fingerprints[0].fingerprint).not.toBe(fingerprints[1].fingerprint);
+  expect(fingerprintDifference(fingerprints[0].fingerprint_parts as never, fingerprints[1].fingerprint_parts as never)).toEqual(['build_id']);
+  const listed = await cli.perflow(['list', '--fingerprint', fingerprints[1].fingerprint, '--json'], env());
+  expect((JSON.parse(listed.stdout) as Array<{ workflow_id: string }>).map((r) => r.workflow_id)).toEqual([fresh]);
 
   // Approved, the pinned run finishes where it started; the long run continues-as-new onto b.
   for (const id of [pinned, long, fresh]) expect((await cli.perflow(['approve-tool', id], env())).code).toBe(0);

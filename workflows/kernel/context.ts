@@ -17,6 +17,7 @@ import { forkPointQuery, progressMarkdown, progressQuery, type CarriedState, typ
 import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activity-presets';
 import { openHumanLoop, type HumanLoop } from './human';
 import { acceptInterrupts, waitForEarlierRuns } from './run-order';
+import { fingerprintWithBuild } from './run-fingerprint';
 import { RunEvents } from './events';
 import { streamOf, EVENT_PREVIEW_CHARS } from '../../core/run-events';
 import { preview } from '../../core/text';
@@ -107,6 +108,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     const head = { memory_id: ids.memory_id, ...(p.tenant_id !== undefined ? { tenant_id: p.tenant_id } : {}) };
     const forked = progress.forked_from ? { forked_from: progress.forked_from } : {};
     events.emit({ type: 'run_started', workflow_id: workflowInfo().workflowId, agent: agent.name, agent_type: agent.type, question: preview(question, EVENT_PREVIEW_CHARS), memory_id: ids.memory_id, ...forked }, head);
+    fingerprintWithBuild(agent, p, input.perflow_version);
     // A second message to a busy conversation starts after the earlier ones (only runs started with `after` wait: no other run's commands change).
     if (input.after && input.after.length > 0) await waitForEarlierRuns(input.after, progress, events);
   }
