@@ -56,6 +56,8 @@ export interface EventBatchDoc {
   keys?: string[];
   events?: TimedEvent[];
   sealed?: Binary;
+  /** The stream was archived; this, its last batch, stays live a minute for the watchers polling it (see `archiveStream`). */
+  archived_copy?: true;
   created: Date;
 }
 
@@ -67,6 +69,9 @@ export interface ArchiveDoc {
   run: string;
   batches: Array<Omit<EventBatchDoc, '_id' | 'run'>>;
 }
+
+/** How long an archived stream's last batch stays live for the watchers polling it. */
+const ARCHIVED_COPY_MS = 60_000;
 
 /** Batches per archive document (each well under MongoDB's 16 MB). */
 const BATCHES_PER_ARCHIVE_DOC = 200;
@@ -223,7 +228,7 @@ export class RunEventLog {
   async archiveStream(run: string): Promise<void> {
     const batches = await this.liveOf(run);
     // The run's own batches: a filter FerretDB scans the shard for, which holds the runs in flight only.
-    const docs = (await batches.find({ run }).toArray()).sort((a, b) => a.first - b.first);
+    const docs = (await batches.find({ run, archived_copy: { $exists: false } }).toArray()).sort((a, b) => a.first - b.first);
     if (docs.length === 0) return;
     const head = await this.head(run);
     const chunks = Math.ceil(docs.length / BATCHES_PER_ARCHIVE_DOC);
@@ -240,7 +245,18 @@ export class RunEventLog {
     const end = docs.at(-1)!.first + docs.at(-1)!.count;
     // A workflow ID used again goes on after the archived offsets.
     await this.collection.updateOne({ _id: run }, { $set: { archived: { chunks: earlier + chunks, next: end } }, $max: { next: end } });
-    await batches.deleteMany({ run, first: { $lt: end } });
+    if (batches.collectionName === this.collection.collectionName) {
+      // A stream begun before shards: its batches sit beside every head, and go at once.
+      await batches.deleteMany({ run, first: { $lt: end } });
+    } else {
+      // Its last batch (the run's end, written a moment ago) stays live a minute, marked: a watcher
+      // polling the stream reads the end where it looks, rather than noticing the move at its next
+      // check of the run seconds later. Copies older than that go as later streams end.
+      const last = docs.at(-1)!;
+      await batches.deleteMany({ run, first: { $lt: last.first } });
+      await batches.updateOne({ _id: last._id }, { $set: { archived_copy: true } });
+      await batches.deleteMany({ archived_copy: true, created: { $lt: new Date(Date.now() - ARCHIVED_COPY_MS) } });
+    }
     this.tails.delete(run);
   }
 

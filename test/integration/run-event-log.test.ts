@@ -90,7 +90,7 @@ describe('the run event log', () => {
     expect(events[2]).toMatchObject({ index: 1 });
   });
 
-  it('moves an ended stream to the archive: it reads the same, the live collection no longer holds it, the offsets go on', async () => {
+  it('moves an ended stream to the archive: it reads the same, the live collection keeps only its end (marked, for the watchers polling it), the offsets go on', async () => {
     const run = `log-${randomUUID()}`;
     const writer = log();
     await writer.open(run, { memory_id: 'm' });
@@ -100,7 +100,9 @@ describe('the run event log', () => {
     await writer.archiveStream(run); // again: nothing left to move
     expect(await log().readAll(run)).toEqual(before);
     expect((await log().readAll(run, 7)).map((e) => e.offset)).toEqual([7, 8, 9]);
-    expect(await live(run).countDocuments({ run })).toBe(0);
+    // Only its last batch is still live, marked as a copy: a reader polling at its offset reads the end there.
+    expect(await live(run).find({ run }).toArray()).toEqual([expect.objectContaining({ _id: `${run}:8`, archived_copy: true })]);
+    expect((await log().read(run, 8)).events.map((e) => e.offset)).toEqual([8, 9]);
     expect(await mongo.db(database).collection('perflow_events.archive').countDocuments({ run })).toBe(1);
     expect((await log().head(run))?.archived).toEqual({ chunks: 1, next: 10 });
     // A keyed event the archived stream holds is not appended again by a writer new to it (a late watcher ending it).
@@ -111,6 +113,24 @@ describe('the run event log', () => {
     expect((await log().head(run))?.archived).toEqual({ chunks: 2, next: 11 });
     // A workflow ID used again: a new writer goes on after the archived offsets.
     expect(await log().append(run, [delta(1, 0)])).toBe(11);
+    expect((await log().readAll(run)).map((e) => e.offset)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+
+  it('lets an archived stream’s live copy of its end go a minute later, when another stream of its shard ends', async () => {
+    const writer = log();
+    const first = `copy-${randomUUID()}`;
+    let second = `copy-${randomUUID()}`;
+    while (eventLiveOf('perflow_events', second) !== eventLiveOf('perflow_events', first)) second = `copy-${randomUUID()}`;
+    for (const run of [first, second]) {
+      await writer.open(run, { memory_id: 'm' });
+      await writer.append(run, [delta(0, 0)]);
+    }
+    await writer.archiveStream(first);
+    await live(first).updateOne({ _id: `${first}:0` }, { $set: { created: new Date(Date.now() - 61_000) } });
+    await writer.archiveStream(second);
+    expect(await live(first).countDocuments({ run: first })).toBe(0);
+    expect(await live(second).countDocuments({ run: second, archived_copy: true })).toBe(1);
+    expect((await log().readAll(first)).map((e) => e.offset)).toEqual([0]);
   });
 
   it('seals batches with the keys: the documents hold no text of the events, the log reads them', async () => {
@@ -153,6 +173,7 @@ describe('the run event log', () => {
     // Each shard a writer used has the index of its range queries (re-attaching, the archive).
     for (const run of runs) expect((await live(run).indexes()).map((i) => i.name)).toContain('stream_in_order');
     await Promise.all(runs.map((run) => writer.archiveStream(run)));
-    for (const run of runs) expect(await live(run).countDocuments({ run })).toBe(0);
+    // What stays is each stream's end, marked as a copy, for a minute (the test before).
+    for (const run of runs) expect(await live(run).countDocuments({ run, archived_copy: { $exists: false } })).toBe(0);
   });
 });
