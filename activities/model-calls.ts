@@ -133,7 +133,9 @@ async function withStoredToolResults(deps: ModelCallDeps, messages: ChatMessage[
   if (!step) throw ApplicationFailure.nonRetryable('stored_tool_results needs step_memory: the step whose tool calls hold them', 'Contract.Broken');
   const place = (call: number) => ({ ids: step.ids, stepIndex: step.step_index, callIndex: call });
   const ids = stored.map((s) => toolCallId(place(s.call)));
-  const docs = new Map((await deps.memory.interactions.find({ _id: { $in: ids } }, { projection: { response: 1 } }).toArray()).map((d) => [d._id, d.response ?? '']));
+  // One `_id` lookup each (the store's hot-path rule): FerretDB answers an `$in` by scanning every interaction ever stored.
+  const found = await deps.memory.findInteractions(ids);
+  const docs = new Map(found.flatMap((d) => (d ? [[d._id, d.response ?? ''] as const] : [])));
   const filled = [...messages];
   for (const s of stored) {
     const output = docs.get(toolCallId(place(s.call)));

@@ -15,8 +15,11 @@ import type { PromptMaterial } from '../core/activity-contract';
 import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
 import { RunEventLog, type EventSealer } from './run-events';
 
-/** `reviewer`: a person's decision (plan or tool approval, guidance, pause, resume). */
-/** `compaction`: a summary of a prompt's oldest part, made to fit the model's context window (activities/context-window.ts). */
+/**
+ * Who wrote an interaction. `reviewer`: a person's decision (plan or tool approval, guidance,
+ * pause, resume); `compaction`: a summary of a prompt's oldest part, made to fit the model's
+ * context window (activities/context-window.ts).
+ */
 export type Origin = 'user' | 'planner' | 'executor' | 'tool' | 'reviewer' | 'compaction';
 
 export interface MemoryDoc {

@@ -126,7 +126,7 @@ describe('the run event log', () => {
       await writer.append(run, [delta(0, 0)]);
     }
     await writer.archiveStream(first);
-    await live(first).updateOne({ _id: `${first}:0` }, { $set: { created: new Date(Date.now() - 61_000) } });
+    await live(first).updateOne({ _id: `${first}:0` } as never, { $set: { created: new Date(Date.now() - 61_000) } });
     await writer.archiveStream(second);
     expect(await live(first).countDocuments({ run: first })).toBe(0);
     expect(await live(second).countDocuments({ run: second, archived_copy: true })).toBe(1);
