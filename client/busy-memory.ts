@@ -40,8 +40,19 @@ export async function busyRuns(client: Client, memoryId: string, tenant?: string
       const after = Array.isArray(wf.memo?.after) ? (wf.memo.after as unknown[]).filter((a): a is string => typeof a === 'string') : [];
       out.push({ workflow_id: wf.workflowId, started: wf.startTime, after });
     }
-    return out.sort((a, b) => a.started.getTime() - b.started.getTime());
+    // Visibility lags a run's end a little: a run it still lists is asked directly (one describe each, only when busy).
+    const running = await Promise.all(out.map((r) => stillRunning(client, r.workflow_id)));
+    return out.filter((_, i) => running[i]).sort((a, b) => a.started.getTime() - b.started.getTime());
   });
+}
+
+async function stillRunning(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
 }
 
 /** The last run of a conversation's queue: the one no other run waits for (the latest started, if several). */
