@@ -88,15 +88,34 @@ export class ActivityStream {
     };
   }
 
-  /** A tool call about to run (after `retry` when this attempt is one). */
-  toolCall(step: number, tool: string, call: string, input: unknown, subRun?: { workflow_id: string; agent: string }): void {
+  /** A tool call held back (see `toolCall`): published with its result when that comes first. */
+  private heldCall?: { event: RunEventBody & { at: string }; timer: NodeJS.Timeout };
+
+  /**
+   * A tool call about to run (after `retry` when this attempt is one). With `holdMs`, it waits
+   * that long: a call that ends sooner goes out with its result in one write; a slower one is
+   * published then, so a watcher sees it running.
+   */
+  toolCall(step: number, tool: string, call: string, input: unknown, subRun?: { workflow_id: string; agent: string }, holdMs = 0): void {
     if (this.attempt > 1) void this.publish({ type: 'retry', call, attempt: this.attempt, tool, step });
-    void this.publish({ type: 'tool_call', step, tool, call, input: preview(JSON.stringify(input ?? {}), EVENT_PREVIEW_CHARS), ...(subRun ? { sub_run: subRun } : {}) });
+    const event = { type: 'tool_call' as const, step, tool, call, input: preview(JSON.stringify(input ?? {}), EVENT_PREVIEW_CHARS), ...(subRun ? { sub_run: subRun } : {}), at: new Date().toISOString() };
+    if (holdMs <= 0) return void this.publish(event);
+    const timer = setTimeout(() => this.releaseCall(), holdMs);
+    this.heldCall = { event, timer };
   }
 
-  /** A tool call's outcome. */
+  /** Publishes the held call (its timer ran out), or it with the result that came first. */
+  private releaseCall(...after: RunEventBody[]): void {
+    const held = this.heldCall;
+    this.heldCall = undefined;
+    if (held) clearTimeout(held.timer);
+    const events = [...(held ? [held.event] : []), ...after];
+    if (events.length > 0) void this.publish(...events);
+  }
+
+  /** A tool call's outcome (with its call, when that was held back until now). */
   async toolResult(step: number, tool: string, call: string, ok: boolean, output: string): Promise<void> {
-    void this.publish({ type: 'tool_result', step, tool, call, ok, output: preview(output, EVENT_PREVIEW_CHARS) });
+    this.releaseCall({ type: 'tool_result', step, tool, call, ok, output: preview(output, EVENT_PREVIEW_CHARS) });
     await this.close();
   }
 }

@@ -81,12 +81,18 @@ function nexusAgentToolOf(ref: AgentToolRef): AgentTool {
   return { spec: { name, description: ref.description ?? `The agent "${agent}" (served through the Nexus endpoint ${endpoint}): ask it a question, it answers.`, input_schema: AGENT_TOOL_INPUT_SCHEMA }, ref: { ...ref, name } };
 }
 
+/**
+ * A tool call's event waits this long for its result: a quick call is one write of the stream
+ * with its result, a slower one shows as running once this has passed.
+ */
+const TOOL_CALL_HOLD_MS = 250;
+
 /** Runs one tool call; bad input and tool errors become observations the model can act on. */
 export async function callTool(deps: ToolCallDeps, { tool: ref, input, place }: ToolCallInput): Promise<ToolObservation> {
     const name = ref.name ?? ref.type;
     const stream = activityStream(deps.events);
     const call = toolCallName(place.stepIndex, place.callIndex);
-    stream?.toolCall(place.stepIndex, name, call, input);
+    stream?.toolCall(place.stepIndex, name, call, input, undefined, TOOL_CALL_HOLD_MS);
     const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input), input));
     await saveToolCall(deps.memory, place, { name, input, output: observation.content, is_error: observation.is_error });
     await stream?.toolResult(place.stepIndex, name, call, !observation.is_error, observation.content);

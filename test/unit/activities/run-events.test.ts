@@ -37,3 +37,22 @@ it('says retry before the text of a retried attempt', async () => {
   await text.end();
   expect(appended.flatMap((a) => a.events.map((e) => e.type))).toEqual(['retry', 'model_delta']);
 });
+
+it('writes a quick tool call with its result, and a slow one as soon as it has waited its hold', async () => {
+  const quick = recordingLog();
+  const stream = new ActivityStream(quick.log, 'run-1', 1);
+  stream.toolCall(0, 'CalculatorTool', 'tool:0:0', { expression: '1+1' }, undefined, 200);
+  await stream.toolResult(0, 'CalculatorTool', 'tool:0:0', true, '2');
+  expect(quick.appended.map((a) => a.events.map((e) => e.type))).toEqual([['tool_call', 'tool_result']]);
+
+  const slow = recordingLog();
+  const slowStream = new ActivityStream(slow.log, 'run-1', 2);
+  slowStream.toolCall(0, 'SlowTool', 'tool:0:1', {}, undefined, 50);
+  await sleep(120);
+  expect(slow.appended.map((a) => a.events.map((e) => e.type))).toEqual([['retry'], ['tool_call']]);
+  await slowStream.toolResult(0, 'SlowTool', 'tool:0:1', true, 'done');
+  expect(slow.appended.map((a) => a.events.map((e) => e.type))).toEqual([['retry'], ['tool_call'], ['tool_result']]);
+  // The call keeps the time it started, not the time it was written.
+  const [call, result] = [slow.appended[1].events[0], slow.appended[2].events[0]].map((e) => Date.parse(e.at));
+  expect(result - call).toBeGreaterThanOrEqual(100);
+});
