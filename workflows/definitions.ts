@@ -298,9 +298,9 @@ export const raiseBudgetUpdate = defineUpdate<DecisionRecord, [BudgetRaise]>('ra
 
 export const toolApprovalRequestSignal = defineSignal<[ToolApprovalRequest]>('toolApprovalRequest');
 export const toolApprovalAnswerSignal = defineSignal<[ToolApprovalAnswer]>('toolApprovalAnswer');
-/** `perflow budget set` to a run waiting at its tenant's daily cap: the cap changed. */
 /** A newer message to the run's conversation interrupts it (`on_busy: interrupt`): sent by the client just before it cancels the run. */
 export const interruptSignal = defineSignal<[{ by: string }]>('interrupt');
+/** `perflow budget set` to a run waiting at its tenant's daily cap: the cap changed. */
 export const tenantCapSignal = defineSignal<[TenantCapNotice]>('tenantCap');
 export const tenantWaitRequestSignal = defineSignal<[TenantWaitRequest]>('tenantWaitRequest');
 export const tenantWaitAnswerSignal = defineSignal<[TenantWaitAnswer]>('tenantWaitAnswer');
