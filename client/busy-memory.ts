@@ -73,7 +73,7 @@ export async function makeRoom(client: Client, memoryId: string, workflowId: str
     const names = runs.map((r) => r.workflow_id).join(', ');
     throw new PerflowError(
       'conflict',
-      `memory ${memoryId} is busy: run ${names} ${runs.length > 1 ? 'are' : 'is'} still going; wait for it, or send the message with on-busy enqueue (it runs after) or interrupt (it stops the running one)`,
+      `memory ${memoryId} is busy: ${runs.length > 1 ? `runs ${names} are` : `run ${names} is`} still going; wait for ${runs.length > 1 ? 'them' : 'it'}, or send the message with on-busy enqueue (it runs after) or interrupt (it stops the running one)`,
     );
   }
   if (onBusy === 'enqueue') return [queueTail(runs)!.workflow_id];

@@ -110,7 +110,7 @@ it('starts, watches, steers, forks and compares runs', async () => {
   // keeps it and takes it out of the address bar.
   expect(server.openUrl).toBe(`${server.url}/?token=${TOKEN}`);
   await page.goto(server.openUrl);
-  await count(byTestId('start-agent').locator('option'), 3);
+  await count(byTestId('start-agent').locator('option'), 4); // reviewed-adder, quick-adder, long-talker, tree-supervisor
   expect(page.url()).not.toContain(TOKEN);
 
   await byTestId('start-agent').selectOption('reviewed-adder.json');
