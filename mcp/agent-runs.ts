@@ -75,7 +75,8 @@ export async function followAgentRun(perflow: PerflowClient, started: StartedRun
 async function forwardProgress(perflow: PerflowClient, workflowId: string, progress: (message: string) => Promise<void>, end: Promise<AgentRunEnd>): Promise<void> {
   const stop = new AbortController();
   // The stream ends with the run; should it not (a run ended without its last event), its end stops it.
-  void end.finally(() => setTimeout(() => stop.abort(), 2_000).unref());
+  // (A watch notices such an end at its next look at the run, every 2 s: give it that and more.)
+  void end.finally(() => setTimeout(() => stop.abort(), 5_000).unref());
   try {
     for await (const e of watchRun(perflow, workflowId, { signal: stop.signal })) {
       const line = progressLine(e);

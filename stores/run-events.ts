@@ -56,7 +56,7 @@ export interface EventBatchDoc {
   keys?: string[];
   events?: TimedEvent[];
   sealed?: Binary;
-  /** The stream was archived; this, its last batch, stays live a minute for the watchers polling it (see `archiveStream`). */
+  /** The stream was archived; this, one of its latest batches, stays live a minute for the watchers polling it (see `archiveStream`). */
   archived_copy?: true;
   created: Date;
 }
@@ -70,8 +70,10 @@ export interface ArchiveDoc {
   batches: Array<Omit<EventBatchDoc, '_id' | 'run'>>;
 }
 
-/** How long an archived stream's last batch stays live for the watchers polling it. */
+/** How long an archived stream's latest batches stay live for the watchers polling it. */
 const ARCHIVED_COPY_MS = 60_000;
+/** Which batches stay: those written this long before the stream ended (and always its last). */
+const ARCHIVED_COPY_RECENT_MS = 10_000;
 
 /** Batches per archive document (each well under MongoDB's 16 MB). */
 const BATCHES_PER_ARCHIVE_DOC = 200;
@@ -249,12 +251,15 @@ export class RunEventLog {
       // A stream begun before shards: its batches sit beside every head, and go at once.
       await batches.deleteMany({ run, first: { $lt: end } });
     } else {
-      // Its last batch (the run's end, written a moment ago) stays live a minute, marked: a watcher
-      // polling the stream reads the end where it looks, rather than noticing the move at its next
-      // check of the run seconds later. Copies older than that go as later streams end.
-      const last = docs.at(-1)!;
-      await batches.deleteMany({ run, first: { $lt: last.first } });
-      await batches.updateOne({ _id: last._id }, { $set: { archived_copy: true } });
+      // Its latest batches (the run's end, and what came in the seconds before it) stay live a
+      // minute, marked: a watcher polling the stream, even a little behind, reads the end where it
+      // looks rather than noticing the move at its next check of the run seconds later. Copies
+      // older than that go as later streams end.
+      const recent = Date.now() - ARCHIVED_COPY_RECENT_MS;
+      const kept = docs.findIndex((d, i) => i === docs.length - 1 || d.created.getTime() >= recent);
+      const from = docs[kept].first;
+      await batches.deleteMany({ run, first: { $lt: from } });
+      await batches.updateMany({ run, first: { $gte: from, $lt: end } }, { $set: { archived_copy: true } });
       await batches.deleteMany({ archived_copy: true, created: { $lt: new Date(Date.now() - ARCHIVED_COPY_MS) } });
     }
     this.tails.delete(run);

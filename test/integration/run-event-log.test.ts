@@ -100,9 +100,9 @@ describe('the run event log', () => {
     await writer.archiveStream(run); // again: nothing left to move
     expect(await log().readAll(run)).toEqual(before);
     expect((await log().readAll(run, 7)).map((e) => e.offset)).toEqual([7, 8, 9]);
-    // Only its last batch is still live, marked as a copy: a reader polling at its offset reads the end there.
-    expect(await live(run).find({ run }).toArray()).toEqual([expect.objectContaining({ _id: `${run}:8`, archived_copy: true })]);
-    expect((await log().read(run, 8)).events.map((e) => e.offset)).toEqual([8, 9]);
+    // Its batches of the last seconds (here: all five) are still live, marked as copies: a reader polling a little behind reads the end there.
+    expect((await live(run).find({ run }).toArray()).map((d) => [d._id, d.archived_copy])).toEqual([0, 2, 4, 6, 8].map((n) => [`${run}:${n}`, true]));
+    expect((await log().read(run, 4)).events.map((e) => e.offset)).toEqual([4, 5, 6, 7, 8, 9]);
     expect(await mongo.db(database).collection('perflow_events.archive').countDocuments({ run })).toBe(1);
     expect((await log().head(run))?.archived).toEqual({ chunks: 1, next: 10 });
     // A keyed event the archived stream holds is not appended again by a writer new to it (a late watcher ending it).
@@ -125,12 +125,16 @@ describe('the run event log', () => {
       await writer.open(run, { memory_id: 'm' });
       await writer.append(run, [delta(0, 0)]);
     }
+    // A batch written more than ten seconds before the stream ended goes with the archiving; the last one stays.
+    await writer.append(first, [delta(0, 1)]);
+    await live(first).updateOne({ _id: `${first}:0` } as never, { $set: { created: new Date(Date.now() - 11_000) } });
     await writer.archiveStream(first);
-    await live(first).updateOne({ _id: `${first}:0` } as never, { $set: { created: new Date(Date.now() - 61_000) } });
+    expect((await live(first).find({ run: first }).toArray()).map((d) => d._id)).toEqual([`${first}:1`]);
+    await live(first).updateOne({ _id: `${first}:1` } as never, { $set: { created: new Date(Date.now() - 61_000) } });
     await writer.archiveStream(second);
     expect(await live(first).countDocuments({ run: first })).toBe(0);
     expect(await live(second).countDocuments({ run: second, archived_copy: true })).toBe(1);
-    expect((await log().readAll(first)).map((e) => e.offset)).toEqual([0]);
+    expect((await log().readAll(first)).map((e) => e.offset)).toEqual([0, 1]);
   });
 
   it('seals batches with the keys: the documents hold no text of the events, the log reads them', async () => {
