@@ -48,6 +48,8 @@ export function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): P
 }
 
 async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
+  // Before anything reaches the model: a compaction's summary call is a call of it too.
+  checkModel(deps, input.model);
   // Loading the material and the completed steps from MongoDB counts as work: heartbeat through it too.
   const response = await withHeartbeat(async () => {
     const material = input.material_id ? await deps.prompts.get(input.material_id) : undefined;
@@ -81,6 +83,8 @@ async function plannerPrompt(deps: ModelCallDeps, input: PlannerCallInput, ref: 
 }
 
 async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Promise<ChatResponse> {
+  // Before anything reaches the model: a compaction's summary call is a call of it too.
+  checkModel(deps, input.model);
   return withHeartbeat(async () => {
     const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, agent, tenant: _tenant, stored_tool_results, ...withStored } = input;
     const request = { ...withStored, messages: await withStoredToolResults(deps, withStored.messages, step_memory, stored_tool_results) };
@@ -113,7 +117,6 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
  * whole when it is there.
  */
 async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, call: { step?: number; agent?: string }): Promise<ChatResponse> {
-  checkModel(deps, model);
   const stream = activityStream(deps.events);
   if (!stream) return chat(model, request, deps, undefined, call.agent);
   const text = stream.modelText(request.position, call.step);

@@ -507,6 +507,17 @@ describe('tenant tokens (perflow console --tokens FILE)', () => {
     expect((await callAs(BETA, 'GET', '/api/runs')).json.map((r: Json) => r.workflow_id)).not.toContain(id);
     expect((await callAs(BETA, 'GET', '/api/runs?tenant=acme')).json).toEqual([]);
 
+    // A second message from beta to acme's busy conversation, as an interruption: acme's run goes on untouched.
+    const held = await callAs(ACME, 'POST', '/api/runs', { agent: 'adder.json', question: 'held for acme', params: { plan_approval: 'first' } });
+    const heldId: string = held.json.workflow_id;
+    await waitFor('acme run to wait', () => callAs(ACME, 'GET', `/api/runs/${heldId}`), (r) => r.json.status === 'awaiting_approval');
+    const intruder = await callAs(BETA, 'POST', '/api/runs', { agent: 'adder.json', question: 'stop it', params: { memory_id: held.json.memory_id }, on_busy: 'interrupt' });
+    const stillWaiting = await callAs(ACME, 'GET', `/api/runs/${heldId}`);
+    expect([stillWaiting.json.status, stillWaiting.json.interrupted_by]).toEqual(['awaiting_approval', undefined]);
+    expect((await cli.harness.client.workflow.getHandle(heldId).describe()).status.name).toBe('RUNNING');
+    if (intruder.status === 201) await cli.harness.client.workflow.getHandle(intruder.json.workflow_id).result().catch(() => undefined); // refused by the worker: another tenant's memory
+    await cli.harness.client.workflow.getHandle(heldId).terminate('test cleanup');
+
     // acme and the operator see it; the operator's fork into another tenant is refused (a fork never crosses tenants).
     const listed = await waitFor('the run in acme\'s list', () => callAs(ACME, 'GET', '/api/runs'), (r) => r.json.some((x: Json) => x.workflow_id === id));
     expect(listed.json.length).toBeGreaterThan(0);

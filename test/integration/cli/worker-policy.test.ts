@@ -89,6 +89,15 @@ describe('a worker whose policy does not allow it refuses at the run start, in o
     expect(received).toEqual([]);
   });
 
+  it('a model whose prompt would be compacted is refused before the compaction: nothing reaches it, not even a summary call', async () => {
+    // A window too small for any prompt: were the window measured (and a summary asked) first, the failure would say so.
+    const agent = { ...keyAgent(), llm: { ...keyAgent().llm, context_window: 256 } };
+    const r = await strict.perflow(['run', '--agent', strict.agentFile('key-window', agent), '--question', 'q '.repeat(2_000), '--wait']);
+    expect([r.code, r.stderr]).toEqual([1, expect.stringMatching(/llm\.api_key_env: PERFLOW_POLICY_TEST_SECRET is not a variable this worker lets agent files read/)]);
+    expect(r.stderr).not.toContain('context window');
+    expect(received).toEqual([]);
+  });
+
   it('a CLI whose environment declares the policy refuses before starting anything', async () => {
     const file = join(strict.dir, 'pwned-cli');
     const r = await strict.perflow(['run', '--agent', strict.agentFile('command-cli', commandAgent(file)), '--question', 'q'], { PERFLOW_ALLOW_HOSTS: '127.0.0.1' });
