@@ -39,6 +39,13 @@ export class StreamUnavailableError extends PerflowError {
 /** How often a watch with nothing new asks Temporal whether the run ended without saying so (terminated, timed out). */
 const CLOSED_CHECK_MS = 2_000;
 
+/**
+ * How long a watch waits, at a run's `run_finished`, for Temporal to close the run: the event is
+ * written just before the run's last workflow task completes, and a caller told the run ended
+ * (an AG-UI client's next message, a script's next `run --memory-id`) must find it closed.
+ */
+const CLOSE_WAIT_MS = 5_000;
+
 /** How a closed workflow ended, in the words of a run's `run_finished` event (evals use them too). */
 export const END_STATUS: Partial<Record<WorkflowExecutionStatusName, Extract<RunEventBody, { type: 'run_finished' }>['status']>> = {
   COMPLETED: 'completed',
@@ -50,7 +57,8 @@ export const END_STATUS: Partial<Record<WorkflowExecutionStatusName, Extract<Run
 
 /**
  * A run's events from offset `from` on, each once, in order, as they are published, until the
- * run ends (`run_finished`, the last event). Re-attaching with `from: K` gives the events from K
+ * run ends (`run_finished`, the last event, given once Temporal has closed the run: a
+ * conversation's next message is accepted then). Re-attaching with `from: K` gives the events from K
  * on. A run that ended without a `run_finished` (terminated, timed out) gets one, so every
  * stream ends.
  *
@@ -150,6 +158,7 @@ async function* follow(perflow: PerflowClient, log: RunEventLog, workflowId: str
   /** An ended run's events, moved to the archive: yields them; true when they end the run. */
   async function* archived(): AsyncGenerator<RunEvent, boolean> {
     for (const event of await log.readArchived(workflowId, next)) {
+      if (event.type === 'run_finished') await closed(perflow, handle);
       yield event;
       next = event.offset + 1;
       if (event.type === 'run_finished') return true;
@@ -162,6 +171,7 @@ async function* follow(perflow: PerflowClient, log: RunEventLog, workflowId: str
     const read = await log.read(workflowId, next, batch);
     batch = read.batch;
     for (const event of read.events) {
+      if (event.type === 'run_finished') await closed(perflow, handle);
       yield event;
       next = event.offset + 1;
       if (event.type === 'run_finished') return;
@@ -176,6 +186,11 @@ async function* follow(perflow: PerflowClient, log: RunEventLog, workflowId: str
     // Each look is one read by `_id` in the run's live shard: it costs the events of the runs in that shard only.
     await sleep(options.pollMs ?? 100, options.signal);
   }
+}
+
+/** Returns once the run has closed (or after {@link CLOSE_WAIT_MS}: a reset run goes on under its ID). */
+async function closed(perflow: PerflowClient, handle: ReturnType<PerflowClient['client']['workflow']['getHandle']>): Promise<void> {
+  await perflow.client.withDeadline(Date.now() + CLOSE_WAIT_MS, () => handle.result()).catch(() => undefined);
 }
 
 /**

@@ -624,6 +624,8 @@ describe('AG-UI (POST /api/ag-ui/AGENT, GET /api/runs/:id/ag-ui)', () => {
     const thread = `sums-${randomUUID()}`;
     const agent = agentOf('accountant', thread);
     const first = await runWith(agent, 'What is 3*120+85?');
+    // RUN_FINISHED comes once Temporal has closed the run, so the thread takes its next message at once (on-busy reject).
+    expect((await cli.harness.client.workflow.getHandle(first.result.workflow_id as string).describe()).status.name).toBe('COMPLETED');
     const second = await runWith(agent, 'And once more?');
     expect([first.result.memory_id, second.result.memory_id]).toEqual([thread, thread]);
     expect(second.result.workflow_id).not.toBe(first.result.workflow_id);
