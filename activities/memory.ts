@@ -256,6 +256,11 @@ export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: 
     /** Records a person's decision (who, what, when) under the run's root interaction. */
     recordDecision: (input: { ids: MemoryIds; index: number; decision: DecisionRecord }) => recordDecision(store, input),
 
+    /** Stores a part of a long run's earlier steps (the texts its prompts show of them) before it continues-as-new without them. */
+    async saveEarlierSteps(input: { id: string; texts: Record<string, string>; tenant_id?: string }): Promise<void> {
+      await store.saveEarlierSteps(input.id, input.texts, new Date(), input.tenant_id);
+    },
+
     /** Stores the run's static prompt material once, under the ID the workflow chose. */
     async savePromptMaterial(input: { id: string; material: PromptMaterial; tenant_id?: string }): Promise<void> {
       await store.savePromptMaterial(input.id, input.material, new Date(), input.tenant_id);

@@ -5,11 +5,11 @@
  * run's event stream as the model writes it.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, StoredToolResult, TenantChecked, WholeResultsRef, ModelSettings } from '../core/activity-contract';
+import type { EarlierStepsRef, ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, StoredToolResult, TenantChecked, WholeResultsRef, ModelSettings } from '../core/activity-contract';
 import { addUsage, ZERO_USAGE, type ChatMessage, type ChatResponse, type Usage } from '../core/llm-types';
 import { perflowModelParameters } from '../core/agent-file/model-parameters';
 import { completedStepIds, stepTraceId } from '../core/memory-ids';
-import { fillWholeResults, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
+import { fillEarlierSteps, fillWholeResults, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
 import { compactToFit, executorCompactable, plannerCompactable } from './context-window';
 import type { TenantBudgets } from '../stores/tenant-budgets';
 import { tenantCostOf, tenantPriceProblem } from '../telemetry/model-prices';
@@ -21,7 +21,7 @@ import { outputForModel } from './tool-calls';
 import { checkModel, type PolicyDeps } from './policy';
 import { activityStream } from './run-events';
 import { NOT_MADE, withinTenantBudget } from './tenant-budgets';
-import type { completedStepCache, executorHistoryCache, promptMaterialCache } from './worker-caches';
+import type { completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache } from './worker-caches';
 import type { MemoryStore } from '../stores/store';
 import type { RunEventLog } from '../stores/run-events';
 
@@ -31,6 +31,7 @@ export type ModelCallDeps = ChatDeps &
     memory: MemoryStore;
     events?: RunEventLog;
     prompts: ReturnType<typeof promptMaterialCache>;
+    earlierSteps: ReturnType<typeof earlierStepsCache>;
     executorHistory: ReturnType<typeof executorHistoryCache>;
     completedSteps: ReturnType<typeof completedStepCache>;
     tenantBudgets: () => TenantBudgets;
@@ -68,7 +69,7 @@ async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput): Promis
 
 /** A prompt with nothing that may go: checked against the model's window all the same (a prompt too long fails here, in one line). */
 async function wholePrompt(deps: ModelCallDeps, input: PlannerCallInput, system: string): Promise<{ prompt: string; usage: Usage }> {
-  const prompt = input.prompt ?? '';
+  const prompt = await withEarlierSteps(deps, input.earlier_steps, input.prompt ?? '');
   await compactToFit(deps, input.model, plannerCompactable([], () => prompt, 0, system));
   return { prompt, usage: ZERO_USAGE };
 }
@@ -86,13 +87,14 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
   // Before anything reaches the model: a compaction's summary call is a call of it too.
   checkModel(deps, input.model);
   return withHeartbeat(async () => {
-    const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, agent, tenant: _tenant, stored_tool_results, ...withStored } = input;
+    const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, earlier_steps, agent, tenant: _tenant, stored_tool_results, ...withStored } = input;
     const request = { ...withStored, messages: await withStoredToolResults(deps, withStored.messages, step_memory, stored_tool_results) };
     const material = material_id ? await deps.prompts.get(material_id) : undefined;
     const tools = tool_names && material ? material.tools.filter((t) => tool_names.includes(t.name)) : request.tools;
-    const asked = whole_results
-      ? await Promise.all(request.messages.map(async (m) => (m.role === 'user' ? { ...m, content: await withWholeResults(deps, whole_results, m.content) } : m)))
-      : request.messages;
+    const asked =
+      whole_results || earlier_steps
+        ? await Promise.all(request.messages.map(async (m) => (m.role === 'user' ? { ...m, content: await withWholeResults(deps, whole_results, await withEarlierSteps(deps, earlier_steps, m.content)) } : m)))
+        : request.messages;
     const prefix = step_memory ? await deps.executorHistory.get(step_memory) : [];
     const system = systemOf(input, material);
     // The step's task: the last message before this step's turns (a prompt call: its first user message).
@@ -155,6 +157,14 @@ async function withWholeResults(deps: ModelCallDeps, ref: WholeResultsRef | unde
   if (!ref) return prompt;
   const steps = await deps.completedSteps.find(ref.units.map((unit) => stepTraceId(ref.ids.parent_interaction_id, unit)));
   return fillWholeResults(prompt, new Map(ref.units.map((unit, i) => [unit, steps[i]?.result ?? ''])));
+}
+
+/** The prompt with the run's earlier steps (no longer carried by its state) at their markers, read from memory. */
+async function withEarlierSteps(deps: ModelCallDeps, ref: EarlierStepsRef | undefined, prompt: string): Promise<string> {
+  if (!ref || !prompt.includes('⟦earlier steps: ')) return prompt;
+  const parts = await Promise.all(Array.from({ length: ref.chunks }, (_, k) => deps.earlierSteps.get(`${ref.id}-${k}`)));
+  const kinds = new Set(parts.flatMap((p) => Object.keys(p)));
+  return fillEarlierSteps(prompt, new Map([...kinds].map((kind) => [kind, parts.flatMap((p) => (p[kind] ? [p[kind]] : [])).join('\n')])));
 }
 
 /** The call's system prompt: its own, or the material's it names. */

@@ -80,6 +80,11 @@ export function promptMaterialCache(memory: MemoryStore, max = 500) {
   return boundedCache((id: string) => memory.promptMaterial(id), (id) => id, max);
 }
 
+/** Parts of long runs' earlier steps (written once, never changed). */
+export function earlierStepsCache(memory: MemoryStore, max = 500) {
+  return boundedCache((id: string) => memory.earlierSteps(id), (id) => id, max);
+}
+
 /**
  * The opening messages of an executor step's turns: its earlier steps (question → answer) and
  * the step. Cached per step of a run's execution, so every turn of a step sees the same earlier

@@ -88,6 +88,16 @@ export interface WholeResultsRef {
   units: number[];
 }
 
+/**
+ * A long run's earlier steps that its state no longer carries: the texts its prompts show of
+ * them, stored in memory in `chunks` parts (`<id>-0`, `<id>-1`, …, one per continue-as-new that
+ * moved steps), oldest first. The activity puts them at the prompt's `earlierStepsMarker`s.
+ */
+export interface EarlierStepsRef {
+  id: string;
+  chunks: number;
+}
+
 /** Whose model call it is, for the cost counter's `agent` label. */
 export interface CallOwner {
   /** The agent file's `name` (absent in runs recorded before it was sent). */
@@ -114,6 +124,7 @@ export type TenantChecked<T> = T & { tenant_budget?: TenantBudgetReached };
 /** A planning-model call with a ready `prompt`, or one rendered in the activity from `render`. */
 export interface PlannerCallInput extends Omit<ChatRequest, 'messages' | 'system'>, MaterialRef, CallOwner {
   whole_results?: WholeResultsRef;
+  earlier_steps?: EarlierStepsRef;
   model: ModelSettings;
   /** The system prompt, unless `system_key` names the material's. */
   system?: string;
@@ -125,6 +136,8 @@ export interface PlannerCallInput extends Omit<ChatRequest, 'messages' | 'system
 export interface ExecutorCallInput extends Omit<ChatRequest, 'system'>, MaterialRef, CallOwner {
   /** Steps whose whole results fill the markers of the user messages (assessments). */
   whole_results?: WholeResultsRef;
+  /** The run's earlier steps, for the markers of the user messages. */
+  earlier_steps?: EarlierStepsRef;
   model: ModelSettings;
   system?: string;
   /** The tools offered, by name, from the material's specs (instead of `tools`). */

@@ -228,3 +228,15 @@ export function fillWholeResults(prompt: string, results: ReadonlyMap<number, st
     return `${result.slice(0, WHOLE_RESULT_CHARS)}\n…[cut: the result has ${result.length} characters; the first ${WHOLE_RESULT_CHARS} are shown]`;
   });
 }
+
+/**
+ * Where a prompt built in a workflow lists a long run's steps that it no longer carries (moved
+ * to memory at a continue-as-new, see `EarlierStepsRef`): the model activity puts the stored
+ * text of that `kind` (an agent type's listing) there, so the prompt reads as it would have.
+ */
+export const earlierStepsMarker = (kind: string): string => `⟦earlier steps: ${kind}⟧`;
+
+/** Replaces the markers of the kinds given with their texts, in one pass: text put in is never scanned for markers. */
+export function fillEarlierSteps(prompt: string, texts: ReadonlyMap<string, string>): string {
+  return prompt.replace(/⟦earlier steps: ([a-z_]+)⟧/g, (marker, kind: string) => texts.get(kind) ?? marker);
+}

@@ -80,7 +80,10 @@ export interface InteractionDoc {
  */
 export interface PromptMaterialDoc {
   _id: string;
-  material: string;
+  /** A run's prompt material (JSON), or: */
+  material?: string;
+  /** A part of a long run's earlier steps, as its prompts list them (by kind; see core/template `earlierStepsMarker`). */
+  earlier?: Record<string, string>;
   created: Date;
 }
 
@@ -231,8 +234,24 @@ export class MemoryStore {
   /** A run's prompt material; throws naming the ID when it is missing. */
   async promptMaterial(id: string): Promise<PromptMaterial> {
     const doc = await this.prompts.findOne({ _id: id });
-    if (!doc) throw new Error(`prompt material ${id} not found in memory`);
+    if (doc?.material === undefined) throw new Error(`prompt material ${id} not found in memory`);
     return JSON.parse(doc.material) as PromptMaterial;
+  }
+
+  /** Stores a part of a long run's earlier steps under its ID (idempotent: a retried attempt writes the same). */
+  async saveEarlierSteps(id: string, texts: Record<string, string>, now: Date, tenantId?: string): Promise<void> {
+    try {
+      await this.prompts.insertOne({ _id: id, earlier: texts, created: now, ...(tenantId !== undefined ? { tenant_id: tenantId } : {}) });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+
+  /** A part of a long run's earlier steps; throws naming the ID when it is missing. */
+  async earlierSteps(id: string): Promise<Record<string, string>> {
+    const doc = await this.prompts.findOne({ _id: id });
+    if (doc?.earlier === undefined) throw new Error(`earlier steps ${id} not found in memory`);
+    return doc.earlier;
   }
 
   /** A memory's root interactions and their traces, in order. */

@@ -18,6 +18,7 @@ import {
   fill,
   finalAnswerPrompt,
   findReplanKeyword,
+  foldEarlierSteps,
   initialPlanAndExecuteState,
   parallelPlanInstructions,
   parsePlanSteps,
@@ -31,6 +32,7 @@ import {
   renumberAdapted,
   stepActionText,
   stepListing,
+  stepsRun,
   stepView,
   STEP_VERIFICATION_TEMPLATE,
   toolListing,
@@ -44,13 +46,15 @@ import { wholeResultMarker } from '../core/template';
 import { preview } from '../core/text';
 import type { PlanStepView, Replan, RunInput, RunOutput } from './definitions';
 import { openAgentTypeRun, showPlan } from './kernel/agent-type-run';
-import { checkpoint, finish, guard } from './kernel/lifecycle';
+import { CARRIED_STEPS, checkpoint, finish, guard, storeEarlierSteps } from './kernel/lifecycle';
 import { ask, askJudgment, askParsed } from './kernel/model-calls';
 import { counterOf } from './kernel/call-positions';
 import { runSteps } from './kernel/steps';
 
 /** Runs recorded before the StepVerifier took an attempt without errors as a success. */
 const STEP_VERIFIER_PATCH = 'plan-and-execute-step-verifier';
+/** Runs recorded before carried every executed plan step across continue-as-new. */
+const EARLIER_STEPS_PATCH = 'plan-and-execute-earlier-steps';
 
 /** How a step of a batch went: its last observation, and why it did not succeed (undefined: it did). */
 interface StepAttempts {
@@ -96,12 +100,12 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
     let stoppedAt: number | undefined;
     for (; state.cursor < state.plan.length; state.cursor++) {
       const cursor = state.cursor;
-      if (results.length >= p.max_steps) {
+      if (stepsRun(state) >= p.max_steps) {
         stoppedAt = p.max_steps;
         break;
       }
       state.plannerCalls = plannerCalls.next;
-      const ended = await checkpoint(run, { state: () => state, metadata });
+      const ended = await checkpoint(run, { state: () => state, fold, metadata });
       if (ended) return ended;
       // Steps whose dependencies are done run together (max_parallel_steps, `depends_on`).
       const batch = readyBatch(state, cursor, p);
@@ -122,6 +126,7 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
       summary: 'planning model: final answer',
       takesFeedback: true,
       prompt: finalAnswerPrompt(state, question),
+      ...earlierSteps(),
     });
     return finish(run, answer, metadata(stoppedAt));
   });
@@ -132,7 +137,7 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
     const adapted = await reviewed(() => planSteps(fill(ADAPT_PLAN_TEMPLATE, {
       planningInstructions: planning,
       query: question,
-      completedSteps: completedListing(results),
+      completedSteps: completedListing(results, state.earlier),
       issue: trigger.reason,
       remainingSteps: stepListing(state.plan.slice(cursor + 1)),
       availableTools: toolListing(run.tools),
@@ -204,7 +209,7 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
     const first = plannerCalls.next === 0;
     return askParsed(
       run,
-      { model: 'planning', position: { role: 'planner', call: plannerCalls.next }, summary, prompt, withHistory: first, parameterDefaults: { temperature: PLANNING_TEMPERATURE } },
+      { model: 'planning', position: { role: 'planner', call: plannerCalls.next }, summary, prompt, withHistory: first, parameterDefaults: { temperature: PLANNING_TEMPERATURE }, ...earlierSteps() },
       (raw) => parsePlanSteps(raw, firstNum),
       'the plan',
       plannerCalls,
@@ -266,7 +271,8 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
         model: 'planning',
         position: { role: 'task', kind: 'viability', call: 0 },
         summary: `planning model: viability after step ${step.step_num}`,
-        prompt: fill(VIABILITY_TEMPLATE, { query: question, completedSteps: completedListing(results), remainingSteps: stepListing(state.plan.slice(cursor + 1)) }),
+        prompt: fill(VIABILITY_TEMPLATE, { query: question, completedSteps: completedListing(results, state.earlier), remainingSteps: stepListing(state.plan.slice(cursor + 1)) }),
+        ...earlierSteps(),
       },
       parseViability,
       counterOf(state, 'viabilityCalls'),
@@ -276,6 +282,22 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
       return { after_step: step.step_num, trigger: 'viability', reason: `viability check (confidence ${verdict.confidence}): ${verdict.reason}` };
     }
     return undefined;
+  }
+
+  /**
+   * Before a continue-as-new: the executed plan steps before the latest CARRIED_STEPS go to
+   * memory, so a run of thousands of steps carries a bounded state; its prompts read them back.
+   */
+  async function fold(): Promise<void> {
+    if (state.results.length <= CARRIED_STEPS || !patched(EARLIER_STEPS_PATCH)) return;
+    const before = state.earlier;
+    const texts = foldEarlierSteps(state, CARRIED_STEPS);
+    if (texts) state.earlier = { ...state.earlier!, ...(await storeEarlierSteps(run, before, texts)) };
+  }
+
+  /** Where the prompts' moved steps are, for the calls whose prompts list them. */
+  function earlierSteps(): { earlierSteps?: { id: string; chunks: number } } {
+    return state.earlier ? { earlierSteps: { id: state.earlier.id, chunks: state.earlier.chunks } } : {};
   }
 
   function syncPlan(): void {

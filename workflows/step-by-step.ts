@@ -7,11 +7,13 @@
 import { ApplicationFailure, log, patched } from '@temporalio/workflow';
 import {
   AI_STEP_FIELDS,
+  carriedVariableListing,
   dataMappingPrompt,
   decisionRetrySuffix,
   EXECUTION_DECISION_FORMAT,
   EXECUTION_PROMPT_TEMPLATE,
   fill,
+  foldStepByStep,
   maxIterationsReachedMessage,
   numberAdaptiveSteps,
   parseAiSteps,
@@ -20,9 +22,9 @@ import {
   STEP_PLANNING_TEMPLATE,
   toolListing,
   toolsNamed,
-  variableListing,
   variablesMetadata,
   type AiStep,
+  type EarlierStepByStep,
   type StepDecision,
   type Variable,
 } from '../core/agent-types';
@@ -30,7 +32,7 @@ import { wholeResultMarker } from '../core/template';
 import { preview } from '../core/text';
 import { FailureTypes, type RunInput, type RunOutput, type StepView } from './definitions';
 import { addVariable, openAgentTypeRun, showPlan, skipPending } from './kernel/agent-type-run';
-import { checkpoint, finish, guard } from './kernel/lifecycle';
+import { CARRIED_STEPS, checkpoint, finish, guard } from './kernel/lifecycle';
 import { ask, askJudgment, askParsed } from './kernel/model-calls';
 import { counterOf } from './kernel/call-positions';
 import { fullResult, runStep } from './kernel/steps';
@@ -46,6 +48,8 @@ interface StepByStepState {
   last?: { unit: number; ok: boolean };
   /** Decisions asked again after an unreadable answer, so far (the scripted model's position). */
   decisionRetries?: number;
+  /** A long run's earliest steps and results, no longer carried (memory holds them). */
+  earlier?: EarlierStepByStep;
 }
 
 /** IvyAgent's FINALIZE_STEP: a step whose `next` is -1 is the last. */
@@ -53,6 +57,8 @@ const FINALIZE_STEP = -1;
 /** Runs recorded before followed the list order whatever `next` said, and never re-asked a decision. */
 const NEXT_STEP_PATCH = 'step-by-step-follows-next';
 const DECISION_RETRY_PATCH = 'step-by-step-decision-retry';
+/** Runs recorded before carried every step and result across continue-as-new. */
+const EARLIER_STEPS_PATCH = 'step-by-step-earlier-steps';
 
 export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunOutput> {
   const { run, state, toolIds, planning, execution } = await openAgentTypeRun<StepByStepState>(input, (p) => p.max_iterations, ({ question }) => ({
@@ -74,7 +80,7 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
         skipPending(views);
         return finish(run, maxIterationsReachedMessage(p.max_iterations, doneListing(), run.ids.memory_id), metadata());
       }
-      const ended = await checkpoint(run, { state: () => state, metadata });
+      const ended = await checkpoint(run, { state: () => state, fold, metadata });
       if (ended) return ended;
       step.status = 'running';
       syncPlan();
@@ -87,7 +93,7 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
         toolId: step.toolId,
         resultName: step.resultName ?? resultNameOf(step),
         resultDescription: step.resultDescription ?? '',
-        variables: variableListing(variables),
+        variables: carriedVariableListing(variables, state.earlier),
       });
       const unit = state.unit;
       const outcome = await runStep(run, { unit, label: `step ${step.stepNo}: ${step.name}`, text, tools: toolsNamed(run.tools, [step.toolId]) });
@@ -224,12 +230,22 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
   }
 
   function metadata(): Record<string, unknown> {
+    const { earlier } = state;
     return {
       agent_type: 'step_by_step',
       goal,
       steps: views,
       variables: variablesMetadata(variables),
+      // A long run's earliest steps and results are in memory (`perflow memory`), counted here.
+      ...(earlier ? { earlier_steps: earlier.views, earlier_variables: earlier.variables } : {}),
     };
+  }
+
+  /** Before a continue-as-new: a long run carries its latest CARRIED_STEPS steps and results only, so its input stays small. */
+  function fold(): Promise<void> {
+    const long = variables.length - 1 > CARRIED_STEPS || views.filter((s) => s.status !== 'pending' && s.status !== 'running').length > CARRIED_STEPS;
+    if (long && patched(EARLIER_STEPS_PATCH)) foldStepByStep(state, CARRIED_STEPS);
+    return Promise.resolve();
   }
 }
 

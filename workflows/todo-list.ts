@@ -7,9 +7,11 @@
 import { log, patched } from '@temporalio/workflow';
 import {
   AI_TODO_FIELDS,
+  carriedVariableListing,
   completionPrompt,
   dataMappingPrompt,
   fill,
+  foldVariables,
   GOAL_ASSESSMENT_TEMPLATE,
   maxIterationsReachedMessage,
   parseCompletion,
@@ -21,16 +23,16 @@ import {
   TODO_PLANNING_TEMPLATE,
   toolListing,
   toolsNamed,
-  variableListing,
   variablesMetadata,
   type AiTodo,
+  type EarlierVariables,
   type TodoOutcome,
   type Variable,
 } from '../core/agent-types';
 import { wholeResultMarker } from '../core/template';
 import type { RunInput, RunOutput, TodoView } from './definitions';
 import { addVariable, openAgentTypeRun, showPlan } from './kernel/agent-type-run';
-import { checkpoint, finish, guard } from './kernel/lifecycle';
+import { CARRIED_STEPS, checkpoint, finish, guard } from './kernel/lifecycle';
 import { askJudgment, askParsed } from './kernel/model-calls';
 import { counterOf } from './kernel/call-positions';
 import { fullResult, runStep } from './kernel/steps';
@@ -51,12 +53,16 @@ interface TodoListState {
   goalAchieved?: boolean;
   /** Completion assessments asked again after an unreadable answer, so far (the scripted model's position). */
   completionRetries?: number;
+  /** A long run's earliest todo results, no longer carried in its variables (memory holds them). */
+  earlier?: EarlierVariables;
 }
 
 /** TodoAgent verifies the goal once more when the todos ran out without achieving it; runs recorded before did not. */
 const FINAL_GOAL_VERIFICATION_PATCH = 'todo-list-final-goal-verification';
 /** A todo's iterations run on the kernel's step runner; runs recorded before ran each todo in a child of its own. */
 const KERNEL_STEPS_PATCH = 'todo-list-kernel-steps';
+/** Runs recorded before carried every todo's result in their variables across continue-as-new. */
+const EARLIER_RESULTS_PATCH = 'todo-list-earlier-results';
 
 export async function todoList(input: RunInput<TodoListState>): Promise<RunOutput> {
   const { run, state, toolIds, planning, execution } = await openAgentTypeRun<TodoListState>(input, (p) => p.max_iterations, ({ question }) => ({
@@ -80,7 +86,7 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
       if (state.unit >= p.max_iterations) {
         return finish(run, maxIterationsReachedMessage(p.max_iterations, doneListing(), run.ids.memory_id), metadata());
       }
-      const ended = await checkpoint(run, { state: () => state, metadata });
+      const ended = await checkpoint(run, { state: () => state, fold, metadata });
       if (ended) return ended;
       todo.currentStatus = 'in_progress';
       syncPlan();
@@ -139,7 +145,7 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
       const outcome = await runStep(run, {
         unit,
         label: `todo ${todo.stepNo}, iteration ${i + 1}: ${todo.description}`,
-        text: todoExecutionText(todo, goal, execution, i + 1, feedback, variables),
+        text: todoExecutionText(todo, goal, execution, i + 1, feedback, variables, state.earlier),
         tools,
       });
       todo.executor_workflow_id = outcome.executor_workflow_id;
@@ -185,7 +191,7 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
         prompt: fill(GOAL_ASSESSMENT_TEMPLATE, {
           goal,
           completedTodos: views.filter((t) => t.isCompleted).map((t) => `${t.stepNo}. ${t.description}`).join('; '),
-          currentVariables: variableListing(variables),
+          currentVariables: carriedVariableListing(variables, state.earlier),
         }),
       },
       parseGoalDecision,
@@ -214,7 +220,15 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
       ...(state.goalAchieved !== undefined ? { goal_achieved: state.goalAchieved } : {}),
       todos: views,
       variables: variablesMetadata(variables),
+      // A long run's earliest results are in memory (`perflow memory`), counted here.
+      ...(state.earlier ? { earlier_variables: state.earlier.variables } : {}),
     };
+  }
+
+  /** Before a continue-as-new: a long run carries the question and its latest CARRIED_STEPS results only. */
+  function fold(): Promise<void> {
+    if (variables.length - 1 > CARRIED_STEPS && patched(EARLIER_RESULTS_PATCH)) state.earlier = { variables: (state.earlier?.variables ?? 0) + foldVariables(variables, CARRIED_STEPS) };
+    return Promise.resolve();
   }
 }
 

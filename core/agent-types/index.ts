@@ -4,3 +4,4 @@ export * from './step-by-step';
 export * from './todo-list';
 export * from './plan-and-execute';
 export * from './plan-and-execute-state';
+export * from './step-by-step-state';

@@ -7,9 +7,9 @@
  *
  * @module
  */
-import type { CompletedStepView, ForkPoint } from '../activity-contract';
+import type { CompletedStepView, EarlierStepsRef, ForkPoint } from '../activity-contract';
 import { preview } from '../text';
-import { fill } from '../template';
+import { earlierStepsMarker, fill } from '../template';
 import { FINAL_ANSWER_TEMPLATE, OBSERVATION_METADATA_CHARS, planStatistics, STEP_ACTION_TEMPLATE, type PlanStep, type PlanStepView, type Replan, type StepResult } from './plan-and-execute';
 
 /** How many earlier observations a step sees (seed 003 keeps the last 5). */
@@ -31,7 +31,28 @@ export interface PlanAndExecuteState {
   verificationCalls?: number;
   /** The call counters as each plan step began, by plan position: where a fork from that step goes on (absent in runs recorded before). */
   countersAt?: Array<Counters | undefined>;
+  /** A long run's earliest executed plan steps, no longer carried (see {@link foldEarlierSteps}). */
+  earlier?: EarlierPlanSteps;
 }
+
+/**
+ * The executed plan steps a long run moved out of its state at a continue-as-new: where their
+ * texts are (the listings its prompts show, by kind) and what its metadata counts of them.
+ */
+export interface EarlierPlanSteps extends EarlierStepsRef {
+  /** Plan steps moved: the first `steps` of the plan, each with its result and observation. */
+  steps: number;
+  successful: number;
+  attempts: number;
+  tools: string[];
+  /** The highest step number moved: every step numbered up to it has run (a `depends_on` on it is met). */
+  last_step_num: number;
+  /** Re-plans moved (those after a moved step). */
+  replans: number;
+}
+
+/** The kinds of text stored of moved steps, one per listing a prompt shows. */
+const EARLIER = { completed: 'completed', summaries: 'summaries', observations: 'observations' } as const;
 
 /** Where a plan_and_execute run's model calls stand (a scripted model's positions). */
 export type Counters = Pick<PlanAndExecuteState, 'plannerCalls' | 'viabilityCalls'> & { verificationCalls: number };
@@ -61,10 +82,56 @@ export function stepListing(steps: readonly PlanStep[]): string {
   return steps.map((s) => `${s.step_num}. ${s.goal} [${s.primary_tools.join(', ') || 'no tool'}] — done when: ${s.success_criteria}`).join('\n') || 'none';
 }
 
-/** The results so far as the re-planning and viability prompts list them. */
-export function completedListing(results: readonly StepResult[]): string {
-  return results.map((r) => `${r.success ? '✅' : '❌'} ${r.step_num}. ${r.goal} [${r.tool_used || 'no tool'}]: ${preview(r.observation, 300)}`).join('\n') || 'none';
+/** The results so far as the re-planning and viability prompts list them (moved ones by their marker). */
+export function completedListing(results: readonly StepResult[], earlier?: EarlierPlanSteps): string {
+  return withEarlier(earlier, EARLIER.completed, results.map((r) => `${r.success ? '✅' : '❌'} ${r.step_num}. ${r.goal} [${r.tool_used || 'no tool'}]: ${preview(r.observation, 300)}`)).join('\n') || 'none';
 }
+
+const stepSummary = (r: StepResult) => `${r.success ? '✅' : '❌'} Step ${r.step_num}: ${r.goal} [tool: ${r.tool_used || 'none'}] → ${preview(r.observation, 300)}`;
+
+/** The lines of a listing, after the marker of its moved part when the run moved steps. */
+function withEarlier(earlier: EarlierPlanSteps | undefined, kind: string, lines: string[]): string[] {
+  return earlier ? [earlierStepsMarker(kind), ...lines] : lines;
+}
+
+/**
+ * Moves the executed plan steps before the latest `keep` out of the state (results,
+ * observations, plan positions, the re-plans after them), counting them in `earlier`, and
+ * returns the texts the run's prompts show of them — to be stored as the next part of its
+ * earlier steps, whose place the caller then puts in `earlier` — or undefined when there is
+ * nothing to move. The prompts read as before: their listings start with that part's marker.
+ */
+export function foldEarlierSteps(state: PlanAndExecuteState, keep: number): Record<string, string> | undefined {
+  const n = Math.min(state.results.length - keep, state.cursor);
+  if (n <= 0) return undefined;
+  const moved = state.results.splice(0, n);
+  const observations = state.observations.splice(0, n);
+  state.plan.splice(0, n);
+  state.countersAt?.splice(0, n);
+  state.cursor -= n;
+  const before = state.earlier;
+  const lastStepNum = Math.max(before?.last_step_num ?? 0, ...moved.map((r) => r.step_num));
+  const replans = state.replans.filter((r) => r.after_step <= lastStepNum).length;
+  state.replans.splice(0, replans);
+  state.earlier = {
+    id: before?.id ?? '',
+    chunks: before?.chunks ?? 0,
+    steps: (before?.steps ?? 0) + n,
+    successful: (before?.successful ?? 0) + moved.filter((r) => r.success).length,
+    attempts: (before?.attempts ?? 0) + moved.reduce((a, r) => a + r.attempts, 0),
+    tools: [...new Set([...(before?.tools ?? []), ...moved.map((r) => r.tool_used).filter((t) => t !== '')])].sort(),
+    last_step_num: lastStepNum,
+    replans: (before?.replans ?? 0) + replans,
+  };
+  return {
+    [EARLIER.completed]: completedListing(moved),
+    [EARLIER.summaries]: moved.map(stepSummary).join('\n'),
+    [EARLIER.observations]: observations.join('\n'),
+  };
+}
+
+/** Plan steps executed so far, moved ones included. */
+export const stepsRun = (state: PlanAndExecuteState): number => (state.earlier?.steps ?? 0) + state.results.length;
 
 /** What the executor is asked for one attempt (1-based) of a step: guided by its tool and the recent observations. */
 export function stepActionText(state: PlanAndExecuteState, step: PlanStepView, at: { attempt: number; lastObservation: string; query: string; executionInstructions: string }): string {
@@ -73,7 +140,7 @@ export function stepActionText(state: PlanAndExecuteState, step: PlanStepView, a
     executionInstructions: at.executionInstructions,
     query: at.query,
     stepNum: String(step.step_num),
-    totalSteps: String(state.plan.length),
+    totalSteps: String((state.earlier?.steps ?? 0) + state.plan.length),
     goal: step.goal,
     tool: step.primary_tools[0] ?? 'none (reason from the results so far)',
     successCriteria: step.success_criteria || 'the goal is met',
@@ -93,11 +160,12 @@ export function readyBatch(state: PlanAndExecuteState, cursor: number, p: { max_
   const cap = p.max_parallel_steps ?? 1;
   if (!(cap > 1)) return [first];
   const done = new Set(state.plan.slice(0, cursor).map((s) => s.step_num));
-  const room = Math.min(cap, p.max_steps - state.results.length);
+  const moved = state.earlier?.last_step_num ?? 0;
+  const room = Math.min(cap, p.max_steps - stepsRun(state));
   const batch = [first];
   for (let i = cursor + 1; i < state.plan.length && batch.length < room; i++) {
     const deps = state.plan[i].depends_on;
-    if (deps === undefined || deps.some((d) => !done.has(d))) break;
+    if (deps === undefined || deps.some((d) => d > moved && !done.has(d))) break;
     batch.push(state.plan[i]);
   }
   return batch;
@@ -123,8 +191,8 @@ export function recordResult(state: PlanAndExecuteState, step: PlanStepView, obs
 export function finalAnswerPrompt(state: PlanAndExecuteState, query: string): string {
   return fill(FINAL_ANSWER_TEMPLATE, {
     query,
-    stepSummaries: state.results.map((r) => `${r.success ? '✅' : '❌'} Step ${r.step_num}: ${r.goal} [tool: ${r.tool_used || 'none'}] → ${preview(r.observation, 300)}`).join('\n'),
-    observations: state.observations.join('\n'),
+    stepSummaries: withEarlier(state.earlier, EARLIER.summaries, state.results.map(stepSummary)).join('\n'),
+    observations: withEarlier(state.earlier, EARLIER.observations, state.observations).join('\n'),
   });
 }
 
@@ -150,9 +218,10 @@ export function planAndExecuteMetadata(state: PlanAndExecuteState, stoppedAt?: n
   return {
     agent_type: 'plan_and_execute',
     architecture: 'plan-and-execute: structured plan, guided ReAct execution per step, re-planning triggers, synthesised answer',
-    planning: { plan: state.plan.map(({ status: _s, attempts: _a, ...s }) => s), replans: state.replans },
-    execution: { steps: state.results },
-    summary: planStatistics(state.results),
+    planning: { plan: state.plan.map(({ status: _s, attempts: _a, ...s }) => s), replans: state.replans, ...(state.earlier ? { earlier_replans: state.earlier.replans } : {}) },
+    // A long run's earliest steps are in memory (`perflow memory`), counted here and in the summary.
+    execution: { steps: state.results, ...(state.earlier ? { earlier_steps: state.earlier.steps } : {}) },
+    summary: planStatistics(state.results, state.earlier),
     ...(stoppedAt !== undefined ? { stopped: `max_steps (${stoppedAt}) reached` } : {}),
   };
 }
@@ -162,6 +231,9 @@ export function planAndExecuteMetadata(state: PlanAndExecuteState, stoppedAt?: n
  * they took (which must come before any of a later step's), and the plan and results so far.
  */
 export function planAndExecuteForkPoint(state: PlanAndExecuteState, executed: CompletedStepView[], step: number): ForkPoint {
+  if (state.earlier) {
+    return { completed: stepsRun(state), steps: [], refused: `its first ${state.earlier.steps} plan steps are no longer carried (a long run keeps its latest ones across continue-as-new): it cannot be forked` };
+  }
   const done = state.plan.findIndex((s) => s.status !== 'completed' && s.status !== 'failed');
   const completed = done === -1 ? state.plan.length : done;
   const kept = Math.max(0, Math.min(step - 1, completed));

@@ -203,15 +203,17 @@ export interface PlanStatistics {
   unique_tools: string[];
 }
 
-export function planStatistics(results: readonly StepResult[]): PlanStatistics {
-  const ok = results.filter((r) => r.success).length;
+/** The statistics of the results, and of the steps a long run no longer carries when it says how they went. */
+export function planStatistics(results: readonly StepResult[], earlier?: { steps: number; successful: number; attempts: number; tools: readonly string[] }): PlanStatistics {
+  const total = (earlier?.steps ?? 0) + results.length;
+  const ok = (earlier?.successful ?? 0) + results.filter((r) => r.success).length;
   return {
-    total_steps: results.length,
+    total_steps: total,
     successful_steps: ok,
-    failed_steps: results.length - ok,
-    success_rate: results.length === 0 ? 0 : Math.round((ok / results.length) * 1000) / 10,
-    total_attempts: results.reduce((n, r) => n + r.attempts, 0),
-    unique_tools: [...new Set(results.map((r) => r.tool_used).filter((t) => t !== ''))].sort(),
+    failed_steps: total - ok,
+    success_rate: total === 0 ? 0 : Math.round((ok / total) * 1000) / 10,
+    total_attempts: (earlier?.attempts ?? 0) + results.reduce((n, r) => n + r.attempts, 0),
+    unique_tools: [...new Set([...(earlier?.tools ?? []), ...results.map((r) => r.tool_used).filter((t) => t !== '')])].sort(),
   };
 }
 

@@ -10,7 +10,8 @@ import { z } from 'zod';
 import type { Parsed } from '../json-in-text';
 import { clip } from '../text';
 import { fill } from '../template';
-import { intFrom, lazySchema, optionalText, parseList, variableListing, type Variable } from './common';
+import { intFrom, lazySchema, optionalText, parseList, type Variable } from './common';
+import { carriedVariableListing, type EarlierVariables } from './step-by-step-state';
 
 /** TodoAgent's DataMapping field explanations of an `AiTodo` (verbatim). */
 export const AI_TODO_FIELDS: ReadonlyArray<readonly [string, string]> = [
@@ -84,7 +85,7 @@ export interface TodoPromptFields {
 export const todoResultName = (todo: Pick<TodoPromptFields, 'stepNo' | 'resultName'>) => todo.resultName ?? `todo${todo.stepNo}Result`;
 
 /** What one iteration (1-based) of a todo asks the executor; `feedback` is why the previous one fell short. */
-export function todoExecutionText(todo: TodoPromptFields, goal: string, executionInstructions: string, iteration: number, feedback: string, variables: readonly Variable[]): string {
+export function todoExecutionText(todo: TodoPromptFields, goal: string, executionInstructions: string, iteration: number, feedback: string, variables: readonly Variable[], earlier?: EarlierVariables): string {
   return fill(TODO_EXECUTION_TEMPLATE, {
     goal,
     executionInstructions,
@@ -97,7 +98,7 @@ export function todoExecutionText(todo: TodoPromptFields, goal: string, executio
     iteration: String(iteration),
     maxIterations: String(todo.maxIterationsPerTodo),
     feedback: feedback === '' ? '' : `\nThe previous iteration did not meet the success criteria: ${feedback}`,
-    variables: variableListing(variables),
+    variables: carriedVariableListing(variables, earlier),
   });
 }
 

@@ -2,7 +2,8 @@
  * What the run kernel gives every agent type, tested for each of the four: continue-as-new
  * (a long run continues and ends as it would without), the token budget, a custom
  * `llm_response_filter`, cancellation recorded in memory, the `PerflowStatus` search attribute,
- * and parse retries.
+ * and parse retries; a long run's carried state stays bounded (step_by_step and todo_list here,
+ * plan_and_execute in its own file, plan_execute_and_reflect in continue-as-new.test.ts).
  */
 import { TypedSearchAttributes } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -14,9 +15,10 @@ import { formatConversation } from '../../client/text-views';
 import { readConversation } from '../../stores/conversation';
 import type { RunEvent } from '../../core/run-events';
 import { gateTool } from '../support/gate-tool';
-import { failureOf, runInput, startAgentRun, useHarness, workflowId } from '../support/harness';
+import { carriedAgentStates, failureOf, runInput, startAgentRun, useHarness, workflowId } from '../support/harness';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
 import { longTalker as longRun } from '../support/script';
+import { CARRIED_STEPS } from '../../workflows/kernel/lifecycle';
 
 jest.setTimeout(180_000);
 
@@ -137,6 +139,34 @@ function startWithAttributes(input: ReturnType<typeof runInput>, prefix: string)
     ]),
   });
 }
+
+describe.each(['step_by_step', 'todo_list'] as const)('%s past CARRIED_STEPS steps', (type) => {
+  it('carries the question and its latest results across continue-as-new; its prompts say how many earlier results memory holds', async () => {
+    const STEPS = CARRIED_STEPS + 8;
+    const question = `sum 1..${STEPS}, a long ${type}`;
+    // A few steps an execution: one of them continues-as-new past CARRIED_STEPS results.
+    const handle = await startAgentRun(harness(), runInput(typedAgent(type, STEPS), question, { max_iterations: STEPS + 5, continue_as_new_after_events: 60 }), 'long-vars');
+    const out = await handle.result();
+    expect(out.response).toBe(expectedResponse(type, STEPS));
+    const meta = out.metadata as { variables: Array<{ name: string }>; earlier_variables?: number; earlier_steps?: number };
+    const earlier = meta.earlier_variables ?? 0;
+    expect(earlier).toBeGreaterThan(0);
+    expect(meta.variables.length + earlier).toBe(STEPS + 1); // the question and every result
+    expect(meta.variables[0].name).toBe('query');
+    if (type === 'step_by_step') expect(meta.earlier_steps).toBeGreaterThan(0);
+
+    // Every continued execution's input carries at most the latest CARRIED_STEPS results and what one execution adds.
+    const carried = await carriedAgentStates<{ variables: unknown[] }>(harness(), handle.workflowId);
+    expect(carried.length).toBeGreaterThanOrEqual(2);
+    expect(Math.max(...carried.map((s) => s.variables.length))).toBeLessThan(CARRIED_STEPS + 15);
+
+    // The last step's prompt: the question, the line for the results in memory, the latest results.
+    const last = harness().recorder.filter((r) => r.position.role === 'executor' && 'step' in r.position && r.position.step === STEPS - 1 && r.messages.some((m) => m.content.includes(question))).at(-1)!;
+    const prompt = last.messages.filter((m) => m.content.includes('- query: ')).at(-1)!.content; // the step's own text, after the earlier steps'
+    expect(prompt).toContain(`- query: ${question}\n- (${earlier} earlier results: in memory, not listed; the latest `);
+    expect(prompt).toContain(`total ${((STEPS - 1) * STEPS) / 2}`);
+  });
+});
 
 describe('context that fits the model’s window', () => {
   const eventsOf = async (id: string) => {

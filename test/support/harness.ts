@@ -174,6 +174,17 @@ export function requestsAbout(harness: Harness, text: string): RecordedRequest[]
   return harness.recorder.filter((r) => JSON.stringify(r.messages).includes(text));
 }
 
+/** The agent state each continued execution of a run started with (its input's `carried.agent_state`), in the order Temporal lists them. */
+export async function carriedAgentStates<S>(harness: Harness, workflowId: string): Promise<S[]> {
+  const states: S[] = [];
+  for await (const w of harness.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+    const start = ((await harness.client.workflow.getHandle(workflowId, w.runId).fetchHistory()).events ?? [])[0].workflowExecutionStartedEventAttributes!;
+    const input = JSON.parse(Buffer.from(start.input!.payloads![0].data!).toString()) as { carried?: { agent_state?: S } };
+    if (input.carried?.agent_state) states.push(input.carried.agent_state);
+  }
+  return states;
+}
+
 /** The `progress` query of a run. */
 export function progressOf(harness: Harness, id: string) {
   return harness.client.workflow.getHandle(id).query(progressQuery);

@@ -81,15 +81,21 @@ async function main(): Promise<void> {
       if (histories.length === 1) {
         writeFileSync(file, temporal.api.history.v1.History.encode(histories[0]).finish());
       } else {
-        for (const [k, history] of histories.entries()) writeFileSync(file.replace(/\.binpb$/, `.run-${k + 1}.binpb`), temporal.api.history.v1.History.encode(history).finish());
+        // A long chain may keep only the executions that hold a patch's marker, and the last.
+        const marked = (h: (typeof histories)[number]) =>
+          (h.events ?? []).some((e) => Object.values(e.markerRecordedEventAttributes?.details ?? {}).some((d) => (d.payloads ?? []).some((p) => Buffer.from(p.data ?? []).toString().includes(`"${scenario.onlyExecutionsWith}"`))));
+        for (const [k, history] of histories.entries()) {
+          if (scenario.onlyExecutionsWith !== undefined && k < histories.length - 1 && !marked(history)) continue;
+          writeFileSync(file.replace(/\.binpb$/, `.run-${k + 1}.binpb`), temporal.api.history.v1.History.encode(history).finish());
+        }
       }
       console.log(`${scenario.name}: ${outcome} → ${file} (${histories.length} execution(s))`);
       // The executor (and todo) child workflows too: their code is replayed as well. A fork's
       // first steps have none (they are reused), so the children are read off the run's history.
-      // An eval's children are ordinary runs (recorded as scenarios of their own): its history alone is kept.
+      // An eval's children are ordinary runs (recorded as scenarios of their own): its history alone is kept (so with `runOnly`).
       // A tree's children have children of their own (sub-agents' runs): every level is kept, as `<name>.step-1.agent-1.step-1.binpb`.
       const childrenOf = (hs: typeof histories) => hs.flatMap((h) => (h.events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []));
-      const queue = scenario.evalCases ? [] : [...new Set(childrenOf(histories))];
+      const queue = scenario.evalCases || scenario.runOnly ? [] : [...new Set(childrenOf(histories))];
       for (const childId of queue) {
         const suffix = childId.slice(`${handle.workflowId}/`.length).replaceAll('/', '.');
         const history = await harness.client.workflow.getHandle(childId).fetchHistory();

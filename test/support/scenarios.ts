@@ -40,6 +40,10 @@ export interface Scenario {
    * conversation starts first, as `<workflow ID>-earlier` (not saved), and the run waits for it.
    */
   queuedBehind?: { agent: unknown; question: string; params?: Record<string, unknown> };
+  /** Keep the run's own executions only: its steps' children are ordinary executor runs, recorded by other scenarios. */
+  runOnly?: boolean;
+  /** Of a run that continued-as-new, keep only the executions holding this patch's marker, and the last. */
+  onlyExecutionsWith?: string;
 }
 
 /** Waits until the run's progress satisfies `ok` (bounded). */
@@ -510,6 +514,24 @@ export const SCENARIOS: Scenario[] = [
   },
   // Long answers in a small context window: planner prompts and step 1's turns compacted by summaries (inside the model activities).
   { name: 'context-compacted', question: 'say a lot, in a small window', agent: longTalker({ context_window: 2_000 }) },
+  {
+    // plan_and_execute past 50 executed plan steps at a continue-as-new: the earlier steps' prompt lines are stored first (`saveEarlierSteps`), the latest 50 carried.
+    name: 'plan-and-execute-earlier-steps',
+    question: 'sum 1..60, carrying the latest plan steps',
+    agent: typedAgent('plan_and_execute', 60),
+    params: { max_steps: 65, continue_as_new_after_events: 200 },
+    runOnly: true,
+    onlyExecutionsWith: 'plan-and-execute-earlier-steps',
+  },
+  // step_by_step and todo_list past 50 results at a continue-as-new: the latest carried, the others counted (no command of their own but the patch marker).
+  ...(['step_by_step', 'todo_list'] as const).map((type) => ({
+    name: `${type.replace(/_/g, '-')}-earlier-results`,
+    question: `sum 1..58, a long ${type}`,
+    agent: typedAgent(type, 58),
+    params: { max_iterations: 63, continue_as_new_after_events: 60 },
+    runOnly: true,
+    onlyExecutionsWith: type === 'step_by_step' ? 'step-by-step-earlier-steps' : 'todo-list-earlier-results',
+  })),
 ];
 
 /** A priced two-step run whose first call reaches its dollar budget, raised by a person once it waits. */

@@ -8,6 +8,7 @@ import { addUsage } from '../../core/llm-types';
 import { MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tokenBudgetReachedMessage } from '../../core/prompts';
 import { preview } from '../../core/text';
 import { EVENT_PREVIEW_CHARS } from '../../core/run-events';
+import type { EarlierStepsRef } from '../../core/activity-contract';
 import { SearchAttributes, type CarriedState, type RunOutput } from '../definitions';
 import { memoryActivities } from './activity-presets';
 import { causeMessage, completedStepRefs, type RunContext } from './context';
@@ -86,6 +87,11 @@ function setStatusAttribute(run: RunContext, status: 'completed' | 'failed'): vo
 export interface Checkpoint<S> {
   /** The agent type's state to carry into the next execution. */
   state?: () => S;
+  /**
+   * Before a continue-as-new: moves what the state need not carry (a long run's earliest steps)
+   * to memory, so the next execution's input stays small (see {@link storeEarlierSteps}).
+   */
+  fold?: () => Promise<void>;
   /** The plan_execute_and_reflect planner's call counter (carried at the top level, as runs recorded before the kernel carry it). */
   plannerCalls?: number;
   /** plan_execute_and_reflect: the planner calls made by the end of each executed step (where a fork's planner goes on). */
@@ -107,6 +113,7 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
     return finish(run, tokenBudgetReachedMessage(p.token_budget, used, await summarizeSteps(run), run.ids.memory_id), at.metadata?.());
   }
   if (historyIsLong(run) && (isPlanExecuteReflect(run) || patched(CONTINUE_AS_NEW_PATCH))) {
+    await at.fold?.();
     const carried: CarriedState<S> = {
       plan: progress.plan,
       ...completedStepRefs(run),
@@ -140,6 +147,18 @@ function carriedSteps(progress: RunContext['progress']): Pick<CarriedState, 'com
   const { completed_steps: steps, completed_steps_omitted: omitted = 0 } = progress;
   if (steps.length <= CARRIED_STEPS || !patched(CARRIED_STEPS_PATCH)) return { completed_steps: steps, ...(omitted ? { completed_steps_omitted: omitted } : {}) };
   return { completed_steps: steps.slice(-CARRIED_STEPS), completed_steps_omitted: omitted + steps.length - CARRIED_STEPS };
+}
+
+/**
+ * Stores the texts a run's prompts show of steps its state stops carrying, as the next part
+ * of its earlier steps (`earlierStepsMarker`s in later prompts read them back); returns where
+ * they are now.
+ */
+export async function storeEarlierSteps(run: RunContext, at: EarlierStepsRef | undefined, texts: Record<string, string>): Promise<EarlierStepsRef> {
+  const ref = at ?? { id: `${run.ids.parent_interaction_id}:earlier-steps`, chunks: 0 };
+  const tenant = run.memoryIds.tenant_id;
+  await memoryActivities.saveEarlierSteps({ id: `${ref.id}-${ref.chunks}`, texts, ...(tenant !== undefined ? { tenant_id: tenant } : {}) });
+  return { id: ref.id, chunks: ref.chunks + 1 };
 }
 
 /** The human loop's state, when a person took part (runs without decisions carry nothing new). */

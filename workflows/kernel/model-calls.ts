@@ -4,7 +4,7 @@
  * loop for answers that must parse.
  */
 import { ApplicationFailure, log, patched } from '@temporalio/workflow';
-import type { CallOwner, MaterialRef, ModelSettings, PlannerPromptRef, TenantChecked, WholeResultsRef } from '../../core/activity-contract';
+import type { CallOwner, EarlierStepsRef, MaterialRef, ModelSettings, PlannerPromptRef, TenantChecked, WholeResultsRef } from '../../core/activity-contract';
 import { fillWholeResults } from '../../core/template';
 import { llmResponseFilterFor } from '../../core/agent-file/llm-interfaces';
 import { addUsage, type CallPosition, type Usage } from '../../core/llm-types';
@@ -50,6 +50,8 @@ export interface ModelCall {
    * each with its preview: the activity puts the whole results there (bounded; see core/template).
    */
   wholeResults?: Record<number, string>;
+  /** Where the run's earlier steps (no longer carried) are stored: the activity fills the prompt's `earlierStepsMarker`s from there. */
+  earlierSteps?: EarlierStepsRef;
 }
 
 /**
@@ -89,7 +91,7 @@ export async function ask(run: RunContext, original: ModelCall): Promise<string>
   const render = call.render ?? (call.withHistory ? historyRef(run, call.prompt ?? '') : undefined);
   const text = render ? {} : { prompt: call.prompt ?? '' };
   const filter = responseFilter(run, call.model);
-  const whole = call.whole_results ? { whole_results: call.whole_results } : {};
+  const whole = { ...(call.whole_results ? { whole_results: call.whole_results } : {}), ...(call.earlierSteps ? { earlier_steps: call.earlierSteps } : {}) };
   // A run with a tenant: the activity checks the tenant's daily cap; a call it did not make waits and is asked again.
   const tenant = tenantOf(run);
   if (call.model === 'planning') {
@@ -134,7 +136,7 @@ export function responseFilter(run: RunContext, model: 'planning' | 'execution')
 export async function executionModelPrompt(
   models: ModelActivities,
   model: ModelSettings,
-  call: MaterialRef & CallOwner & { system?: string; position: CallPosition; prompt: string; summary: string; response_filter?: string; whole_results?: WholeResultsRef },
+  call: MaterialRef & CallOwner & { system?: string; position: CallPosition; prompt: string; summary: string; response_filter?: string; whole_results?: WholeResultsRef; earlier_steps?: EarlierStepsRef },
 ): Promise<TenantChecked<{ text: string; usage: Usage }>> {
   const execution = models.executionPrompt();
   const { summary, prompt, ...rest } = call;

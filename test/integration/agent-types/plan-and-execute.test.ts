@@ -1,12 +1,14 @@
 /**
  * plan_and_execute (seed 003) runs on real servers with the scripted model: each re-planning
- * trigger in its own run, the adapted plan keeping completed steps and renumbering, and the
- * run metadata with exact statistics.
+ * trigger in its own run, the adapted plan keeping completed steps and renumbering, the
+ * run metadata with exact statistics, and a long run that carries only its latest plan steps.
  */
 import type { PlanStep, StepResult } from '../../../core/agent-types';
 import type { Replan } from '../../../workflows';
-import { useHarness, progressOf, runInput, scriptedAgent, startAgentRun } from '../../support/harness';
+import { carriedAgentStates, useHarness, progressOf, runInput, scriptedAgent, startAgentRun } from '../../support/harness';
 import { calculatorTurns, onTrack, planStep, withCalculator } from '../../support/script';
+import { expectedResponse, typedAgent } from '../../support/typed-agents';
+import { CARRIED_STEPS } from '../../../workflows/kernel/lifecycle';
 
 jest.setTimeout(90_000);
 
@@ -210,5 +212,39 @@ describe('the plan_and_execute agent', () => {
     );
     expect(meta.execution.steps[0]).toMatchObject({ step_num: 1, success: false, attempts: 3, error: expect.stringContaining('the success criteria are not met: wrong') });
     expect(meta.planning.replans).toEqual([expect.objectContaining({ after_step: 1, trigger: 'step_failed' })]);
+  });
+
+  it('a long run carries only its latest plan steps across continue-as-new; its prompts still list every step, read back from memory', async () => {
+    const STEPS = CARRIED_STEPS + 10;
+    const question = `sum 1..${STEPS}, one plan step each`;
+    const handle = await startAgentRun(harnessOf(), runInput(typedAgent('plan_and_execute', STEPS), question, { max_steps: STEPS + 5, continue_as_new_after_events: 200 }), 'pae-long');
+    const out = await handle.result();
+    expect(out.response).toBe(expectedResponse('plan_and_execute', STEPS));
+    const meta = out.metadata as { execution: { steps: StepResult[]; earlier_steps?: number }; summary: Record<string, unknown> };
+    // The metadata counts every step; it lists the carried ones (the others are in memory).
+    expect(meta.summary).toMatchObject({ total_steps: STEPS, successful_steps: STEPS, total_attempts: STEPS, unique_tools: ['CalculatorTool'] });
+    const earlier = meta.execution.earlier_steps ?? 0;
+    expect(earlier).toBeGreaterThan(0);
+    expect(meta.execution.steps.map((s) => s.step_num)).toEqual(Array.from({ length: STEPS - earlier }, (_, i) => earlier + i + 1));
+
+    // Each continued execution's input carries at most the latest CARRIED_STEPS steps and what one execution adds.
+    const carried = await carriedAgentStates<{ results: unknown[]; earlier?: { steps: number } }>(harnessOf(), handle.workflowId);
+    expect(carried.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...carried.map((s) => s.results.length))).toBeLessThan(CARRIED_STEPS + 15);
+    expect(carried.some((s) => (s.earlier?.steps ?? 0) > 0)).toBe(true);
+
+    // The final answer's prompt shows every step's summary and observation, in order, as a run carrying them all would.
+    const total = (k: number) => (k * (k + 1)) / 2;
+    const final = harnessOf().recorder.find((r) => r.position.role === 'task' && 'kind' in r.position && r.position.kind === 'final' && r.messages[0].content.includes(question))!;
+    const prompt = final.messages[0].content;
+    const summaries = Array.from({ length: STEPS }, (_, i) => `✅ Step ${i + 1}: add ${i + 1} [tool: CalculatorTool] → total ${total(i + 1)}`);
+    const observations = Array.from({ length: STEPS }, (_, i) => `Step ${i + 1} (CalculatorTool): total ${total(i + 1)}`);
+    expect(prompt).toContain(summaries.join('\n'));
+    expect(prompt).toContain(observations.join('\n'));
+    expect(prompt).not.toContain('⟦earlier steps');
+    // So does the last viability check's listing of completed steps.
+    const viability = harnessOf().recorder.filter((r) => r.position.role === 'task' && 'kind' in r.position && r.position.kind === 'viability' && r.messages[0].content.includes(question)).at(-1)!;
+    expect(viability.messages[0].content).toContain(`✅ 1. add 1 [CalculatorTool]: total 1\n✅ 2. add 2`);
+    expect(viability.messages[0].content).toContain(`✅ ${STEPS - 1}. add ${STEPS - 1} [CalculatorTool]: total ${total(STEPS - 1)}`);
   });
 });

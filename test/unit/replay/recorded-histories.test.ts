@@ -123,6 +123,11 @@ describe('recorded histories', () => {
         // Prompts compacted to fit a small context window (in the model activities: the commands are a plain run's).
         'context-compacted.binpb',
         'context-compacted.step-1.binpb',
+        // Long runs continuing-as-new past 50 steps: plan_and_execute stores its earlier steps' prompt lines, then carries the latest; the executions around it.
+        'plan-and-execute-earlier-steps.run-6.binpb',
+        'plan-and-execute-earlier-steps.run-7.binpb',
+        'step-by-step-earlier-results.run-14.binpb',
+        'todo-list-earlier-results.run-19.binpb',
       ]),
     );
   });
