@@ -14,7 +14,7 @@ import { openTenantBudgets } from './tenant-budgets';
 import { agentToolEnded, agentToolStarted, callTool, describeTools, type AgentToolCallRecord, type ToolCallDeps } from './tool-calls';
 import type { ChatDeps } from './llm/chat';
 import { waitForRuns } from './run-order';
-import { completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache } from './worker-caches';
+import { completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache, toolAnswerCache } from './worker-caches';
 
 export { MODEL_ACTIVITY_NAMES } from './model-calls';
 export { TOOL_OUTPUT_MODEL_LIMIT } from './tool-calls';
@@ -31,6 +31,7 @@ export function createActivities(activityDeps: ActivityDeps) {
     ...activityDeps,
     prompts: promptMaterialCache(activityDeps.memory),
     earlierSteps: earlierStepsCache(activityDeps.memory),
+    toolAnswers: toolAnswerCache(),
     executorHistory: executorHistoryCache(activityDeps.memory, completedSteps),
     completedSteps,
     // Opened on the first call of a run with a tenant.

@@ -21,7 +21,7 @@ import { outputForModel } from './tool-calls';
 import { checkModel, type PolicyDeps } from './policy';
 import { activityStream } from './run-events';
 import { NOT_MADE, withinTenantBudget } from './tenant-budgets';
-import type { completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache } from './worker-caches';
+import type { completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache, toolAnswerCache } from './worker-caches';
 import type { MemoryStore } from '../stores/store';
 import type { RunEventLog } from '../stores/run-events';
 
@@ -32,6 +32,7 @@ export type ModelCallDeps = ChatDeps &
     events?: RunEventLog;
     prompts: ReturnType<typeof promptMaterialCache>;
     earlierSteps: ReturnType<typeof earlierStepsCache>;
+    toolAnswers?: ReturnType<typeof toolAnswerCache>;
     executorHistory: ReturnType<typeof executorHistoryCache>;
     completedSteps: ReturnType<typeof completedStepCache>;
     tenantBudgets: () => TenantBudgets;
@@ -137,17 +138,26 @@ async function withStoredToolResults(deps: ModelCallDeps, messages: ChatMessage[
   if (!stored?.length) return messages;
   if (!step) throw ApplicationFailure.nonRetryable('stored_tool_results needs step_memory: the step whose tool calls hold them', 'Contract.Broken');
   const place = (call: number) => ({ ids: step.ids, stepIndex: step.step_index, callIndex: call });
-  const ids = stored.map((s) => toolCallId(place(s.call)));
+  // The answers this worker gave, where the workflow received them; memory for the others.
+  const answers = new Map(stored.flatMap((s) => {
+    const id = toolCallId(place(s.call));
+    const mine = deps.toolAnswers?.matching(id, s.digest);
+    return mine !== undefined ? [[id, mine] as const] : [];
+  }));
+  const missing = stored.filter((s) => !answers.has(toolCallId(place(s.call))));
   // One `_id` lookup each (the store's hot-path rule): FerretDB answers an `$in` by scanning every interaction ever stored.
-  const found = await deps.memory.findInteractions(ids);
-  const docs = new Map(found.flatMap((d) => (d ? [[d._id, d.response ?? ''] as const] : [])));
+  const found = missing.length > 0 ? await deps.memory.findInteractions(missing.map((s) => toolCallId(place(s.call)))) : [];
+  missing.forEach((s, i) => {
+    const doc = found[i];
+    if (doc) answers.set(doc._id, outputForModel(place(s.call), doc.response ?? ''));
+  });
   const filled = [...messages];
   for (const s of stored) {
-    const output = docs.get(toolCallId(place(s.call)));
+    const answer = answers.get(toolCallId(place(s.call)));
     // Saved before the call answered: missing, the memory is not (yet) readable here; the attempt is retried.
-    if (output === undefined) throw new Error(`tool call ${toolCallId(place(s.call))} is not in memory yet`);
+    if (answer === undefined) throw new Error(`tool call ${toolCallId(place(s.call))} is not in memory yet`);
     const message = filled[s.message];
-    if (message?.role === 'tool') filled[s.message] = { ...message, content: outputForModel(place(s.call), output) };
+    if (message?.role === 'tool') filled[s.message] = { ...message, content: answer };
   }
   return filled;
 }

@@ -13,6 +13,7 @@ import type { RunEventLog } from '../stores/run-events';
 import { observeToolCall, type TelemetryDeps } from '../telemetry/model-and-tool-calls';
 import { withHeartbeat } from './heartbeat';
 import { saveToolCall, toolCallId, type ToolCallPlace } from './memory';
+import type { toolAnswerCache } from './worker-caches';
 import { checkMcpServers, checkSubAgents, policySecrets, type PolicyDeps } from './policy';
 import { AGENT_TOOL_INPUT_SCHEMA, agentToolName, isAgentTool, subAgentOf } from '../core/agent';
 import { NEXUS_AGENT_TOOL_TYPE } from '../core/nexus-agents';
@@ -28,6 +29,8 @@ export interface ToolCallDeps extends TelemetryDeps, PolicyDeps {
   secret?: SecretReader;
   /** The runs' event streams: tool calls and results are published as they happen (none without). */
   events?: RunEventLog;
+  /** The answers this worker's tool calls gave, for the step's next turn (none without). */
+  toolAnswers?: ReturnType<typeof toolAnswerCache>;
 }
 
 /**
@@ -96,7 +99,7 @@ export async function callTool(deps: ToolCallDeps, { tool: ref, input, place }: 
     const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input), input));
     await saveToolCall(deps.memory, place, { name, input, output: observation.content, is_error: observation.is_error });
     await stream?.toolResult(place.stepIndex, name, call, !observation.is_error, observation.content);
-    return { ...observation, content: outputForModel(place, observation.content) };
+    return { ...observation, content: answered(deps, place, observation.content) };
   }
 
 /** An agent tool's call as the executor reports it: before the sub-agent's run starts, and after it ends. */
@@ -125,7 +128,14 @@ export async function agentToolEnded(deps: ToolCallDeps, record: AgentToolCallRe
   const { name, input, place, sub_run, content, is_error } = record;
   await saveToolCall(deps.memory, place, { name, input, output: content, is_error, sub_run });
   await activityStream(deps.events)?.toolResult(place.stepIndex, name, toolCallName(place.stepIndex, place.callIndex), !is_error, content);
-  return { content: outputForModel(place, content), is_error };
+  return { content: answered(deps, place, content), is_error };
+}
+
+/** A saved call's answer as the model sees it, remembered for the step's next turn on this worker. */
+function answered(deps: ToolCallDeps, place: ToolCallPlace, output: string): string {
+  const answer = outputForModel(place, output);
+  deps.toolAnswers?.remember(toolCallId(place), answer);
+  return answer;
 }
 
 /**

@@ -7,6 +7,7 @@ import { Context } from '@temporalio/activity';
 import type { ExecutorStepMemory } from '../core/activity-contract';
 import type { ChatMessage } from '../core/llm-types';
 import { executorOpening, type CompletedStep } from '../core/template';
+import { textDigest } from '../core/text';
 import { allFound, type MemoryStore } from '../stores/store';
 import { directReads, loadExecutorHistory } from './memory';
 
@@ -22,6 +23,28 @@ function boundedCache<K, V>(load: (key: K) => Promise<V>, keyOf: (key: K) => str
       if (cache.size >= max) cache.delete(cache.keys().next().value as string);
       cache.set(id, value);
       return value;
+    },
+  };
+}
+
+/**
+ * The answers of the tool calls this worker made, as the model sees them, by interaction ID: the
+ * next turn of the step (most often on this worker) sends them without reading memory, when the
+ * workflow's digest says it received this very answer (a retried call elsewhere may have
+ * answered otherwise).
+ */
+export function toolAnswerCache(max = 2_000) {
+  const cache = new Map<string, string>();
+  return {
+    remember(id: string, answer: string): void {
+      cache.delete(id);
+      if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+      cache.set(id, answer);
+    },
+    /** The answer this worker gave, when its digest is `digest`. */
+    matching(id: string, digest: string | undefined): string | undefined {
+      const answer = cache.get(id);
+      return answer !== undefined && digest !== undefined && textDigest(answer) === digest ? answer : undefined;
     },
   };
 }

@@ -163,6 +163,11 @@ export interface StoredToolResult {
   message: number;
   /** The tool call's index in the step (`ToolCallPlace.callIndex`). */
   call: number;
+  /**
+   * The digest (core/text `textDigest`) of the answer the workflow received: a worker that made
+   * the call sends its own copy when it matches, without reading memory (absent in runs recorded before).
+   */
+  digest?: string;
 }
 
 /** The step an executor turn belongs to, as its model call reads and writes memory. */

@@ -65,3 +65,16 @@ export function formatCost(cost: number | null | undefined): string {
 
 /** A duration in seconds to a tenth, for people: `1.5 s`. */
 export const formatSeconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * A short digest of a text (its length and FNV-1a over its UTF-16 code units, 32 bits): tells a
+ * cached copy from another text where a workflow names the text it saw. Not for security.
+ */
+export function textDigest(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return `${text.length}:${(h >>> 0).toString(16).padStart(8, '0')}`;
+}

@@ -13,7 +13,7 @@ import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../../core/l
 import type { MemoryIds } from '../../core/memory-ids';
 import { patched, workflowInfo } from '@temporalio/workflow';
 import { executorOpening } from '../../core/template';
-import { preview } from '../../core/text';
+import { preview, textDigest } from '../../core/text';
 import { memoryActivities, modelActivities, toolCall } from './activity-presets';
 import { modelForCall } from './scripted-calls';
 import { askTenantWait, askToolApproval, tenantWaitAnswers, toolApprovalAnswers } from './human';
@@ -231,7 +231,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
     }
     for (const { call, observation, callIndex } of await Promise.all(outcomes)) {
       // The model saw the call's answer as memory holds it: later turns send it by reference.
-      if (callIndex !== undefined) stored.push({ message: messages.length, call: callIndex });
+      if (callIndex !== undefined) stored.push({ message: messages.length, call: callIndex, digest: textDigest(observation.content) });
       if (observation.is_error) toolErrors++;
       observations.push(`${call.name}: ${observation.content}`);
       messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: observation.content, is_error: observation.is_error });
