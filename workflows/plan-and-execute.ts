@@ -14,6 +14,7 @@ import {
   attemptError,
   completedListing,
   countersOf,
+  earlierStepsOf,
   EXECUTION_PLAN_TEMPLATE,
   fill,
   finalAnswerPrompt,
@@ -126,7 +127,7 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
       summary: 'planning model: final answer',
       takesFeedback: true,
       prompt: finalAnswerPrompt(state, question),
-      ...earlierSteps(),
+      earlierSteps: earlierStepsOf(state),
     });
     return finish(run, answer, metadata(stoppedAt));
   });
@@ -209,7 +210,7 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
     const first = plannerCalls.next === 0;
     return askParsed(
       run,
-      { model: 'planning', position: { role: 'planner', call: plannerCalls.next }, summary, prompt, withHistory: first, parameterDefaults: { temperature: PLANNING_TEMPERATURE }, ...earlierSteps() },
+      { model: 'planning', position: { role: 'planner', call: plannerCalls.next }, summary, prompt, withHistory: first, parameterDefaults: { temperature: PLANNING_TEMPERATURE }, earlierSteps: earlierStepsOf(state) },
       (raw) => parsePlanSteps(raw, firstNum),
       'the plan',
       plannerCalls,
@@ -272,7 +273,7 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
         position: { role: 'task', kind: 'viability', call: 0 },
         summary: `planning model: viability after step ${step.step_num}`,
         prompt: fill(VIABILITY_TEMPLATE, { query: question, completedSteps: completedListing(results, state.earlier), remainingSteps: stepListing(state.plan.slice(cursor + 1)) }),
-        ...earlierSteps(),
+        earlierSteps: earlierStepsOf(state),
       },
       parseViability,
       counterOf(state, 'viabilityCalls'),
@@ -284,20 +285,11 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
     return undefined;
   }
 
-  /**
-   * Before a continue-as-new: the executed plan steps before the latest CARRIED_STEPS go to
-   * memory, so a run of thousands of steps carries a bounded state; its prompts read them back.
-   */
+  /** Before a continue-as-new: the executed plan steps before the latest CARRIED_STEPS go to memory (the prompts read them back). */
   async function fold(): Promise<void> {
     if (state.results.length <= CARRIED_STEPS || !patched(EARLIER_STEPS_PATCH)) return;
-    const before = state.earlier;
-    const texts = foldEarlierSteps(state, CARRIED_STEPS);
+    const [before, texts] = [state.earlier, foldEarlierSteps(state, CARRIED_STEPS)]; // where the earlier parts were, then the next part
     if (texts) state.earlier = { ...state.earlier!, ...(await storeEarlierSteps(run, before, texts)) };
-  }
-
-  /** Where the prompts' moved steps are, for the calls whose prompts list them. */
-  function earlierSteps(): { earlierSteps?: { id: string; chunks: number } } {
-    return state.earlier ? { earlierSteps: { id: state.earlier.id, chunks: state.earlier.chunks } } : {};
   }
 
   function syncPlan(): void {

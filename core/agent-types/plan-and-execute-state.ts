@@ -130,6 +130,9 @@ export function foldEarlierSteps(state: PlanAndExecuteState, keep: number): Reco
   };
 }
 
+/** Where the run's moved steps are, for the calls whose prompts list them (undefined: it moved none). */
+export const earlierStepsOf = (state: PlanAndExecuteState): EarlierStepsRef | undefined => (state.earlier ? { id: state.earlier.id, chunks: state.earlier.chunks } : undefined);
+
 /** Plan steps executed so far, moved ones included. */
 export const stepsRun = (state: PlanAndExecuteState): number => (state.earlier?.steps ?? 0) + state.results.length;
 
