@@ -219,8 +219,8 @@ describe('perflow fork (plan_and_execute)', () => {
     gate.close();
     const source = await startAgentRun(harness(), runInput({ ...gated, tools: [{ type: 'CalculatorTool' }, { type: 'GateTool' }] }, 'fork me while I run'), 'pae-fork-running');
     try {
-      for (let i = 0; i < 200 && (await source.query(progressQuery)).completed_steps.length < 1; i++) await new Promise((ok) => setTimeout(ok, 100));
-      // Step 2 is running: step 1 is all there is to reuse.
+      // Step 2 is running (step 1 verified and recorded in the plan): step 1 is all there is to reuse.
+      for (let i = 0; i < 200 && (await source.query(progressQuery)).plan_steps?.[1]?.status !== 'running'; i++) await new Promise((ok) => setTimeout(ok, 100));
       await expect(forkRun(harness().perflow, source.workflowId, { fromStep: 3 })).rejects.toThrow(
         `--from-step 3 is past what ${source.workflowId} has: it completed 1 step, so --from-step may be 1 to 2`,
       );
