@@ -217,7 +217,8 @@ describe('the plan_and_execute agent', () => {
   it('a long run carries only its latest plan steps across continue-as-new; its prompts still list every step, read back from memory', async () => {
     const STEPS = CARRIED_STEPS + 10;
     const question = `sum 1..${STEPS}, one plan step each`;
-    const handle = await startAgentRun(harnessOf(), runInput(typedAgent('plan_and_execute', STEPS), question, { max_steps: STEPS + 5, continue_as_new_after_events: 200 }), 'pae-long');
+    // A few plan steps an execution: one of the continues-as-new past CARRIED_STEPS moves steps, whatever the exact event counts.
+    const handle = await startAgentRun(harnessOf(), runInput(typedAgent('plan_and_execute', STEPS), question, { max_steps: STEPS + 5, continue_as_new_after_events: 80 }), 'pae-long');
     const out = await handle.result();
     expect(out.response).toBe(expectedResponse('plan_and_execute', STEPS));
     const meta = out.metadata as { execution: { steps: StepResult[]; earlier_steps?: number }; summary: Record<string, unknown> };
