@@ -122,7 +122,7 @@ async function summaryOf(deps: CompactDeps, model: ModelSettings, c: Compactable
   );
   const text = answer.content.length > room * 4 ? `${answer.content.slice(0, room * 4)}…` : answer.content;
   if (id === undefined || !root) return { text, usage: addUsage(ZERO_USAGE, answer.usage) };
-  await deps.memory.insertInteractionOnce(
+  await deps.memory.insertInteractionsOnce([
     {
       interaction_id: id,
       memory_id: root.memory_id,
@@ -134,8 +134,7 @@ async function summaryOf(deps: CompactDeps, model: ModelSettings, c: Compactable
       trace_number: null,
       ...(c.step !== undefined ? { step_index: c.step } : {}),
     },
-    new Date(),
-  );
+  ], new Date());
   return { text, usage: addUsage(ZERO_USAGE, answer.usage) };
 }
 

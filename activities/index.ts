@@ -37,8 +37,14 @@ export function createActivities(activityDeps: ActivityDeps) {
     // Opened on the first call of a run with a tenant.
     tenantBudgets: () => (budgets ??= openTenantBudgets(activityDeps.memory.db)),
   };
+  const memory = createMemoryActivities(deps.memory, { requireTenant: deps.policy?.requireTenant ?? false });
   return {
-    ...createMemoryActivities(deps.memory, { requireTenant: deps.policy?.requireTenant ?? false }),
+    ...memory,
+    /** Stores the run's static prompt material once; this worker's model calls then read it from its cache. */
+    async savePromptMaterial(input: Parameters<typeof memory.savePromptMaterial>[0]): Promise<void> {
+      await memory.savePromptMaterial(input);
+      deps.prompts.remember(input.id, input.material);
+    },
     ...createEvalActivities(deps),
 
     /** The tools an agent may use: what the model sees (name, description, JSON schema) and how to run each. */

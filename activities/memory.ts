@@ -205,8 +205,9 @@ export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: 
       const { ids } = input;
       if (o.requireTenant && ids.tenant_id === undefined) throw ApplicationFailure.nonRetryable(TENANT_REQUIRED, 'Policy.Refused');
       // A conversation (or executor memory) exists when continued, and is continued by its own tenant only: checked before anything is written.
+      const owners = await store.memoryOwners([ids.memory_id, ids.executor_agent_memory_id]);
       for (const [field, id] of [['memory_id', ids.memory_id], ['executor_agent_memory_id', ids.executor_agent_memory_id]] as const) {
-        const owner = await store.memoryOwner(id);
+        const owner = owners.get(id);
         if (!owner && field === 'memory_id' && input.resume) throw ApplicationFailure.nonRetryable(`memory_id ${id} does not exist`, 'Memory.NotFound');
         if (owner && owner.tenant_id !== ids.tenant_id) throw ApplicationFailure.nonRetryable(otherTenantMessage(field, id, owner.tenant_id, ids.tenant_id), 'Memory.OtherTenant');
       }
@@ -214,25 +215,29 @@ export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: 
         ? await store.recentExchanges(ids.memory_id, input.message_history_limit, ids.parent_interaction_id)
         : [];
       const now = new Date();
-      await store.upsertMemory({ memory_id: ids.memory_id, name: input.question, app_type: input.app_type, role: 'planner', ...tenantOf(ids) }, now);
-      await store.upsertMemory(
-        {
-          memory_id: ids.executor_agent_memory_id,
-          name: input.question,
-          app_type: input.app_type,
-          role: 'executor',
-          parent_memory_id: ids.memory_id,
-          // Which run created it: that run's executor history needs no query over the memory.
-          first_run: ids.executor_agent_parent_interaction_id,
-          ...tenantOf(ids),
-          ...(input.executor_agent_id !== undefined ? { agent_id: input.executor_agent_id } : {}),
-        },
+      await store.upsertMemories(
+        [
+          { memory_id: ids.memory_id, name: input.question, app_type: input.app_type, role: 'planner', ...tenantOf(ids) },
+          {
+            memory_id: ids.executor_agent_memory_id,
+            name: input.question,
+            app_type: input.app_type,
+            role: 'executor',
+            parent_memory_id: ids.memory_id,
+            // Which run created it: that run's executor history needs no query over the memory.
+            first_run: ids.executor_agent_parent_interaction_id,
+            ...tenantOf(ids),
+            ...(input.executor_agent_id !== undefined ? { agent_id: input.executor_agent_id } : {}),
+          },
+        ],
         now,
       );
       const root = { input: input.question, response: '', trace_number: null, parent_interaction_id: null, ...tenantOf(ids) };
-      await store.insertInteractionOnce({ ...root, interaction_id: ids.parent_interaction_id, memory_id: ids.memory_id, origin: 'user' }, now);
-      await store.insertInteractionOnce(
-        { ...root, interaction_id: ids.executor_agent_parent_interaction_id, memory_id: ids.executor_agent_memory_id, origin: 'executor' },
+      await store.insertInteractionsOnce(
+        [
+          { ...root, interaction_id: ids.parent_interaction_id, memory_id: ids.memory_id, origin: 'user' },
+          { ...root, interaction_id: ids.executor_agent_parent_interaction_id, memory_id: ids.executor_agent_memory_id, origin: 'executor' },
+        ],
         now,
       );
       return { history_ids: history.map((doc) => doc._id) };
@@ -271,8 +276,7 @@ export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: 
       const now = new Date();
       const response = input.error === undefined ? input.response : `Agent execution failed: ${input.error}`;
       const marks = input.interrupted_by !== undefined ? { interrupted_by: input.interrupted_by } : {};
-      await store.setResponse(input.ids.parent_interaction_id, response, now, input.error, marks);
-      await store.setResponse(input.ids.executor_agent_parent_interaction_id, response, now, input.error, marks);
+      await store.setResponse([input.ids.parent_interaction_id, input.ids.executor_agent_parent_interaction_id], response, now, input.error, marks);
     },
   };
 }

@@ -5,7 +5,7 @@
  * run's event stream as the model writes it.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { EarlierStepsRef, ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerCallInput, PlannerPromptRef, PromptMaterial, StoredToolResult, TenantChecked, WholeResultsRef, ModelSettings } from '../core/activity-contract';
+import type { EarlierStepsRef, ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerAnswer, PlannerCallInput, PlannerPromptRef, PromptMaterial, StoredToolResult, TenantChecked, WholeResultsRef, ModelSettings } from '../core/activity-contract';
 import { addUsage, ZERO_USAGE, type ChatMessage, type ChatResponse, type Usage } from '../core/llm-types';
 import { perflowModelParameters } from '../core/agent-file/model-parameters';
 import { completedStepIds, stepTraceId } from '../core/memory-ids';
@@ -41,7 +41,7 @@ export type ModelCallDeps = ChatDeps &
 /** The activity names of model calls (a worker serving the LLM task queue registers these). */
 export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'plannerLlm', 'executorLlm'] as const;
 
-export function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Promise<TenantChecked<{ text: string; usage: Usage }>> {
+export function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Promise<TenantChecked<PlannerAnswer>> {
   return withinTenantBudget(deps.tenantBudgets, input.tenant, () => plannedCall(deps, input), () => NOT_MADE, Date.now, (answer) => tenantCostOf(input.model, answer.usage), (t) => tenantPriceProblem(input.model, t));
 }
 
@@ -49,7 +49,7 @@ export function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): P
   return withinTenantBudget(deps.tenantBudgets, input.tenant, () => executionCall(deps, input), () => NOT_MADE, Date.now, (answer) => tenantCostOf(input.model, answer.usage), (t) => tenantPriceProblem(input.model, t));
 }
 
-async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput): Promise<{ text: string; usage: Usage }> {
+async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput): Promise<PlannerAnswer> {
   // Before anything reaches the model: a compaction's summary call is a call of it too.
   checkModel(deps, input.model);
   // Loading the material and the completed steps from MongoDB counts as work: heartbeat through it too.
@@ -61,11 +61,11 @@ async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput): Promis
       deps,
       input.model,
       { system, messages: [{ role: 'user', content: await withWholeResults(deps, input.whole_results, prompt) }], position: input.position, response_filter: input.response_filter },
-      { agent: input.agent },
+      { agent: input.agent, handTail: input.workflow_publishes_tail === true },
     );
     return { ...answer, usage: addUsage(answer.usage, usage) };
   });
-  return { text: response.content, usage: response.usage };
+  return { text: response.content, usage: response.usage, ...(response.tail_from !== undefined ? { tail_from: response.tail_from } : {}) };
 }
 
 /** A prompt with nothing that may go: checked against the model's window all the same (a prompt too long fails here, in one line). */
@@ -119,18 +119,22 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
  * `llm.parameters.stream` false the provider is not asked to stream and the answer is published
  * whole when it is there.
  */
-async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, call: { step?: number; agent?: string }): Promise<ChatResponse> {
+async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, call: { step?: number; agent?: string; handTail?: boolean }): Promise<ChatResponse & { tail_from?: number }> {
   const stream = activityStream(deps.events);
   if (!stream) return chat(model, request, deps, undefined, call.agent);
   const text = stream.modelText(request.position, call.step);
   const streaming = perflowModelParameters(model.parameters).stream !== false;
+  let response: ChatResponse | undefined;
+  let tail_from: number | undefined;
   try {
-    const response = await chat(model, request, deps, streaming ? text.push : undefined, call.agent);
-    if (!streaming) text.push(response.content);
-    return response;
+    response = await chat(model, request, deps, streaming ? text.push : undefined, call.agent);
+    // Unstreamed, the answer is one piece (left whole to the workflow with `handTail`).
+    if (!streaming && !call.handTail) text.push(response.content);
   } finally {
-    await text.end();
+    // With `handTail`, the unpublished end of the answer goes to the workflow (one write fewer).
+    tail_from = await text.end(call.handTail ? response?.content : undefined);
   }
+  return tail_from !== undefined ? { ...response, tail_from } : response;
 }
 
 /** The turns with the tool outputs they name read back from memory (see `stored_tool_results`). */

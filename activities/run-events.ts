@@ -5,7 +5,7 @@
  */
 import { Context, log } from '@temporalio/activity';
 import { preview } from '../core/text';
-import { EVENT_PREVIEW_CHARS, modelCallName, streamOf, type RunEventBody } from '../core/run-events';
+import { EVENT_PREVIEW_CHARS, modelCallName, modelRoleOf, streamOf, type RunEventBody } from '../core/run-events';
 import type { CallPosition } from '../core/llm-types';
 import type { RunEventLog } from '../stores/run-events';
 
@@ -57,13 +57,14 @@ export class ActivityStream {
    */
   modelText(position: CallPosition, step: number | undefined): ModelText {
     const call = modelCallName(position);
-    const role = position.role === 'task' ? position.kind : position.role;
+    const role = modelRoleOf(position);
     const where = step !== undefined ? { step } : {};
     if (this.attempt > 1) void this.publish({ type: 'retry', call, attempt: this.attempt, role, ...where });
     // Each piece stays an event of its own, stamped when it was written; the pieces written
     // meanwhile are sent together.
     let pieces: { text: string; at: string }[] = [];
     let sent = false;
+    let published = '';
     let timer: NodeJS.Timeout | undefined;
     const flush = () => {
       timer = undefined;
@@ -71,6 +72,7 @@ export class ActivityStream {
       const texts = pieces;
       pieces = [];
       sent = true;
+      published += texts.map((p) => p.text).join('');
       void this.publish(...texts.map(({ text, at }) => ({ type: 'model_delta' as const, role, ...where, call, text, at })));
     };
     return {
@@ -80,10 +82,15 @@ export class ActivityStream {
         if (!sent) flush();
         else timer ??= setTimeout(flush, DELTA_FLUSH_MS);
       },
-      end: async () => {
+      end: async (answer?: string) => {
         clearTimeout(timer);
-        flush();
+        // The last piece, when it is the rest of the answer, is left to the caller (one piece: every
+        // piece stays an event); nothing streamed, the answer is that piece.
+        const last = pieces.length === 1 ? pieces[0].text : pieces.length === 0 && published === '' ? answer : undefined;
+        const handed = answer !== undefined && answer !== '' && last !== undefined && published + last === answer;
+        if (!handed) flush();
         await this.close();
+        return handed ? published.length : undefined;
       },
     };
   }
@@ -122,5 +129,10 @@ export class ActivityStream {
 
 export interface ModelText {
   push(text: string): void;
-  end(): Promise<void>;
+  /**
+   * The call returned: publishes what is left. With the call's `answer`, a last piece that is the
+   * answer's end (the whole answer, when nothing was pushed) is not published: returns where it
+   * begins, for the caller to publish (undefined: everything was published).
+   */
+  end(answer?: string): Promise<number | undefined>;
 }

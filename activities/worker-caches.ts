@@ -20,11 +20,18 @@ function boundedCache<K, V>(load: (key: K) => Promise<V>, keyOf: (key: K) => str
       const hit = cache.get(id);
       if (hit !== undefined) return hit;
       const value = await load(key);
-      if (cache.size >= max) cache.delete(cache.keys().next().value as string);
-      cache.set(id, value);
+      remember(id, value);
       return value;
     },
+    /** Keeps what this worker just wrote (so its first read costs no command). */
+    remember(key: K, value: V): void {
+      remember(keyOf(key), value);
+    },
   };
+  function remember(id: string, value: V): void {
+    if (!cache.has(id) && cache.size >= max) cache.delete(cache.keys().next().value as string);
+    cache.set(id, value);
+  }
 }
 
 /**

@@ -4,7 +4,8 @@
  * activities and BlobTool. Configured like any worker by its environment (TEMPORAL_ADDRESS,
  * TEMPORAL_NAMESPACE, MONGODB_URI naming the database, PERFLOW_TASK_QUEUE). Over IPC it reports
  * `ready`, answers `commands` with the MongoDB commands it has sent and the milliseconds they
- * took, by name, and stops on `stop`.
+ * took, by name (and the commands by name and collection: which writes a step makes), and stops
+ * on `stop`.
  */
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { workerConfigFromEnv } from '../config/env';
@@ -13,7 +14,7 @@ import { benchActivities } from './activities';
 import { blobTool } from './tools';
 
 export type WorkerRequest = { type: 'commands' } | { type: 'stop' };
-export type WorkerReport = { type: 'ready' } | { type: 'commands'; counts: Record<string, number>; ms: Record<string, number> } | { type: 'failed'; message: string };
+export type WorkerReport = { type: 'ready' } | { type: 'commands'; counts: Record<string, number>; ms: Record<string, number>; byCollection: Record<string, number> } | { type: 'failed'; message: string };
 
 const report = (message: WorkerReport) => process.send?.(message);
 
@@ -35,11 +36,17 @@ async function main(): Promise<void> {
   });
   const counts: Record<string, number> = {};
   const ms: Record<string, number> = {};
-  worker.mongo.on('commandStarted', (e) => (counts[e.commandName] = (counts[e.commandName] ?? 0) + 1));
+  const byCollection: Record<string, number> = {};
+  worker.mongo.on('commandStarted', (e) => {
+    counts[e.commandName] = (counts[e.commandName] ?? 0) + 1;
+    // The live event shards count as one collection.
+    const key = `${e.commandName} ${String((e.command as Record<string, unknown>)[e.commandName]).replace(/\.live\.[0-9a-f]+$/, '.live.*')}`;
+    byCollection[key] = (byCollection[key] ?? 0) + 1;
+  });
   worker.mongo.on('commandSucceeded', (e) => (ms[e.commandName] = (ms[e.commandName] ?? 0) + e.duration));
   const running = worker.run();
   process.on('message', (request: WorkerRequest) => {
-    if (request.type === 'commands') report({ type: 'commands', counts, ms });
+    if (request.type === 'commands') report({ type: 'commands', counts, ms, byCollection });
     else worker.shutdown();
   });
   // The bench died without stopping us: stop polling its servers.

@@ -8,7 +8,7 @@
  * @module
  */
 import type { ExecutorTurn, ModelConfig, ModelScript, ScriptedToolCall, ToolEntry } from './agent';
-import type { CallPosition, ChatMessage, ToolSpec } from './llm-types';
+import type { CallPosition, ChatMessage, ToolSpec, Usage } from './llm-types';
 import type { MemoryIds, ToolCallPlace } from './memory-ids';
 import type { PromptFormat } from './template';
 
@@ -130,6 +130,21 @@ export interface PlannerCallInput extends Omit<ChatRequest, 'messages' | 'system
   system?: string;
   prompt?: string;
   render?: PlannerPromptRef;
+  /**
+   * The workflow publishes the end of the answer's text: the activity streams what the model
+   * writes as it writes it, but a last piece still unpublished when the answer is there (an
+   * unstreamed answer is one piece) it leaves to the workflow, which publishes it with the events
+   * that follow the call, in one write (see {@link PlannerAnswer}).
+   */
+  workflow_publishes_tail?: true;
+}
+
+/** A planning call's answer: its text and usage, and where the text's unpublished end begins when the workflow publishes it. */
+export interface PlannerAnswer {
+  text: string;
+  usage: Usage;
+  /** The activity published `text` up to here; the workflow publishes the rest (only with `workflow_publishes_tail`). */
+  tail_from?: number;
 }
 
 /** An execution-model call: a chat turn, with the tools the model may call (or their names in the material). */

@@ -99,6 +99,9 @@ export function answersOf(events: Iterable<RunEvent | RunEventBody>): Array<{ ro
   return [...answers.values()].filter((a) => a.text !== '');
 }
 
+/** A model call's role in events: its position's role, a task's kind. */
+export const modelRoleOf = (position: { role: string; kind?: string }): ModelRole => (position.role === 'task' ? position.kind! : position.role);
+
 /** The name of a model call in events: its position in the run (unique, the same in every attempt). */
 export function modelCallName(position: { role: string; kind?: string; call?: number; step?: number; iteration?: number }): string {
   if (position.role === 'executor') return `executor:${position.step}:${position.iteration}`;

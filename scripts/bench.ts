@@ -4,7 +4,7 @@
  *
  *   npm run bench -- [--concurrency 50,200] [--steps 10] [--runs 5]
  *                    [--backends sqlite,postgresql] [--latency-ms 1000] [--long [--long-steps 1000]]
- *                    [--only per-step,history,durability,parallel,streaming,eval,sub-agents,concurrency]
+ *                    [--only per-step,history,durability,parallel,streaming,eval,sub-agents,concurrency [--json FILE]]
  *
  * On the first memory backend: per-step orchestration time next to a floor workflow doing the
  * same Temporal round trips with no-op activities; history, Temporal tasks and MongoDB commands
@@ -15,7 +15,8 @@
  * with two sub-agents next to one agent doing their work; with
  * `--long`, a 1,000-step run (`--long-steps N`) through continue-as-new and a step of 200
  * ReAct iterations with 8 KB tool outputs. On every backend: K concurrent 5-step
- * runs next to the floor, and the worker's peak RSS. Writes bench/results/latest.{json,md}.
+ * runs next to the floor, and the worker's peak RSS. Writes bench/results/latest.{json,md}
+ * (with `--only`, the table only; `--json FILE` writes its numbers there).
  *
  * Over 300 lines on purpose: the measurements share one set of servers, worker and report,
  * and read top to bottom as the report does; their building blocks live in bench/.
@@ -55,6 +56,7 @@ const { values: args } = parseArgs({
     'long-steps': { type: 'string', default: '1000' },
     'max-cached-workflows': { type: 'string' },
     only: { type: 'string' },
+    json: { type: 'string' },
   },
 });
 /** `--only per-step,history,durability,parallel,streaming,eval,sub-agents,concurrency`: the sections to measure (default all). */
@@ -191,19 +193,19 @@ async function measurePerStep(bench: Bench, results: Record<string, unknown>): P
   return [[`per-step orchestration (${RUNS} run${RUNS === 1 ? '' : 's'} × ${STEPS} steps, one at a time)`, `p50 ${round(p50.per)} ms, p95 ${round(p95.per)} ms`, `floor: p50 ${round(p50.floor)} ms, p95 ${round(p95.floor)} ms`, `${round(p50.per / p50.floor, 2)}×`]];
 }
 
-/** What MongoDB commands the worker sent while `body` ran, by name. */
-async function mongoCommandsDuring<T>(bench: Bench, body: () => Promise<T>): Promise<{ run: T; commands: Record<string, number> }> {
-  const before = await bench.worker.mongoCommands();
+/** What MongoDB commands the worker sent while `body` ran, by name and by name and collection. */
+async function mongoCommandsDuring<T>(bench: Bench, body: () => Promise<T>): Promise<{ run: T; commands: Record<string, number>; byCollection: Record<string, number> }> {
+  const before = { byName: await bench.worker.mongoCommands(), byCollection: await bench.worker.mongoCommandsByCollection() };
   const run = await body();
-  const after = await bench.worker.mongoCommands();
-  return { run, commands: Object.fromEntries(Object.entries(after).map(([name, n]) => [name, n - (before[name] ?? 0)]).filter(([, n]) => n !== 0)) };
+  const since = (now: Record<string, number>, then: Record<string, number>) => Object.fromEntries(Object.entries(now).map(([name, n]) => [name, n - (then[name] ?? 0)]).filter(([, n]) => n !== 0));
+  return { run, commands: since(await bench.worker.mongoCommands(), before.byName), byCollection: since(await bench.worker.mongoCommandsByCollection(), before.byCollection) };
 }
 
 /** A three-step and a six-step run with one BlobTool call per step (and `run`'s model settings): their histories and MongoDB commands. */
 async function threeAndSix(bench: Bench, toolBytes: number, run: Omit<BenchRun, 'steps' | 'toolBytes'> = {}) {
   const measured = async (steps: number) => {
-    const { run: finished, commands } = await mongoCommandsDuring(bench, () => perflowRun(bench, benchInput({ steps, toolBytes, ...run })));
-    return { histories: await historiesOf(bench, finished), commands };
+    const { run: finished, commands, byCollection } = await mongoCommandsDuring(bench, () => perflowRun(bench, benchInput({ steps, toolBytes, ...run })));
+    return { histories: await historiesOf(bench, finished), commands, byCollection };
   };
   return { three: await measured(3), six: await measured(6) };
 }
@@ -246,9 +248,11 @@ async function measureHistory(bench: Bench, results: Record<string, unknown>): P
   const names = [...new Set([...Object.keys(six.commands), ...Object.keys(three.commands)])].sort();
   const byName = Object.fromEntries(names.map((n) => [n, perAddedStep(six.commands[n] ?? 0, three.commands[n] ?? 0)]));
   const total = { six: Object.values(six.commands).reduce((a, b) => a + b, 0), three: Object.values(three.commands).reduce((a, b) => a + b, 0) };
-  const mongo = { per_added_step: perAddedStep(total.six, total.three), per_added_step_by_command: byName, whole_run_per_step: total.six / 6 };
+  const places = [...new Set([...Object.keys(six.byCollection), ...Object.keys(three.byCollection)])].sort();
+  const byCollection: Record<string, number> = Object.fromEntries(places.map((n) => [n, perAddedStep(six.byCollection[n] ?? 0, three.byCollection[n] ?? 0)]).filter(([, n]) => n !== 0));
+  const mongo = { per_added_step: perAddedStep(total.six, total.three), per_added_step_by_command: byName, per_added_step_by_collection: byCollection, whole_run_per_step: total.six / 6 };
   results.mongo_commands_per_step = mongo;
-  const detail = names.filter((n) => byName[n] !== 0).map((n) => `${n} ${round(byName[n])}`).join(', ');
+  const detail = Object.entries(byCollection).map(([n, c]) => `${n} ${round(c)}`).join(', ');
   rows.push(['MongoDB commands per step, sent by the worker (step with one tool call)', `${round(mongo.per_added_step)} per added step (${detail}); ${round(mongo.whole_run_per_step)} per step over a whole 6-step run`, '', '']);
   return rows;
 }
@@ -347,14 +351,15 @@ async function concurrently(bench: Bench, k: number, start: () => Promise<Finish
 }
 
 async function measureConcurrency(bench: Bench, k: number): Promise<{ row: Row; json: unknown }> {
-  const per = await concurrently(bench, k, () => perflowRun(bench, benchInput({ steps: 5 })));
+  const { run: per, commands, byCollection } = await mongoCommandsDuring(bench, () => concurrently(bench, k, () => perflowRun(bench, benchInput({ steps: 5 }))));
+  const mongoPerStep = sum(Object.values(commands)) / (k * 5);
   const floor = await concurrently(bench, k, () => floorRun(bench, 5));
   const cell = (c: typeof per) =>
     `${round(c.runs_per_second, 2)} runs/s, p50 ${seconds(c.p50_ms)}, p95 ${seconds(c.p95_ms)}; worker peak RSS ${round(c.worker_peak_rss_mb)} MB; ${c.activity_timeouts} activity timeouts, ${c.activity_retries} retries`;
   const ratio = per.runs_per_second / floor.runs_per_second;
   return {
-    row: [`${k} concurrent 5-step runs, ${bench.label}`, cell(per), `floor: ${cell(floor)}`, `${round(ratio, 2)}× the floor's runs/s`],
-    json: { perflow: per, floor, throughput_ratio: ratio },
+    row: [`${k} concurrent 5-step runs, ${bench.label}`, `${cell(per)}; ${round(mongoPerStep, 1)} MongoDB commands per step over whole runs`, `floor: ${cell(floor)}`, `${round(ratio, 2)}× the floor's runs/s`],
+    json: { perflow: per, floor, throughput_ratio: ratio, mongo_commands_per_step: mongoPerStep, mongo_commands_per_step_by_collection: Object.fromEntries(Object.entries(byCollection).map(([n, c]) => [n, c / (k * 5)])) },
   };
 }
 
@@ -503,11 +508,15 @@ function write(results: Record<string, unknown>, rows: Row[], notes: string[], s
     ...rows.map((r) => `| ${r.join(' | ')} |`),
     ...(notes.length > 0 ? ['', ...notes.map((n) => `Note: ${n}.`)] : []),
   ].join('\n');
-  // Some sections only: the table, not the results of record.
-  if (ONLY) return void console.log(table);
+  const json = `${JSON.stringify({ machine, command, date: new Date().toISOString(), notes, ...results }, null, 2)}\n`;
+  // Some sections only: the table (and the numbers where --json says), not the results of record.
+  if (ONLY) {
+    if (args.json) writeFileSync(args.json, json);
+    return void console.log(table);
+  }
   const dir = join(__dirname, '..', 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'latest.json'), `${JSON.stringify({ machine, command, date: new Date().toISOString(), notes, ...results }, null, 2)}\n`);
+  writeFileSync(join(dir, 'latest.json'), json);
   writeFileSync(join(dir, 'latest.md'), `${table}\n`);
   console.log(table);
 }

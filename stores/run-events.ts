@@ -99,6 +99,8 @@ interface Tail {
   next: number;
   tenant_id?: string;
   keys: Set<string>;
+  /** How many archive documents the stream's earlier runs filled, as its head said (a workflow ID used again). */
+  archivedChunks: number;
 }
 
 function remember(keys: Set<string>, more: readonly string[] | undefined): void {
@@ -232,9 +234,9 @@ export class RunEventLog {
     // The run's own batches: a filter FerretDB scans the shard for, which holds the runs in flight only.
     const docs = (await batches.find({ run, archived_copy: { $exists: false } }).toArray()).sort((a, b) => a.first - b.first);
     if (docs.length === 0) return;
-    const head = await this.head(run);
     const chunks = Math.ceil(docs.length / BATCHES_PER_ARCHIVE_DOC);
-    const earlier = head?.archived?.chunks ?? 0; // a workflow ID used again: its earlier runs' chunks come first
+    // A workflow ID used again: its earlier runs' chunks come first (a writer of the stream knows how many from its head).
+    const earlier = this.tails.get(run)?.archivedChunks ?? (await this.head(run))?.archived?.chunks ?? 0;
     for (let k = 0; k < chunks; k++) {
       const part = docs.slice(k * BATCHES_PER_ARCHIVE_DOC, (k + 1) * BATCHES_PER_ARCHIVE_DOC).map(({ _id: _i, run: _r, ...b }) => b);
       const doc: ArchiveDoc = { _id: batchId(run, earlier + k), run, batches: part };
@@ -258,9 +260,9 @@ export class RunEventLog {
       const recent = Date.now() - ARCHIVED_COPY_RECENT_MS;
       const kept = docs.findIndex((d, i) => i === docs.length - 1 || d.created.getTime() >= recent);
       const from = docs[kept].first;
-      await batches.deleteMany({ run, first: { $lt: from } });
+      // With the shard's copies kept past their minute, in the same command.
+      await batches.deleteMany({ $or: [{ run, first: { $lt: from } }, { archived_copy: true, created: { $lt: new Date(Date.now() - ARCHIVED_COPY_MS) } }] });
       await batches.updateMany({ run, first: { $gte: from, $lt: end } }, { $set: { archived_copy: true } });
-      await batches.deleteMany({ archived_copy: true, created: { $lt: new Date(Date.now() - ARCHIVED_COPY_MS) } });
     }
     this.tails.delete(run);
   }
@@ -335,10 +337,10 @@ export class RunEventLog {
   }
 
   /** What a head says of where a stream's batches are, where it ends and whose it is (its shard's index made sure of). */
-  private async startTail(run: string, head: Pick<StreamHeadDoc, 'live' | 'next' | 'tenant_id'> | undefined): Promise<Tail> {
+  private async startTail(run: string, head: Pick<StreamHeadDoc, 'live' | 'next' | 'tenant_id' | 'archived'> | undefined): Promise<Tail> {
     const batches = this.liveFrom(run, head);
     await this.ensureIndexed(batches);
-    return { batches, next: head?.next ?? 0, ...(head?.tenant_id !== undefined ? { tenant_id: head.tenant_id } : {}), keys: new Set() };
+    return { batches, next: head?.next ?? 0, ...(head?.tenant_id !== undefined ? { tenant_id: head.tenant_id } : {}), keys: new Set(), archivedChunks: head?.archived?.chunks ?? 0 };
   }
 
   /**

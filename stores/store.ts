@@ -119,8 +119,13 @@ export class MemoryStore {
 
   /** Whose a memory is: undefined when it does not exist, else its tenant (`tenant_id` absent: none). */
   async memoryOwner(memoryId: string): Promise<{ tenant_id?: string } | undefined> {
-    const doc = await this.memories.findOne({ _id: memoryId }, { projection: { tenant_id: 1 } });
-    return doc ? (doc.tenant_id !== undefined ? { tenant_id: doc.tenant_id } : {}) : undefined;
+    return (await this.memoryOwners([memoryId])).get(memoryId);
+  }
+
+  /** The owners of the memories that exist among `memoryIds`, in one command (a run's start checks two). */
+  async memoryOwners(memoryIds: readonly string[]): Promise<Map<string, { tenant_id?: string }>> {
+    const docs = await this.memories.find({ _id: { $in: [...new Set(memoryIds)] } }, { projection: { tenant_id: 1 } }).toArray();
+    return new Map(docs.map((doc) => [doc._id, doc.tenant_id !== undefined ? { tenant_id: doc.tenant_id } : {}]));
   }
 
   /**
@@ -129,17 +134,28 @@ export class MemoryStore {
    * makes FerretDB scan the collection.
    */
   async upsertMemory(doc: Omit<MemoryDoc, '_id' | 'created' | 'updated'>, now: Date): Promise<void> {
-    const { name, first_run, ...rest } = doc;
-    try {
-      await this.memories.insertOne({ _id: doc.memory_id, ...rest, name, created: now, updated: now, ...(first_run !== undefined ? { first_run } : {}) });
-      return;
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
-    await this.memories.updateOne(
-      { _id: doc.memory_id },
-      { $set: { ...rest, updated: now }, $setOnInsert: { name, created: now, ...(first_run !== undefined ? { first_run } : {}) } },
-      { upsert: true },
+    await this.upsertMemories([doc], now);
+  }
+
+  /** {@link upsertMemory} of several memories (a run's planner and executor memories): one insert when all are new. */
+  async upsertMemories(docs: ReadonlyArray<Omit<MemoryDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<void> {
+    const existing = await insertNew(
+      this.memories,
+      docs.map(({ name, first_run, ...rest }) => ({ _id: rest.memory_id, ...rest, name, created: now, updated: now, ...(first_run !== undefined ? { first_run } : {}) }) as MemoryDoc),
+    );
+    if (existing.length === 0) return;
+    await this.memories.bulkWrite(
+      existing.map((i) => {
+        const { name, first_run, ...rest } = docs[i];
+        return {
+          updateOne: {
+            filter: { _id: rest.memory_id },
+            update: { $set: { ...rest, updated: now }, $setOnInsert: { name, created: now, ...(first_run !== undefined ? { first_run } : {}) } },
+            upsert: true,
+          },
+        };
+      }),
+      { ordered: true },
     );
   }
 
@@ -157,7 +173,7 @@ export class MemoryStore {
    * same as an upsert of each.
    */
   async upsertInteractions(docs: ReadonlyArray<Omit<InteractionDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<void> {
-    const existing = await this.insertNew(docs.map((doc) => ({ _id: doc.interaction_id, ...doc, created: now, updated: now }) as InteractionDoc));
+    const existing = await insertNew(this.interactions, docs.map((doc) => ({ _id: doc.interaction_id, ...doc, created: now, updated: now }) as InteractionDoc));
     if (existing.length === 0) return;
     await this.interactions.bulkWrite(
       existing.map((i) => {
@@ -168,26 +184,15 @@ export class MemoryStore {
     );
   }
 
-  /** Inserts an interaction once; a repeated call (a retry, a reset) leaves the first one as it is. */
-  async insertInteractionOnce(doc: Omit<InteractionDoc, '_id' | 'created' | 'updated'>, now: Date): Promise<void> {
-    await this.insertNew([{ _id: doc.interaction_id, ...doc, created: now, updated: now } as InteractionDoc]);
+  /** Inserts interactions once, in one command; a repeated call (a retry, a reset) leaves the first ones as they are. */
+  async insertInteractionsOnce(docs: ReadonlyArray<Omit<InteractionDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<void> {
+    await insertNew(this.interactions, docs.map((doc) => ({ _id: doc.interaction_id, ...doc, created: now, updated: now }) as InteractionDoc));
   }
 
-  /** Inserts the documents; returns the positions of those whose `_id` exists already (not written). */
-  private async insertNew(docs: InteractionDoc[]): Promise<number[]> {
-    try {
-      await this.interactions.insertMany(docs, { ordered: false });
-      return [];
-    } catch (err) {
-      const positions = duplicatePositions(err);
-      if (!positions) throw err;
-      return positions;
-    }
-  }
-
-  async setResponse(interactionId: string, response: string, now: Date, error?: string, marks: { interrupted_by?: string } = {}): Promise<void> {
-    await this.interactions.updateOne(
-      { _id: interactionId },
+  /** Writes a run's answer (or its failure) onto its root interactions, in one command. */
+  async setResponse(interactionIds: readonly string[], response: string, now: Date, error?: string, marks: { interrupted_by?: string } = {}): Promise<void> {
+    await this.interactions.updateMany(
+      { _id: { $in: [...interactionIds] } },
       // A run reset after a failure ends well: its earlier error goes.
       error === undefined ? { $set: { response, updated: now, ...marks }, $unset: { error: '' } } : { $set: { response, updated: now, error, ...marks } },
     );
@@ -273,4 +278,16 @@ export function allFound<T>(ids: readonly string[], found: readonly (T | null)[]
 export function otherTenantMessage(field: string, id: string, owner: string | undefined, tenant: string | undefined): string {
   const whose = (t: string | undefined) => (t === undefined ? 'no tenant' : `tenant ${t}`);
   return `${field} ${id} belongs to ${whose(owner)}, not to ${whose(tenant)}: a memory is continued by its own tenant only (nothing was changed)`;
+}
+
+/** Inserts the documents; returns the positions of those whose `_id` exists already (not written). */
+async function insertNew<T extends { _id: string }>(collection: Collection<T>, docs: T[]): Promise<number[]> {
+  try {
+    await collection.insertMany(docs as never, { ordered: false });
+    return [];
+  } catch (err) {
+    const positions = duplicatePositions(err);
+    if (!positions) throw err;
+    return positions;
+  }
 }

@@ -2,7 +2,8 @@
  * The worker process is SIGKILLed at random points several times while 12 multi-step runs with
  * tool calls are in flight (half of them running two steps in parallel); a fresh worker is
  * started each time. Every run must complete with its expected result, no tool call of a
- * completed step may complete twice, and memory must hold every interaction exactly once.
+ * completed step may complete twice, memory must hold every interaction exactly once, and each
+ * run's event stream every event once and in order.
  */
 import { planExecuteReflect } from '../../workflows';
 import { useWorkerProcess } from '../support/spawn-worker';
@@ -63,6 +64,23 @@ describe('worker crashes', () => {
         // executionModel twice (the step's memory read and its result saved inside) and callTool, each completed exactly once
         expect([run, step, completions.length]).toEqual([run, step, 3]);
       }
+    }
+
+    // Each run's stream: offsets without gaps; every planner answer whole and once (the workflow
+    // writes an answer's last piece, so a worker killed between the call and that write must not
+    // lose or repeat it); each step started and finished once, in that order; one start, one end.
+    const log = fixture.memory.eventLog();
+    for (const [run, handle] of handles.entries()) {
+      const events = await log.readAll(handle.workflowId);
+      expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+      const planner = answersOf(events).filter((a) => a.role === 'planner').map((a) => a.text);
+      expect([run, planner]).toEqual([run, agent(run).llm.script.planner]);
+      for (let step = 0; step < STEPS; step++) {
+        const started = events.filter((e) => e.type === 'step_started' && e.index === step);
+        const finished = events.filter((e) => e.type === 'step_finished' && e.index === step);
+        expect([run, step, started.length, finished.length, started[0]?.offset < finished[0]?.offset]).toEqual([run, step, 1, 1, true]);
+      }
+      expect([run, events.filter((e) => e.type === 'run_started').length, events.at(-1)?.type]).toEqual([run, 1, 'run_finished']);
     }
 
     const memory = fixture.memory;

@@ -78,6 +78,27 @@ describe('run event streams', () => {
     for (const from of [0, 1, 7, events.length - 1]) expect(await collect(id, from)).toEqual(events.slice(from));
   });
 
+  it.each(AGENT_TYPES)('%s, model not streaming: each planning answer whole, once, written by the run with the events after it', async (type) => {
+    const agent = typedAgent(type, 2) as { llm: { parameters?: Record<string, unknown> } };
+    agent.llm.parameters = { ...agent.llm.parameters, stream: false };
+    const handle = await startAgentRun(cli.harness, runInput(agent, `streamed ${type}`), `events-whole-${type.replace(/_/g, '-')}`);
+    await handle.result();
+    const events = await collect(handle.workflowId);
+    expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+    // The same answers as the streamed run of the same script, each in one event (none lost, none twice).
+    const deltas = events.filter((e) => e.type === 'model_delta');
+    expect(new Set(deltas.map((d) => d.type === 'model_delta' && d.call)).size).toBe(deltas.length);
+    expect(answersOf(events)).toEqual(answersOf(watched.get(type)!.events));
+    if (type !== 'plan_execute_and_reflect') return;
+    // The planner's answer went out in the write of the plan and the step it starts (the run's, not the activity's).
+    const batches = (await cli.harness.memory.eventLog().archive.find({ run: handle.workflowId }).toArray()).flatMap((d) => d.batches);
+    const batchOf = (offset: number) => batches.find((b) => b.first <= offset && offset < b.first + b.count);
+    const answer = events.find((e) => e.type === 'model_delta' && e.call === 'planner:0')!;
+    expect(events[answer.offset + 1]).toMatchObject({ type: 'plan' });
+    expect(events[answer.offset + 2]).toMatchObject({ type: 'step_started', index: 0 });
+    expect(batchOf(answer.offset)).toBe(batchOf(answer.offset + 2));
+  });
+
   it('a workflow ID used again for a new run: watching gives the new run from its start, --from 0 the earlier one', async () => {
     const id = `events-again-${Date.now()}`;
     const input = runInput(streamedAgent('plan_execute_and_reflect', 1), 'asked twice');

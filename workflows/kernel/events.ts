@@ -6,7 +6,8 @@
  * (execution and position) keep that from duplicating an event.
  */
 import { proxySinks, workflowInfo, type Sinks } from '@temporalio/workflow';
-import { EVENT_PREVIEW_CHARS, type RunEventBody } from '../../core/run-events';
+import { EVENT_PREVIEW_CHARS, modelCallName, modelRoleOf, type RunEventBody } from '../../core/run-events';
+import type { CallPosition } from '../../core/llm-types';
 import { preview } from '../../core/text';
 
 export interface RunEventSinks extends Sinks {
@@ -37,6 +38,16 @@ export class RunEvents {
     const known = steps.length <= this.plan.length && steps.every((s, i) => s === this.plan[this.plan.length - steps.length + i]);
     this.plan = [...steps];
     if (!known) this.emit({ type: 'plan', steps: [...steps] });
+  }
+
+  /**
+   * The end of a planning call's text that its activity left to the workflow (`tail_from`): in
+   * the write of the events that follow the call. Keyed by the call, not by position in the
+   * sequence, so runs recorded before (which have no tails) number their events as they did.
+   */
+  modelTextTail(position: CallPosition, text: string): void {
+    const call = modelCallName(position);
+    runEvents.publish(this.run, [{ type: 'model_delta', role: modelRoleOf(position), call, text }], [`${workflowInfo().runId}#text:${call}`]);
   }
 
   stepFinished(index: number, ok: boolean, result: string): void {

@@ -95,11 +95,14 @@ export async function ask(run: RunContext, original: ModelCall): Promise<string>
   // A run with a tenant: the activity checks the tenant's daily cap; a call it did not make waits and is asked again.
   const tenant = tenantOf(run);
   if (call.model === 'planning') {
+    // A numbered call's text ends in the write of the events that follow it (see `workflow_publishes_tail`).
+    const tail = 'call' in call.position ? { workflow_publishes_tail: true as const } : {};
     const answer = await withinTenantBudget(run, () =>
       run.models.planning().executeWithOptions({ summary: call.summary }, [
-        { model: modelForCall(withParameterDefaults(agent.llm, call.parameterDefaults), call.position), ...system, position: call.position, ...(render ? { render } : text), ...filter, ...whole, agent: agent.name, ...tenant },
+        { model: modelForCall(withParameterDefaults(agent.llm, call.parameterDefaults), call.position), ...system, position: call.position, ...(render ? { render } : text), ...filter, ...whole, agent: agent.name, ...tenant, ...tail },
       ]),
     );
+    if (answer.tail_from !== undefined) run.events.modelTextTail(call.position, answer.text.slice(answer.tail_from));
     progress.usage = addUsage(progress.usage, answer.usage);
     return answer.text;
   }

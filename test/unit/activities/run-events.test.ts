@@ -1,6 +1,7 @@
 /**
  * Model text published by an activity: the first piece at once, the next ones batched, and each
- * piece stamped with the time it was written, not the time its batch was sent.
+ * piece stamped with the time it was written, not the time its batch was sent; a last piece that
+ * ends the answer left to the workflow when the call asks for it.
  */
 import { ActivityStream, DELTA_FLUSH_MS } from '../../../activities/run-events';
 import type { RunEventLog } from '../../../stores/run-events';
@@ -28,6 +29,31 @@ it('sends the first piece at once, batches the rest, and stamps each piece when 
   const [lo, world] = appended[1].events.map((e) => Date.parse(e.at));
   expect(world - lo).toBeGreaterThanOrEqual(DELTA_FLUSH_MS / 2 - 5);
   expect(appended.every((a) => a.run === 'run-1' && a.events.every((e) => e.type === 'model_delta'))).toBe(true);
+});
+
+it('leaves a last unpublished piece that ends the answer to the caller, and publishes it otherwise', async () => {
+  // Streamed: the first piece at once; the last, still waiting for its batch, is the answer's end.
+  const streamed = recordingLog();
+  const text = new ActivityStream(streamed.log, 'run-1', 1).modelText({ role: 'planner', call: 0 }, undefined);
+  text.push('{"steps"');
+  text.push(': []}');
+  expect(await text.end('{"steps": []}')).toBe('{"steps"'.length);
+  expect(streamed.appended.flatMap((a) => a.events.map((e) => e.text))).toEqual(['{"steps"']);
+
+  // Unstreamed (nothing pushed): the answer is one piece, all of it left.
+  const whole = recordingLog();
+  const once = new ActivityStream(whole.log, 'run-1', 1).modelText({ role: 'planner', call: 1 }, undefined);
+  expect(await once.end('the answer')).toBe(0);
+  expect(whole.appended).toEqual([]);
+
+  // Published here: several pieces waiting (each stays an event), an answer they do not end (a response filter), or no answer to hand.
+  for (const [pieces, answer] of [[['a', 'b', 'c'], 'abc'], [['a', 'raw'], 'filtered'], [['a', 'b'], undefined]] as const) {
+    const kept = recordingLog();
+    const t = new ActivityStream(kept.log, 'run-1', 1).modelText({ role: 'planner', call: 2 }, undefined);
+    pieces.forEach((p) => t.push(p));
+    expect(await t.end(answer)).toBeUndefined();
+    expect(kept.appended.flatMap((a) => a.events.map((e) => e.text))).toEqual([...pieces]);
+  }
 });
 
 it('says retry before the text of a retried attempt', async () => {
