@@ -37,7 +37,7 @@ export function createActivities(activityDeps: ActivityDeps) {
     // Opened on the first call of a run with a tenant.
     tenantBudgets: () => (budgets ??= openTenantBudgets(activityDeps.memory.db)),
   };
-  const memory = createMemoryActivities(deps.memory, { requireTenant: deps.policy?.requireTenant ?? false });
+  const memory = createMemoryActivities(deps.memory, { requireTenant: deps.policy?.requireTenant ?? false, executorMemoryCreated: deps.executorHistory.created });
   return {
     ...memory,
     /** Stores the run's static prompt material once; this worker's model calls then read it from its cache. */

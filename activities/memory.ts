@@ -194,7 +194,7 @@ export async function copyForkedSteps(store: MemoryStore, { from, to, count, for
   await store.interactions.updateMany({ _id: { $in: [to.parent_interaction_id, to.executor_agent_parent_interaction_id] } }, { $set: { forked_from } });
 }
 
-export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: boolean } = {}) {
+export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: boolean; executorMemoryCreated?: (id: string, firstRun: string) => void } = {}) {
   return {
     /**
      * Creates the planner and executor memories and the root interaction holding the question,
@@ -215,7 +215,7 @@ export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: 
         ? await store.recentExchanges(ids.memory_id, input.message_history_limit, ids.parent_interaction_id)
         : [];
       const now = new Date();
-      await store.upsertMemories(
+      const created = await store.upsertMemories(
         [
           { memory_id: ids.memory_id, name: input.question, app_type: input.app_type, role: 'planner', ...tenantOf(ids) },
           {
@@ -232,6 +232,8 @@ export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: 
         ],
         now,
       );
+      // Which run created the executor memory: this one (the worker's executor history need not read it).
+      if (created.includes(ids.executor_agent_memory_id)) o.executorMemoryCreated?.(ids.executor_agent_memory_id, ids.executor_agent_parent_interaction_id);
       const root = { input: input.question, response: '', trace_number: null, parent_interaction_id: null, ...tenantOf(ids) };
       await store.insertInteractionsOnce(
         [

@@ -124,7 +124,7 @@ export function executorHistoryCache(memory: MemoryStore, steps: ReturnType<type
   // Which run created an executor memory never changes.
   const firstRuns = boundedCache(async (id: string) => ({ first_run: (await memory.memory(id))?.first_run }), (id) => id, max);
   const firstRun = async (id: string) => (await firstRuns.get(id)).first_run;
-  return boundedCache(
+  const openings = boundedCache(
     async (m: ExecutorStepMemory): Promise<ChatMessage[]> => {
       // The run's earlier steps from the worker's cache of its execution (memory when it has no run_id).
       const reads = m.run_id === undefined ? { ...directReads(memory), firstRun } : { steps: (ids: readonly string[]) => steps.find(ids, m.run_id), firstRun };
@@ -138,4 +138,9 @@ export function executorHistoryCache(memory: MemoryStore, steps: ReturnType<type
     (m) => `${m.run_id ?? ''}/${m.ids.executor_agent_memory_id}/${m.step_index}/${m.history_limit}/${m.step}`,
     max,
   );
+  return {
+    get: openings.get,
+    /** An executor memory this worker's run just created: `firstRun` created it. */
+    created: (id: string, first: string) => firstRuns.remember(id, { first_run: first }),
+  };
 }

@@ -8,8 +8,8 @@ export interface BenchWorker {
   mongoCommands(): Promise<Record<string, number>>;
   /** The milliseconds the worker's MongoDB commands have taken so far (those that succeeded), by command name. */
   mongoCommandMs(): Promise<Record<string, number>>;
-  /** The MongoDB commands the worker has sent so far, by name and collection (`insert perflow_interactions`; the live event shards as `….live.*`). */
-  mongoCommandsByCollection(): Promise<Record<string, number>>;
+  /** The MongoDB commands the worker has sent so far and the milliseconds they took, by name and collection (`insert perflow_interactions`; the live event shards as `….live.*`). */
+  mongoCommandsByCollection(): Promise<{ counts: Record<string, number>; ms: Record<string, number> }>;
   /** Starts a new peak-memory window. */
   resetPeakRss(): void;
   /** The worker's peak resident memory in the current window, MB (VmRSS sampled every 100 ms). */
@@ -76,7 +76,8 @@ export async function startBenchWorker(env: Record<string, string>): Promise<Ben
     async mongoCommandsByCollection() {
       const answer = nextReport(child, 'commands');
       send({ type: 'commands' });
-      return { ...(await answer).byCollection };
+      const { byCollection, msByCollection } = await answer;
+      return { counts: { ...byCollection }, ms: { ...msByCollection } };
     },
     resetPeakRss: () => (peak = procStatusMb(pid, 'VmRSS')),
     peakRssMb: () => Math.max(peak, procStatusMb(pid, 'VmRSS')),

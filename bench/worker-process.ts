@@ -14,7 +14,7 @@ import { benchActivities } from './activities';
 import { blobTool } from './tools';
 
 export type WorkerRequest = { type: 'commands' } | { type: 'stop' };
-export type WorkerReport = { type: 'ready' } | { type: 'commands'; counts: Record<string, number>; ms: Record<string, number>; byCollection: Record<string, number> } | { type: 'failed'; message: string };
+export type WorkerReport = { type: 'ready' } | { type: 'commands'; counts: Record<string, number>; ms: Record<string, number>; byCollection: Record<string, number>; msByCollection: Record<string, number> } | { type: 'failed'; message: string };
 
 const report = (message: WorkerReport) => process.send?.(message);
 
@@ -37,16 +37,25 @@ async function main(): Promise<void> {
   const counts: Record<string, number> = {};
   const ms: Record<string, number> = {};
   const byCollection: Record<string, number> = {};
+  const msByCollection: Record<string, number> = {};
+  const started = new Map<number, string>();
   worker.mongo.on('commandStarted', (e) => {
     counts[e.commandName] = (counts[e.commandName] ?? 0) + 1;
     // The live event shards count as one collection.
     const key = `${e.commandName} ${String((e.command as Record<string, unknown>)[e.commandName]).replace(/\.live\.[0-9a-f]+$/, '.live.*')}`;
     byCollection[key] = (byCollection[key] ?? 0) + 1;
+    started.set(e.requestId, key);
   });
-  worker.mongo.on('commandSucceeded', (e) => (ms[e.commandName] = (ms[e.commandName] ?? 0) + e.duration));
+  worker.mongo.on('commandSucceeded', (e) => {
+    ms[e.commandName] = (ms[e.commandName] ?? 0) + e.duration;
+    const key = started.get(e.requestId);
+    if (key !== undefined) msByCollection[key] = (msByCollection[key] ?? 0) + e.duration;
+    started.delete(e.requestId);
+  });
+  worker.mongo.on('commandFailed', (e) => started.delete(e.requestId));
   const running = worker.run();
   process.on('message', (request: WorkerRequest) => {
-    if (request.type === 'commands') report({ type: 'commands', counts, ms, byCollection });
+    if (request.type === 'commands') report({ type: 'commands', counts, ms, byCollection, msByCollection });
     else worker.shutdown();
   });
   // The bench died without stopping us: stop polling its servers.

@@ -194,11 +194,12 @@ async function measurePerStep(bench: Bench, results: Record<string, unknown>): P
 }
 
 /** What MongoDB commands the worker sent while `body` ran, by name and by name and collection. */
-async function mongoCommandsDuring<T>(bench: Bench, body: () => Promise<T>): Promise<{ run: T; commands: Record<string, number>; byCollection: Record<string, number> }> {
+async function mongoCommandsDuring<T>(bench: Bench, body: () => Promise<T>): Promise<{ run: T; commands: Record<string, number>; byCollection: Record<string, number>; msByCollection: Record<string, number> }> {
   const before = { byName: await bench.worker.mongoCommands(), byCollection: await bench.worker.mongoCommandsByCollection() };
   const run = await body();
   const since = (now: Record<string, number>, then: Record<string, number>) => Object.fromEntries(Object.entries(now).map(([name, n]) => [name, n - (then[name] ?? 0)]).filter(([, n]) => n !== 0));
-  return { run, commands: since(await bench.worker.mongoCommands(), before.byName), byCollection: since(await bench.worker.mongoCommandsByCollection(), before.byCollection) };
+  const after = await bench.worker.mongoCommandsByCollection();
+  return { run, commands: since(await bench.worker.mongoCommands(), before.byName), byCollection: since(after.counts, before.byCollection.counts), msByCollection: since(after.ms, before.byCollection.ms) };
 }
 
 /** A three-step and a six-step run with one BlobTool call per step (and `run`'s model settings): their histories and MongoDB commands. */
@@ -351,7 +352,7 @@ async function concurrently(bench: Bench, k: number, start: () => Promise<Finish
 }
 
 async function measureConcurrency(bench: Bench, k: number): Promise<{ row: Row; json: unknown }> {
-  const { run: per, commands, byCollection } = await mongoCommandsDuring(bench, () => concurrently(bench, k, () => perflowRun(bench, benchInput({ steps: 5 }))));
+  const { run: per, commands, byCollection, msByCollection } = await mongoCommandsDuring(bench, () => concurrently(bench, k, () => perflowRun(bench, benchInput({ steps: 5 }))));
   const mongoPerStep = sum(Object.values(commands)) / (k * 5);
   const floor = await concurrently(bench, k, () => floorRun(bench, 5));
   const cell = (c: typeof per) =>
@@ -359,7 +360,7 @@ async function measureConcurrency(bench: Bench, k: number): Promise<{ row: Row; 
   const ratio = per.runs_per_second / floor.runs_per_second;
   return {
     row: [`${k} concurrent 5-step runs, ${bench.label}`, `${cell(per)}; ${round(mongoPerStep, 1)} MongoDB commands per step over whole runs`, `floor: ${cell(floor)}`, `${round(ratio, 2)}× the floor's runs/s`],
-    json: { perflow: per, floor, throughput_ratio: ratio, mongo_commands_per_step: mongoPerStep, mongo_commands_per_step_by_collection: Object.fromEntries(Object.entries(byCollection).map(([n, c]) => [n, c / (k * 5)])) },
+    json: { perflow: per, floor, throughput_ratio: ratio, mongo_commands_per_step: mongoPerStep, mongo_commands_per_step_by_collection: Object.fromEntries(Object.entries(byCollection).map(([n, c]) => [n, c / (k * 5)])), mongo_mean_ms_by_collection: Object.fromEntries(Object.entries(byCollection).map(([n, c]) => [n, (msByCollection[n] ?? 0) / c])) },
   };
 }
 
