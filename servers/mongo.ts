@@ -42,11 +42,9 @@ const FERRETDB_PG_POOL = 250;
  * queued past FerretDB's 10 s busy timeout and failed with SQLITE_BUSY (then retried, adding
  * load), so they wait up to a minute for the lock; commits skip the per-transaction fsync (WAL
  * with synchronous=NORMAL: safe if the process dies, the last commits may be lost if the
- * machine does — this is the development backend). A write transaction takes the lock when it
- * begins (`_txlock=immediate`) rather than when it first writes, so it waits its turn instead of
- * failing and starting over: at 50 concurrent runs a write's mean wait fell from ~170 ms to ~40 ms.
+ * machine does — this is the development backend).
  */
-const SQLITE_OPTIONS = '_pragma=busy_timeout(60000)&_pragma=synchronous(normal)&_txlock=immediate';
+const SQLITE_OPTIONS = '_pragma=busy_timeout(60000)&_pragma=synchronous(normal)';
 
 export async function startMongo(env: NodeJS.ProcessEnv): Promise<MongoServer> {
   const external = namedServersFromEnv(env).mongoUri;
