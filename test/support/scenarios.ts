@@ -206,6 +206,11 @@ export const SCENARIOS: Scenario[] = [
     agent: typedAgent(type, 4),
     params: { continue_as_new_after_events: 25 },
   })),
+  // Each agent type with its model not streaming: the planning answers come back with `tail_from`, and the run publishes their text.
+  ...(['plan_execute_and_reflect', 'step_by_step', 'todo_list', 'plan_and_execute'] as const).map((type) => {
+    const agent = typedAgent(type, 2) as { llm: { parameters?: Record<string, unknown> } };
+    return { name: `${type.replace(/_/g, '-')}-planning-text-by-run`, question: 'sum 1..2', agent: { ...agent, llm: { ...agent.llm, parameters: { ...agent.llm.parameters, stream: false } } }, runOnly: true };
+  }),
   {
     // The todos run out without GOAL_ACHIEVED: TodoAgent's final goal verification.
     name: 'todo-list-final-verification',

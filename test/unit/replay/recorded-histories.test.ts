@@ -25,6 +25,11 @@ describe('recorded histories', () => {
       expect.arrayContaining([
         'three-steps-with-tools.binpb',
         'three-steps-with-tools.step-1.binpb',
+        // Planning answers whose text the run publishes (`tail_from`), one per agent type.
+        'plan-execute-and-reflect-planning-text-by-run.binpb',
+        'step-by-step-planning-text-by-run.binpb',
+        'todo-list-planning-text-by-run.binpb',
+        'plan-and-execute-planning-text-by-run.binpb',
         'failed-step-replanned.binpb',
         'max-steps-reached.binpb',
         'malformed-planner-answer-retried.binpb',
