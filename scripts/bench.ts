@@ -15,7 +15,8 @@
  * with two sub-agents next to one agent doing their work; with
  * `--long`, a 1,000-step run (`--long-steps N`) through continue-as-new and a step of 200
  * ReAct iterations with 8 KB tool outputs. On every backend: K concurrent 5-step
- * runs next to the floor, and the worker's peak RSS. Writes bench/results/latest.{json,md}
+ * runs next to the floor (on the first, also measured alone before the other sections), and the
+ * worker's peak RSS. Writes bench/results/latest.{json,md}
  * (with `--only`, the table only; `--json FILE` writes its numbers there).
  *
  * Over 300 lines on purpose: the measurements share one set of servers, worker and report,
@@ -175,12 +176,16 @@ async function execute(bench: Bench, type: 'planExecuteReflect' | 'floorRun', ar
 }
 const perflowRun = (bench: Bench, input: PlanExecuteReflectInput) => execute(bench, 'planExecuteReflect', input);
 const floorRun = (bench: Bench, steps: number) => execute(bench, 'floorRun', steps);
+/** A short run of each kind first: the workflow bundle loaded, connections open. */
+async function warmUp(bench: Bench): Promise<void> {
+  await perflowRun(bench, benchInput({ steps: 2 }));
+  await floorRun(bench, 2);
+}
 const historiesOf = (bench: Bench, run: Finished) => fetchRunHistories(bench.client, run.workflowId, run.firstExecutionRunId);
 
 /** Per-step orchestration time, one run at a time, zero-latency model, no tools. */
 async function measurePerStep(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
-  await perflowRun(bench, benchInput({ steps: 2 })); // warm-up: workflow bundle, connections
-  await floorRun(bench, 2);
+  await warmUp(bench);
   const per: number[] = [];
   const floor: number[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -351,7 +356,7 @@ async function concurrently(bench: Bench, k: number, start: () => Promise<Finish
   return { runs_per_second: k / (elapsed / 1000), p50_ms: percentile(latencies, 50), p95_ms: percentile(latencies, 95), worker_peak_rss_mb: peakRssMb, activity_timeouts: trouble.timeouts, activity_retries: trouble.retries };
 }
 
-async function measureConcurrency(bench: Bench, k: number): Promise<{ row: Row; json: unknown }> {
+async function measureConcurrency(bench: Bench, k: number) {
   const { run: per, commands, byCollection, msByCollection } = await mongoCommandsDuring(bench, () => concurrently(bench, k, () => perflowRun(bench, benchInput({ steps: 5 }))));
   const mongoPerStep = sum(Object.values(commands)) / (k * 5);
   const floor = await concurrently(bench, k, () => floorRun(bench, 5));
@@ -359,7 +364,7 @@ async function measureConcurrency(bench: Bench, k: number): Promise<{ row: Row; 
     `${round(c.runs_per_second, 2)} runs/s, p50 ${seconds(c.p50_ms)}, p95 ${seconds(c.p95_ms)}; worker peak RSS ${round(c.worker_peak_rss_mb)} MB; ${c.activity_timeouts} activity timeouts, ${c.activity_retries} retries`;
   const ratio = per.runs_per_second / floor.runs_per_second;
   return {
-    row: [`${k} concurrent 5-step runs, ${bench.label}`, `${cell(per)}; ${round(mongoPerStep, 1)} MongoDB commands per step over whole runs`, `floor: ${cell(floor)}`, `${round(ratio, 2)}× the floor's runs/s`],
+    row: [`${k} concurrent 5-step runs, ${bench.label}`, `${cell(per)}; ${round(mongoPerStep, 1)} MongoDB commands per step over whole runs`, `floor: ${cell(floor)}`, `${round(ratio, 2)}× the floor's runs/s`] as Row,
     json: { perflow: per, floor, throughput_ratio: ratio, mongo_commands_per_step: mongoPerStep, mongo_commands_per_step_by_collection: Object.fromEntries(Object.entries(byCollection).map(([n, c]) => [n, c / (k * 5)])), mongo_mean_ms_by_collection: Object.fromEntries(Object.entries(byCollection).map(([n, c]) => [n, (msByCollection[n] ?? 0) / c])) },
   };
 }
@@ -446,9 +451,41 @@ async function measureEval(bench: Bench, results: Record<string, unknown>): Prom
   ];
 }
 
+type ConcurrencyRow = Awaited<ReturnType<typeof measureConcurrency>>;
+
+/** The concurrency rows, one per --concurrency level. */
+async function measureConcurrencyLevels(bench: Bench): Promise<Map<number, ConcurrencyRow>> {
+  const measured = new Map<number, ConcurrencyRow>();
+  for (const k of CONCURRENCY) measured.set(k, await measureConcurrency(bench, k));
+  return measured;
+}
+
+/**
+ * Whether a concurrency row depends on what the database already holds: the same row measured
+ * first on fresh servers (alone) and after every other section (in the full run).
+ */
+function aloneAndFullRow(k: number, label: string, alone: ConcurrencyRow['json'], full: ConcurrencyRow['json']) {
+  const differ = Math.abs(full.perflow.runs_per_second - alone.perflow.runs_per_second) / alone.perflow.runs_per_second;
+  const cell = (c: ConcurrencyRow['json']) => `${round(c.perflow.runs_per_second, 2)} runs/s (${round(c.throughput_ratio, 2)}× the floor)`;
+  // The commands that slowed most: what grows with what the database holds.
+  const slower = Object.entries(full.mongo_mean_ms_by_collection)
+    .map(([n, ms]) => [n, ms, alone.mongo_mean_ms_by_collection[n] ?? 0] as const)
+    .sort((a, b) => b[1] - b[2] - (a[1] - a[2]))
+    .slice(0, 3)
+    .map(([n, ms, before]) => `${n} ${round(before)} → ${round(ms)} ms`)
+    .join(', ');
+  return {
+    row: [`${k} concurrent 5-step runs, ${label}: measured alone (first, on fresh servers) and in the full run (after every other section); mean command time, alone → full, of the commands that slowed most`, `full run: ${cell(full)}; ${slower}`, `alone: ${cell(alone)}`, `runs/s differ by ${round(differ * 100)} %: ${differ <= 0.1 ? 'within' : 'not within'} 10 %`] as Row,
+    json: { alone: alone.perflow.runs_per_second, full: full.perflow.runs_per_second, alone_ratio: alone.throughput_ratio, full_ratio: full.throughput_ratio, differ },
+  };
+}
+
 /** Everything measured on one backend: the single-run rows on the first backend only. */
 async function measureBackend(bench: Bench, first: boolean, results: Record<string, unknown>): Promise<Row[]> {
   const rows: Row[] = [];
+  // Where other sections run before the concurrency rows, the same rows first, alone: does what they stored slow them?
+  const others = ['per-step', 'history', 'durability', 'parallel', 'streaming', 'eval', 'sub-agents'].some(measuring) || args.long;
+  const alone = first && others && measuring('concurrency') ? (await warmUp(bench), await measureConcurrencyLevels(bench)) : undefined;
   if (first) {
     if (measuring('per-step')) rows.push(...(await measurePerStep(bench, results)));
     if (measuring('history')) rows.push(...(await measureHistory(bench, results)));
@@ -459,18 +496,23 @@ async function measureBackend(bench: Bench, first: boolean, results: Record<stri
     if (measuring('sub-agents')) rows.push(...(await measureSubAgents(bench, results)));
     if (args.long) rows.push(...(await measureLongRun(bench, results)));
   } else {
-    await perflowRun(bench, benchInput({ steps: 2 })); // warm-up
-    await floorRun(bench, 2);
+    await warmUp(bench);
   }
   const concurrency: Record<string, unknown> = {};
-  for (const k of measuring('concurrency') ? CONCURRENCY : []) {
-    const { row, json } = await measureConcurrency(bench, k);
+  const full = measuring('concurrency') ? await measureConcurrencyLevels(bench) : new Map<number, ConcurrencyRow>();
+  for (const [k, { row, json }] of full) {
     concurrency[k] = json;
+    rows.push(row);
+  }
+  const agreement: Record<string, unknown> = {};
+  for (const [k, measured] of alone ?? []) {
+    const { row, json } = aloneAndFullRow(k, bench.label, measured.json, full.get(k)!.json);
+    agreement[k] = { ...json, alone_row: measured.json };
     rows.push(row);
   }
   const peak = bench.worker.highWaterMarkMb();
   const backends = (results.backends ??= {}) as Record<string, unknown>;
-  backends[bench.backend] = { label: bench.label, worker_peak_rss_mb: peak, concurrency };
+  backends[bench.backend] = { label: bench.label, worker_peak_rss_mb: peak, concurrency, ...(alone ? { concurrency_alone_and_full: agreement } : {}) };
   rows.push([`worker peak RSS over the whole bench on ${bench.label} (worker in its own process)`, `${round(peak)} MB`, '', '']);
   return rows;
 }
