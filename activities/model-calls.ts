@@ -19,7 +19,7 @@ import type { ChatRequest } from './llm/scripted';
 import { saveStep, toolCallId } from './memory';
 import { outputForModel } from './tool-calls';
 import { checkModel, type PolicyDeps } from './policy';
-import { activityStream } from './run-events';
+import { activityStream, EVENTS_BEFORE_HOLD_MS, type ActivityStream } from './run-events';
 import { NOT_MADE, withinTenantBudget } from './tenant-budgets';
 import type { completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache, toolAnswerCache } from './worker-caches';
 import type { MemoryStore } from '../stores/store';
@@ -41,27 +41,35 @@ export type ModelCallDeps = ChatDeps &
 /** The activity names of model calls (a worker serving the LLM task queue registers these). */
 export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'plannerLlm', 'executorLlm'] as const;
 
-export function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Promise<TenantChecked<PlannerAnswer>> {
-  return withinTenantBudget(deps.tenantBudgets, input.tenant, () => plannedCall(deps, input), () => NOT_MADE, Date.now, (answer) => tenantCostOf(input.model, answer.usage), (t) => tenantPriceProblem(input.model, t));
+export async function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Promise<TenantChecked<PlannerAnswer>> {
+  // One stream for the call: the run's events handed to it go out in its first write, whatever
+  // writes first — streamed, the first piece of text, unless the model is slow to it; else at once.
+  const streaming = perflowModelParameters(input.model.parameters).stream !== false;
+  const stream = activityStream(deps.events, input.events_before && { ...input.events_before, holdMs: streaming ? EVENTS_BEFORE_HOLD_MS : 0 });
+  try {
+    return await withinTenantBudget(deps.tenantBudgets, input.tenant, () => plannedCall(deps, input, stream), () => NOT_MADE, Date.now, (answer) => tenantCostOf(input.model, answer.usage), (t) => tenantPriceProblem(input.model, t));
+  } finally {
+    await stream?.close();
+  }
 }
 
 export function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Promise<TenantChecked<ChatResponse>> {
   return withinTenantBudget(deps.tenantBudgets, input.tenant, () => executionCall(deps, input), () => NOT_MADE, Date.now, (answer) => tenantCostOf(input.model, answer.usage), (t) => tenantPriceProblem(input.model, t));
 }
 
-async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput): Promise<PlannerAnswer> {
+async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput, stream: ActivityStream | undefined): Promise<PlannerAnswer> {
   // Before anything reaches the model: a compaction's summary call is a call of it too.
   checkModel(deps, input.model);
   // Loading the material and the completed steps from MongoDB counts as work: heartbeat through it too.
   const response = await withHeartbeat(async () => {
     const material = input.material_id ? await deps.prompts.get(input.material_id) : undefined;
     const system = systemOf(input, material);
-    const { prompt, usage } = input.render ? await plannerPrompt(deps, input, input.render, material, system) : await wholePrompt(deps, input, system);
+    const { prompt, usage } = input.render ? await plannerPrompt(deps, input, input.render, material, system, stream) : await wholePrompt(deps, input, system);
     const answer = await streamedChat(
       deps,
       input.model,
       { system, messages: [{ role: 'user', content: await withWholeResults(deps, input.whole_results, prompt) }], position: input.position, response_filter: input.response_filter },
-      { agent: input.agent, handTail: input.workflow_publishes_tail === true },
+      { agent: input.agent, handTail: input.workflow_publishes_tail === true, stream },
     );
     return { ...answer, usage: addUsage(answer.usage, usage) };
   });
@@ -76,10 +84,10 @@ async function wholePrompt(deps: ModelCallDeps, input: PlannerCallInput, system:
 }
 
 /** The planner prompt, its oldest completed steps compacted when it would not fit the model's context window. */
-async function plannerPrompt(deps: ModelCallDeps, input: PlannerCallInput, ref: PlannerPromptRef, material: PromptMaterial | undefined, system: string): Promise<{ prompt: string; usage: Usage }> {
+async function plannerPrompt(deps: ModelCallDeps, input: PlannerCallInput, ref: PlannerPromptRef, material: PromptMaterial | undefined, system: string, stream: ActivityStream | undefined): Promise<{ prompt: string; usage: Usage }> {
   const { completed, render } = await plannerTemplate(deps.completedSteps, ref, material);
   const fit = plannerCompactable(completed, render, ref.history_count ?? 0, system, ref.run_steps?.trace_root);
-  const compaction = await compactToFit(deps, input.model, fit, activityStream(deps.events));
+  const compaction = await compactToFit(deps, input.model, fit, stream);
   const shown = fit.steps(compaction?.dropped ?? 0, compaction?.placeholder ?? '');
   return { prompt: render(shown.steps, shown.historyCount), usage: compaction?.usage ?? ZERO_USAGE };
 }
@@ -119,8 +127,8 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
  * `llm.parameters.stream` false the provider is not asked to stream and the answer is published
  * whole when it is there.
  */
-async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, call: { step?: number; agent?: string; handTail?: boolean }): Promise<ChatResponse & { tail_from?: number }> {
-  const stream = activityStream(deps.events);
+async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, call: { step?: number; agent?: string; handTail?: boolean; stream?: ActivityStream }): Promise<ChatResponse & { tail_from?: number }> {
+  const stream = call.stream ?? activityStream(deps.events);
   if (!stream) return chat(model, request, deps, undefined, call.agent);
   const text = stream.modelText(request.position, call.step);
   const streaming = perflowModelParameters(model.parameters).stream !== false;

@@ -5,15 +5,19 @@
  */
 import { Context, log } from '@temporalio/activity';
 import { preview } from '../core/text';
-import { EVENT_PREVIEW_CHARS, modelCallName, modelRoleOf, streamOf, type RunEventBody } from '../core/run-events';
+import { EVENT_PREVIEW_CHARS, modelCallName, modelRoleOf, streamOf, type KeyedRunEvents, type RunEventBody } from '../core/run-events';
 import type { CallPosition } from '../core/llm-types';
 import type { RunEventLog } from '../stores/run-events';
 
 /** Deltas are sent in batches at most this often (the first at once: the first token is what people wait for). */
 export const DELTA_FLUSH_MS = 100;
 
-/** The stream of the current activity's run, and which attempt this is; undefined outside an activity or without a log. */
-export function activityStream(log?: RunEventLog): ActivityStream | undefined {
+/**
+ * The stream of the current activity's run, and which attempt this is; undefined outside an
+ * activity or without a log. `before`: the run's own events the workflow handed the activity
+ * (`events_before`), written first, with the activity's first write.
+ */
+export function activityStream(log?: RunEventLog, before?: HandedEvents): ActivityStream | undefined {
   if (!log) return undefined;
   let info: Context['info'];
   try {
@@ -22,23 +26,39 @@ export function activityStream(log?: RunEventLog): ActivityStream | undefined {
     return undefined;
   }
   const workflowId = info.workflowExecution?.workflowId;
-  return workflowId === undefined ? undefined : new ActivityStream(log, streamOf(workflowId), info.attempt);
+  return workflowId === undefined ? undefined : new ActivityStream(log, streamOf(workflowId), info.attempt, before);
 }
 
 export class ActivityStream {
   private chain: Promise<void> = Promise.resolve();
 
+  /** The run's events handed to the activity, not written yet: they go first in its next write (their keys: once, whichever attempt or the workflow writes them first). */
+  private before?: KeyedRunEvents;
+  private beforeTimer?: NodeJS.Timeout;
+
   constructor(
     private readonly log: RunEventLog,
     readonly run: string,
     readonly attempt: number,
-  ) {}
+    before?: HandedEvents,
+  ) {
+    if (!before || before.events.length === 0) return;
+    this.before = { events: before.events, keys: before.keys };
+    // Waiting for the activity's first write at most `holdMs`: then alone (a model slow to its first token).
+    if (before.holdMs <= 0) void this.publish();
+    else this.beforeTimer = setTimeout(() => void this.publish(), before.holdMs).unref();
+  }
 
   /** Queues events for the stream, in order after those queued before; each is stamped now unless it has its own `at`. */
   publish(...events: (RunEventBody & { at?: string })[]): Promise<void> {
     const now = new Date().toISOString();
+    const before = this.before;
+    this.before = undefined;
+    clearTimeout(this.beforeTimer);
+    const all: (RunEventBody & { at?: string })[] = [...(before?.events ?? []), ...events];
+    const keys = before ? [...before.keys, ...events.map(() => undefined)] : undefined;
     this.chain = this.chain.then(() =>
-      this.log.append(this.run, events.map((e) => ({ ...e, at: e.at ?? now }))).then(
+      this.log.append(this.run, all.map((e) => ({ ...e, at: e.at ?? now })), keys).then(
         () => undefined,
         (err: unknown) => log.warn('a run event could not be published', { run: this.run, error: String(err) }),
       ),
@@ -46,8 +66,9 @@ export class ActivityStream {
     return this.chain;
   }
 
-  /** Waits for everything queued. */
+  /** Waits for everything queued (and writes the events handed to the activity, when nothing else was written). */
   async close(): Promise<void> {
+    if (this.before) await this.publish();
     await this.chain;
   }
 
@@ -86,8 +107,12 @@ export class ActivityStream {
         clearTimeout(timer);
         // The last piece, when it is the rest of the answer, is left to the caller (one piece: every
         // piece stays an event); nothing streamed, the answer is that piece.
+        // The run's events handed to the call still waiting (nothing written yet): the answer goes
+        // with them, none of it left to the caller (one write either way).
+        const waiting = this.before !== undefined;
+        if (waiting && pieces.length === 0 && published === '' && answer) pieces.push({ text: answer, at: new Date().toISOString() });
         const last = pieces.length === 1 ? pieces[0].text : pieces.length === 0 && published === '' ? answer : undefined;
-        const handed = answer !== undefined && answer !== '' && last !== undefined && published + last === answer;
+        const handed = !waiting && answer !== undefined && answer !== '' && last !== undefined && published + last === answer;
         if (!handed) flush();
         await this.close();
         return handed ? published.length : undefined;
@@ -126,6 +151,14 @@ export class ActivityStream {
     await this.close();
   }
 }
+
+/** Run events the workflow handed an activity (`events_before`), and how long they may wait for its first write. */
+export interface HandedEvents extends KeyedRunEvents {
+  holdMs: number;
+}
+
+/** How long a planning call holds the run's events handed to it for its first piece of text: a step's end shows at most this late. */
+export const EVENTS_BEFORE_HOLD_MS = 1_000;
 
 export interface ModelText {
   push(text: string): void;

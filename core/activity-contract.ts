@@ -11,6 +11,8 @@ import type { ExecutorTurn, ModelConfig, ModelScript, ScriptedToolCall, ToolEntr
 import type { CallPosition, ChatMessage, ToolSpec, Usage } from './llm-types';
 import type { MemoryIds, ToolCallPlace } from './memory-ids';
 import type { PromptFormat } from './template';
+import type { TenantBudgetReached } from './decisions';
+import type { KeyedRunEvents } from './run-events';
 
 export type { ScriptedToolCall, ToolCallPlace };
 
@@ -109,14 +111,7 @@ export interface CallOwner {
   tenant?: string;
 }
 
-/** A model call not made: the tenant's spend of the UTC day reached its cap (`perflow budget set`). */
-export interface TenantBudgetReached {
-  tenant: string;
-  /** The UTC day (YYYY-MM-DD). */
-  day: string;
-  cap_usd: number;
-  spent_usd: number;
-}
+export type { TenantBudgetReached } from './decisions';
 
 /** A model call's answer, or the tenant's cap that kept it from being made. */
 export type TenantChecked<T> = T & { tenant_budget?: TenantBudgetReached };
@@ -137,7 +132,15 @@ export interface PlannerCallInput extends Omit<ChatRequest, 'messages' | 'system
    * that follow the call, in one write (see {@link PlannerAnswer}).
    */
   workflow_publishes_tail?: true;
+  /**
+   * The run's own events the workflow held for this call (a step's end, just before the planner
+   * reflects on it): the activity writes them first, with its first write to the stream (the
+   * call's first piece of text), or alone when it writes nothing else. Their keys keep them
+   * written once whichever attempt, or the workflow, writes them first.
+   */
+  events_before?: KeyedRunEvents;
 }
+
 
 /** A planning call's answer: its text and usage, and where the text's unpublished end begins when the workflow publishes it. */
 export interface PlannerAnswer {

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import type { TenantBudgetReached } from './activity-contract';
 import { formatCost } from './text';
 
 /** Which plans a person reviews before they run (parameter `plan_approval`). */
@@ -168,4 +167,13 @@ export function pendingWhat(d: PendingDecision): { what: string; detail?: string
   }
   if (d.kind === 'budget') return { what: 'awaiting a budget decision', detail: `the cost so far ${formatCost(d.budget?.cost_usd)} reached max_cost_usd ${formatCost(d.budget?.max_cost_usd)}` };
   return { what: 'awaiting approval of a tool call' };
+}
+
+/** A model call not made: the tenant's spend of the UTC day reached its cap (`perflow budget set`). */
+export interface TenantBudgetReached {
+  tenant: string;
+  /** The UTC day (YYYY-MM-DD). */
+  day: string;
+  cap_usd: number;
+  spent_usd: number;
 }

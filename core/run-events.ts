@@ -111,3 +111,9 @@ export function modelCallName(position: { role: string; kind?: string; call?: nu
 
 /** The name of a tool call in events. */
 export const toolCallName = (step: number, index: number): string => `tool:${step}:${index}`;
+
+/** Run events with their keys (one each): written once per key in a run's stream (`events_before`). */
+export interface KeyedRunEvents {
+  events: RunEventBody[];
+  keys: string[];
+}

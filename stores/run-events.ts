@@ -141,27 +141,28 @@ export class RunEventLog {
 
   /**
    * Appends events to a run's stream and returns their first offset (undefined when all were
-   * there already). `keys` (one per event) make the append idempotent: events whose key the
-   * stream already holds are not appended again.
+   * there already). `keys` (one per event; undefined for an event without one) make the append
+   * idempotent: events whose key the stream already holds are not appended again.
    */
-  async append(run: string, events: TimedEvent[], keys?: string[]): Promise<number | undefined> {
+  async append(run: string, events: TimedEvent[], keys?: readonly (string | undefined)[]): Promise<number | undefined> {
     let tail = this.tails.get(run) ?? (await this.findTail(run, keys !== undefined));
     let pending = events;
     let pendingKeys = keys;
     for (;;) {
       if (pendingKeys) {
-        const fresh = pendingKeys.map((k, i) => [k, i] as const).filter(([k]) => !tail.keys.has(k));
+        const fresh = pendingKeys.map((k, i) => [k, i] as const).filter(([k]) => k === undefined || !tail.keys.has(k));
         pending = fresh.map(([, i]) => pending[i]);
         pendingKeys = fresh.map(([k]) => k);
         if (pending.length === 0) return undefined;
       }
+      const keyed = pendingKeys?.filter((k) => k !== undefined);
       const doc: EventBatchDoc = {
         _id: batchId(run, tail.next),
         run,
         first: tail.next,
         count: pending.length,
         ...(tail.tenant_id !== undefined ? { tenant_id: tail.tenant_id } : {}),
-        ...(pendingKeys ? { keys: pendingKeys } : {}),
+        ...(keyed?.length ? { keys: keyed } : {}),
         ...(await this.store(pending)),
         created: new Date(),
       };
@@ -169,7 +170,7 @@ export class RunEventLog {
         await tail.batches.insertOne(doc);
         const first = tail.next;
         tail.next = first + pending.length;
-        remember(tail.keys, pendingKeys);
+        remember(tail.keys, keyed);
         return first;
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;

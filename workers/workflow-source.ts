@@ -66,9 +66,12 @@ function agentTypeModules(): string[] {
   return [...new Set(names)].map((name) => require.resolve(join(dir, name)));
 }
 
+/** Every bundle's own interceptor: the end of an activation, where a run writes the events it held (workflows/kernel/activation-end.ts). */
+export const ACTIVATION_END_MODULE = require.resolve('../workflows/kernel/activation-end');
+
 /**
- * How perflow bundles workflow code: the modules shared among workflows, any workflow
- * interceptor modules, and perflow's failure converter (failure messages and stack traces
+ * How perflow bundles workflow code: the modules shared among workflows, perflow's workflow
+ * interceptor and any others, and perflow's failure converter (failure messages and stack traces
  * encoded, hence encrypted with PERFLOW_ENCRYPTION_KEYS: codec/failure-converter.ts), in every
  * bundle whether the worker has keys or not.
  */
@@ -77,9 +80,10 @@ export function workflowBundleOptions(workflowsPath: string, interceptorModules:
     workflowsPath,
     failureConverterPath: FAILURE_CONVERTER_PATH,
     preloadModules: [...SHARED_WORKFLOW_MODULES],
-    ...(interceptorModules.length > 0 ? { workflowInterceptorModules: [...interceptorModules] } : {}),
+    workflowInterceptorModules: [ACTIVATION_END_MODULE, ...interceptorModules],
   };
 }
+
 
 /**
  * The sinks of a replaying worker: the run-event sink is never called on replay, but a worker

@@ -90,6 +90,20 @@ describe('the run event log', () => {
     expect(events[2]).toMatchObject({ index: 1 });
   });
 
+  it('appends keyed and unkeyed events in one batch: the keyed ones once, whichever writer comes first, the unkeyed every time', async () => {
+    const run = `log-${randomUUID()}`;
+    const workflow = log();
+    await workflow.open(run, { memory_id: 'm' });
+    const finished: TimedEvent = { type: 'step_finished', index: 0, ok: true, result: 'r', at: new Date().toISOString() };
+    // The workflow wrote the step's end (a write of its own after the activity took it); the activity's first write carries it too.
+    expect(await workflow.append(run, [finished], ['exec-1#3'])).toBe(0);
+    expect(await log().append(run, [finished, delta(0, 0, 'a')], ['exec-1#3', undefined])).toBe(1);
+    // A retried attempt on another worker writes them again: the step's end is not repeated, its text is.
+    expect(await log().append(run, [finished, delta(0, 1, 'b')], ['exec-1#3', undefined])).toBe(2);
+    const { events } = await log().read(run, 0);
+    expect(events.map((e) => `${e.offset}:${e.type === 'model_delta' ? e.text : e.type}`)).toEqual(['0:step_finished', '1:a', '2:b']);
+  });
+
   it('moves an ended stream to the archive: it reads the same, the live collection keeps only its end (marked, for the watchers polling it), the offsets go on', async () => {
     const run = `log-${randomUUID()}`;
     const writer = log();

@@ -1,6 +1,7 @@
 /**
  * A run's event stream, as a client watching it sees it: every agent type's events in order and
- * without gaps, model text streamed in pieces that join to the answers the run used, re-attaching
+ * without gaps, model text streamed in pieces that join to the answers the run used, a step's end
+ * written with the first piece of the planning call after it, re-attaching
  * from an offset, a finished run's stream, and `perflow watch` / `run --follow` showing it.
  */
 import { answersOf, watchRun, type RunEvent } from '../../client';
@@ -61,6 +62,18 @@ describe('run event streams', () => {
       expect(events[result]).toMatchObject({ tool: 'CalculatorTool', ok: true });
       expect(events[finished]).toMatchObject({ ok: true, result: `total ${index === 0 ? 1 : 3}` });
     }
+    // Each step's end once; where a planning call follows it, the step's end went out with that
+    // call's first piece of text, in the call's write (one write fewer per step).
+    const batches = (await cli.harness.memory.eventLog().archive.find({ run: handle.workflowId }).toArray()).flatMap((d) => d.batches);
+    const batchOf = (offset: number) => batches.find((b) => b.first <= offset && offset < b.first + b.count);
+    const ends = events.filter((e) => e.type === 'step_finished');
+    expect(ends.map((e) => e.type === 'step_finished' && e.index)).toEqual([0, 1]);
+    const reflected = ends.filter((e) => {
+      const next = events[e.offset + 1];
+      return next?.type === 'model_delta' && next.role === 'planner';
+    });
+    for (const e of reflected) expect(batchOf(e.offset)).toBe(batchOf(e.offset + 1));
+    if (type === 'plan_execute_and_reflect') expect(reflected.length).toBe(2);
     // Answers arrive in pieces of at most 5 characters and join to what the model answered.
     const deltas = events.filter((e) => e.type === 'model_delta');
     expect(deltas.length).toBeGreaterThan(20);

@@ -211,6 +211,11 @@ export const SCENARIOS: Scenario[] = [
     const agent = typedAgent(type, 2) as { llm: { parameters?: Record<string, unknown> } };
     return { name: `${type.replace(/_/g, '-')}-planning-text-by-run`, question: 'sum 1..2', agent: { ...agent, llm: { ...agent.llm, parameters: { ...agent.llm.parameters, stream: false } } }, runOnly: true };
   }),
+  // Each agent type with its model streaming: a planning call after a step takes the step's end (`events_before`) and writes it with its first piece.
+  ...(['plan_execute_and_reflect', 'step_by_step', 'todo_list', 'plan_and_execute'] as const).map((type) => {
+    const agent = typedAgent(type, 2) as { llm: { parameters?: Record<string, unknown> } };
+    return { name: `${type.replace(/_/g, '-')}-step-end-with-planning-text`, question: 'sum 1..2', agent: { ...agent, llm: { ...agent.llm, parameters: { ...agent.llm.parameters, latency_ms: 60, stream_chunk_chars: 5 } } }, runOnly: true };
+  }),
   {
     // The todos run out without GOAL_ACHIEVED: TodoAgent's final goal verification.
     name: 'todo-list-final-verification',

@@ -4,7 +4,7 @@
  * loop for answers that must parse.
  */
 import { ApplicationFailure, log, patched } from '@temporalio/workflow';
-import type { CallOwner, EarlierStepsRef, MaterialRef, ModelSettings, PlannerPromptRef, TenantChecked, WholeResultsRef } from '../../core/activity-contract';
+import type { CallOwner, EarlierStepsRef, MaterialRef, ModelSettings, PlannerAnswer, PlannerPromptRef, TenantChecked, WholeResultsRef } from '../../core/activity-contract';
 import { fillWholeResults } from '../../core/template';
 import { llmResponseFilterFor } from '../../core/agent-file/llm-interfaces';
 import { addUsage, type CallPosition, type Usage } from '../../core/llm-types';
@@ -95,13 +95,33 @@ export async function ask(run: RunContext, original: ModelCall): Promise<string>
   // A run with a tenant: the activity checks the tenant's daily cap; a call it did not make waits and is asked again.
   const tenant = tenantOf(run);
   if (call.model === 'planning') {
-    // A numbered call's text ends in the write of the events that follow it (see `workflow_publishes_tail`).
-    const tail = 'call' in call.position ? { workflow_publishes_tail: true as const } : {};
-    const answer = await withinTenantBudget(run, () =>
-      run.models.planning().executeWithOptions({ summary: call.summary }, [
-        { model: modelForCall(withParameterDefaults(agent.llm, call.parameterDefaults), call.position), ...system, position: call.position, ...(render ? { render } : text), ...filter, ...whole, agent: agent.name, ...tenant, ...tail },
-      ]),
-    );
+    // A numbered call's text ends in the write of the events that follow it (see `workflow_publishes_tail`),
+    // and begins in the write of those held before it (a step's end: see `events_before`).
+    const numbered = 'call' in call.position;
+    const tail = numbered ? { workflow_publishes_tail: true as const } : {};
+    const before = numbered ? run.events.handHeld() : { events: [], keys: [] };
+    let answer: PlannerAnswer;
+    try {
+      answer = await withinTenantBudget(run, () =>
+        run.models.planning().executeWithOptions({ summary: call.summary }, [
+          {
+            model: modelForCall(withParameterDefaults(agent.llm, call.parameterDefaults), call.position),
+            ...system,
+            position: call.position,
+            ...(render ? { render } : text),
+            ...filter,
+            ...whole,
+            agent: agent.name,
+            ...tenant,
+            ...tail,
+            ...(before.events.length > 0 ? { events_before: before } : {}),
+          },
+        ]),
+      );
+    } catch (err) {
+      run.events.putBack(before);
+      throw err;
+    }
     if (answer.tail_from !== undefined) run.events.modelTextTail(call.position, answer.text.slice(answer.tail_from));
     progress.usage = addUsage(progress.usage, answer.usage);
     return answer.text;

@@ -1,17 +1,18 @@
 /**
  * Model text published by an activity: the first piece at once, the next ones batched, and each
  * piece stamped with the time it was written, not the time its batch was sent; a last piece that
- * ends the answer left to the workflow when the call asks for it.
+ * ends the answer left to the workflow when the call asks for it; the run's events handed to the
+ * call written first, in the call's first write.
  */
 import { ActivityStream, DELTA_FLUSH_MS } from '../../../activities/run-events';
 import type { RunEventLog } from '../../../stores/run-events';
 
-type Appended = { run: string; events: { type: string; text?: string; at: string }[] };
+type Appended = { run: string; events: { type: string; text?: string; at: string }[]; keys?: (string | undefined)[] };
 
 /** A log that records what is appended (the stream's storage is tested against FerretDB in run-event-log.test.ts). */
 function recordingLog(): { log: RunEventLog; appended: Appended[] } {
   const appended: Appended[] = [];
-  const log = { append: async (run: string, events: Appended['events']) => void appended.push({ run, events }) } as unknown as RunEventLog;
+  const log = { append: async (run: string, events: Appended['events'], keys?: Appended['keys']) => void appended.push({ run, events, ...(keys ? { keys } : {}) }) } as unknown as RunEventLog;
   return { log, appended };
 }
 
@@ -81,4 +82,61 @@ it('writes a quick tool call with its result, and a slow one as soon as it has w
   // The call keeps the time it started, not the time it was written.
   const [call, result] = [slow.appended[1].events[0], slow.appended[2].events[0]].map((e) => Date.parse(e.at));
   expect(result - call).toBeGreaterThanOrEqual(100);
+});
+
+describe("the run's events handed to a planning call (events_before)", () => {
+  const stepFinished = { events: [{ type: 'step_finished' as const, index: 0, ok: true, result: 'done' }], keys: ['run-a#5'], holdMs: 10_000 };
+  const types = (a: Appended[]) => a.map((x) => x.events.map((e) => (e.type === 'model_delta' ? e.text : e.type)));
+
+  it("go first in the first piece's write, keyed, the text pieces not", async () => {
+    const { log, appended } = recordingLog();
+    const stream = new ActivityStream(log, 'run-1', 1, stepFinished);
+    const text = stream.modelText({ role: 'planner', call: 1 }, undefined);
+    text.push('{"steps"');
+    text.push(': []}');
+    expect(await text.end('{"steps": []}')).toBe('{"steps"'.length);
+    await stream.close();
+    expect(types(appended)).toEqual([['step_finished', '{"steps"']]);
+    expect(appended[0].keys).toEqual(['run-a#5', undefined]);
+  });
+
+  it('go with the answer when it comes whole before any piece (the answer is not left to the workflow then)', async () => {
+    const { log, appended } = recordingLog();
+    const stream = new ActivityStream(log, 'run-1', 1, stepFinished);
+    expect(await stream.modelText({ role: 'planner', call: 1 }, undefined).end('the answer')).toBeUndefined();
+    await stream.close();
+    expect(types(appended)).toEqual([['step_finished', 'the answer']]);
+  });
+
+  it('go alone when the first piece is late, and at once for a call that does not stream (its answer then left to the workflow)', async () => {
+    const late = recordingLog();
+    const stream = new ActivityStream(late.log, 'run-1', 1, { ...stepFinished, holdMs: 30 });
+    const text = stream.modelText({ role: 'planner', call: 1 }, undefined);
+    await sleep(80);
+    expect(types(late.appended)).toEqual([['step_finished']]);
+    text.push('late');
+    await text.end();
+    expect(types(late.appended)).toEqual([['step_finished'], ['late']]);
+
+    const unstreamed = recordingLog();
+    const now = new ActivityStream(unstreamed.log, 'run-1', 1, { ...stepFinished, holdMs: 0 });
+    await now.close();
+    expect(types(unstreamed.appended)).toEqual([['step_finished']]);
+    expect(await now.modelText({ role: 'planner', call: 1 }, undefined).end('the answer')).toBe(0);
+    expect(types(unstreamed.appended)).toEqual([['step_finished']]);
+  });
+
+  it('go before whatever the call writes first (a compaction, a retry), and alone when it writes nothing', async () => {
+    const retried = recordingLog();
+    const stream = new ActivityStream(retried.log, 'run-1', 2, stepFinished);
+    const text = stream.modelText({ role: 'planner', call: 1 }, undefined);
+    text.push('x');
+    await text.end();
+    expect(types(retried.appended)).toEqual([['step_finished', 'retry'], ['x']]);
+
+    const silent = recordingLog();
+    await new ActivityStream(silent.log, 'run-1', 1, stepFinished).close();
+    expect(types(silent.appended)).toEqual([['step_finished']]);
+    expect(silent.appended[0].keys).toEqual(['run-a#5']);
+  });
 });

@@ -30,6 +30,11 @@ describe('recorded histories', () => {
         'step-by-step-planning-text-by-run.binpb',
         'todo-list-planning-text-by-run.binpb',
         'plan-and-execute-planning-text-by-run.binpb',
+        // A step's end handed to the planning call after it (`events_before`), one per agent type.
+        'plan-execute-and-reflect-step-end-with-planning-text.binpb',
+        'step-by-step-step-end-with-planning-text.binpb',
+        'todo-list-step-end-with-planning-text.binpb',
+        'plan-and-execute-step-end-with-planning-text.binpb',
         'failed-step-replanned.binpb',
         'max-steps-reached.binpb',
         'malformed-planner-answer-retried.binpb',
