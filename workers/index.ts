@@ -13,5 +13,6 @@ export { EncryptionCodec, encryptionDataConverter } from '../codec/encryption';
 export type { EncryptionKeyring } from '../core/encryption-keyring';
 export { encryptionKeysFromEnv, parseEncryptionKeys } from '../config/env';
 export { runtimeMetricsOptions, WORKFLOW_TRACING_MODULES } from '../telemetry/worker';
+export { workflowBundleOptions } from './workflow-source';
 export { telemetryConfigFromEnv, type MetricsConfig, type TelemetryConfig, type TracingConfig } from '../config/telemetry';
 export { PERFLOW_METRICS } from '../telemetry/metric-names';
