@@ -76,10 +76,10 @@ export class RunEvents {
     return held;
   }
 
-  /** Held for a planning call made in this activation; written at the activation's end otherwise. */
+  /** Held for a planning call made in this activation; written at the activation's end otherwise (at once without that hook). */
   private hold(more: KeyedRunEvents): void {
-    if (!atActivationEnd(() => this.writeHeld())) return void runEvents.publish(this.run, more.events, more.keys);
     this.held = joined(this.held, more);
+    if (!atActivationEnd(() => this.writeHeld())) this.writeHeld();
   }
 
   private writeHeld(): void {

@@ -99,7 +99,7 @@ export async function ask(run: RunContext, original: ModelCall): Promise<string>
     // and begins in the write of those held before it (a step's end: see `events_before`).
     const numbered = 'call' in call.position;
     const tail = numbered ? { workflow_publishes_tail: true as const } : {};
-    const before = numbered ? run.events.handHeld() : { events: [], keys: [] };
+    const before = numbered ? run.events.handHeld() : undefined;
     let answer: PlannerAnswer;
     try {
       answer = await withinTenantBudget(run, () =>
@@ -114,12 +114,12 @@ export async function ask(run: RunContext, original: ModelCall): Promise<string>
             agent: agent.name,
             ...tenant,
             ...tail,
-            ...(before.events.length > 0 ? { events_before: before } : {}),
+            ...(before?.events.length ? { events_before: before } : {}),
           },
         ]),
       );
     } catch (err) {
-      run.events.putBack(before);
+      if (before) run.events.putBack(before);
       throw err;
     }
     if (answer.tail_from !== undefined) run.events.modelTextTail(call.position, answer.text.slice(answer.tail_from));
