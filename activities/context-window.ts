@@ -13,6 +13,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ModelSettings } from '../core/activity-contract';
 import { addUsage, ZERO_USAGE, type ChatMessage, type Usage } from '../core/llm-types';
 import type { CompletedStep } from '../core/template';
+import { stepTraceId } from '../core/memory-ids';
 import { tableContextWindow } from '../telemetry/model-prices';
 import { chat, type ChatDeps } from './llm/chat';
 import type { ActivityStream } from './run-events';
@@ -49,8 +50,18 @@ export interface Compactable {
   sizeWith(k: number, placeholder: string): number;
   /** The unit replacing the first `k`: a summary, or (`summary` undefined) the line saying they were left out. */
   placeholder(k: number, summary?: string): string;
-  /** Where the summary is recorded: under the run's root interaction, with a key unique in it for these `k` units (absent: not recorded). */
-  record?: { root: string; key: (k: number) => string };
+  /**
+   * Where the summary is recorded: under the run's root interaction, with a key unique in it for
+   * these `k` units, in the root's memory (`owner`; absent: the memory of the run's first step
+   * trace, which a planner prompt with steps of its run has). Absent: not recorded.
+   */
+  record?: { root: string; key: (k: number) => string; owner?: RecordOwner };
+}
+
+/** The memory (and tenant) a compaction's record goes in. */
+interface RecordOwner {
+  memory_id: string;
+  tenant_id?: string;
 }
 
 export interface CompactDeps extends ChatDeps {
@@ -107,8 +118,10 @@ const SUMMARY_SYSTEM =
 /** The summary of the first `k` units: memory's, when an earlier attempt or call made it; else one call of the model, then recorded. */
 async function summaryOf(deps: CompactDeps, model: ModelSettings, c: Compactable, k: number, window: number, room: number): Promise<{ text: string; usage: Usage }> {
   const id = c.record?.key(k);
-  const [known, root] = c.record && id !== undefined ? await deps.memory.findInteractions([id, c.record.root]) : [null, null];
+  // The run's root interaction is written when the run ends: the memory to record in is the owner given, or its first step's.
+  const [known, trace] = c.record && id !== undefined ? await deps.memory.findInteractions([id, ...(c.record.owner ? [] : [stepTraceId(c.record.root, 0)])]) : [null, null];
   if (known) return { text: known.response, usage: ZERO_USAGE };
+  const owner = c.record?.owner ?? (trace ? { memory_id: trace.memory_id, ...(trace.tenant_id !== undefined ? { tenant_id: trace.tenant_id } : {}) } : undefined);
   // The summary call fits the window too: each unit gets an equal share of what is left.
   const share = Math.max(200, Math.floor(((window - room - estimateTokens(SUMMARY_SYSTEM) - 64) * 4) / k));
   const content = c.parts
@@ -121,13 +134,12 @@ async function summaryOf(deps: CompactDeps, model: ModelSettings, c: Compactable
     deps,
   );
   const text = answer.content.length > room * 4 ? `${answer.content.slice(0, room * 4)}…` : answer.content;
-  if (id === undefined || !root) return { text, usage: addUsage(ZERO_USAGE, answer.usage) };
+  if (id === undefined || !owner) return { text, usage: addUsage(ZERO_USAGE, answer.usage) };
   await deps.memory.insertInteractionsOnce([
     {
       interaction_id: id,
-      memory_id: root.memory_id,
-      parent_interaction_id: root._id,
-      ...(root.tenant_id !== undefined ? { tenant_id: root.tenant_id } : {}),
+      ...owner,
+      parent_interaction_id: c.record!.root,
       input: `${k === 1 ? 'the oldest' : `the ${k} oldest`} ${c.role === 'planner' ? 'completed step' : 'message'}${k === 1 ? '' : 's'}${c.step !== undefined ? ` before step ${c.step + 1}'s latest turn` : ''}`,
       response: text,
       origin: 'compaction',
@@ -173,7 +185,7 @@ export function executorCompactable(
   messages: readonly ChatMessage[],
   task: number,
   fixed: string,
-  o: { step?: number; root?: string },
+  o: { step?: number; root?: string; owner?: RecordOwner },
 ): Compactable & { messages(k: number, placeholder: string): ChatMessage[] } {
   const groups = (list: readonly ChatMessage[], starts: (m: ChatMessage) => boolean) =>
     list.reduce<ChatMessage[][]>((out, m) => (starts(m) || out.length === 0 ? [...out, [m]] : [...out.slice(0, -1), [...out.at(-1)!, m]]), []);
@@ -201,6 +213,6 @@ export function executorCompactable(
     messages: build,
     sizeWith: (k, placeholder) => fixedTokens + build(k, placeholder).reduce((n, m) => n + messageTokens(m), 0),
     placeholder: (k, summary) => summary ?? `(left out: the ${k} oldest)`,
-    ...(o.root !== undefined && o.step !== undefined ? { record: { root: o.root, key: (k: number) => `${o.root}:compaction-step-${o.step! + 1}-${k}` } } : {}),
+    ...(o.root !== undefined && o.step !== undefined ? { record: { root: o.root, key: (k: number) => `${o.root}:compaction-step-${o.step! + 1}-${k}`, ...(o.owner ? { owner: o.owner } : {}) } } : {}),
   };
 }

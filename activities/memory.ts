@@ -4,7 +4,7 @@ import type { PromptMaterial } from '../core/activity-contract';
 import type { DecisionRecord } from '../core/decisions';
 import type { CompletedStep } from '../core/template';
 import { executorStepId, stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace } from '../core/memory-ids';
-import { otherTenantMessage, type MemoryStore, type SubRunLink } from '../stores/store';
+import { otherTenantMessage, type InteractionDoc, type MemoryStore, type SubRunLink } from '../stores/store';
 import { TENANT_REQUIRED } from '../core/worker-policy';
 
 export { stepTraceId, toolCallId, type MemoryIds, type ToolCallPlace };
@@ -19,6 +19,26 @@ export interface StartRunInput {
   message_history_limit: number;
   /** `executor_agent_id`: stored on the executor memory as its `agent_id`. */
   executor_agent_id?: string;
+  /** The run writes its root interactions when it ends ({@link RunEnd}), not here (absent in runs recorded before: here). */
+  roots_at_end?: boolean;
+}
+
+/** How a run ended, as its root interactions keep it. */
+export interface RunOutcome {
+  ids: MemoryIds;
+  response: string;
+  /** The run failed: its response becomes `Agent execution failed: <error>`. */
+  error?: string;
+  /** A newer message interrupted the run (that run's workflow ID); its response is the work so far. */
+  interrupted_by?: string;
+}
+
+/** A run's end when it writes its root interactions then: what they hold besides the answer. */
+export interface RunEnd extends RunOutcome {
+  question: string;
+  /** When the run started (ISO 8601): the roots' creation time, which orders the conversation's runs. */
+  started_at: string;
+  forked_from?: { workflow_id: string; step: number };
 }
 
 /** The tenant stamp of every document a run writes. */
@@ -161,6 +181,8 @@ export interface ForkCopy {
   to: MemoryIds;
   count: number;
   forked_from: { workflow_id: string; step: number };
+  /** The fork writes its root interactions, link included, when it ends: none to link now. */
+  roots_at_end?: boolean;
 }
 
 /**
@@ -169,7 +191,7 @@ export interface ForkCopy {
  * fork's root interactions to the source (`forked_from`). Idempotent: every copy is an upsert
  * by the fork's IDs.
  */
-export async function copyForkedSteps(store: MemoryStore, { from, to, count, forked_from }: ForkCopy): Promise<void> {
+export async function copyForkedSteps(store: MemoryStore, { from, to, count, forked_from, roots_at_end }: ForkCopy): Promise<void> {
   if (count > 0) {
     const units = Array.from({ length: count }, (_, i) => i);
     const sourceIds = units.flatMap((i) => [stepTraceId(from.parent_interaction_id, i), executorStepId(from, i)]);
@@ -191,7 +213,19 @@ export async function copyForkedSteps(store: MemoryStore, { from, to, count, for
     );
     await store.upsertInteractions([...copies, ...toolCopies], new Date());
   }
-  await store.interactions.updateMany({ _id: { $in: [to.parent_interaction_id, to.executor_agent_parent_interaction_id] } }, { $set: { forked_from } });
+  if (!roots_at_end) await store.interactions.updateMany({ _id: { $in: [to.parent_interaction_id, to.executor_agent_parent_interaction_id] } }, { $set: { forked_from } });
+}
+
+/** The response a run's roots keep: its answer, or its failure. */
+const responseOf = (o: RunOutcome) => (o.error === undefined ? o.response : `Agent execution failed: ${o.error}`);
+
+/** A run's two root interactions: the planner memory's (the user's question) and the executor memory's. */
+function rootsOf(ids: MemoryIds, question: string, response: string, marks: Pick<InteractionDoc, 'error' | 'interrupted_by' | 'forked_from'> = {}): Omit<InteractionDoc, '_id' | 'created' | 'updated'>[] {
+  const root = { input: question, response, trace_number: null, parent_interaction_id: null, ...tenantOf(ids), ...marks };
+  return [
+    { ...root, interaction_id: ids.parent_interaction_id, memory_id: ids.memory_id, origin: 'user' },
+    { ...root, interaction_id: ids.executor_agent_parent_interaction_id, memory_id: ids.executor_agent_memory_id, origin: 'executor' },
+  ];
 }
 
 export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: boolean; executorMemoryCreated?: (id: string, firstRun: string) => void } = {}) {
@@ -234,14 +268,7 @@ export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: 
       );
       // Which run created the executor memory: this one (the worker's executor history need not read it).
       if (created.includes(ids.executor_agent_memory_id)) o.executorMemoryCreated?.(ids.executor_agent_memory_id, ids.executor_agent_parent_interaction_id);
-      const root = { input: input.question, response: '', trace_number: null, parent_interaction_id: null, ...tenantOf(ids) };
-      await store.insertInteractionsOnce(
-        [
-          { ...root, interaction_id: ids.parent_interaction_id, memory_id: ids.memory_id, origin: 'user' },
-          { ...root, interaction_id: ids.executor_agent_parent_interaction_id, memory_id: ids.executor_agent_memory_id, origin: 'executor' },
-        ],
-        now,
-      );
+      if (!input.roots_at_end) await store.insertInteractionsOnce(rootsOf(ids, input.question, ''), now);
       return { history_ids: history.map((doc) => doc._id) };
     },
 
@@ -273,12 +300,24 @@ export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: 
       await store.savePromptMaterial(input.id, input.material, new Date(), input.tenant_id);
     },
 
-    /** Writes the final result (or the failure, or an interrupted run's work so far) onto the root interaction (saveAndReturnFinalResult). */
-    async finishRun(input: { ids: MemoryIds; response: string; error?: string; interrupted_by?: string }): Promise<void> {
-      const now = new Date();
-      const response = input.error === undefined ? input.response : `Agent execution failed: ${input.error}`;
+    /** Writes the final result (or the failure, or an interrupted run's work so far) onto the root interactions written at the run's start (saveAndReturnFinalResult). */
+    async finishRun(input: RunOutcome): Promise<void> {
       const marks = input.interrupted_by !== undefined ? { interrupted_by: input.interrupted_by } : {};
-      await store.setResponse([input.ids.parent_interaction_id, input.ids.executor_agent_parent_interaction_id], response, now, input.error, marks);
+      await store.setResponse([input.ids.parent_interaction_id, input.ids.executor_agent_parent_interaction_id], responseOf(input), new Date(), input.error, marks);
+    },
+
+    /**
+     * Writes the run's root interactions with its question and final result (or failure, or
+     * work so far) in one insert, at its end (saveAndReturnFinalResult); roots written at its
+     * start (a run begun before) get the result as {@link finishRun} writes it.
+     */
+    async endRun(input: RunEnd): Promise<void> {
+      const marks = {
+        ...(input.error !== undefined ? { error: input.error } : {}),
+        ...(input.interrupted_by !== undefined ? { interrupted_by: input.interrupted_by } : {}),
+        ...(input.forked_from !== undefined ? { forked_from: input.forked_from } : {}),
+      };
+      await store.writeRoots(rootsOf(input.ids, input.question, responseOf(input), marks), new Date(input.started_at), new Date());
     },
   };
 }

@@ -108,7 +108,11 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
     const system = systemOf(input, material);
     // The step's task: the last message before this step's turns (a prompt call: its first user message).
     const task = step_memory ? prefix.length - 1 : asked.findIndex((m) => m.role === 'user');
-    const fit = executorCompactable([...prefix, ...asked], task, system + JSON.stringify(tools ?? []), { step: step_memory?.step_index, root: step_memory?.ids.parent_interaction_id });
+    const fit = executorCompactable([...prefix, ...asked], task, system + JSON.stringify(tools ?? []), {
+      step: step_memory?.step_index,
+      root: step_memory?.ids.parent_interaction_id,
+      ...(step_memory ? { owner: { memory_id: step_memory.ids.memory_id, ...(step_memory.ids.tenant_id !== undefined ? { tenant_id: step_memory.ids.tenant_id } : {}) } } : {}),
+    });
     const compaction = await compactToFit(deps, model, fit, activityStream(deps.events));
     const messages = fit.messages(compaction?.dropped ?? 0, compaction?.placeholder ?? '');
     const answer = await streamedChat(deps, model, { ...request, messages, system, ...(tools ? { tools } : {}) }, { step: step_memory?.step_index, agent });

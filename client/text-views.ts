@@ -92,7 +92,7 @@ function subAgentLines(n: SubAgentDiff): string[] {
 export function formatConversation(view: ConversationView, previewChars = 500): string {
   const lines = [`memory ${view.memory_id}: ${view.name}`];
   for (const run of view.runs) {
-    lines.push('', `[${run.created.toISOString()}] question: ${run.question}`);
+    lines.push('', run.in_flight ? `[${run.created.toISOString()}] run ${run.interaction_id} in flight (its question is written with its answer when it ends)` : `[${run.created.toISOString()}] question: ${run.question}`);
     if (run.forked_from) lines.push(`  forked from ${run.forked_from.workflow_id} at step ${run.forked_from.step} (steps before it reused)`);
     const decisionsBefore = (n: number) => run.decisions.filter((d) => d.after_steps === n);
     const printDecisions = (ds: typeof run.decisions) => {

@@ -6,6 +6,8 @@ export interface ConversationView {
   name: string;
   runs: {
     interaction_id: string;
+    /** The run has not ended: its root interaction, question and answer, is written when it does ('' until then). */
+    in_flight?: true;
     question: string;
     response: string;
     created: Date;
@@ -34,10 +36,13 @@ export async function readConversation(store: MemoryStore, memoryId: string): Pr
   }
   // Executor step records share their trace number with the planner's step trace.
   const executorSteps = all.filter((d) => d.origin === 'executor' && d.step_index !== undefined);
-  const runs = all
-    .filter((d) => d.memory_id === memoryId && !d.parent_interaction_id) // null may be stored as absent
+  const roots = all.filter((d) => d.memory_id === memoryId && !d.parent_interaction_id); // null may be stored as absent
+  const inFlight = unwrittenRoots(all, memoryId);
+  const runs = [...roots, ...inFlight]
+    .sort((a, b) => a.created.getTime() - b.created.getTime())
     .map((root) => ({
       interaction_id: root._id,
+      ...(inFlight.includes(root) ? { in_flight: true as const } : {}),
       question: root.input,
       response: root.response,
       created: root.created,
@@ -69,6 +74,20 @@ export async function readConversation(store: MemoryStore, memoryId: string): Pr
   return { memory_id: memoryId, name: memory.name, runs };
 }
 
+/**
+ * Stand-ins for the roots of runs in flight: their records (steps, decisions) are in memory, their
+ * root interaction is written when they end. Created when the first of those records was.
+ */
+function unwrittenRoots(all: readonly InteractionDoc[], memoryId: string): InteractionDoc[] {
+  const written = new Set(all.map((d) => d._id));
+  const firsts = new Map<string, InteractionDoc>();
+  for (const d of all) {
+    const root = d.parent_interaction_id;
+    if (d.memory_id !== memoryId || !root || written.has(root) || firsts.has(root)) continue;
+    firsts.set(root, d); // `all` is in creation order
+  }
+  return [...firsts].map(([root, first]) => ({ ...first, _id: root, interaction_id: root, parent_interaction_id: null, input: '', response: '', origin: 'user', forked_from: undefined }));
+}
 
 function compactionsOf(children: readonly InteractionDoc[]): { compactions?: { of: string; summary: string; step_index?: number }[] } {
   const made = children.filter((d) => d.origin === 'compaction');

@@ -195,8 +195,29 @@ export class MemoryStore {
     await insertNew(this.interactions, docs.map((doc) => ({ _id: doc.interaction_id, ...doc, created: now, updated: now }) as InteractionDoc));
   }
 
+  /**
+   * Writes a run's root interactions once it has ended, question and answer together: one
+   * insert, created when the run started. Roots already there (written at the start of a run
+   * begun before roots were written at the end, or by an earlier attempt) get the answer as
+   * {@link setResponse} writes it. FerretDB finds a document to update by scanning its
+   * collection, so an update of the ever-growing interactions costs every run ever stored; an
+   * insert costs the same whatever they hold.
+   */
+  async writeRoots(docs: ReadonlyArray<Omit<InteractionDoc, '_id' | 'created' | 'updated'>>, created: Date, now: Date): Promise<void> {
+    const existing = await insertNew(this.interactions, docs.map((doc) => ({ _id: doc.interaction_id, ...doc, created, updated: now }) as InteractionDoc));
+    if (existing.length === 0) return;
+    const { response, error, interrupted_by, forked_from } = docs[existing[0]];
+    await this.setResponse(
+      existing.map((i) => docs[i].interaction_id),
+      response,
+      now,
+      error,
+      { ...(interrupted_by !== undefined ? { interrupted_by } : {}), ...(forked_from !== undefined ? { forked_from } : {}) },
+    );
+  }
+
   /** Writes a run's answer (or its failure) onto its root interactions: one command, an update by `_id` each (see {@link memoryOwners}). */
-  async setResponse(interactionIds: readonly string[], response: string, now: Date, error?: string, marks: { interrupted_by?: string } = {}): Promise<void> {
+  async setResponse(interactionIds: readonly string[], response: string, now: Date, error?: string, marks: Pick<InteractionDoc, 'interrupted_by' | 'forked_from'> = {}): Promise<void> {
     // A run reset after a failure ends well: its earlier error goes.
     const update = error === undefined ? { $set: { response, updated: now, ...marks }, $unset: { error: '' as const } } : { $set: { response, updated: now, error, ...marks } };
     await this.interactions.bulkWrite(interactionIds.map((id) => ({ updateOne: { filter: { _id: id }, update } })), { ordered: false });

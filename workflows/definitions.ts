@@ -132,6 +132,8 @@ export interface CarriedState<S = unknown> {
   tools: AgentTool[];
   /** How many times the run has continued-as-new. */
   continued: number;
+  /** When the run's first execution started (ISO 8601; absent in runs recorded before). */
+  started_at?: string;
   /** The run's prompt material in memory (absent in runs recorded before it). */
   material_id?: string;
   /** The agent type's own state (step_by_step, todo_list, plan_and_execute). */

@@ -69,7 +69,11 @@ describe('continue-as-new', () => {
 
     // Every execution of the chain stayed near the budget, and each step ran exactly once.
     const runs: string[] = [];
-    for await (const w of harness().client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` })) runs.push(w.runId);
+    const starts: number[] = [];
+    for await (const w of harness().client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` })) {
+      runs.push(w.runId);
+      starts.push(w.startTime.getTime());
+    }
     expect(runs.length).toBe((progress.continued_as_new ?? 0) + 1);
     let planned = 0;
     for (const runId of runs) {
@@ -96,6 +100,10 @@ describe('continue-as-new', () => {
     const root = await harness().memory.interactions.findOne({ _id: out.parent_interaction_id });
     expect(root?.response).toBe('the total is 1830');
     expect(root?.error).toBeUndefined();
+    // Written by the last execution, created when the first one started (the run's place in its conversation).
+    starts.sort((a, b) => a - b);
+    expect(Math.abs(root!.created.getTime() - starts[0])).toBeLessThan(1_000);
+    expect(root!.created.getTime()).toBeLessThan(starts[1]);
   });
 
   it('keeps a step of 120 iterations with 8 KB tool outputs far from the history limits: its turns send earlier outputs by reference', async () => {

@@ -200,6 +200,10 @@ describe('context that fits the model’s window', () => {
     const docs = await harness().memory.interactions.find({ parent_interaction_id: out.parent_interaction_id, origin: 'compaction' }).toArray();
     expect(docs.length).toBeGreaterThan(0);
     expect(new Set(docs.map((d) => d._id)).size).toBe(docs.length);
+    // The planner's and the executor's, both recorded in the conversation's memory while the run's root was not written yet.
+    expect(docs.some((d) => d._id.startsWith(`${out.parent_interaction_id}:compaction-planner-`))).toBe(true);
+    expect(docs.some((d) => d._id.startsWith(`${out.parent_interaction_id}:compaction-step-1-`))).toBe(true);
+    for (const d of docs) expect(d.memory_id).toBe(out.memory_id);
     // `perflow memory` lists them apart from the run's four steps.
     const view = await readConversation(harness().memory, out.memory_id);
     expect(view!.runs[0].steps.map((st) => st.step)).toEqual(['s1', 's2', 's3', 's4']);

@@ -10,11 +10,19 @@ import { runInputOf } from '../../client/fork';
 import { startRun } from '../../client/run';
 import { parseAgentDefinition, resolveParameters } from '../../core/agent';
 import { createHarness, final, plan, runInput, scriptedAgent, useHarness, workflowId } from '../support/harness';
+import { serverEnv } from '../support/env';
+import { MongoClient } from 'mongodb';
+import { MemoryStore } from '../../stores/store';
 import { calculatorTurns, withCalculator } from '../support/script';
 
 jest.setTimeout(60_000);
 
-const harness = useHarness();
+/** A tool that holds its step until the test lets it go: the run stays in flight meanwhile. */
+let openGate: () => void = () => undefined;
+const gateOpened = new Promise<void>((ok) => (openGate = ok));
+const gateTool = { type: 'GateTool', description: 'waits until the test opens it', input: z.object({}), run: async () => (await gateOpened, 'open') } as unknown as Tool<never>;
+
+const harness = useHarness({ tools: [gateTool] });
 
 const start = (input: ReturnType<typeof runInput>) =>
   harness().client.workflow.start(planExecuteReflect, { taskQueue: harness().taskQueue, workflowId: workflowId('memory'), args: [input] });
@@ -128,6 +136,78 @@ describe('conversation memory', () => {
     const memory = await harness().memory.memories.findOne({ _id: first.memory_id });
     expect(memory).toMatchObject({ tenant_id: 'a', name: 'tenant a asks' });
     expect(await harness().memory.interactions.countDocuments({ memory_id: first.memory_id, origin: 'user' })).toBe(1);
+  });
+
+  it('writes a run’s root interactions when it ends, question and answer at once, created when it started; the conversation shows it in flight before', async () => {
+    const agent = scriptedAgent(
+      {
+        planner: [plan('find A', 'open the gate'), plan('open the gate'), final('A is 3; the gate is open')],
+        executor: [[{ content: 'A is 3' }], [{ tool_calls: [{ name: 'GateTool', input: {} }] }, { content: 'the gate is open' }]],
+      },
+      { tools: [{ type: 'GateTool' }] },
+    );
+    const handle = await start(runInput(agent, 'find A, then open the gate'));
+    const { memory_id, parent_interaction_id, executor_agent_parent_interaction_id } = await handle.query(progressQuery);
+    const firstTrace = `${parent_interaction_id}:step-1`;
+    for (let i = 0; i < 400 && !(await harness().memory.interactions.findOne({ _id: firstTrace })); i++) await new Promise((ok) => setTimeout(ok, 50));
+
+    // In flight: step 1 is in memory, the roots are not; the conversation shows the run by its steps.
+    expect(await harness().memory.interactions.countDocuments({ _id: { $in: [parent_interaction_id, executor_agent_parent_interaction_id] } })).toBe(0);
+    const during = await readConversation(harness().memory, memory_id);
+    expect(during?.runs).toHaveLength(1);
+    expect(during?.runs[0]).toMatchObject({ interaction_id: parent_interaction_id, in_flight: true, question: '', response: '', steps: [{ trace_number: 1, step: 'find A', result: 'A is 3' }] });
+    expect(formatConversation(during!)).toContain(`run ${parent_interaction_id} in flight (its question is written with its answer when it ends)`);
+
+    openGate();
+    await handle.result();
+    const started = (await handle.describe()).startTime;
+    const roots = await harness().memory.interactions.find({ _id: { $in: [parent_interaction_id, executor_agent_parent_interaction_id] } }).sort({ origin: -1 }).toArray();
+    expect(roots.map((r) => [r.origin, r.input, r.response, r.parent_interaction_id ?? null])).toEqual([
+      ['user', 'find A, then open the gate', 'A is 3; the gate is open', null],
+      ['executor', 'find A, then open the gate', 'A is 3; the gate is open', null],
+    ]);
+    // Created when the run started (it orders the conversation's runs), before its first step; written at its end.
+    const trace = await harness().memory.interactions.findOne({ _id: firstTrace });
+    for (const root of roots) {
+      expect(Math.abs(root.created.getTime() - started.getTime())).toBeLessThan(1_000);
+      expect(root.created.getTime()).toBeLessThanOrEqual(trace!.created.getTime());
+      expect(root.updated.getTime()).toBeGreaterThanOrEqual(trace!.created.getTime());
+    }
+    const after = await readConversation(harness().memory, memory_id);
+    expect(after?.runs[0]).not.toHaveProperty('in_flight');
+    expect(after?.runs[0]).toMatchObject({ question: 'find A, then open the gate', response: 'A is 3; the gate is open' });
+    expect(after?.runs[0].steps.map((s) => [s.step, s.tool_calls.map((c) => c.tool)])).toEqual([['find A', []], ['open the gate', ['GateTool']]]);
+  });
+
+  it('ends a run with one insert of its roots, no update; a run whose roots were written at its start gets the answer onto them', async () => {
+    const watched = await new MongoClient(serverEnv().mongoUri, { monitorCommands: true }).connect();
+    try {
+      const sent: string[] = [];
+      watched.on('commandStarted', (e) => sent.push(`${e.commandName} ${String(e.command[e.commandName])}`));
+      const memory = createMemoryActivities(new MemoryStore(watched.db(harness().db.databaseName)));
+      const ids = (n: string) => ({ memory_id: `m-end-${n}`, parent_interaction_id: `p-end-${n}`, executor_agent_memory_id: `em-end-${n}`, executor_agent_parent_interaction_id: `ep-end-${n}` });
+      const started = '2026-01-02T03:04:05.000Z';
+
+      await memory.startRun({ ids: ids('new'), question: 'new?', app_type: 'test', resume: false, message_history_limit: 10, roots_at_end: true });
+      expect(await harness().memory.findInteractions(['p-end-new', 'ep-end-new'])).toEqual([null, null]);
+      sent.length = 0;
+      await memory.endRun({ ids: ids('new'), question: 'new?', started_at: started, response: 'yes', forked_from: { workflow_id: 'w-src', step: 2 } });
+      expect(sent).toEqual(['insert perflow_interactions']);
+      // A retried attempt finds them written: the same answer, once.
+      await memory.endRun({ ids: ids('new'), question: 'new?', started_at: started, response: 'yes', forked_from: { workflow_id: 'w-src', step: 2 } });
+      const written = await harness().memory.findInteractions(['p-end-new', 'ep-end-new']);
+      for (const root of written) expect(root).toMatchObject({ input: 'new?', response: 'yes', created: new Date(started), forked_from: { workflow_id: 'w-src', step: 2 } });
+      expect(await harness().memory.interactions.countDocuments({ _id: { $in: ['p-end-new', 'ep-end-new'] } })).toBe(2);
+
+      // A run begun before: its roots were written at its start, with the question as it was then.
+      await memory.startRun({ ids: ids('old'), question: 'old?', app_type: 'test', resume: false, message_history_limit: 10 });
+      const before = await harness().memory.findInteractions(['p-end-old']);
+      await memory.endRun({ ids: ids('old'), question: 'old?', started_at: started, response: '', error: 'the model was unreachable' });
+      const [oldRoot] = await harness().memory.findInteractions(['p-end-old']);
+      expect(oldRoot).toMatchObject({ input: 'old?', response: 'Agent execution failed: the model was unreachable', error: 'the model was unreachable', created: before[0]!.created });
+    } finally {
+      await watched.close();
+    }
   });
 
   it('writes the error of a failed run onto its parent interaction', async () => {

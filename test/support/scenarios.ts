@@ -533,6 +533,14 @@ export const SCENARIOS: Scenario[] = [
     runOnly: true,
     onlyExecutionsWith: 'plan-and-execute-earlier-steps',
   },
+  // Each agent type writing its root interactions, question and answer, when it ends (one insert, no update).
+  ...(['plan_execute_and_reflect', 'step_by_step', 'todo_list', 'plan_and_execute'] as const).map((type) => ({
+    name: `${type.replace(/_/g, '-')}-roots-at-end`,
+    question: 'sum 1..2, its answer and question written at its end',
+    agent: typedAgent(type, 2),
+    runOnly: true,
+  })),
+  { name: 'roots-at-end-failed', question: 'the planner never answers in JSON, written at its end', fails: true, agent: scriptedAgent({ planner: ['a', 'b', 'c'] }) },
   // step_by_step and todo_list past 50 results at a continue-as-new: the latest carried, the others counted (no command of their own but the patch marker).
   ...(['step_by_step', 'todo_list'] as const).map((type) => ({
     name: `${type.replace(/_/g, '-')}-earlier-results`,
@@ -543,6 +551,9 @@ export const SCENARIOS: Scenario[] = [
     onlyExecutionsWith: type === 'step_by_step' ? 'step-by-step-earlier-steps' : 'todo-list-earlier-results',
   })),
 ];
+
+// Recorded again since runs write their roots at their end: a fork (its link to the source in those roots) and a run continuing-as-new (the end in a later execution).
+SCENARIOS.push(...['forked-from-step-3', 'continued-as-new'].map((name) => ({ ...SCENARIOS.find((s) => s.name === name)!, name: `${name}-roots-at-end` })));
 
 /** A priced two-step run whose first call reaches its dollar budget, raised by a person once it waits. */
 function budgetRaised(name: string, question: string): Scenario {

@@ -26,6 +26,8 @@ import { preview } from '../../core/text';
 const PROMPT_MATERIAL_PATCH = 'prompt-material-by-reference';
 /** plan_execute_and_reflect renders its planner prompts as ml-commons does (core/template.ts); decided once, at a run's start. */
 const ML_COMMONS_FORMAT_PATCH = 'ml-commons-prompt-format';
+/** Runs write their root interactions, question and answer, once when they end (see lifecycle.ts); runs recorded before wrote them at start. */
+export const ROOTS_AT_END_PATCH = 'root-interactions-at-run-end';
 
 export interface RunSpec {
   /** Shown as `progress.max_steps`: the most steps (iterations) the run may execute. */
@@ -62,6 +64,8 @@ export interface RunContext<S = unknown> {
   models: ModelActivities;
   /** The agent type's own state carried from the previous execution, if any. */
   carried?: CarriedState<S>;
+  /** When the run started (ISO 8601; its first execution's start, across continue-as-new). */
+  startedAt: string;
   /** People's decisions: plan and tool approval, guidance, pause (see kernel/human.ts). */
   human: HumanLoop;
   /** The run's event stream (see kernel/events.ts). */
@@ -121,8 +125,10 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
   let materialId = carried?.material_id;
   let historyCount = carried?.history_count ?? 0;
   if (!carried) {
+    const rootsAtEnd = patched(ROOTS_AT_END_PATCH);
     const { history_ids } = await memoryActivities.startRun({
       ids: memoryIds,
+      ...(rootsAtEnd ? { roots_at_end: true } : {}),
       ...(p.executor_agent_id !== undefined ? { executor_agent_id: p.executor_agent_id } : {}),
       question,
       app_type: agent.app_type ?? agent.type,
@@ -132,7 +138,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     });
     completedIds.push(...history_ids);
     historyCount = history_ids.length;
-    if (input.fork) await reuseForkedSteps(input.fork, memoryIds, progress, completedIds);
+    if (input.fork) await reuseForkedSteps(input.fork, memoryIds, progress, completedIds, rootsAtEnd);
   }
   if (materialId === undefined && patched(PROMPT_MATERIAL_PATCH)) {
     materialId = uuid4();
@@ -160,6 +166,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     executorSystem: systems.executor,
     models,
     carried,
+    startedAt: carried?.started_at ?? workflowInfo().startTime.toISOString(),
     events,
     forkPoint: (step) => ({ completed: progress.completed_steps.length, steps: progress.completed_steps.slice(0, Math.max(0, step - 1)) }),
     showProgress: () => setCurrentDetails(progressMarkdown(progress, workflowInfo().workflowId)),
@@ -178,9 +185,9 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
  * A fork's first execution: the source's executions before the fork's step are copied into this
  * run's memory (under its own IDs) and become its completed steps; no model or tool call redoes them.
  */
-async function reuseForkedSteps(fork: ForkSource, ids: MemoryIds, progress: Progress, completedIds: string[]): Promise<void> {
+async function reuseForkedSteps(fork: ForkSource, ids: MemoryIds, progress: Progress, completedIds: string[], rootsAtEnd: boolean): Promise<void> {
   const count = fork.steps.length;
-  await memoryActivities.copyForkedSteps({ from: fork.ids, to: ids, count, forked_from: { workflow_id: fork.workflow_id, step: fork.step } });
+  await memoryActivities.copyForkedSteps({ from: fork.ids, to: ids, count, forked_from: { workflow_id: fork.workflow_id, step: fork.step }, ...(rootsAtEnd ? { roots_at_end: true } : {}) });
   for (let unit = 0; unit < count; unit++) completedIds.push(stepTraceId(ids.parent_interaction_id, unit));
   progress.completed_steps = fork.steps.map((s, unit) => ({ ...s, index: unit }));
   progress.steps_executed = count;

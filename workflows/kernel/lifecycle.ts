@@ -11,7 +11,8 @@ import { EVENT_PREVIEW_CHARS } from '../../core/run-events';
 import type { EarlierStepsRef } from '../../core/activity-contract';
 import { SearchAttributes, type CarriedState, type RunOutput } from '../definitions';
 import { memoryActivities } from './activity-presets';
-import { causeMessage, completedStepRefs, type RunContext } from './context';
+import { causeMessage, completedStepRefs, ROOTS_AT_END_PATCH, type RunContext } from './context';
+import type { RunOutcome } from '../../activities/memory';
 import { responseFilter } from './model-calls';
 import { modelForCall } from './scripted-calls';
 import { countRun } from './metrics';
@@ -35,7 +36,7 @@ const isPlanExecuteReflect = (run: RunContext) => run.agent.type === 'plan_execu
 export async function finish(run: RunContext, response: string, metadata?: Record<string, unknown>): Promise<RunOutput> {
   const { ids, progress } = run;
   await run.human.settle();
-  await memoryActivities.finishRun({ ids: run.memoryIds, response });
+  await recordEnd(run, { response });
   run.events.emit({ type: 'run_finished', status: 'completed', response: preview(response, EVENT_PREVIEW_CHARS) });
   progress.status = 'completed';
   progress.result = response;
@@ -69,12 +70,23 @@ export async function guard(run: RunContext, body: () => Promise<RunOutput>): Pr
     setStatusAttribute(run, 'failed');
     // Recorded even when the run is being cancelled; an interrupted run's work so far is its answer, which the conversation keeps.
     const record = interruptedBy !== undefined ? { response: interruptedAnswer(progress), interrupted_by: interruptedBy } : { response: '', error: progress.error };
-    await CancellationScope.nonCancellable(() => memoryActivities.finishRun({ ids: run.memoryIds, ...record }));
+    await CancellationScope.nonCancellable(() => recordEnd(run, record));
     run.events.emit({ type: 'run_finished', status: isCancellation(err) ? 'cancelled' : 'failed', response: '', error: preview(progress.error, EVENT_PREVIEW_CHARS) });
     countRun(run.agent.type, isCancellation(err) ? 'cancelled' : 'failed');
     endRunSpan(progress.usage);
     throw err;
   }
+}
+
+/**
+ * Writes how the run ended to memory: its root interactions, question and answer, in one insert
+ * (runs recorded before wrote the roots at start and the answer onto them here).
+ */
+async function recordEnd(run: RunContext, outcome: Omit<RunOutcome, 'ids'>): Promise<void> {
+  const ids = run.memoryIds;
+  if (!patched(ROOTS_AT_END_PATCH)) return memoryActivities.finishRun({ ids, ...outcome });
+  const forked = run.progress.forked_from ? { forked_from: run.progress.forked_from } : {};
+  await memoryActivities.endRun({ ids, ...outcome, question: run.question, started_at: run.startedAt, ...forked });
 }
 
 /** The run's end status as a search attribute, when the client set perflow's attributes at start. */
@@ -126,6 +138,7 @@ export async function checkpoint<S>(run: RunContext<S>, at: Checkpoint<S>): Prom
       ...(at.plannerCallsAfter ? { planner_calls_after: at.plannerCallsAfter } : {}),
       tools: run.tools,
       continued: (run.carried?.continued ?? 0) + 1,
+      started_at: run.startedAt,
       ...(run.materialId !== undefined ? { material_id: run.materialId } : {}),
       ...(at.state ? { agent_state: at.state() } : {}),
       ...humanCarried(run),
