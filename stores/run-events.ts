@@ -13,7 +13,9 @@
  * the few runs in its shard only: FerretDB answers a query by scanning the collection (even by
  * `_id`), so a single collection of every run's batches made each read cost all runs' events. The
  * events collection itself holds the streams' heads (`<run>`: tenant, memory, where the chain
- * ended, where its live batches are) and the batches of streams begun before shards.
+ * ended, where its live batches are) and the batches of streams begun before shards; the archive
+ * holds, beside an ended stream's chunks, where they end (`<run>:end`), inserted with them: no
+ * head is updated when a run ends.
  *
  * With encryption keys the events of a batch are stored sealed (`sealed`), else as documents.
  *
@@ -21,7 +23,7 @@
  * must read alike (offsets never skip or repeat, wherever a batch is).
  */
 import { Binary, type Collection } from 'mongodb';
-import { isDuplicateKey } from './duplicate-key';
+import { duplicatePositions, isDuplicateKey } from './duplicate-key';
 import type { RunEvent, TimedEvent } from '../core/run-events';
 import { eventArchiveOf, eventLiveOf } from '../core/memory-collections';
 
@@ -69,6 +71,19 @@ export interface ArchiveDoc {
   run: string;
   batches: Array<Omit<EventBatchDoc, '_id' | 'run'>>;
 }
+
+/**
+ * Where an ended stream's archive ends, beside its chunks (`<run>:end`, never a chunk's `_id`):
+ * inserted with them, so archiving updates no head — FerretDB finds the document an update
+ * names by scanning its collection, and the heads are one per run ever.
+ */
+export interface ArchiveEndDoc {
+  _id: string;
+  archived: { chunks: number; next: number };
+}
+
+/** The `_id` of a stream's {@link ArchiveEndDoc}. */
+const archiveEndId = (run: string) => `${run}:end`;
 
 /** How long an archived stream's latest batches stay live for the watchers polling it. */
 const ARCHIVED_COPY_MS = 60_000;
@@ -125,6 +140,11 @@ export class RunEventLog {
     /** Where ended streams are moved, so the live shards hold the runs in flight only. */
     readonly archive: Collection<ArchiveDoc> = collection.db.collection<ArchiveDoc>(eventArchiveOf(collection.collectionName)),
   ) {}
+
+  /** The archive collection as it holds the ends of archived streams beside their chunks. */
+  private get archiveEnds(): Collection<ArchiveDoc | ArchiveEndDoc> {
+    return this.archive as Collection<ArchiveDoc | ArchiveEndDoc>;
+  }
 
   /** Creates the stream's head (once; a second call keeps the first's). */
   async open(run: string, head: { memory_id: string; tenant_id?: string }): Promise<void> {
@@ -194,10 +214,12 @@ export class RunEventLog {
     this.lives.delete(run);
   }
 
-  /** The stream's head; undefined when the run has no stream. */
+  /** The stream's head, with where its archive ends (streams archived before ends were kept apart say it in the head); undefined when the run has no stream. */
   async head(run: string): Promise<StreamHeadDoc | undefined> {
-    const doc = await this.collection.findOne({ _id: run });
-    return (doc as StreamHeadDoc | null) ?? undefined;
+    const [doc, end] = await Promise.all([this.collection.findOne({ _id: run }) as Promise<StreamHeadDoc | null>, this.archiveEnds.findOne({ _id: archiveEndId(run) }) as Promise<ArchiveEndDoc | null>]);
+    if (!doc || !end) return doc ?? undefined;
+    const archived = doc.archived && doc.archived.chunks > end.archived.chunks ? doc.archived : end.archived;
+    return { ...doc, archived, next: Math.max(doc.next, archived.next) };
   }
 
   /**
@@ -238,18 +260,20 @@ export class RunEventLog {
     const chunks = Math.ceil(docs.length / BATCHES_PER_ARCHIVE_DOC);
     // A workflow ID used again: its earlier runs' chunks come first (a writer of the stream knows how many from its head).
     const earlier = this.tails.get(run)?.archivedChunks ?? (await this.head(run))?.archived?.chunks ?? 0;
-    for (let k = 0; k < chunks; k++) {
-      const part = docs.slice(k * BATCHES_PER_ARCHIVE_DOC, (k + 1) * BATCHES_PER_ARCHIVE_DOC).map(({ _id: _i, run: _r, ...b }) => b);
-      const doc: ArchiveDoc = { _id: batchId(run, earlier + k), run, batches: part };
-      // Inserted (the archive only grows); an archive cut short before the head said so is written again.
-      await this.archive.insertOne(doc).catch(async (err: unknown) => {
-        if (!isDuplicateKey(err)) throw err;
-        await this.archive.replaceOne({ _id: doc._id }, doc);
-      });
-    }
     const end = docs.at(-1)!.first + docs.at(-1)!.count;
-    // A workflow ID used again goes on after the archived offsets.
-    await this.collection.updateOne({ _id: run }, { $set: { archived: { chunks: earlier + chunks, next: end } }, $max: { next: end } });
+    const written: Array<ArchiveDoc | ArchiveEndDoc> = Array.from({ length: chunks }, (_, k) => ({
+      _id: batchId(run, earlier + k),
+      run,
+      batches: docs.slice(k * BATCHES_PER_ARCHIVE_DOC, (k + 1) * BATCHES_PER_ARCHIVE_DOC).map(({ _id: _i, run: _r, ...b }) => b),
+    }));
+    // Where it ends, in the same insert (a workflow ID used again goes on after the archived offsets: see `head`).
+    written.push({ _id: archiveEndId(run), archived: { chunks: earlier + chunks, next: end } });
+    // Inserted (the archive only grows); what an archive cut short, or a workflow ID's earlier run, left there is written again.
+    await this.archiveEnds.insertMany(written, { ordered: false }).catch(async (err: unknown) => {
+      const again = duplicatePositions(err);
+      if (!again) throw err;
+      for (const i of again) await this.archiveEnds.replaceOne({ _id: written[i]._id }, written[i]);
+    });
     if (batches.collectionName === this.collection.collectionName) {
       // A stream begun before shards: its batches sit beside every head, and go at once.
       await batches.deleteMany({ run, first: { $lt: end } });

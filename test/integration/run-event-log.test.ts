@@ -130,6 +130,41 @@ describe('the run event log', () => {
     expect((await log().readAll(run)).map((e) => e.offset)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
 
+  it('archives a stream without updating any document of the heads or the archive: where it ends is inserted with its chunks; a stream archived before that reads the same', async () => {
+    const watched = await new MongoClient(serverEnv().mongoUri, { monitorCommands: true }).connect();
+    try {
+      const sent: string[] = [];
+      watched.on('commandStarted', (e) => sent.push(`${e.commandName} ${String(e.command[e.commandName])}`));
+      const writer = new RunEventLog(watched.db(database).collection('perflow_events'));
+      const run = `end-${randomUUID()}`;
+      await writer.open(run, { memory_id: 'm' });
+      await writer.append(run, [delta(0, 0), delta(0, 1)]);
+      sent.length = 0;
+      await writer.archiveStream(run);
+      expect(sent.filter((c) => c.endsWith(' perflow_events') || c.includes('perflow_events.archive'))).toEqual(['insert perflow_events.archive']);
+      // The head as written at the stream's start; readers learn the end from the archive.
+      expect(await mongo.db(database).collection('perflow_events').findOne({ _id: run as never })).not.toHaveProperty('archived');
+      expect((await log().head(run))?.archived).toEqual({ chunks: 1, next: 2 });
+      expect(await log().append(run, [delta(1, 0)])).toBe(2);
+
+      // Archived before ends were inserted: the head says where its archive ends.
+      const old = `old-${randomUUID()}`;
+      await log().open(old, { memory_id: 'm' });
+      const events = [delta(0, 0), delta(0, 1), delta(0, 2)];
+      await mongo.db(database).collection('perflow_events.archive').insertOne({ _id: `${old}:0` as never, run: old, batches: [{ first: 0, count: 3, events, created: new Date() }] });
+      await mongo.db(database).collection('perflow_events').updateOne({ _id: old as never }, { $set: { archived: { chunks: 1, next: 3 }, next: 3 } });
+      expect((await log().head(old))?.archived).toEqual({ chunks: 1, next: 3 });
+      expect((await log().readAll(old)).map((e) => e.offset)).toEqual([0, 1, 2]);
+      const again = log();
+      expect(await again.append(old, [delta(1, 0)])).toBe(3);
+      await again.archiveStream(old);
+      expect((await log().head(old))?.archived).toEqual({ chunks: 2, next: 4 });
+      expect((await log().readAll(old)).map((e) => e.offset)).toEqual([0, 1, 2, 3]);
+    } finally {
+      await watched.close();
+    }
+  });
+
   it('lets an archived stream’s live copy of its end go a minute later, when another stream of its shard ends', async () => {
     const writer = log();
     const first = `copy-${randomUUID()}`;
