@@ -228,44 +228,56 @@ function rootsOf(ids: MemoryIds, question: string, response: string, marks: Pick
   ];
 }
 
+/** Why a run may not start on these memories (those of `existing` exist): one it continues is missing, or another tenant's. */
+async function refusalOf(store: MemoryStore, input: StartRunInput, existing: readonly string[]): Promise<ApplicationFailure | undefined> {
+  const { ids } = input;
+  if (input.resume && !existing.includes(ids.memory_id)) return ApplicationFailure.nonRetryable(`memory_id ${ids.memory_id} does not exist`, 'Memory.NotFound');
+  if (existing.length === 0) return undefined;
+  const owners = await store.memoryOwners(existing);
+  for (const [field, id] of [['memory_id', ids.memory_id], ['executor_agent_memory_id', ids.executor_agent_memory_id]] as const) {
+    const owner = owners.get(id);
+    if (owner && owner.tenant_id !== ids.tenant_id) return ApplicationFailure.nonRetryable(otherTenantMessage(field, id, owner.tenant_id, ids.tenant_id), 'Memory.OtherTenant');
+  }
+  return undefined;
+}
+
 export function createMemoryActivities(store: MemoryStore, o: { requireTenant?: boolean; executorMemoryCreated?: (id: string, firstRun: string) => void } = {}) {
   return {
     /**
-     * Creates the planner and executor memories and the root interaction holding the question,
-     * and returns the IDs of the conversation's earlier exchanges: the planner loads their
-     * texts itself (claim check), so they never enter the workflow history.
+     * Creates the planner and executor memories (and, in runs recorded before, the root
+     * interactions holding the question), and returns the IDs of the conversation's earlier
+     * exchanges: the planner loads their texts itself (claim check), so they never enter the
+     * workflow history.
      */
     async startRun(input: StartRunInput): Promise<{ history_ids: string[] }> {
       const { ids } = input;
       if (o.requireTenant && ids.tenant_id === undefined) throw ApplicationFailure.nonRetryable(TENANT_REQUIRED, 'Policy.Refused');
-      // A conversation (or executor memory) exists when continued, and is continued by its own tenant only: checked before anything is written.
-      const owners = await store.memoryOwners([ids.memory_id, ids.executor_agent_memory_id]);
-      for (const [field, id] of [['memory_id', ids.memory_id], ['executor_agent_memory_id', ids.executor_agent_memory_id]] as const) {
-        const owner = owners.get(id);
-        if (!owner && field === 'memory_id' && input.resume) throw ApplicationFailure.nonRetryable(`memory_id ${id} does not exist`, 'Memory.NotFound');
-        if (owner && owner.tenant_id !== ids.tenant_id) throw ApplicationFailure.nonRetryable(otherTenantMessage(field, id, owner.tenant_id, ids.tenant_id), 'Memory.OtherTenant');
-      }
-      const history = input.resume
-        ? await store.recentExchanges(ids.memory_id, input.message_history_limit, ids.parent_interaction_id)
-        : [];
       const now = new Date();
-      const created = await store.upsertMemories(
-        [
-          { memory_id: ids.memory_id, name: input.question, app_type: input.app_type, role: 'planner', ...tenantOf(ids) },
-          {
-            memory_id: ids.executor_agent_memory_id,
-            name: input.question,
-            app_type: input.app_type,
-            role: 'executor',
-            parent_memory_id: ids.memory_id,
-            // Which run created it: that run's executor history needs no query over the memory.
-            first_run: ids.executor_agent_parent_interaction_id,
-            ...tenantOf(ids),
-            ...(input.executor_agent_id !== undefined ? { agent_id: input.executor_agent_id } : {}),
-          },
-        ],
-        now,
-      );
+      const memories = [
+        { memory_id: ids.memory_id, name: input.question, app_type: input.app_type, role: 'planner' as const, ...tenantOf(ids) },
+        {
+          memory_id: ids.executor_agent_memory_id,
+          name: input.question,
+          app_type: input.app_type,
+          role: 'executor' as const,
+          parent_memory_id: ids.memory_id,
+          // Which run created it: that run's executor history needs no query over the memory.
+          first_run: ids.executor_agent_parent_interaction_id,
+          ...tenantOf(ids),
+          ...(input.executor_agent_id !== undefined ? { agent_id: input.executor_agent_id } : {}),
+        },
+      ];
+      // New memories (every new conversation) are one insert and nothing to check: no one else's has their IDs.
+      const existing = await store.createMemories(memories, now);
+      const created = memories.map((m) => m.memory_id).filter((id) => !existing.includes(id));
+      // A conversation (or executor memory) exists when continued, and is continued by its own tenant only: what was just created goes again when not.
+      const refusal = await refusalOf(store, input, existing);
+      if (refusal) {
+        if (created.length > 0) await store.memories.deleteMany({ _id: { $in: created } });
+        throw refusal;
+      }
+      await store.touchMemories(memories.filter((m) => existing.includes(m.memory_id)), now);
+      const history = input.resume ? await store.recentExchanges(ids.memory_id, input.message_history_limit, ids.parent_interaction_id) : [];
       // Which run created the executor memory: this one (the worker's executor history need not read it).
       if (created.includes(ids.executor_agent_memory_id)) o.executorMemoryCreated?.(ids.executor_agent_memory_id, ids.executor_agent_parent_interaction_id);
       if (!input.roots_at_end) await store.insertInteractionsOnce(rootsOf(ids, input.question, ''), now);

@@ -143,26 +143,33 @@ export class MemoryStore {
 
   /** {@link upsertMemory} of several memories (a run's planner and executor memories): one insert when all are new. Returns the IDs of those it created. */
   async upsertMemories(docs: ReadonlyArray<Omit<MemoryDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<string[]> {
+    const existing = await this.createMemories(docs, now);
+    await this.touchMemories(docs.filter((d) => existing.includes(d.memory_id)), now);
+    return docs.filter((d) => !existing.includes(d.memory_id)).map((d) => d.memory_id);
+  }
+
+  /** Inserts the memories that do not exist, in one command; returns the IDs of those that did (left as they are). */
+  async createMemories(docs: ReadonlyArray<Omit<MemoryDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<string[]> {
     const existing = await insertNew(
       this.memories,
       docs.map(({ name, first_run, ...rest }) => ({ _id: rest.memory_id, ...rest, name, created: now, updated: now, ...(first_run !== undefined ? { first_run } : {}) }) as MemoryDoc),
     );
-    const created = docs.filter((_, i) => !existing.includes(i)).map((d) => d.memory_id);
-    if (existing.length === 0) return created;
+    return existing.map((i) => docs[i].memory_id);
+  }
+
+  /** Updates memories that exist as {@link upsertMemory} does (their name, `first_run` and creation time kept). */
+  async touchMemories(docs: ReadonlyArray<Omit<MemoryDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<void> {
+    if (docs.length === 0) return;
     await this.memories.bulkWrite(
-      existing.map((i) => {
-        const { name, first_run, ...rest } = docs[i];
-        return {
-          updateOne: {
-            filter: { _id: rest.memory_id },
-            update: { $set: { ...rest, updated: now }, $setOnInsert: { name, created: now, ...(first_run !== undefined ? { first_run } : {}) } },
-            upsert: true,
-          },
-        };
-      }),
+      docs.map(({ name, first_run, ...rest }) => ({
+        updateOne: {
+          filter: { _id: rest.memory_id },
+          update: { $set: { ...rest, updated: now }, $setOnInsert: { name, created: now, ...(first_run !== undefined ? { first_run } : {}) } },
+          upsert: true,
+        },
+      })),
       { ordered: true },
     );
-    return created;
   }
 
   async memory(memoryId: string): Promise<MemoryDoc | null> {

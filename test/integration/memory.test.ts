@@ -119,6 +119,8 @@ describe('conversation memory', () => {
     expect(error).toBeInstanceOf(WorkflowFailedError);
     const activityFailure = (error as WorkflowFailedError).cause;
     expect(activityFailure?.cause).toMatchObject({ type: 'Memory.NotFound', message: 'memory_id no-such-memory does not exist' });
+    expect(await harness().memory.memories.countDocuments({ _id: 'no-such-memory' })).toBe(0);
+    expect(await harness().memory.memories.countDocuments({ name: 'q' })).toBe(0);
   });
 
   it('refuses to continue another tenant\'s conversation, touching nothing, and stamps every document with the run\'s tenant', async () => {
@@ -135,6 +137,8 @@ describe('conversation memory', () => {
     }
     const memory = await harness().memory.memories.findOne({ _id: first.memory_id });
     expect(memory).toMatchObject({ tenant_id: 'a', name: 'tenant a asks' });
+    // Nor did the refused runs leave a memory of their own (their executor memories were new).
+    expect(await harness().memory.memories.countDocuments({ name: 'tenant b asks' })).toBe(0);
     expect(await harness().memory.interactions.countDocuments({ memory_id: first.memory_id, origin: 'user' })).toBe(1);
   });
 
