@@ -128,8 +128,6 @@ function remember(keys: Set<string>, more: readonly string[] | undefined): void 
 
 export class RunEventLog {
   private readonly tails = new Map<string, Tail>();
-  /** The collections of batches whose index this process made sure of. */
-  private readonly indexed = new Set<string>();
   /** Where each stream read or written here keeps its live batches (from its head). */
   private readonly lives = new Map<string, Collection<EventBatchDoc>>();
 
@@ -323,16 +321,6 @@ export class RunEventLog {
     return offset < first + count ? first : first + count;
   }
 
-  /**
-   * The index of a shard's range queries (re-attaching mid-stream, a writer's look back, the
-   * archive's `{run}`), created once per shard and process: on MongoDB they would scan the shard.
-   */
-  private async ensureIndexed(batches: Collection<EventBatchDoc>): Promise<void> {
-    if (this.indexed.has(batches.collectionName)) return;
-    await batches.createIndex({ run: 1, first: 1 }, { name: 'stream_in_order' });
-    this.indexed.add(batches.collectionName);
-  }
-
   /** The collection of a stream's live batches, as its head says (one head read per stream and process). */
   private async liveOf(run: string): Promise<Collection<EventBatchDoc>> {
     return this.lives.get(run) ?? this.liveFrom(run, await this.head(run));
@@ -365,8 +353,10 @@ export class RunEventLog {
 
   /** What a head says of where a stream's batches are, where it ends and whose it is (its shard's index made sure of). */
   private async startTail(run: string, head: Pick<StreamHeadDoc, 'live' | 'next' | 'tenant_id' | 'archived'> | undefined): Promise<Tail> {
+    // A shard has no index of its own: it holds the runs in flight only, which its range queries
+    // (re-attaching, a writer's look back, the archive's `{run}`) read whole cheaply anywhere, while
+    // creating one (once per shard and process) is DDL, which FerretDB makes every write wait for.
     const batches = this.liveFrom(run, head);
-    await this.ensureIndexed(batches);
     return { batches, next: head?.next ?? 0, ...(head?.tenant_id !== undefined ? { tenant_id: head.tenant_id } : {}), keys: new Set(), archivedChunks: head?.archived?.chunks ?? 0 };
   }
 
