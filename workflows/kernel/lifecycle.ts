@@ -12,7 +12,7 @@ import type { EarlierStepsRef } from '../../core/activity-contract';
 import { SearchAttributes, type CarriedState, type RunOutput } from '../definitions';
 import { memoryActivities } from './activity-presets';
 import { causeMessage, completedStepRefs, ROOTS_AT_END_PATCH, type RunContext } from './context';
-import type { RunOutcome } from '../../activities/memory';
+import type { RunOutcome } from '../../activities/run-memory';
 import { responseFilter } from './model-calls';
 import { modelForCall } from './scripted-calls';
 import { countRun } from './metrics';
