@@ -23,7 +23,7 @@
  * must read alike (offsets never skip or repeat, wherever a batch is).
  */
 import { Binary, type Collection } from 'mongodb';
-import { duplicatePositions, ignoreDuplicates, isDuplicateKey } from './duplicate-key';
+import { duplicatePositions, isDuplicateKey } from './duplicate-key';
 import type { RunEvent, TimedEvent } from '../core/run-events';
 import { eventArchiveOf, eventLiveOf } from '../core/memory-collections';
 
@@ -282,12 +282,12 @@ export class RunEventLog {
       // older than that go as later streams end.
       const recent = Date.now() - ARCHIVED_COPY_RECENT_MS;
       const kept = docs.findIndex((d, i) => i === docs.length - 1 || d.created.getTime() >= recent);
-      // All of them go (with the shard's copies kept past their minute, in the same command); the
-      // latest come back as marked copies in one insert — marking them in place would be an update,
-      // which FerretDB answers by scanning the shard for each document. A watcher reading between
-      // the two finds nothing new yet and reads again.
-      await batches.deleteMany({ $or: [{ run, first: { $lt: end } }, { archived_copy: true, created: { $lt: new Date(Date.now() - ARCHIVED_COPY_MS) } }] });
-      await batches.insertMany(docs.slice(kept).map((d) => ({ ...d, archived_copy: true as const })), { ordered: false }).catch(ignoreDuplicates);
+      const from = docs[kept].first;
+      // With the shard's copies kept past their minute, in the same command. The latest are marked
+      // in place, not deleted and inserted again: a batch stays where it is until the archive holds
+      // it, so a writer behind the stream's end meets it (duplicate key) rather than taking its offset.
+      await batches.deleteMany({ $or: [{ run, first: { $lt: from } }, { archived_copy: true, created: { $lt: new Date(Date.now() - ARCHIVED_COPY_MS) } }] });
+      await batches.updateMany({ run, first: { $gte: from, $lt: end } }, { $set: { archived_copy: true } });
     }
     this.tails.delete(run);
   }
