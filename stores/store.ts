@@ -54,7 +54,7 @@ export class MemoryStore {
   }
 
   /**
-   * The owners of the memories that exist among `memoryIds` (a run's start checks two): one `_id`
+   * The owners of the memories that exist among `memoryIds` (a run's start checks those of its two that exist): one `_id`
    * lookup each, at once — FerretDB answers an `$in` by scanning every memory in Go, an `_id`
    * lookup in SQLite, ten times faster.
    */
@@ -64,22 +64,10 @@ export class MemoryStore {
   }
 
   /**
-   * Creates the memory if it does not exist; keeps its name, `first_run` and creation time if it
-   * does. Inserted first: a new memory (every new conversation) is one insert, while an update
-   * makes FerretDB scan the collection.
+   * Inserts the memories that do not exist, in one command; returns the IDs of those that did
+   * (left as they are: {@link touchMemories} updates them). A new memory (every new
+   * conversation) is one insert, while an update makes FerretDB scan the collection.
    */
-  async upsertMemory(doc: Omit<MemoryDoc, '_id' | 'created' | 'updated'>, now: Date): Promise<void> {
-    await this.upsertMemories([doc], now);
-  }
-
-  /** {@link upsertMemory} of several memories (a run's planner and executor memories): one insert when all are new. Returns the IDs of those it created. */
-  async upsertMemories(docs: ReadonlyArray<Omit<MemoryDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<string[]> {
-    const existing = await this.createMemories(docs, now);
-    await this.touchMemories(docs.filter((d) => existing.includes(d.memory_id)), now);
-    return docs.filter((d) => !existing.includes(d.memory_id)).map((d) => d.memory_id);
-  }
-
-  /** Inserts the memories that do not exist, in one command; returns the IDs of those that did (left as they are). */
   async createMemories(docs: ReadonlyArray<Omit<MemoryDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<string[]> {
     const existing = await insertNew(
       this.memories,
@@ -88,7 +76,7 @@ export class MemoryStore {
     return existing.map((i) => docs[i].memory_id);
   }
 
-  /** Updates memories that exist as {@link upsertMemory} does (their name, `first_run` and creation time kept). */
+  /** Updates memories that exist (their name, `first_run` and creation time kept). */
   async touchMemories(docs: ReadonlyArray<Omit<MemoryDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<void> {
     if (docs.length === 0) return;
     await this.memories.bulkWrite(
