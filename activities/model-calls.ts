@@ -19,7 +19,8 @@ import type { ChatRequest } from './llm/scripted';
 import { saveStep, toolCallId } from './memory';
 import { outputForModel } from './tool-calls';
 import { checkModel, type PolicyDeps } from './policy';
-import { activityStream, EVENTS_BEFORE_HOLD_MS, type ActivityStream } from './run-events';
+import { activityStream, EVENTS_BEFORE_HOLD_MS, handedToolCalls, type ActivityStream } from './run-events';
+import type { HandedToolCall } from '../core/run-events';
 import { NOT_MADE, withinTenantBudget } from './tenant-budgets';
 import type { completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache, toolAnswerCache } from './worker-caches';
 import type { MemoryStore } from '../stores/store';
@@ -98,31 +99,48 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
   return withHeartbeat(async () => {
     const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, earlier_steps, agent, tenant: _tenant, stored_tool_results, ...withStored } = input;
     const request = { ...withStored, messages: await withStoredToolResults(deps, withStored.messages, step_memory, stored_tool_results) };
-    const material = material_id ? await deps.prompts.get(material_id) : undefined;
-    const tools = tool_names && material ? material.tools.filter((t) => tool_names.includes(t.name)) : request.tools;
-    const asked =
-      whole_results || earlier_steps
-        ? await Promise.all(request.messages.map(async (m) => (m.role === 'user' ? { ...m, content: await withWholeResults(deps, whole_results, await withEarlierSteps(deps, earlier_steps, m.content)) } : m)))
-        : request.messages;
-    const prefix = step_memory ? await deps.executorHistory.get(step_memory) : [];
-    const system = systemOf(input, material);
-    // The step's task: the last message before this step's turns (a prompt call: its first user message).
-    const task = step_memory ? prefix.length - 1 : asked.findIndex((m) => m.role === 'user');
-    const fit = executorCompactable([...prefix, ...asked], task, system + JSON.stringify(tools ?? []), {
-      step: step_memory?.step_index,
-      root: step_memory?.ids.parent_interaction_id,
-      ...(step_memory ? { owner: { memory_id: step_memory.ids.memory_id, ...(step_memory.ids.tenant_id !== undefined ? { tenant_id: step_memory.ids.tenant_id } : {}) } } : {}),
-    });
-    const compaction = await compactToFit(deps, model, fit, activityStream(deps.events));
-    const messages = fit.messages(compaction?.dropped ?? 0, compaction?.placeholder ?? '');
-    const answer = await streamedChat(deps, model, { ...request, messages, system, ...(tools ? { tools } : {}) }, { step: step_memory?.step_index, agent });
-    const response = compaction ? { ...answer, usage: addUsage(answer.usage, compaction.usage) } : answer;
-    // A final answer is the step's result; saving it is idempotent, so a retried turn saves what it answers.
-    if (step_memory && response.tool_calls.length === 0) {
-      const saved = await saveStep(deps.memory, { ids: step_memory.ids, stepIndex: step_memory.step_index, step: step_memory.step, result: response.content });
-      if (step_memory.run_id !== undefined) deps.completedSteps.remember(step_memory.run_id, saved, { step: step_memory.step, result: response.content });
+    // The turn's tool calls handed their events on: they go out in its first write (see `planningModel`).
+    const streaming = perflowModelParameters(model.parameters).stream !== false;
+    const stream = activityStream(deps.events, step_memory && handedToolCalls(step_memory.step_index, handedOn(request.messages, stored_tool_results), streaming ? EVENTS_BEFORE_HOLD_MS : 0));
+    try {
+      const material = material_id ? await deps.prompts.get(material_id) : undefined;
+      const tools = tool_names && material ? material.tools.filter((t) => tool_names.includes(t.name)) : request.tools;
+      const asked =
+        whole_results || earlier_steps
+          ? await Promise.all(request.messages.map(async (m) => (m.role === 'user' ? { ...m, content: await withWholeResults(deps, whole_results, await withEarlierSteps(deps, earlier_steps, m.content)) } : m)))
+          : request.messages;
+      const prefix = step_memory ? await deps.executorHistory.get(step_memory) : [];
+      const system = systemOf(input, material);
+      // The step's task: the last message before this step's turns (a prompt call: its first user message).
+      const task = step_memory ? prefix.length - 1 : asked.findIndex((m) => m.role === 'user');
+      const fit = executorCompactable([...prefix, ...asked], task, system + JSON.stringify(tools ?? []), {
+        step: step_memory?.step_index,
+        root: step_memory?.ids.parent_interaction_id,
+        ...(step_memory ? { owner: { memory_id: step_memory.ids.memory_id, ...(step_memory.ids.tenant_id !== undefined ? { tenant_id: step_memory.ids.tenant_id } : {}) } } : {}),
+      });
+      const compaction = await compactToFit(deps, model, fit, stream);
+      const messages = fit.messages(compaction?.dropped ?? 0, compaction?.placeholder ?? '');
+      const answer = await streamedChat(deps, model, { ...request, messages, system, ...(tools ? { tools } : {}) }, { step: step_memory?.step_index, agent, stream });
+      const response = compaction ? { ...answer, usage: addUsage(answer.usage, compaction.usage) } : answer;
+      // A final answer is the step's result; saving it is idempotent, so a retried turn saves what it answers.
+      if (step_memory && response.tool_calls.length === 0) {
+        const saved = await saveStep(deps.memory, { ids: step_memory.ids, stepIndex: step_memory.step_index, step: step_memory.step, result: response.content });
+        if (step_memory.run_id !== undefined) deps.completedSteps.remember(step_memory.run_id, saved, { step: step_memory.step, result: response.content });
+      }
+      return response;
+    } finally {
+      await stream?.close();
     }
-    return response;
+  });
+}
+
+/** The tool calls whose events were handed on to this turn (`StoredToolResult.events`): their input and answer, from its messages. */
+function handedOn(messages: ChatMessage[], stored: StoredToolResult[] | undefined): HandedToolCall[] {
+  const inputs = new Map(messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => [c.id, c.input] as const) : [])));
+  return (stored ?? []).flatMap((s) => {
+    const m = messages[s.message];
+    if (s.events === undefined || m?.role !== 'tool') return [];
+    return [{ call: s.call, tool: m.name, input: inputs.get(m.tool_call_id), output: m.content, ok: m.is_error !== true, ...(s.events === 'result' ? { call_published: true } : {}) }];
   });
 }
 

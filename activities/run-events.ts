@@ -4,8 +4,7 @@
  * attempt streamed). Publishing never fails a call: a stream write that fails is logged.
  */
 import { Context, log } from '@temporalio/activity';
-import { preview } from '../core/text';
-import { EVENT_PREVIEW_CHARS, modelCallName, modelRoleOf, streamOf, type KeyedRunEvents, type RunEventBody } from '../core/run-events';
+import { handedToolEvents, modelCallName, modelRoleOf, streamOf, toolCallEvent, toolResultEvent, type HandedToolCall, type KeyedRunEvents, type RunEventBody } from '../core/run-events';
 import type { CallPosition } from '../core/llm-types';
 import type { RunEventLog } from '../stores/run-events';
 
@@ -130,7 +129,7 @@ export class ActivityStream {
    */
   toolCall(step: number, tool: string, call: string, input: unknown, subRun?: { workflow_id: string; agent: string }, holdMs = 0): void {
     if (this.attempt > 1) void this.publish({ type: 'retry', call, attempt: this.attempt, tool, step });
-    const event = { type: 'tool_call' as const, step, tool, call, input: preview(JSON.stringify(input ?? {}), EVENT_PREVIEW_CHARS), ...(subRun ? { sub_run: subRun } : {}), at: new Date().toISOString() };
+    const event = { ...toolCallEvent(step, tool, call, input, subRun), at: new Date().toISOString() };
     if (holdMs <= 0) return void this.publish(event);
     const timer = setTimeout(() => this.releaseCall(), holdMs);
     this.heldCall = { event, timer };
@@ -147,14 +146,41 @@ export class ActivityStream {
 
   /** A tool call's outcome (with its call, when that was held back until now). */
   async toolResult(step: number, tool: string, call: string, ok: boolean, output: string): Promise<void> {
-    this.releaseCall({ type: 'tool_result', step, tool, call, ok, output: preview(output, EVENT_PREVIEW_CHARS) });
+    this.releaseCall(toolResultEvent(step, tool, call, ok, output));
     await this.close();
+  }
+
+  /**
+   * A tool call's events go on to the step's next model call (`hand_events`): a call still held
+   * is not published here. Returns whether it was (a slow call shows while it runs), once written.
+   */
+  async handOn(): Promise<boolean> {
+    const held = this.heldCall;
+    this.heldCall = undefined;
+    if (held) clearTimeout(held.timer);
+    await this.close();
+    return held === undefined;
   }
 }
 
 /** Run events the workflow handed an activity (`events_before`), and how long they may wait for its first write. */
 export interface HandedEvents extends KeyedRunEvents {
   holdMs: number;
+}
+
+/**
+ * The events of tool calls handed on to the current activity (an executor turn), keyed by its
+ * workflow execution as the tool calls' workflow keys them (see `handedToolEvents`).
+ */
+export function handedToolCalls(step: number, calls: readonly HandedToolCall[], holdMs: number): HandedEvents | undefined {
+  if (calls.length === 0) return undefined;
+  let runId: string | undefined;
+  try {
+    runId = Context.current().info.workflowExecution?.runId;
+  } catch {
+    return undefined;
+  }
+  return runId === undefined ? undefined : { ...handedToolEvents(runId, step, calls), holdMs };
 }
 
 /** How long a planning call holds the run's events handed to it for its first piece of text: a step's end shows at most this late. */

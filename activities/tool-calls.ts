@@ -91,15 +91,18 @@ function nexusAgentToolOf(ref: AgentToolRef): AgentTool {
 const TOOL_CALL_HOLD_MS = 250;
 
 /** Runs one tool call; bad input and tool errors become observations the model can act on. */
-export async function callTool(deps: ToolCallDeps, { tool: ref, input, place }: ToolCallInput): Promise<ToolObservation> {
+export async function callTool(deps: ToolCallDeps, { tool: ref, input, place, hand_events }: ToolCallInput): Promise<ToolObservation> {
     const name = ref.name ?? ref.type;
     const stream = activityStream(deps.events);
     const call = toolCallName(place.stepIndex, place.callIndex);
     stream?.toolCall(place.stepIndex, name, call, input, undefined, TOOL_CALL_HOLD_MS);
     const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input), input));
     await saveToolCall(deps.memory, place, { name, input, output: observation.content, is_error: observation.is_error });
-    await stream?.toolResult(place.stepIndex, name, call, !observation.is_error, observation.content);
-    return { ...observation, content: answered(deps, place, observation.content) };
+    const answer = { ...observation, content: answered(deps, place, observation.content) };
+    // Handed on: the step's next model call writes the result (and the call, unless it showed while running).
+    if (hand_events && stream) return (await stream.handOn()) ? { ...answer, call_published: true } : answer;
+    await stream?.toolResult(place.stepIndex, name, call, !observation.is_error, answer.content);
+    return answer;
   }
 
 /** An agent tool's call as the executor reports it: before the sub-agent's run starts, and after it ends. */
@@ -127,8 +130,9 @@ export async function agentToolStarted(deps: ToolCallDeps, record: AgentToolCall
 export async function agentToolEnded(deps: ToolCallDeps, record: AgentToolCallRecord & ToolObservation): Promise<ToolObservation> {
   const { name, input, place, sub_run, content, is_error } = record;
   await saveToolCall(deps.memory, place, { name, input, output: content, is_error, sub_run });
-  await activityStream(deps.events)?.toolResult(place.stepIndex, name, toolCallName(place.stepIndex, place.callIndex), !is_error, content);
-  return { content: answered(deps, place, content), is_error };
+  const answer = answered(deps, place, content);
+  await activityStream(deps.events)?.toolResult(place.stepIndex, name, toolCallName(place.stepIndex, place.callIndex), !is_error, answer);
+  return { content: answer, is_error };
 }
 
 /** A saved call's answer as the model sees it, remembered for the step's next turn on this worker. */

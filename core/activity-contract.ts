@@ -186,6 +186,11 @@ export interface StoredToolResult {
    * the call sends its own copy when it matches, without reading memory (absent in runs recorded before).
    */
   digest?: string;
+  /**
+   * The call's events, handed on by its activity (`hand_events`), go to the run's stream with
+   * this turn's first write: its call and result, or its result only (the call showed while it ran).
+   */
+  events?: 'call_and_result' | 'result';
 }
 
 /** The step an executor turn belongs to, as its model call reads and writes memory. */
@@ -218,12 +223,20 @@ export interface ToolCallInput {
   input: Record<string, unknown>;
   /** Where the call is recorded in memory (with its whole output). */
   place: ToolCallPlace;
+  /**
+   * The step's next model call writes this call's events to the run's stream, with its own first
+   * write (see `StoredToolResult.events`): the activity publishes only a call still running after
+   * a moment. One write fewer per call.
+   */
+  hand_events?: true;
 }
 
 /** What a tool call gives the model: its output, or an error it can act on. */
 export interface ToolObservation {
   content: string;
   is_error: boolean;
+  /** With `hand_events`: the call's event was published while it ran (a slow call); its result is left to hand on. */
+  call_published?: true;
 }
 
 export interface CompletedStepView {

@@ -9,6 +9,7 @@
  */
 
 import type { PendingDecision } from './decisions';
+import { preview } from './text';
 
 /** Longest text of an event's previews (questions, inputs, outputs, results). */
 export const EVENT_PREVIEW_CHARS = 500;
@@ -116,4 +117,50 @@ export const toolCallName = (step: number, index: number): string => `tool:${ste
 export interface KeyedRunEvents {
   events: RunEventBody[];
   keys: string[];
+}
+
+type ToolCallEvent = Extract<RunEventBody, { type: 'tool_call' }>;
+type ToolResultEvent = Extract<RunEventBody, { type: 'tool_result' }>;
+
+/** A tool call's event as it starts, whoever writes it. */
+export function toolCallEvent(step: number, tool: string, call: string, input: unknown, subRun?: ToolCallEvent['sub_run']): ToolCallEvent {
+  return { type: 'tool_call', step, tool, call, input: preview(JSON.stringify(input ?? {}), EVENT_PREVIEW_CHARS), ...(subRun ? { sub_run: subRun } : {}) };
+}
+
+/** A tool call's outcome as an event: `output` is its answer as the model sees it. */
+export function toolResultEvent(step: number, tool: string, call: string, ok: boolean, output: string): ToolResultEvent {
+  return { type: 'tool_result', step, tool, call, ok, output: preview(output, EVENT_PREVIEW_CHARS) };
+}
+
+/** A tool call whose events its activity handed on to the step's next model call (`hand_events`). */
+export interface HandedToolCall {
+  /** Its index in the step (`ToolCallPlace.callIndex`). */
+  call: number;
+  tool: string;
+  input: unknown;
+  /** Its answer as the model sees it. */
+  output: string;
+  ok: boolean;
+  /** Its call event was published while it ran (a slow call): the result only is left. */
+  call_published?: boolean;
+}
+
+/**
+ * The events of tool calls handed on, keyed by the workflow execution that made them (the
+ * executor child's run ID): the model call that takes them, a retry of it, or the run when no
+ * call did, write them once.
+ */
+export function handedToolEvents(runId: string, step: number, calls: readonly HandedToolCall[]): KeyedRunEvents {
+  const events: RunEventBody[] = [];
+  const keys: string[] = [];
+  for (const c of calls) {
+    const call = toolCallName(step, c.call);
+    if (!c.call_published) {
+      events.push(toolCallEvent(step, c.tool, call, c.input));
+      keys.push(`${runId}#${call}`);
+    }
+    events.push(toolResultEvent(step, c.tool, call, c.ok, c.output));
+    keys.push(`${runId}#${call}:result`);
+  }
+  return { events, keys };
 }

@@ -3,7 +3,8 @@
  * tool calls are in flight (half of them running two steps in parallel); a fresh worker is
  * started each time. Every run must complete with its expected result, no tool call of a
  * completed step may complete twice, memory must hold every interaction exactly once, and each
- * run's event stream every event once and in order.
+ * run's event stream every event once and in order (a tool call's result too, which the step's
+ * next turn writes, on whichever worker it runs).
  */
 import { planExecuteReflect } from '../../workflows';
 import { useWorkerProcess } from '../support/spawn-worker';
@@ -79,6 +80,11 @@ describe('worker crashes', () => {
         const started = events.filter((e) => e.type === 'step_started' && e.index === step);
         const finished = events.filter((e) => e.type === 'step_finished' && e.index === step);
         expect([run, step, started.length, finished.length, started[0]?.offset < finished[0]?.offset]).toEqual([run, step, 1, 1, true]);
+        // The tool call's result once (handed on to the step's next turn, wherever that ran), after its call, before the step's end.
+        const results = events.filter((e) => e.type === 'tool_result' && e.step === step);
+        const call = events.findIndex((e) => e.type === 'tool_call' && e.step === step);
+        expect([run, step, results.map((e) => e.type === 'tool_result' && e.output)]).toEqual([run, step, [`slow ${run}.${step + 1}`]]);
+        expect([run, step, call >= 0 && call < results[0].offset, results[0].offset < finished[0]?.offset]).toEqual([run, step, true, true]);
       }
       expect([run, events.filter((e) => e.type === 'run_started').length, events.at(-1)?.type]).toEqual([run, 1, 'run_finished']);
     }

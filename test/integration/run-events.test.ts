@@ -6,15 +6,17 @@
  */
 import { answersOf, watchRun, type RunEvent } from '../../client';
 import type { AgentType } from '../../core/agent';
-import { startAgentRun, runInput } from '../support/harness';
+import { final, plan, scriptedAgent, startAgentRun, runInput } from '../support/harness';
 import { useCli } from '../support/cli';
+import { gateTool } from '../support/gate-tool';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
 import { workflowTypeFor } from '../../workflows';
 import { eventLiveOf } from '../../core/memory-collections';
 
 jest.setTimeout(180_000);
 
-const cli = useCli('events');
+const gate = gateTool();
+const cli = useCli('events', { tools: [gate.tool] });
 
 async function collect(workflowId: string, from?: number): Promise<RunEvent[]> {
   const events: RunEvent[] = [];
@@ -74,6 +76,15 @@ describe('run event streams', () => {
     });
     for (const e of reflected) expect(batchOf(e.offset)).toBe(batchOf(e.offset + 1));
     if (type === 'plan_execute_and_reflect') expect(reflected.length).toBe(2);
+    // A tool call's events went on to the step's next turn: written with its first piece of text, in one insert.
+    for (const index of [0, 1]) {
+      const call = indexOfType(events, (e) => e.type === 'tool_call' && e.step === index);
+      const next = events[call + 2];
+      expect(events[call + 1]).toMatchObject({ type: 'tool_result', step: index });
+      expect(next).toMatchObject({ type: 'model_delta', role: 'executor', step: index });
+      expect(batchOf(call)).toBeDefined();
+      expect([call + 1, call + 2].map((o) => batchOf(o))).toEqual([batchOf(call), batchOf(call)]);
+    }
     // Answers arrive in pieces of at most 5 characters and join to what the model answered.
     const deltas = events.filter((e) => e.type === 'model_delta');
     expect(deltas.length).toBeGreaterThan(20);
@@ -144,6 +155,43 @@ describe('run event streams', () => {
     expect((await cli.harness.memory.eventLog().head(handle.workflowId))?.archived?.next).toBe(events.length);
     // Watched again: the same stream, one end.
     expect(await collect(handle.workflowId)).toEqual(events);
+  });
+
+  it('a slow tool call shows while it runs; its result goes with the next turn; a step that ends at the tool call writes both; each once', async () => {
+    const agent = scriptedAgent(
+      {
+        planner: [plan('wait', 'give up'), plan('give up'), final('done')],
+        executor: [
+          [{ tool_calls: [{ name: 'WaitTool', input: { label: 'slow' } }] }, { content: 'waited' }],
+          [{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '2+2' } }] }, { tool_calls: [{ name: 'CalculatorTool', input: { expression: '3+3' } }] }],
+        ],
+      },
+      { tools: [{ type: 'WaitTool' }, { type: 'CalculatorTool' }] },
+    );
+    gate.close();
+    // The second step may take two turns: its second tool call is its last, and no turn takes its events.
+    const handle = await startAgentRun(cli.harness, runInput(agent, 'slow tool, then a step cut short', { executor_max_iterations: 2 }), 'events-handed');
+    const log = cli.harness.memory.eventLog();
+    let running: RunEvent[] = [];
+    for (let i = 0; i < 150 && !running.some((e) => e.type === 'tool_call'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      running = await log.readAll(handle.workflowId);
+    }
+    expect(running.filter((e) => e.type === 'tool_call')).toEqual([expect.objectContaining({ tool: 'WaitTool', call: 'tool:0:0' })]);
+    expect(running.some((e) => e.type === 'tool_result')).toBe(false);
+    gate.release();
+    await handle.result();
+    const events = await collect(handle.workflowId);
+    expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+    const calls = events.filter((e) => e.type === 'tool_call' || e.type === 'tool_result').map((e) => `${e.type} ${e.call}`);
+    expect(calls).toEqual(['tool_call tool:0:0', 'tool_result tool:0:0', 'tool_call tool:1:0', 'tool_result tool:1:0', 'tool_call tool:1:1', 'tool_result tool:1:1']);
+    const at = (type: string, call: string) => events.findIndex((e) => e.type === type && 'call' in e && e.call === call);
+    expect(events[at('tool_result', 'tool:0:0')]).toMatchObject({ ok: true, output: 'released slow' });
+    expect(events[at('tool_result', 'tool:0:0') + 1]).toMatchObject({ type: 'model_delta', role: 'executor', step: 0 });
+    // The cut-short step's last call and result, written by the run before the step's end.
+    expect(events[at('tool_result', 'tool:1:0')]).toMatchObject({ ok: true, output: '4' });
+    expect(events[at('tool_result', 'tool:1:1')]).toMatchObject({ ok: true, output: '6' });
+    expect(at('tool_result', 'tool:1:1')).toBeLessThan(events.findIndex((e) => e.type === 'step_finished' && e.index === 1));
   });
 
   it('perflow watch prints the events, --json one per line; run --follow shows them live', async () => {

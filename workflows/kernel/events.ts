@@ -28,6 +28,11 @@ const { runEvents } = proxySinks<RunEventSinks>();
 const NONE: KeyedRunEvents = { events: [], keys: [] };
 const joined = (a: KeyedRunEvents, b: KeyedRunEvents): KeyedRunEvents => (b.events.length === 0 ? a : a.events.length === 0 ? b : { events: [...a.events, ...b.events], keys: [...a.keys, ...b.keys] });
 
+/** Events keyed by whoever would have written them (a tool call's, handed on and not taken): written once per key. */
+export function publishKeyed(run: string, { events, keys }: KeyedRunEvents): void {
+  runEvents.publish(run, events, keys);
+}
+
 /** The run's events as the kernel emits them. */
 export class RunEvents {
   private seq = 0;

@@ -14,6 +14,8 @@ import type { MemoryIds } from '../../core/memory-ids';
 import { patched, workflowInfo } from '@temporalio/workflow';
 import { executorOpening } from '../../core/template';
 import { preview, textDigest } from '../../core/text';
+import { handedToolEvents, streamOf, type HandedToolCall } from '../../core/run-events';
+import { publishKeyed } from './events';
 import { memoryActivities, modelActivities, toolCall } from './activity-presets';
 import { modelForCall } from './scripted-calls';
 import { askTenantWait, askToolApproval, tenantWaitAnswers, toolApprovalAnswers } from './human';
@@ -156,10 +158,16 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   // Tool messages whose content is a tool call's output as memory holds it: sent by reference.
   const stored: StoredToolResult[] = [];
   const byReference = input.tool_results_by_reference === true && stepMemory !== undefined;
+  // Tool calls whose events (call and result) their activity handed on to the step's next model
+  // call, which writes them with its first write, one write fewer per call; by reference, as
+  // their answers are. Should no call take them (the step ends, fails or is cancelled first), the
+  // run writes them (their keys keep them written once).
+  let handed: HandedToolCall[] = [];
   const sent = (): Pick<ExecutorCallInput, 'messages' | 'stored_tool_results'> => {
     if (!byReference || stored.length === 0) return { messages };
     const empty = new Set(stored.map((s) => s.message));
-    return { messages: messages.map((m, i) => (empty.has(i) && m.role === 'tool' ? { ...m, content: '' } : m)), stored_tool_results: stored };
+    const events = new Map(handed.map((h) => [h.call, h.call_published ? ('result' as const) : ('call_and_result' as const)]));
+    return { messages: messages.map((m, i) => (empty.has(i) && m.role === 'tool' ? { ...m, content: '' } : m)), stored_tool_results: stored.map((s) => (events.has(s.call) ? { ...s, events: events.get(s.call) } : s)) };
   };
   // A sub-agent's usage counts in the step's (its cost in what the step may still spend).
   const subAgentCall = async (ref: AgentToolRef, toolInput: Record<string, unknown>, place: ToolCallPlace): Promise<ToolObservation> => {
@@ -170,74 +178,90 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
     usage = addUsage(usage, spent);
     return observation;
   };
-  for (let iteration = 0; iteration < input.max_iteration; iteration++) {
-    if (input.budget_usd !== undefined && (usage.cost_usd ?? 0) >= input.budget_usd) {
-      return finish(`The run's dollar budget (max_cost_usd) was reached before the step was finished. Gathered so far:\n${gathered()}`, iteration, false, true);
-    }
-    const response = await models.execution().executeWithOptions({ summary: `executor LLM: step ${input.stepIndex + 1}, iteration ${iteration + 1}` }, [
-      {
-        model: modelForCall(input.model, { role: 'executor', step: input.stepIndex, iteration }),
-        ...offered,
-        ...sent(),
-        ...(stepMemory ? { step_memory: stepMemory } : {}),
-        position: { role: 'executor', step: input.stepIndex, iteration },
-        ...(input.response_filter ? { response_filter: input.response_filter } : {}),
-        ...(input.agent !== undefined ? { agent: input.agent } : {}),
-        ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
-      },
-    ]);
-    if (response.tenant_budget) {
-      const answer = await askTenantWait((tenantWaits ??= tenantWaitAnswers()), `tenant-${input.stepIndex + 1}-${++waits}`, response.tenant_budget);
-      if (answer.action === 'stop') return finish(`Stopped by ${answer.by} at the tenant ${response.tenant_budget.tenant}'s daily budget: ${answer.reason ?? ''}`, iteration, false);
-      iteration--;
-      continue;
-    }
-    usage = addUsage(usage, response.usage);
-    messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls });
-    if (response.tool_calls.length === 0) {
-      answered = true;
-      return finish(response.content, iteration + 1, stepMemory !== undefined);
-    }
-    // A turn's agent tools run at once (each a sub-agent's run); the other calls one after the
-    // other, as before. The observations are recorded in the order the model asked.
-    const outcomes: Array<Promise<{ call: (typeof response.tool_calls)[number]; observation: ToolObservation; callIndex?: number }>> = [];
-    for (const call of response.tool_calls) {
-      const ref = byName.get(call.name);
-      // A tool that requires approval waits for a person's decision, asked from the run.
-      const approval = ref?.requires_approval ? await askToolApproval((answers ??= toolApprovalAnswers()), {
-        decision_id: `tool-${input.stepIndex + 1}-${++approvals}`,
-        step_index: input.stepIndex,
-        step: input.step,
-        tool: call.name,
-        input: call.input,
-      }) : undefined;
-      const runs = ref !== undefined && approval?.action !== 'deny';
-      const toolInput = approval?.input ?? call.input;
-      const place = { ids: input.ids, stepIndex: input.stepIndex, callIndex: toolCalls };
-      if (runs) toolCalls++;
-      // A tool outside the agent's list is never executed.
-      const observation: Promise<ToolObservation> = runs
-        ? isAgentTool(ref) || ref.type === NEXUS_AGENT_TOOL_TYPE
-          ? subAgentCall(ref, toolInput, place)
-          : Promise.resolve(await toolCall(ref).executeWithOptions({ summary: `tool: ${call.name}` }, [{ tool: ref, input: toolInput, place }]))
-        : Promise.resolve(
-            approval
-              ? { content: `The call was denied by ${approval.by}, who reviews this tool's calls: ${approval.reason ?? 'no reason given'}`, is_error: true }
-              : { content: `Error: tool "${call.name}" is not available to this agent; allowed tools: ${allowed.join(', ') || 'none'}`, is_error: true },
-          );
-      // An edited call's answer says so (and is sent whole: memory holds the tool's output without the note).
-      if (runs && approval?.input) outcomes.push(observation.then((o) => ({ call, observation: { ...o, content: `(The reviewer ran this call with the input ${JSON.stringify(toolInput)}.)\n${o.content}` } })));
-      else outcomes.push(observation.then((o) => ({ call, observation: o, ...(runs ? { callIndex: place.callIndex } : {}) })));
-    }
-    for (const { call, observation, callIndex } of await Promise.all(outcomes)) {
-      // The model saw the call's answer as memory holds it: later turns send it by reference.
-      if (callIndex !== undefined) stored.push({ message: messages.length, call: callIndex, digest: textDigest(observation.content) });
-      if (observation.is_error) toolErrors++;
-      observations.push(`${call.name}: ${observation.content}`);
-      messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: observation.content, is_error: observation.is_error });
-    }
+  try {
+    return await iterate();
+  } finally {
+    if (handed.length > 0) publishKeyed(streamOf(workflowInfo().workflowId), handedToolEvents(workflowInfo().runId, input.stepIndex, handed));
   }
-  return finish(`Executor iteration limit (${input.max_iteration}) reached before the step was finished. Gathered so far:\n${gathered()}`, input.max_iteration, false);
+
+  async function iterate(): Promise<ReactExecutorOutput> {
+    for (let iteration = 0; iteration < input.max_iteration; iteration++) {
+      if (input.budget_usd !== undefined && (usage.cost_usd ?? 0) >= input.budget_usd) {
+        return finish(`The run's dollar budget (max_cost_usd) was reached before the step was finished. Gathered so far:\n${gathered()}`, iteration, false, true);
+      }
+      const response = await models.execution().executeWithOptions({ summary: `executor LLM: step ${input.stepIndex + 1}, iteration ${iteration + 1}` }, [
+        {
+          model: modelForCall(input.model, { role: 'executor', step: input.stepIndex, iteration }),
+          ...offered,
+          ...sent(),
+          ...(stepMemory ? { step_memory: stepMemory } : {}),
+          position: { role: 'executor', step: input.stepIndex, iteration },
+          ...(input.response_filter ? { response_filter: input.response_filter } : {}),
+          ...(input.agent !== undefined ? { agent: input.agent } : {}),
+          ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+        },
+      ]);
+      // Made: the handed events went out with the call (a call the tenant's cap held back made none).
+      if (!response.tenant_budget) handed = [];
+      if (response.tenant_budget) {
+        const answer = await askTenantWait((tenantWaits ??= tenantWaitAnswers()), `tenant-${input.stepIndex + 1}-${++waits}`, response.tenant_budget);
+        if (answer.action === 'stop') return finish(`Stopped by ${answer.by} at the tenant ${response.tenant_budget.tenant}'s daily budget: ${answer.reason ?? ''}`, iteration, false);
+        iteration--;
+        continue;
+      }
+      usage = addUsage(usage, response.usage);
+      messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls });
+      if (response.tool_calls.length === 0) {
+        answered = true;
+        return finish(response.content, iteration + 1, stepMemory !== undefined);
+      }
+      // A turn's agent tools run at once (each a sub-agent's run); the other calls one after the
+      // other, as before. The observations are recorded in the order the model asked.
+      const outcomes: Array<Promise<{ call: (typeof response.tool_calls)[number]; observation: ToolObservation; callIndex?: number }>> = [];
+      for (const call of response.tool_calls) {
+        const ref = byName.get(call.name);
+        // A tool that requires approval waits for a person's decision, asked from the run.
+        const approval = ref?.requires_approval ? await askToolApproval((answers ??= toolApprovalAnswers()), {
+          decision_id: `tool-${input.stepIndex + 1}-${++approvals}`,
+          step_index: input.stepIndex,
+          step: input.step,
+          tool: call.name,
+          input: call.input,
+        }) : undefined;
+        const runs = ref !== undefined && approval?.action !== 'deny';
+        const toolInput = approval?.input ?? call.input;
+        const place = { ids: input.ids, stepIndex: input.stepIndex, callIndex: toolCalls };
+        if (runs) toolCalls++;
+        // Its events go on to the next turn when its answer does (by reference, unedited).
+        const hands = byReference && approval?.input === undefined;
+        // A tool outside the agent's list is never executed.
+        const observation: Promise<ToolObservation> = runs
+          ? isAgentTool(ref) || ref.type === NEXUS_AGENT_TOOL_TYPE
+            ? subAgentCall(ref, toolInput, place)
+            : Promise.resolve(await toolCall(ref).executeWithOptions({ summary: `tool: ${call.name}` }, [{ tool: ref, input: toolInput, place, ...(hands ? { hand_events: true as const } : {}) }])).then((o) => {
+                if (hands) handed.push({ call: place.callIndex, tool: call.name, input: toolInput, output: o.content, ok: !o.is_error, ...(o.call_published ? { call_published: true } : {}) });
+                const { call_published: _published, ...observed } = o;
+                return observed;
+              })
+          : Promise.resolve(
+              approval
+                ? { content: `The call was denied by ${approval.by}, who reviews this tool's calls: ${approval.reason ?? 'no reason given'}`, is_error: true }
+                : { content: `Error: tool "${call.name}" is not available to this agent; allowed tools: ${allowed.join(', ') || 'none'}`, is_error: true },
+            );
+        // An edited call's answer says so (and is sent whole: memory holds the tool's output without the note).
+        if (runs && approval?.input) outcomes.push(observation.then((o) => ({ call, observation: { ...o, content: `(The reviewer ran this call with the input ${JSON.stringify(toolInput)}.)\n${o.content}` } })));
+        else outcomes.push(observation.then((o) => ({ call, observation: o, ...(runs ? { callIndex: place.callIndex } : {}) })));
+      }
+      for (const { call, observation, callIndex } of await Promise.all(outcomes)) {
+        // The model saw the call's answer as memory holds it: later turns send it by reference.
+        if (callIndex !== undefined) stored.push({ message: messages.length, call: callIndex, digest: textDigest(observation.content) });
+        if (observation.is_error) toolErrors++;
+        observations.push(`${call.name}: ${observation.content}`);
+        messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content: observation.content, is_error: observation.is_error });
+      }
+    }
+    return finish(`Executor iteration limit (${input.max_iteration}) reached before the step was finished. Gathered so far:\n${gathered()}`, input.max_iteration, false);
+  }
 }
 
 /** The executor's earlier steps and the step, loaded by the workflow (runs recorded before step memory moved into the model calls). */

@@ -1,0 +1,63 @@
+/**
+ * A tool call's events handed on to the step's next turn (`StoredToolResult.events`): the turn
+ * writes them first, in its first write, built from its messages and the answer it reads (from
+ * memory here: the turn runs on another worker than the call), keyed by the step's execution so
+ * that a retry or the run writes them once.
+ */
+import { MockActivityEnvironment } from '@temporalio/testing';
+import type { ExecutorCallInput, StoredToolResult } from '../../../core/activity-contract';
+import { handedToolEvents, type RunEventBody } from '../../../core/run-events';
+import { executionModel, type ModelCallDeps } from '../../../activities/model-calls';
+import { toolAnswerCache } from '../../../activities/worker-caches';
+
+const ids = { memory_id: 'm', parent_interaction_id: 'root', executor_agent_memory_id: 'em', executor_agent_parent_interaction_id: 'eroot' };
+
+function secondTurn(events?: StoredToolResult['events']): ExecutorCallInput {
+  return {
+    model: { interface: 'scripted', script: { executor: [[], [], [{ tool_calls: [{ name: 'T', input: {} }] }, { content: 'done' }]] } },
+    messages: [
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'T', input: { x: 1 } }] },
+      { role: 'tool', tool_call_id: 'c1', name: 'T', content: '', is_error: false },
+    ],
+    stored_tool_results: [{ message: 1, call: 0, ...(events ? { events } : {}) }],
+    step_memory: { ids, step_index: 2, step: 'add them', history_limit: 0 },
+    position: { role: 'executor', step: 2, iteration: 1 },
+  } as ExecutorCallInput;
+}
+
+async function turn(events?: StoredToolResult['events']) {
+  const appends: Array<{ run: string; events: RunEventBody[]; keys?: readonly (string | undefined)[] }> = [];
+  const deps = {
+    memory: { findInteractions: async (wanted: readonly string[]) => wanted.map((_id) => ({ _id, response: 'the answer memory holds' })), upsertInteractions: async () => undefined },
+    events: { append: async (run: string, written: RunEventBody[], keys?: readonly (string | undefined)[]) => (appends.push({ run, events: written.map(({ at: _at, ...e }) => e as RunEventBody), keys }), 0) },
+    recorder: [],
+    toolAnswers: toolAnswerCache(),
+    executorHistory: { get: async () => [{ role: 'user', content: 'add them' }] },
+    completedSteps: { remember: () => undefined },
+    tenantBudgets: () => undefined,
+  } as unknown as ModelCallDeps;
+  await new MockActivityEnvironment({ workflowExecution: { workflowId: 'run-1/step-3', runId: 'child-run' } }).run(executionModel, deps, secondTurn(events));
+  return appends;
+}
+
+describe("a tool call's events handed on to the step's next turn", () => {
+  it('are written first, with the turn\'s text, in one write, under the keys the run would use', async () => {
+    const appends = await turn('call_and_result');
+    expect(appends).toHaveLength(1);
+    expect(appends[0].run).toBe('run-1');
+    expect(appends[0].events).toEqual([
+      { type: 'tool_call', step: 2, tool: 'T', call: 'tool:2:0', input: '{"x":1}' },
+      { type: 'tool_result', step: 2, tool: 'T', call: 'tool:2:0', ok: true, output: 'the answer memory holds' },
+      { type: 'model_delta', role: 'executor', step: 2, call: 'executor:2:1', text: 'done' },
+    ]);
+    // The same keys as the run's own write of them (a step that ended before a turn took them).
+    const byRun = handedToolEvents('child-run', 2, [{ call: 0, tool: 'T', input: { x: 1 }, output: 'the answer memory holds', ok: true }]);
+    expect(appends[0].keys).toEqual([...byRun.keys, undefined]);
+    expect(appends[0].events.slice(0, 2)).toEqual(byRun.events);
+  });
+
+  it('a call that showed while it ran leaves its result only; a turn handed nothing writes its text alone', async () => {
+    expect((await turn('result'))[0].events.map((e) => e.type)).toEqual(['tool_result', 'model_delta']);
+    expect((await turn()).flatMap((a) => a.events.map((e) => e.type))).toEqual(['model_delta']);
+  });
+});
