@@ -58,12 +58,31 @@ export interface EventBatchDoc {
   keys?: string[];
   events?: TimedEvent[];
   sealed?: Binary;
-  /** The stream was archived; this, one of its latest batches, stays live a minute for the watchers polling it (see `archiveStream`). */
+  /** Marked by releases before {@link CopiesDoc}: the stream was archived, this batch is a copy kept a minute. */
   archived_copy?: true;
   created: Date;
 }
 
 type StreamDoc = StreamHeadDoc | EventBatchDoc;
+
+/**
+ * In a live shard, which batches of an archived stream are copies kept a minute for the watchers
+ * polling it (`<run>:copies`, never a batch's `_id`): those below offset `below`. Inserted when
+ * the stream is archived, rather than an update marking each batch: FerretDB finds each
+ * document an update names by scanning the collection.
+ */
+export interface CopiesDoc {
+  _id: string;
+  copies_of: string;
+  below: number;
+  created: Date;
+}
+
+type ShardDoc = EventBatchDoc | CopiesDoc;
+const isCopies = (d: ShardDoc): d is CopiesDoc => 'copies_of' in d;
+
+/** The `_id` of a stream's {@link CopiesDoc}. */
+const copiesId = (run: string) => `${run}:copies`;
 
 /** An ended stream's batches, in order, in the archive collection: `<run>:<chunk>`. */
 export interface ArchiveDoc {
@@ -186,10 +205,11 @@ export class RunEventLog {
       };
       try {
         await tail.batches.insertOne(doc);
-        const first = tail.next;
-        tail.next = first + pending.length;
+        // The tail is shared by the process's writers of the stream (parallel steps, the run's own
+        // events): another may have moved it meanwhile. Where this batch went is its own `first`.
+        tail.next = Math.max(tail.next, doc.first + doc.count);
         remember(tail.keys, keyed);
-        return first;
+        return doc.first;
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
         // Another writer took this place: go on after its batch.
@@ -252,8 +272,17 @@ export class RunEventLog {
    */
   async archiveStream(run: string): Promise<void> {
     const batches = await this.liveOf(run);
-    // The run's own batches: a filter FerretDB scans the shard for, which holds the runs in flight only.
-    const docs = (await batches.find({ run, archived_copy: { $exists: false } }).toArray()).sort((a, b) => a.first - b.first);
+    const sharded = batches.collectionName !== this.collection.collectionName;
+    const shard = batches as unknown as Collection<ShardDoc>;
+    const expiredBefore = new Date(Date.now() - ARCHIVED_COPY_MS);
+    // One look at the shard (FerretDB scans it for any filter; it holds the runs in flight): the
+    // stream's batches, how far they were archived already, and other streams' copies past their minute.
+    const found = await shard.find(sharded ? { $or: [{ run }, { _id: copiesId(run) }, { copies_of: { $exists: true }, created: { $lt: expiredBefore } }] } : { run }).toArray();
+    const copies = found.filter(isCopies);
+    const archivedBelow = copies.find((c) => c._id === copiesId(run))?.below ?? 0;
+    const docs = found
+      .filter((d): d is EventBatchDoc => !isCopies(d) && d.run === run && !d.archived_copy && d.first >= archivedBelow)
+      .sort((a, b) => a.first - b.first);
     if (docs.length === 0) return;
     const chunks = Math.ceil(docs.length / BATCHES_PER_ARCHIVE_DOC);
     // A workflow ID used again: its earlier runs' chunks come first (a writer of the stream knows how many from its head).
@@ -272,22 +301,36 @@ export class RunEventLog {
       if (!again) throw err;
       for (const i of again) await this.archiveEnds.replaceOne({ _id: written[i]._id }, written[i]);
     });
-    if (batches.collectionName === this.collection.collectionName) {
+    if (!sharded) {
       // A stream begun before shards: its batches sit beside every head, and go at once.
       await batches.deleteMany({ run, first: { $lt: end } });
     } else {
+      // The archive holds them all: from here the shard's batches below `end` are copies. Said
+      // before any goes, so an archiving cut short here leaves copies for the sweep below, never a
+      // batch archived twice.
+      const marker: CopiesDoc = { _id: copiesId(run), copies_of: run, below: end, created: new Date() };
+      await shard.insertOne(marker).catch(async (err: unknown) => {
+        if (!isDuplicateKey(err)) throw err;
+        await shard.replaceOne({ _id: marker._id }, marker);
+      });
       // Its latest batches (the run's end, and what came in the seconds before it) stay live a
-      // minute, marked: a watcher polling the stream, even a little behind, reads the end where it
-      // looks rather than noticing the move at its next check of the run seconds later. Copies
-      // older than that go as later streams end.
+      // minute: a watcher polling the stream, even a little behind, reads the end where it looks
+      // rather than noticing the move at its next check of the run seconds later. A batch stays
+      // where it is until the archive holds it, so a writer behind the stream's end meets it
+      // (duplicate key) rather than taking its offset. The copies of streams archived over a
+      // minute ago go in the same command.
       const recent = Date.now() - ARCHIVED_COPY_RECENT_MS;
       const kept = docs.findIndex((d, i) => i === docs.length - 1 || d.created.getTime() >= recent);
-      const from = docs[kept].first;
-      // With the shard's copies kept past their minute, in the same command. The latest are marked
-      // in place, not deleted and inserted again: a batch stays where it is until the archive holds
-      // it, so a writer behind the stream's end meets it (duplicate key) rather than taking its offset.
-      await batches.deleteMany({ $or: [{ run, first: { $lt: from } }, { archived_copy: true, created: { $lt: new Date(Date.now() - ARCHIVED_COPY_MS) } }] });
-      await batches.updateMany({ run, first: { $gte: from, $lt: end } }, { $set: { archived_copy: true } });
+      const expired = copies.filter((c) => c.copies_of !== run);
+      await shard.deleteMany({
+        $or: [
+          { run, first: { $lt: docs[kept].first } },
+          ...expired.map((c) => ({ run: c.copies_of, first: { $lt: c.below } })),
+          ...(expired.length > 0 ? [{ _id: { $in: expired.map((c) => c._id) } }] : []),
+          // Copies marked by releases before.
+          { archived_copy: true, created: { $lt: expiredBefore } },
+        ],
+      });
     }
     this.tails.delete(run);
   }
@@ -396,7 +439,7 @@ export class RunEventLog {
         return tail;
       }
       remember(tail.keys, doc.keys);
-      tail.next = doc.first + doc.count;
+      tail.next = Math.max(tail.next, doc.first + doc.count);
     }
   }
 }

@@ -57,6 +57,27 @@ describe('the run event log', () => {
     expect((await log().read(run, 31, undefined, 1_000)).events.map((e) => e.offset)[0]).toBe(31);
   });
 
+  it('gives writers in one process (activities of parallel steps, the run\'s own events) consecutive offsets too', async () => {
+    // One log, as a worker has: the writers share what it knows of the stream's end.
+    const shared = log();
+    const run = `log-${randomUUID()}`;
+    await shared.open(run, { memory_id: 'm' });
+    const WRITERS = 4;
+    const BATCHES = 15;
+    const firsts = await Promise.all(
+      Array.from({ length: WRITERS }, async (_, w) => {
+        const mine: number[] = [];
+        for (let b = 0; b < BATCHES; b++) mine.push((await shared.append(run, [delta(w, 2 * b), delta(w, 2 * b + 1)]))!);
+        return mine;
+      }),
+    );
+    const { events } = await log().read(run, 0, undefined, 1_000);
+    expect(events.map((e) => e.offset)).toEqual(Array.from({ length: WRITERS * BATCHES * 2 }, (_, i) => i));
+    // Each append says where its events are.
+    for (let w = 0; w < WRITERS; w++) for (const [b, first] of firsts[w].entries()) expect(events[first]).toMatchObject({ step: w, text: `w${w}-${2 * b}` });
+    expect(await shared.append(run, [delta(9, 0)])).toBe(WRITERS * BATCHES * 2);
+  });
+
   it('lets the writer that opened a stream append without reading the head or the chain', async () => {
     const monitored = await new MongoClient(serverEnv().mongoUri, { monitorCommands: true }).connect();
     const commands: string[] = [];
@@ -104,7 +125,7 @@ describe('the run event log', () => {
     expect(events.map((e) => `${e.offset}:${e.type === 'model_delta' ? e.text : e.type}`)).toEqual(['0:step_finished', '1:a', '2:b']);
   });
 
-  it('moves an ended stream to the archive: it reads the same, the live collection keeps only its end (marked, for the watchers polling it), the offsets go on', async () => {
+  it('moves an ended stream to the archive: it reads the same, the live collection keeps only its end (as copies, for the watchers polling it), the offsets go on', async () => {
     const run = `log-${randomUUID()}`;
     const writer = log();
     await writer.open(run, { memory_id: 'm' });
@@ -114,8 +135,9 @@ describe('the run event log', () => {
     await writer.archiveStream(run); // again: nothing left to move
     expect(await log().readAll(run)).toEqual(before);
     expect((await log().readAll(run, 7)).map((e) => e.offset)).toEqual([7, 8, 9]);
-    // Its batches of the last seconds (here: all five) are still live, marked as copies: a reader polling a little behind reads the end there.
-    expect((await live(run).find({ run }).toArray()).map((d) => [d._id, d.archived_copy])).toEqual([0, 2, 4, 6, 8].map((n) => [`${run}:${n}`, true]));
+    // Its batches of the last seconds (here: all five) are still live, as copies: a reader polling a little behind reads the end there.
+    expect((await live(run).find({ run }).toArray()).map((d) => d._id)).toEqual([0, 2, 4, 6, 8].map((n) => `${run}:${n}`));
+    expect(await live(run).findOne({ _id: `${run}:copies` } as never)).toMatchObject({ copies_of: run, below: 10 });
     expect((await log().read(run, 4)).events.map((e) => e.offset)).toEqual([4, 5, 6, 7, 8, 9]);
     expect(await mongo.db(database).collection('perflow_events.archive').countDocuments({ run })).toBe(1);
     expect((await log().head(run))?.archived).toEqual({ chunks: 1, next: 10 });
@@ -142,7 +164,10 @@ describe('the run event log', () => {
       sent.length = 0;
       await writer.archiveStream(run);
       expect(sent.filter((c) => c.endsWith(' perflow_events') || c.includes('perflow_events.archive'))).toEqual(['insert perflow_events.archive']);
-      expect((await live(run).find({ run }).toArray()).map((d) => [d._id, d.archived_copy])).toEqual([[`${run}:0`, true]]);
+      // Nor of the shard: which batches are copies now is one document inserted there.
+      expect(sent.filter((c) => c.includes('perflow_events.live.'))).toEqual(['find', 'insert', 'delete'].map((c) => `${c} ${eventLiveOf('perflow_events', run)}`));
+      expect((await live(run).find({ run }).toArray()).map((d) => d._id)).toEqual([`${run}:0`]);
+      expect(await live(run).findOne({ _id: `${run}:copies` } as never)).toMatchObject({ copies_of: run, below: 2 });
       // The head as written at the stream's start; readers learn the end from the archive.
       expect(await mongo.db(database).collection('perflow_events').findOne({ _id: run as never })).not.toHaveProperty('archived');
       expect((await log().head(run))?.archived).toEqual({ chunks: 1, next: 2 });
@@ -181,10 +206,41 @@ describe('the run event log', () => {
     await writer.archiveStream(first);
     expect((await live(first).find({ run: first }).toArray()).map((d) => d._id)).toEqual([`${first}:1`]);
     await live(first).updateOne({ _id: `${first}:1` } as never, { $set: { created: new Date(Date.now() - 61_000) } });
+    await live(first).updateOne({ _id: `${first}:copies` } as never, { $set: { created: new Date(Date.now() - 61_000) } });
     await writer.archiveStream(second);
-    expect(await live(first).countDocuments({ run: first })).toBe(0);
-    expect(await live(second).countDocuments({ run: second, archived_copy: true })).toBe(1);
+    expect(await live(first).countDocuments({ $or: [{ run: first }, { copies_of: first }] })).toBe(0);
+    expect(await live(second).countDocuments({ run: second })).toBe(1);
     expect((await log().readAll(first)).map((e) => e.offset)).toEqual([0, 1]);
+    // Copies marked one by one by a release before go a minute later too.
+    const third = `copy-${randomUUID()}`;
+    await live(first).insertOne({ _id: `${third}:0`, run: third, first: 0, count: 1, events: [delta(0, 0)], archived_copy: true, created: new Date(Date.now() - 61_000) } as never);
+    await writer.append(second, [delta(1, 0)]);
+    await writer.archiveStream(second);
+    expect(await live(first).countDocuments({ run: third })).toBe(0);
+  });
+
+  it('an archiving cut short leaves no batch archived twice: a second look finds the copies said, and a later one sweeps them', async () => {
+    const run = `cut-${randomUUID()}`;
+    const writer = log();
+    await writer.open(run, { memory_id: 'm' });
+    for (let b = 0; b < 3; b++) await writer.append(run, [delta(0, b)]);
+    await live(run).updateMany({ run } as never, { $set: { created: new Date(Date.now() - 11_000) } });
+    // As a worker that died between the copies' document and the delete would leave it.
+    const shard = live(run);
+    await writer.archiveStream(run);
+    await shard.insertMany([0, 1].map((n) => ({ _id: `${run}:${n}`, run, first: n, count: 1, events: [delta(0, n)], created: new Date(Date.now() - 11_000) })) as never);
+    await log().archiveStream(run);
+    expect((await log().readAll(run)).map((e) => e.offset)).toEqual([0, 1, 2]);
+    expect(await mongo.db(database).collection('perflow_events.archive').countDocuments({ run })).toBe(1);
+    // A minute on, another stream of the shard ends: the copies go.
+    await shard.updateOne({ _id: `${run}:copies` } as never, { $set: { created: new Date(Date.now() - 61_000) } });
+    let other = `cut-${randomUUID()}`;
+    while (eventLiveOf('perflow_events', other) !== eventLiveOf('perflow_events', run)) other = `cut-${randomUUID()}`;
+    await writer.open(other, { memory_id: 'm' });
+    await writer.append(other, [delta(0, 0)]);
+    await writer.archiveStream(other);
+    expect(await shard.countDocuments({ $or: [{ run }, { copies_of: run }] })).toBe(0);
+    expect((await log().readAll(run)).map((e) => e.offset)).toEqual([0, 1, 2]);
   });
 
   it('seals batches with the keys: the documents hold no text of the events, the log reads them', async () => {
@@ -227,7 +283,7 @@ describe('the run event log', () => {
     // No writer made an index on a shard (DDL, which FerretDB makes every write wait for): a shard's range queries read the runs in flight.
     for (const run of runs) expect((await live(run).indexes()).map((i) => i.name)).toEqual(['_id_']);
     await Promise.all(runs.map((run) => writer.archiveStream(run)));
-    // What stays is each stream's end, marked as a copy, for a minute (the test before).
-    for (const run of runs) expect(await live(run).countDocuments({ run, archived_copy: { $exists: false } })).toBe(0);
+    // What stays is each stream's end, as a copy, for a minute (the tests before).
+    for (const run of runs) expect(await live(run).findOne({ _id: `${run}:copies` } as never)).toMatchObject({ below: 1 });
   });
 });

@@ -6,7 +6,7 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { ExecutorCallInput, StoredToolResult } from '../../../core/activity-contract';
-import { handedToolEvents, type RunEventBody } from '../../../core/run-events';
+import { handedToolEvents, type RunEventBody, type TimedEvent } from '../../../core/run-events';
 import { executionModel, type ModelCallDeps } from '../../../activities/model-calls';
 import { toolAnswerCache } from '../../../activities/worker-caches';
 
@@ -29,7 +29,7 @@ async function turn(events?: StoredToolResult['events']) {
   const appends: Array<{ run: string; events: RunEventBody[]; keys?: readonly (string | undefined)[] }> = [];
   const deps = {
     memory: { findInteractions: async (wanted: readonly string[]) => wanted.map((_id) => ({ _id, response: 'the answer memory holds' })), upsertInteractions: async () => undefined },
-    events: { append: async (run: string, written: RunEventBody[], keys?: readonly (string | undefined)[]) => (appends.push({ run, events: written.map(({ at: _at, ...e }) => e as RunEventBody), keys }), 0) },
+    events: { append: async (run: string, written: TimedEvent[], keys?: readonly (string | undefined)[]) => (appends.push({ run, events: written.map(({ at: _at, ...e }) => e as RunEventBody), keys }), 0) },
     recorder: [],
     toolAnswers: toolAnswerCache(),
     executorHistory: { get: async () => [{ role: 'user', content: 'add them' }] },
