@@ -552,6 +552,22 @@ export const SCENARIOS: Scenario[] = [
   })),
 ];
 
+// A tool call's events handed on to the step's next turn (`hand_events`, `StoredToolResult.events`), the children kept:
+// a step whose second turn takes them, and a step cut short at its iteration limit (the step writes them as it ends).
+SCENARIOS.push(
+  {
+    name: 'tool-events-handed',
+    question: 'What is 6*7, then that plus 1, handing the calls on?',
+    agent: scriptedAgent({ planner: [plan('compute 6*7 and add 1'), final('43')], executor: [[calculatorCall('6*7'), calculatorCall('42+1'), { content: '43' }]] }, withCalculator()),
+  },
+  {
+    name: 'tool-events-at-iteration-limit',
+    question: 'What is 6*7, stopped at the tool call?',
+    agent: scriptedAgent({ planner: [plan('compute 6*7'), final('42')], executor: [[calculatorCall('6*7')]] }, withCalculator()),
+    params: { executor_max_iterations: 1 },
+  },
+);
+
 // Recorded again since runs write their roots at their end: a fork (its link to the source in those roots) and a run continuing-as-new (the end in a later execution).
 SCENARIOS.push(...['forked-from-step-3', 'continued-as-new'].map((name) => ({ ...SCENARIOS.find((s) => s.name === name)!, name: `${name}-roots-at-end` })));
 

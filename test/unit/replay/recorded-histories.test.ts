@@ -44,6 +44,9 @@ describe('recorded histories', () => {
         'forked-from-step-3-roots-at-end.binpb',
         'continued-as-new-roots-at-end.run-1.binpb',
         'continued-as-new-roots-at-end.run-4.binpb',
+        // A tool call's events handed on to the step's next turn, and written by a step cut short.
+        'tool-events-handed.step-1.binpb',
+        'tool-events-at-iteration-limit.step-1.binpb',
         'failed-step-replanned.binpb',
         'max-steps-reached.binpb',
         'malformed-planner-answer-retried.binpb',
