@@ -201,14 +201,14 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
           ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
         },
       ]);
-      // Made: the handed events went out with the call (a call the tenant's cap held back made none).
-      if (!response.tenant_budget) handed = [];
       if (response.tenant_budget) {
         const answer = await askTenantWait((tenantWaits ??= tenantWaitAnswers()), `tenant-${input.stepIndex + 1}-${++waits}`, response.tenant_budget);
         if (answer.action === 'stop') return finish(`Stopped by ${answer.by} at the tenant ${response.tenant_budget.tenant}'s daily budget: ${answer.reason ?? ''}`, iteration, false);
         iteration--;
         continue;
       }
+      // Made: the handed events went out with the call (one the tenant's cap held back made none: the next takes them).
+      handed = [];
       usage = addUsage(usage, response.usage);
       messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls });
       if (response.tool_calls.length === 0) {
@@ -240,8 +240,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
             ? subAgentCall(ref, toolInput, place)
             : Promise.resolve(await toolCall(ref).executeWithOptions({ summary: `tool: ${call.name}` }, [{ tool: ref, input: toolInput, place, ...(hands ? { hand_events: true as const } : {}) }])).then((o) => {
                 if (hands) handed.push({ call: place.callIndex, tool: call.name, input: toolInput, output: o.content, ok: !o.is_error, ...(o.call_published ? { call_published: true } : {}) });
-                const { call_published: _published, ...observed } = o;
-                return observed;
+                return o;
               })
           : Promise.resolve(
               approval
