@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import type { WorkerReport, WorkerRequest } from './worker-process';
 
 export interface BenchWorker {
+  /** The worker's process ID. */
+  readonly pid: number;
   /** The MongoDB commands the worker has sent so far, by command name. */
   mongoCommands(): Promise<Record<string, number>>;
   /** The milliseconds the worker's MongoDB commands have taken so far (those that succeeded), by command name. */
@@ -63,6 +65,7 @@ export async function startBenchWorker(env: Record<string, string>): Promise<Ben
   const sampler = setInterval(() => (peak = Math.max(peak, procStatusMb(pid, 'VmRSS'))), 100);
   const send = (request: WorkerRequest) => child.send(request);
   return {
+    pid,
     async mongoCommands() {
       const answer = nextReport(child, 'commands');
       send({ type: 'commands' });

@@ -23,6 +23,8 @@ async function main(): Promise<void> {
   const worker = await createWorker({
     ...workerConfigFromEnv(),
     mongoOptions: { monitorCommands: true },
+    // BENCH_NO_RUN_EVENTS: what the runs cost without their event streams.
+    ...(process.env.BENCH_NO_RUN_EVENTS ? { runEvents: false as const } : {}),
     tools: [blobTool],
     // As in production, the workflow code comes prebuilt (the bench bundles it once), so bundling costs the worker nothing.
     workflows: process.env.BENCH_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.BENCH_WORKFLOW_BUNDLE } } : { workflowsPath: require.resolve('./workflows') },

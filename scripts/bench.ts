@@ -45,6 +45,7 @@ import { startEval } from '../client/eval';
 import { perflowClient } from '../client/connect';
 import { clientConfigFromEnv } from '../config/env';
 import { workflowBundleOptions } from '../workers/workflow-source';
+import { CPU_ROLES, cpuMsBetween, cpuSnapshot, type CpuByRole, type CpuRole } from '../bench/process-cpu';
 
 const { values: args } = parseArgs({
   options: {
@@ -125,6 +126,9 @@ function benchWorkflowBundle(): Promise<string> {
   })());
 }
 
+/** --max-cached-workflows for a bench worker's environment. */
+const maxCachedEnv = (): Record<string, string> => (args['max-cached-workflows'] ? { BENCH_MAX_CACHED_WORKFLOWS: String(args['max-cached-workflows']) } : {});
+
 /** Starts the servers with this memory backend and the worker process on them; `body` measures. */
 async function withBench<T>(backend: string, body: (bench: Bench) => Promise<T>): Promise<T> {
   const servers = await startServers({ ...process.env, PERFLOW_MONGO_BACKEND: backend });
@@ -142,7 +146,7 @@ async function withBench<T>(backend: string, body: (bench: Bench) => Promise<T>)
     worker = await startBenchWorker({
       ...env,
       BENCH_WORKFLOW_BUNDLE: await benchWorkflowBundle(),
-      ...(args['max-cached-workflows'] ? { BENCH_MAX_CACHED_WORKFLOWS: args['max-cached-workflows'] } : {}),
+      ...maxCachedEnv(),
     });
     connection = await Connection.connect({ address: servers.temporal.address });
     const client = new Client({ connection, namespace: servers.temporal.namespace });
@@ -344,24 +348,33 @@ async function measureParallelSteps(bench: Bench, results: Record<string, unknow
   return [['4 independent steps, a 1 s tool call each: max_parallel_steps 4 (one group)', seconds(parallel), `max_parallel_steps 1, one step per plan: ${seconds(sequential)}`, `${round(parallel / sequential, 2)}× the sequential time`]];
 }
 
-/** K runs at once: throughput, latencies, the worker's peak RSS, activity timeouts and retries. */
+/** K runs at once: throughput, latencies, the worker's peak RSS, CPU per run by process, activity timeouts and retries. */
 async function concurrently(bench: Bench, k: number, start: () => Promise<Finished>) {
   bench.worker.resetPeakRss();
+  const cpu0 = cpuSnapshot(bench.worker.pid);
   const t0 = performance.now();
   const runs = await Promise.all(Array.from({ length: k }, start));
   const elapsed = performance.now() - t0;
+  const cpu = cpuMsBetween(cpu0, cpuSnapshot(bench.worker.pid));
   const peakRssMb = bench.worker.peakRssMb();
   const trouble = activityTrouble(allHistories(await fetchManyRunHistories(bench.client, runs)));
   const latencies = runs.map((r) => r.ms);
-  return { runs_per_second: k / (elapsed / 1000), p50_ms: percentile(latencies, 50), p95_ms: percentile(latencies, 95), worker_peak_rss_mb: peakRssMb, activity_timeouts: trouble.timeouts, activity_retries: trouble.retries };
+  return { runs_per_second: k / (elapsed / 1000), p50_ms: percentile(latencies, 50), p95_ms: percentile(latencies, 95), worker_peak_rss_mb: peakRssMb, cpu_ms_per_run: Object.fromEntries(CPU_ROLES.map((r) => [r, cpu[r] / k])) as CpuByRole, activity_timeouts: trouble.timeouts, activity_retries: trouble.retries };
 }
+
+const CPU_LABELS: Record<CpuRole, string> = { worker: 'worker', temporal: 'Temporal', ferretdb: 'FerretDB', postgres: 'PostgreSQL', bench: 'client' };
+/** CPU per run by process, those that spent any. */
+const cpuCell = (ms: CpuByRole) =>
+  `CPU per run: ${CPU_ROLES.filter((r) => ms[r] > 0)
+    .map((r) => `${CPU_LABELS[r]} ${Math.round(ms[r])} ms`)
+    .join(', ')}`;
 
 async function measureConcurrency(bench: Bench, k: number) {
   const { run: per, commands, byCollection, msByCollection } = await mongoCommandsDuring(bench, () => concurrently(bench, k, () => perflowRun(bench, benchInput({ steps: 5 }))));
   const mongoPerStep = sum(Object.values(commands)) / (k * 5);
   const floor = await concurrently(bench, k, () => floorRun(bench, 5));
   const cell = (c: typeof per) =>
-    `${round(c.runs_per_second, 2)} runs/s, p50 ${seconds(c.p50_ms)}, p95 ${seconds(c.p95_ms)}; worker peak RSS ${round(c.worker_peak_rss_mb)} MB; ${c.activity_timeouts} activity timeouts, ${c.activity_retries} retries`;
+    `${round(c.runs_per_second, 2)} runs/s, p50 ${seconds(c.p50_ms)}, p95 ${seconds(c.p95_ms)}; worker peak RSS ${round(c.worker_peak_rss_mb)} MB; ${c.activity_timeouts} activity timeouts, ${c.activity_retries} retries; ${cpuCell(c.cpu_ms_per_run)}`;
   const ratio = per.runs_per_second / floor.runs_per_second;
   return {
     row: [`${k} concurrent 5-step runs, ${bench.label}`, `${cell(per)}; ${round(mongoPerStep, 1)} MongoDB commands per step over whole runs`, `floor: ${cell(floor)}`, `${round(ratio, 2)}× the floor's runs/s`] as Row,
@@ -453,6 +466,34 @@ async function measureEval(bench: Bench, results: Record<string, unknown>): Prom
 
 type ConcurrencyRow = Awaited<ReturnType<typeof measureConcurrency>>;
 
+/**
+ * The same k runs with no event streams, on a second worker that writes none (its own task
+ * queue), next to the floor again: what live output costs, beside the row measured with it.
+ */
+async function measureWithoutStreams(bench: Bench, k: number, streamed: ConcurrencyRow['json']): Promise<{ row: Row; json: Record<string, unknown> }> {
+  const taskQueue = `${bench.taskQueue}-no-streams`;
+  const worker = await startBenchWorker({ ...bench.env, PERFLOW_TASK_QUEUE: taskQueue, BENCH_WORKFLOW_BUNDLE: await benchWorkflowBundle(), BENCH_NO_RUN_EVENTS: '1', ...maxCachedEnv() });
+  try {
+    const quiet: Bench = { ...bench, worker, taskQueue };
+    await warmUp(quiet);
+    const per = await concurrently(quiet, k, () => perflowRun(quiet, benchInput({ steps: 5 })));
+    const floor = await concurrently(quiet, k, () => floorRun(quiet, 5));
+    const ratio = per.runs_per_second / floor.runs_per_second;
+    const cell = (rps: number, r: number, cpu: CpuByRole) => `${round(rps, 2)} runs/s (${round(r, 2)}× the floor); ${cpuCell(cpu)}`;
+    return {
+      row: [
+        `${k} concurrent 5-step runs with no event streams (what live output costs), ${bench.label}`,
+        cell(per.runs_per_second, ratio, per.cpu_ms_per_run),
+        `with streams (the row above): ${cell(streamed.perflow.runs_per_second, streamed.throughput_ratio, streamed.perflow.cpu_ms_per_run)}`,
+        `streams cost ${round((1 - streamed.throughput_ratio / ratio) * 100)} % of the runs/s next to the floor`,
+      ],
+      json: { perflow: per, floor, throughput_ratio: ratio },
+    };
+  } finally {
+    await worker.stop();
+  }
+}
+
 /** The concurrency rows, one per --concurrency level. */
 async function measureConcurrencyLevels(bench: Bench): Promise<Map<number, ConcurrencyRow>> {
   const measured = new Map<number, ConcurrencyRow>();
@@ -511,6 +552,10 @@ async function measureBackend(bench: Bench, first: boolean, results: Record<stri
     concurrency[k] = json;
     rows.push(row);
   }
+  const k = CONCURRENCY[0];
+  const streamed = full.get(k);
+  const withoutStreams = streamed ? await measureWithoutStreams(bench, k, streamed.json) : undefined;
+  if (withoutStreams) rows.push(withoutStreams.row);
   const agreement: Record<string, unknown> = {};
   for (const [k, measured] of alone ?? []) {
     const { row, json } = aloneAndFullRow(k, bench.label, measured.json, full.get(k)!.json);
@@ -519,7 +564,7 @@ async function measureBackend(bench: Bench, first: boolean, results: Record<stri
   }
   const peak = bench.worker.highWaterMarkMb();
   const backends = (results.backends ??= {}) as Record<string, unknown>;
-  backends[bench.backend] = { label: bench.label, worker_peak_rss_mb: peak, concurrency, ...(alone ? { concurrency_alone_and_full: agreement } : {}) };
+  backends[bench.backend] = { label: bench.label, worker_peak_rss_mb: peak, concurrency, ...(withoutStreams ? { without_streams: { concurrency: k, ...withoutStreams.json } } : {}), ...(alone ? { concurrency_alone_and_full: agreement } : {}) };
   rows.push([`worker peak RSS over the whole bench on ${bench.label} (worker in its own process)`, `${round(peak)} MB`, '', '']);
   return rows;
 }

@@ -65,6 +65,12 @@ export interface CreateWorkerOptions extends PerflowWorkerConfig {
   mongoOptions?: MongoClientOptions;
   /** Serve the agent files of this folder as the Nexus service `perflow-agents` (their `NexusAgentTool` callers run them here). */
   nexusAgentsDir?: string;
+  /**
+   * `false`: the worker writes no run event streams (watchers of its runs see nothing). For
+   * measuring what live output costs (`npm run bench`); a fleet where some workers stream and
+   * others do not leaves streams with holes in them.
+   */
+  runEvents?: false;
   /** Worker tuning passed to the Temporal SDK (e.g. `maxConcurrentActivityTaskExecutions`). */
   tuning?: Pick<WorkerOptions, 'maxConcurrentWorkflowTaskExecutions' | 'maxConcurrentActivityTaskExecutions' | 'maxCachedWorkflows'>;
 }
@@ -101,7 +107,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
     tracing = config.telemetry?.traces ? startTracing(config.telemetry.traces) : undefined;
     const traced: Pick<WorkerOptions, 'interceptors' | 'sinks'> = tracing ? tracingWorkerOptions(tracing) : {};
     // Runs' event streams: sealed like payloads when PERFLOW_ENCRYPTION_KEYS is set.
-    const events = memory.eventLog(config.encryption ? textSealer(config.encryption) : undefined);
+    const events = config.runEvents === false ? undefined : memory.eventLog(config.encryption ? textSealer(config.encryption) : undefined);
     const activities = createActivities({
       tools: toolRegistry(tools),
       memory,
@@ -124,7 +130,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
       ...(await workflowCode(config.workflows ?? workflowSource({ traced: !!tracing }), tracing ? { interceptorModules: WORKFLOW_TRACING_MODULES } : {})),
       activities: { ...activities, ...config.extraActivities },
       ...traced,
-      sinks: { ...traced.sinks, ...runEventSinks(events, (message, attrs) => Runtime.instance().logger.warn(message, attrs)) },
+      sinks: { ...traced.sinks, ...(events ? runEventSinks(events, (message, attrs) => Runtime.instance().logger.warn(message, attrs)) : {}) },
       ...dataConverter,
       ...(config.nexusAgentsDir ? { nexusServices: [nexusAgentsHandler(config.nexusAgentsDir)] } : {}),
       // A versioned worker's runs are pinned to its version (they move at a step boundary once the current version changes).

@@ -6,7 +6,7 @@
  */
 import { answersOf, watchRun, type RunEvent } from '../../client';
 import type { AgentType } from '../../core/agent';
-import { final, plan, scriptedAgent, startAgentRun, runInput } from '../support/harness';
+import { createHarness, final, plan, scriptedAgent, startAgentRun, runInput } from '../support/harness';
 import { useCli } from '../support/cli';
 import { gateTool } from '../support/gate-tool';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
@@ -226,5 +226,21 @@ describe('run event streams', () => {
     expect(followed.stdout).toMatch(/^\[planner\]\n\{"steps":\["add 1"\],"result":""\}$/m);
     expect(followed.stdout).toMatch(/^step 1 done: add 1 → total 1$/m);
     expect(followed.stdout).toMatch(/^result:\nthe total is 1$/m);
+  });
+
+  it('a worker created with runEvents: false runs the same and writes no stream', async () => {
+    const quiet = await createHarness({ runEvents: false });
+    try {
+      const handle = await startAgentRun(quiet, runInput(streamedAgent('plan_execute_and_reflect', 2), 'no stream'), 'no-stream');
+      expect((await handle.result()).response).toBe(expectedResponse('plan_execute_and_reflect', 2));
+      const log = quiet.memory.eventLog();
+      expect(await log.head(handle.workflowId)).toBeUndefined();
+      expect(await quiet.db.collection(eventLiveOf(log.collection.collectionName, handle.workflowId)).countDocuments({ run: handle.workflowId })).toBe(0);
+      expect(await log.archive.countDocuments({ run: handle.workflowId })).toBe(0);
+      // Its memory is written as ever.
+      expect(await quiet.memory.interactions.countDocuments({})).toBeGreaterThan(0);
+    } finally {
+      await quiet.close();
+    }
   });
 });

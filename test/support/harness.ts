@@ -51,6 +51,8 @@ export interface HarnessOptions {
   policy?: WorkerPolicy;
   /** The workflows module the worker runs (default perflow's): one under test/workflows/ adding workflows of its own. */
   workflowsPath?: string;
+  /** `false`: the worker writes no run event streams. */
+  runEvents?: false;
 }
 
 /**
@@ -83,6 +85,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     policy: options.policy ?? TEST_POLICY,
     ...(options.encryption ? { encryption: options.encryption } : {}),
     ...(options.llm ? { llm: options.llm } : {}),
+    ...(options.runEvents === false ? { runEvents: false as const } : {}),
     // The workflow code bundled from the sources, once for the whole test run.
     workflows: { workflowBundle: await workflowBundle('plain', options.workflowsPath) },
   });
