@@ -133,8 +133,8 @@ interface Tail {
   next: number;
   tenant_id?: string;
   keys: Set<string>;
-  /** How many archive documents the stream's earlier runs filled, as its head said (a workflow ID used again). */
-  archivedChunks: number;
+  /** How many archive documents the stream's earlier runs filled, as its head said (a workflow ID used again); undefined: not read (archiving reads the head). */
+  archivedChunks?: number;
 }
 
 function remember(keys: Set<string>, more: readonly string[] | undefined): void {
@@ -404,10 +404,36 @@ export class RunEventLog {
   }
 
   /**
-   * A writer's first look at a stream: the head's hint, then the chain from there; a writer of
-   * workflow events also reads the keys of the batches before the hint.
+   * A writer's first look at a stream (another worker's, or this one's after a restart): its
+   * latest batches in its shard, else its head.
    */
   private async findTail(run: string, lookBack: boolean): Promise<Tail> {
+    const tail = (await this.tailInShard(run, lookBack)) ?? (await this.tailFromHead(run, lookBack));
+    this.tails.set(run, tail);
+    return tail;
+  }
+
+  /**
+   * A stream in flight from its latest batches in the shard its workflow ID hashes to, in one
+   * query over the runs in flight there: no read of the heads or the archive, which hold every
+   * run ever (FerretDB scans them even for an `_id`). Where the shard holds none of the stream
+   * (not written yet, archived a minute ago, begun before shards or under another shard count),
+   * undefined. A writer of workflow events gets the keys of the latest batches too; a writer
+   * behind the end meets the next batch when it appends (duplicate key) and walks on from there.
+   */
+  private async tailInShard(run: string, lookBack: boolean): Promise<Tail | undefined> {
+    const shard = this.collection.db.collection<EventBatchDoc>(eventLiveOf(this.collection.collectionName, run));
+    const latest = await shard.find({ run }, { sort: { first: -1 }, limit: lookBack ? KEY_LOOKBACK_BATCHES : 1, projection: { first: 1, count: 1, keys: 1, tenant_id: 1 } }).toArray();
+    if (latest.length === 0) return undefined;
+    const keys = new Set<string>();
+    for (const d of latest.reverse()) remember(keys, d.keys);
+    const end = latest.at(-1)!;
+    const batches = this.liveFrom(run, { live: shard.collectionName });
+    return { batches, next: end.first + end.count, ...(end.tenant_id !== undefined ? { tenant_id: end.tenant_id } : {}), keys };
+  }
+
+  /** The head's hint, then the chain from there; a writer of workflow events also reads the keys of the batches before the hint. */
+  private async tailFromHead(run: string, lookBack: boolean): Promise<Tail> {
     const head = await this.head(run);
     const start = await this.startTail(run, head);
     const { batches } = start;
@@ -420,9 +446,7 @@ export class RunEventLog {
       const earlier = await batches.find({ run, first: { $lt: start.next } }, { sort: { first: -1 }, limit: KEY_LOOKBACK_BATCHES, projection: { keys: 1 } }).toArray();
       for (const d of earlier.reverse()) remember(start.keys, d.keys);
     }
-    const tail = await this.walk(run, start);
-    this.tails.set(run, tail);
-    return tail;
+    return this.walk(run, start);
   }
 
   /**

@@ -96,6 +96,30 @@ describe('the run event log', () => {
     }
   });
 
+  it('lets a writer new to a stream (another worker, a restart) find its end in the stream\'s shard: one find there, no read of the heads or the archive', async () => {
+    const run = `new-writer-${randomUUID()}`;
+    const opener = log();
+    await opener.open(run, { memory_id: 'm', tenant_id: 't' });
+    for (let b = 0; b < 12; b++) await opener.append(run, [delta(0, b)], [`exec-1#${b}`]);
+    const monitored = await new MongoClient(serverEnv().mongoUri, { monitorCommands: true }).connect();
+    const sent: string[] = [];
+    monitored.on('commandStarted', (e) => sent.push(`${e.commandName} ${String(e.command[e.commandName])}`));
+    try {
+      const writer = new RunEventLog(monitored.db(database).collection('perflow_events'));
+      // A workflow task run again on this worker: its keyed events are there already; the next goes after the end.
+      expect(await writer.append(run, [delta(0, 11)], ['exec-1#11'])).toBeUndefined();
+      expect(await writer.append(run, [delta(1, 0)], ['exec-1#12'])).toBe(12);
+      const shard = eventLiveOf('perflow_events', run);
+      expect(sent.filter((c) => !c.startsWith('createIndexes'))).toEqual([`find ${shard}`, `insert ${shard}`]);
+      expect(await live(run).findOne({ _id: `${run}:12` } as never)).toMatchObject({ tenant_id: 't', keys: ['exec-1#12'] });
+    } finally {
+      await monitored.close();
+    }
+    // The opener, behind the end now, meets the new batch and goes after it.
+    expect(await opener.append(run, [delta(0, 12)])).toBe(13);
+    expect((await log().read(run, 0, undefined, 100)).events.map((e) => e.offset)).toEqual(Array.from({ length: 14 }, (_, i) => i));
+  });
+
   it('does not append a keyed event again, also from a writer new to the stream', async () => {
     const run = `log-${randomUUID()}`;
     const first = log();
