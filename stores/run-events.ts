@@ -408,7 +408,7 @@ export class RunEventLog {
    * latest batches in its shard, else its head.
    */
   private async findTail(run: string, lookBack: boolean): Promise<Tail> {
-    const tail = (await this.tailInShard(run, lookBack)) ?? (await this.tailFromHead(run, lookBack));
+    const tail = (await this.tailInShard(run)) ?? (await this.tailFromHead(run, lookBack));
     this.tails.set(run, tail);
     return tail;
   }
@@ -418,18 +418,24 @@ export class RunEventLog {
    * query over the runs in flight there: no read of the heads or the archive, which hold every
    * run ever (FerretDB scans them even for an `_id`). Where the shard holds none of the stream
    * (not written yet, archived a minute ago, begun before shards or under another shard count),
-   * undefined. A writer of workflow events gets the keys of the latest batches too; a writer
-   * behind the end meets the next batch when it appends (duplicate key) and walks on from there.
+   * undefined. The keys of the latest batches come with it (a workflow task run again publishes
+   * its latest events again); a writer behind the end meets the next batch when it appends
+   * (duplicate key) and walks on from there. When the whole stream is there from offset 0, none
+   * of it a copy, no earlier run under the workflow ID was archived: archiving it reads no head.
    */
-  private async tailInShard(run: string, lookBack: boolean): Promise<Tail | undefined> {
-    const shard = this.collection.db.collection<EventBatchDoc>(eventLiveOf(this.collection.collectionName, run));
-    const latest = await shard.find({ run }, { sort: { first: -1 }, limit: lookBack ? KEY_LOOKBACK_BATCHES : 1, projection: { first: 1, count: 1, keys: 1, tenant_id: 1 } }).toArray();
+  private async tailInShard(run: string): Promise<Tail | undefined> {
+    const shard = this.collection.db.collection<ShardDoc>(eventLiveOf(this.collection.collectionName, run));
+    const found = await shard
+      .find({ $or: [{ run }, { _id: copiesId(run) }] }, { sort: { first: -1 }, limit: KEY_LOOKBACK_BATCHES + 1, projection: { first: 1, count: 1, keys: 1, tenant_id: 1, archived_copy: 1, copies_of: 1 } })
+      .toArray();
+    const latest = found.filter((d): d is EventBatchDoc => !isCopies(d)).reverse();
     if (latest.length === 0) return undefined;
     const keys = new Set<string>();
-    for (const d of latest.reverse()) remember(keys, d.keys);
+    for (const d of latest) remember(keys, d.keys);
     const end = latest.at(-1)!;
+    const whole = found.length <= KEY_LOOKBACK_BATCHES && latest.length === found.length && latest[0].first === 0 && !latest.some((d) => d.archived_copy);
     const batches = this.liveFrom(run, { live: shard.collectionName });
-    return { batches, next: end.first + end.count, ...(end.tenant_id !== undefined ? { tenant_id: end.tenant_id } : {}), keys };
+    return { batches, next: end.first + end.count, ...(end.tenant_id !== undefined ? { tenant_id: end.tenant_id } : {}), keys, ...(whole ? { archivedChunks: 0 } : {}) };
   }
 
   /** The head's hint, then the chain from there; a writer of workflow events also reads the keys of the batches before the hint. */

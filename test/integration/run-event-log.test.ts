@@ -96,7 +96,7 @@ describe('the run event log', () => {
     }
   });
 
-  it('lets a writer new to a stream (another worker, a restart) find its end in the stream\'s shard: one find there, no read of the heads or the archive', async () => {
+  it('lets a writer new to a stream (another worker, a restart) find its end in the stream\'s shard and archive it: no read of the heads or the archive', async () => {
     const run = `new-writer-${randomUUID()}`;
     const opener = log();
     await opener.open(run, { memory_id: 'm', tenant_id: 't' });
@@ -104,20 +104,41 @@ describe('the run event log', () => {
     const monitored = await new MongoClient(serverEnv().mongoUri, { monitorCommands: true }).connect();
     const sent: string[] = [];
     monitored.on('commandStarted', (e) => sent.push(`${e.commandName} ${String(e.command[e.commandName])}`));
+    const shard = eventLiveOf('perflow_events', run);
     try {
       const writer = new RunEventLog(monitored.db(database).collection('perflow_events'));
       // A workflow task run again on this worker: its keyed events are there already; the next goes after the end.
       expect(await writer.append(run, [delta(0, 11)], ['exec-1#11'])).toBeUndefined();
       expect(await writer.append(run, [delta(1, 0)], ['exec-1#12'])).toBe(12);
-      const shard = eventLiveOf('perflow_events', run);
       expect(sent.filter((c) => !c.startsWith('createIndexes'))).toEqual([`find ${shard}`, `insert ${shard}`]);
       expect(await live(run).findOne({ _id: `${run}:12` } as never)).toMatchObject({ tenant_id: 't', keys: ['exec-1#12'] });
+      // The opener, behind the end now, meets the new batch and goes after it.
+      expect(await opener.append(run, [delta(0, 12)])).toBe(13);
+      // The whole stream was in the shard from offset 0: no earlier run of the workflow ID to go after in the archive.
+      sent.length = 0;
+      await writer.archiveStream(run);
+      expect(sent.filter((c) => !c.startsWith('createIndexes'))).toEqual([`find ${shard}`, 'insert perflow_events.archive', `insert ${shard}`, `delete ${shard}`]);
     } finally {
       await monitored.close();
     }
-    // The opener, behind the end now, meets the new batch and goes after it.
-    expect(await opener.append(run, [delta(0, 12)])).toBe(13);
-    expect((await log().read(run, 0, undefined, 100)).events.map((e) => e.offset)).toEqual(Array.from({ length: 14 }, (_, i) => i));
+    expect((await log().readAll(run)).map((e) => e.offset)).toEqual(Array.from({ length: 14 }, (_, i) => i));
+    expect(await mongo.db(database).collection('perflow_events.archive').findOne({ _id: `${run}:0` } as never)).toMatchObject({ run });
+  });
+
+  it('goes after an earlier run of the workflow ID in the archive when a new writer archives a stream whose start it did not see', async () => {
+    const run = `reused-${randomUUID()}`;
+    const first = log();
+    await first.open(run, { memory_id: 'm' });
+    await first.append(run, [delta(0, 0), delta(0, 1)]);
+    await first.archiveStream(run);
+    // The workflow ID used again: its copies are still in the shard, then the new run's batches after them.
+    await first.append(run, [delta(1, 0)]);
+    await first.append(run, [delta(1, 1)]);
+    const writer = log();
+    expect(await writer.append(run, [delta(1, 2)])).toBe(4);
+    await writer.archiveStream(run);
+    expect((await log().readAll(run)).map((e) => e.offset)).toEqual([0, 1, 2, 3, 4]);
+    expect(await mongo.db(database).collection('perflow_events.archive').countDocuments({ run })).toBe(2);
   });
 
   it('does not append a keyed event again, also from a writer new to the stream', async () => {
