@@ -20,7 +20,7 @@ import { saveStep, toolCallId } from './memory';
 import { outputForModel } from './tool-calls';
 import { checkModel, type PolicyDeps } from './policy';
 import { activityStream, EVENTS_BEFORE_HOLD_MS, handedToolCalls, type ActivityStream } from './run-events';
-import type { HandedToolCall } from '../core/run-events';
+import { joinedEvents, wholeKeys, type HandedToolCall } from '../core/run-events';
 import { NOT_MADE, withinTenantBudget } from './tenant-budgets';
 import type { completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache, toolAnswerCache } from './worker-caches';
 import type { MemoryStore } from '../stores/store';
@@ -97,11 +97,17 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
   // Before anything reaches the model: a compaction's summary call is a call of it too.
   checkModel(deps, input.model);
   return withHeartbeat(async () => {
-    const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, earlier_steps, agent, tenant: _tenant, stored_tool_results, ...withStored } = input;
+    const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, earlier_steps, agent, tenant: _tenant, stored_tool_results, events_before, ...withStored } = input;
     const request = { ...withStored, messages: await withStoredToolResults(deps, withStored.messages, step_memory, stored_tool_results) };
     // The turn's tool calls handed their events on: they go out in its first write (see `planningModel`).
     const streaming = perflowModelParameters(model.parameters).stream !== false;
-    const stream = activityStream(deps.events, step_memory && handedToolCalls(step_memory.step_index, handedOn(request.messages, stored_tool_results), streaming ? EVENTS_BEFORE_HOLD_MS : 0));
+    // And the run's events that started the step, on its first turn: before them.
+    const handedTools = step_memory && handedToolCalls(step_memory.step_index, handedOn(request.messages, stored_tool_results), 0);
+    // Their keys relative to the run (`#…`) unless they say whose: the step's run's (`step_memory.run_id`).
+    const handed = joinedEvents(events_before && wholeKeys({ ...events_before, key_run: events_before.key_run ?? step_memory?.run_id }), handedTools);
+    // Only the step's start goes on, from a turn that writes nothing (tool events handed to it are written by it).
+    const handsOn = events_before !== undefined && handedTools === undefined;
+    const stream = activityStream(deps.events, handed && { ...handed, holdMs: streaming ? EVENTS_BEFORE_HOLD_MS : 0 });
     try {
       const material = material_id ? await deps.prompts.get(material_id) : undefined;
       const tools = tool_names && material ? material.tools.filter((t) => tool_names.includes(t.name)) : request.tools;
@@ -120,13 +126,15 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
       });
       const compaction = await compactToFit(deps, model, fit, stream);
       const messages = fit.messages(compaction?.dropped ?? 0, compaction?.placeholder ?? '');
-      const answer = await streamedChat(deps, model, { ...request, messages, system, ...(tools ? { tools } : {}) }, { step: step_memory?.step_index, agent, stream });
+      const answer = await streamedChat(deps, model, { ...request, messages, system, ...(tools ? { tools } : {}) }, { step: step_memory?.step_index, agent, stream, handOnIfSilent: handsOn });
       const response = compaction ? { ...answer, usage: addUsage(answer.usage, compaction.usage) } : answer;
       // A final answer is the step's result; saving it is idempotent, so a retried turn saves what it answers.
       if (step_memory && response.tool_calls.length === 0) {
         const saved = await saveStep(deps.memory, { ids: step_memory.ids, stepIndex: step_memory.step_index, step: step_memory.step, result: response.content });
         if (step_memory.run_id !== undefined) deps.completedSteps.remember(step_memory.run_id, saved, { step: step_memory.step, result: response.content });
       }
+      // A turn that wrote nothing and asks for tool calls hands the step's start on to them (one write fewer).
+      if (handsOn && response.tool_calls.length > 0 && response.content === '') stream?.handOnBefore();
       return response;
     } finally {
       await stream?.close();
@@ -149,7 +157,7 @@ function handedOn(messages: ChatMessage[], stored: StoredToolResult[] | undefine
  * `llm.parameters.stream` false the provider is not asked to stream and the answer is published
  * whole when it is there.
  */
-async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, call: { step?: number; agent?: string; handTail?: boolean; stream?: ActivityStream }): Promise<ChatResponse & { tail_from?: number }> {
+async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, call: { step?: number; agent?: string; handTail?: boolean; handOnIfSilent?: boolean; stream?: ActivityStream }): Promise<ChatResponse & { tail_from?: number }> {
   const stream = call.stream ?? activityStream(deps.events);
   if (!stream) return chat(model, request, deps, undefined, call.agent);
   const text = stream.modelText(request.position, call.step);
@@ -162,7 +170,8 @@ async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: 
     if (!streaming && !call.handTail) text.push(response.content);
   } finally {
     // With `handTail`, the unpublished end of the answer goes to the workflow (one write fewer).
-    tail_from = await text.end(call.handTail ? response?.content : undefined);
+    // With `handOnIfSilent`, a turn asking for tool calls that wrote nothing leaves the events it was handed to its caller.
+    tail_from = await text.end(call.handTail ? response?.content : undefined, call.handOnIfSilent === true && (response?.tool_calls.length ?? 0) > 0 && response?.content === '');
   }
   return tail_from !== undefined ? { ...response, tail_from } : response;
 }

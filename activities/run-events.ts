@@ -43,9 +43,30 @@ export class ActivityStream {
   ) {
     if (!before || before.events.length === 0) return;
     this.before = { events: before.events, keys: before.keys };
-    // Waiting for the activity's first write at most `holdMs`: then alone (a model slow to its first token).
+    // Waiting for the activity's first write at most `holdMs`: then alone (a model slow to its first token); unbounded, until it writes or hands them on.
     if (before.holdMs <= 0) void this.publish();
-    else this.beforeTimer = setTimeout(() => void this.publish(), before.holdMs).unref();
+    else if (Number.isFinite(before.holdMs)) this.beforeTimer = setTimeout(() => void this.publish(), before.holdMs).unref();
+  }
+
+  /** Whether the events handed to the activity wait still: nothing was written yet. */
+  get holdingBefore(): boolean {
+    return this.before !== undefined;
+  }
+
+  /** The events handed to the activity go on, unwritten, to what the workflow runs next (which it is told). */
+  private dropBefore(): void {
+    this.before = undefined;
+    clearTimeout(this.beforeTimer);
+  }
+
+  /**
+   * A model turn that wrote nothing and asked for tool calls hands the events it was handed on
+   * (to the calls, then the next turn): true when it did.
+   */
+  handOnBefore(): boolean {
+    const held = this.holdingBefore;
+    this.dropBefore();
+    return held;
   }
 
   /** Queues events for the stream, in order after those queued before; each is stamped now unless it has its own `at`. */
@@ -102,7 +123,7 @@ export class ActivityStream {
         if (!sent) flush();
         else timer ??= setTimeout(flush, DELTA_FLUSH_MS);
       },
-      end: async (answer?: string) => {
+      end: async (answer?: string, keepHanded = false) => {
         clearTimeout(timer);
         // The last piece, when it is the rest of the answer, is left to the caller (one piece: every
         // piece stays an event); nothing streamed, the answer is that piece.
@@ -113,7 +134,9 @@ export class ActivityStream {
         const last = pieces.length === 1 ? pieces[0].text : pieces.length === 0 && published === '' ? answer : undefined;
         const handed = !waiting && answer !== undefined && answer !== '' && last !== undefined && published + last === answer;
         if (!handed) flush();
-        await this.close();
+        // Nothing written, and the caller may hand the events it was handed on: they wait.
+        if (keepHanded && this.before) await this.chain;
+        else await this.close();
         return handed ? published.length : undefined;
       },
     };
@@ -158,12 +181,14 @@ export class ActivityStream {
     const held = this.heldCall;
     this.heldCall = undefined;
     if (held) clearTimeout(held.timer);
+    // Unpublished, the events handed to the call go on with its own (the workflow passes them on).
+    if (held) this.dropBefore();
     await this.close();
     return held === undefined;
   }
 }
 
-/** Run events the workflow handed an activity (`events_before`), and how long they may wait for its first write. */
+/** Run events the workflow handed an activity (`events_before`), and how long they may wait for its first write (`Infinity`: until it writes or hands them on). */
 export interface HandedEvents extends KeyedRunEvents {
   holdMs: number;
 }
@@ -193,5 +218,5 @@ export interface ModelText {
    * answer's end (the whole answer, when nothing was pushed) is not published: returns where it
    * begins, for the caller to publish (undefined: everything was published).
    */
-  end(answer?: string): Promise<number | undefined>;
+  end(answer?: string, keepHanded?: boolean): Promise<number | undefined>;
 }

@@ -6,7 +6,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { AgentTool, AgentToolRef, ToolCallInput, ToolObservation } from '../core/activity-contract';
 import type { McpServerConfig } from '../core/agent';
-import { toolCallName } from '../core/run-events';
+import { toolCallName, wholeKeys } from '../core/run-events';
 import { toolTimeoutSeconds } from '../core/tool-types';
 import type { MemoryStore, SubRunLink } from '../stores/store';
 import type { RunEventLog } from '../stores/run-events';
@@ -91,9 +91,10 @@ function nexusAgentToolOf(ref: AgentToolRef): AgentTool {
 const TOOL_CALL_HOLD_MS = 250;
 
 /** Runs one tool call; bad input and tool errors become observations the model can act on. */
-export async function callTool(deps: ToolCallDeps, { tool: ref, input, place, hand_events }: ToolCallInput): Promise<ToolObservation> {
+export async function callTool(deps: ToolCallDeps, { tool: ref, input, place, hand_events, events_before }: ToolCallInput): Promise<ToolObservation> {
     const name = ref.name ?? ref.type;
-    const stream = activityStream(deps.events);
+    // The step's start, when its first turn handed it on: with the call's first write (or on, with the call's own events).
+    const stream = activityStream(deps.events, events_before && { ...wholeKeys(events_before), holdMs: Infinity });
     const call = toolCallName(place.stepIndex, place.callIndex);
     stream?.toolCall(place.stepIndex, name, call, input, undefined, TOOL_CALL_HOLD_MS);
     const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input), input));

@@ -173,6 +173,12 @@ export interface ExecutorCallInput extends Omit<ChatRequest, 'system'>, Material
    * Needs `step_memory` (the step's IDs and index).
    */
   stored_tool_results?: StoredToolResult[];
+  /**
+   * The run's events that started the step (the planner's last text, the plan, `step_started`),
+   * handed to the step's first model call: written first, in its first write (see
+   * `PlannerCallInput.events_before`).
+   */
+  events_before?: KeyedRunEvents;
 }
 
 /** A tool message of a turn, and the step's tool call whose stored output is its content. */
@@ -229,6 +235,12 @@ export interface ToolCallInput {
    * a moment. One write fewer per call.
    */
   hand_events?: true;
+  /**
+   * The run's events that started the step, not written yet (its first turn wrote nothing and
+   * asked for this call): written first, with the call's first write; a call that hands its own
+   * on leaves them to go on with them.
+   */
+  events_before?: KeyedRunEvents;
 }
 
 /** What a tool call gives the model: its output, or an error it can act on. */

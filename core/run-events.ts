@@ -117,6 +117,20 @@ export const toolCallName = (step: number, index: number): string => `tool:${ste
 export interface KeyedRunEvents {
   events: RunEventBody[];
   keys: string[];
+  /** The run whose keys these are where a key starts with `#` (a step executor's copies: each key shorter). */
+  key_run?: string;
+}
+
+/** The events with each key whole (see {@link KeyedRunEvents.key_run}). */
+export function wholeKeys({ events, keys, key_run }: KeyedRunEvents): KeyedRunEvents {
+  return { events, keys: key_run === undefined ? keys : keys.map((k) => (k.startsWith('#') ? `${key_run}${k}` : k)) };
+}
+
+/** `a`'s events, then `b`'s (undefined when neither has any). */
+export function joinedEvents(a: KeyedRunEvents | undefined, b: KeyedRunEvents | undefined): KeyedRunEvents | undefined {
+  if (!b || b.events.length === 0) return a && a.events.length > 0 ? { events: a.events, keys: a.keys } : undefined;
+  if (!a || a.events.length === 0) return { events: b.events, keys: b.keys };
+  return { events: [...a.events, ...b.events], keys: [...a.keys, ...b.keys] };
 }
 
 type ToolCallEvent = Extract<RunEventBody, { type: 'tool_call' }>;

@@ -78,7 +78,14 @@ describe('run event streams', () => {
     if (type === 'plan_execute_and_reflect') expect(reflected.length).toBe(2);
     // A tool call's events went on to the step's next turn: written with its first piece of text, in one insert.
     for (const index of [0, 1]) {
+      // The step's start went to its executor, whose first turn (a tool call, no text) handed it on to the call
+      // and the next turn: written with them, in one insert, the planner's last text and the plan before it.
+      const started = indexOfType(events, (e) => e.type === 'step_started' && e.index === index);
       const call = indexOfType(events, (e) => e.type === 'tool_call' && e.step === index);
+      expect(batchOf(started)).toBe(batchOf(call));
+      // The plan, when the task that started the step published one, went with it.
+      if (index === 0) expect(events[started - 1]).toMatchObject({ type: 'plan' });
+      if (events[started - 1].type === 'plan') expect(batchOf(started - 1)).toBe(batchOf(started));
       const next = events[call + 2];
       expect(events[call + 1]).toMatchObject({ type: 'tool_result', step: index });
       expect(next).toMatchObject({ type: 'model_delta', role: 'executor', step: index });
@@ -114,7 +121,7 @@ describe('run event streams', () => {
     expect(new Set(deltas.map((d) => d.type === 'model_delta' && d.call)).size).toBe(deltas.length);
     expect(answersOf(events)).toEqual(answersOf(watched.get(type)!.events));
     if (type !== 'plan_execute_and_reflect') return;
-    // The planner's answer went out in the write of the plan and the step it starts (the run's, not the activity's).
+    // The planner's answer went out in the write of the plan and the step it starts (the run's, handed to the step's executor).
     const batches = (await cli.harness.memory.eventLog().archive.find({ run: handle.workflowId }).toArray()).flatMap((d) => d.batches);
     const batchOf = (offset: number) => batches.find((b) => b.first <= offset && offset < b.first + b.count);
     const answer = events.find((e) => e.type === 'model_delta' && e.call === 'planner:0')!;
@@ -242,5 +249,15 @@ describe('run event streams', () => {
     } finally {
       await quiet.close();
     }
+  });
+
+  it('a step whose executor fails before it writes anything still starts in the stream, once, before its end', async () => {
+    const agent = scriptedAgent({ planner: [plan('broken step'), plan('working step'), final('worked around it')], executor: [[], [{ content: 'ok' }]] });
+    const handle = await startAgentRun(cli.harness, runInput(agent, 'a step fails'), 'events-failed-step');
+    expect((await handle.result()).response).toBe('worked around it');
+    const events = await collect(handle.workflowId);
+    expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+    const steps = events.flatMap((e) => (e.type === 'step_started' || e.type === 'step_finished' ? [`${e.type}:${e.index}${e.type === 'step_finished' ? `:${e.ok}` : ''}`] : []));
+    expect(steps).toEqual(['step_started:0', 'step_finished:0:false', 'step_started:1', 'step_finished:1:true']);
   });
 });

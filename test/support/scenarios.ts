@@ -568,6 +568,26 @@ SCENARIOS.push(
   },
 );
 
+// A step's start handed to its executor (`step_events`), the children kept: written with the first turn's text; handed on
+// by a first turn that wrote nothing to its tool call and the next turn; one per agent type.
+SCENARIOS.push(
+  {
+    name: 'step-start-with-executor-text',
+    question: 'Answer at once, the step started with the text',
+    agent: scriptedAgent({ planner: [plan('answer'), final('done')], executor: [[{ content: 'done' }]] }),
+  },
+  {
+    name: 'step-start-handed-on-to-tool-call',
+    question: 'What is 6*7, the step started with the call?',
+    agent: scriptedAgent({ planner: [plan('compute 6*7'), final('42')], executor: [[calculatorCall('6*7'), { content: '42' }]] }, withCalculator()),
+  },
+  ...(['step_by_step', 'todo_list', 'plan_and_execute'] as const).map((type) => ({
+    name: `${type.replace(/_/g, '-')}-step-start-handed`,
+    question: 'sum 1..2, each step started by its executor',
+    agent: typedAgent(type, 2),
+  })),
+);
+
 // Recorded again since runs write their roots at their end: a fork (its link to the source in those roots) and a run continuing-as-new (the end in a later execution).
 SCENARIOS.push(...['forked-from-step-3', 'continued-as-new'].map((name) => ({ ...SCENARIOS.find((s) => s.name === name)!, name: `${name}-roots-at-end` })));
 

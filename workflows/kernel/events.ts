@@ -3,12 +3,13 @@
  * decisions, finished — published through a workflow sink: the worker writes them to MongoDB
  * before it reports the workflow task's commands, and they add nothing to the history. A sink is
  * not called when history is replayed; a task that runs again publishes again, and the keys
- * (execution and position) keep that from duplicating an event. A step's end may instead go to
- * the planning call the task starts, whose activity writes it with its first text (see
- * {@link RunEvents.stepFinished}).
+ * (execution and position) keep that from duplicating an event. An activation's events go in
+ * one write at its end — or to what it starts, which writes them with its first text: a step's
+ * end to the planning call after it (see {@link RunEvents.stepFinished}), the planner's last
+ * text, the plan and `step_started` to the step's executor (see {@link RunEvents.startStep}).
  */
 import { proxySinks, workflowInfo, type Sinks } from '@temporalio/workflow';
-import { EVENT_PREVIEW_CHARS, modelCallName, modelRoleOf, type KeyedRunEvents, type RunEventBody } from '../../core/run-events';
+import { EVENT_PREVIEW_CHARS, joinedEvents, modelCallName, modelRoleOf, type KeyedRunEvents, type RunEventBody } from '../../core/run-events';
 import type { CallPosition } from '../../core/llm-types';
 import { preview } from '../../core/text';
 import { atActivationEnd } from './activation-end';
@@ -26,7 +27,10 @@ export interface RunEventSinks extends Sinks {
 const { runEvents } = proxySinks<RunEventSinks>();
 
 const NONE: KeyedRunEvents = { events: [], keys: [] };
-const joined = (a: KeyedRunEvents, b: KeyedRunEvents): KeyedRunEvents => (b.events.length === 0 ? a : a.events.length === 0 ? b : { events: [...a.events, ...b.events], keys: [...a.keys, ...b.keys] });
+const joined = (a: KeyedRunEvents, b: KeyedRunEvents): KeyedRunEvents => joinedEvents(a, b) ?? NONE;
+
+/** A key of the run's as a step's executor child gets it: relative to the run (`#…`), which the child knows as its parent (see `KeyedRunEvents.key_run`). */
+const RELATIVE = '#';
 
 /** Events keyed by whoever would have written them (a tool call's, handed on and not taken): written once per key. */
 export function publishKeyed(run: string, { events, keys }: KeyedRunEvents): void {
@@ -37,10 +41,12 @@ export function publishKeyed(run: string, { events, keys }: KeyedRunEvents): voi
 export class RunEvents {
   private seq = 0;
   private plan: readonly string[] = [];
-  /** Events held for a planning call started in this activation (see {@link stepFinished}). */
+  /** Events held for what this activation starts (see {@link stepFinished}, {@link startStep}); written at its end otherwise. */
   private held: KeyedRunEvents = NONE;
   /** Events a planning call took in this activation: a write of the run's after them writes them again first, so none goes before them. */
   private handed: KeyedRunEvents = NONE;
+  /** Events each running step's executor took (by unit): any write of the run's before the step ends writes them again first. */
+  private readonly starting = new Map<number, KeyedRunEvents>();
 
   constructor(readonly run: string) {}
 
@@ -48,11 +54,18 @@ export class RunEvents {
     this.write(event, `${workflowInfo().runId}#${this.seq++}`, head);
   }
 
-  /** One event after those held or handed in this activation, in one write. */
+  /** One event after those held or handed, held to the activation's end (the stream's first, with its head, at once). */
   private write(event: RunEventBody, key: string, head?: { memory_id: string; tenant_id?: string }): void {
-    const before = joined(this.handed, this.takeHeld());
-    this.handed = NONE;
+    if (!head) return this.hold({ events: [event], keys: [key] });
+    const before = joined(this.taken(), this.takeHeld());
     runEvents.publish(this.run, [...before.events, event], [...before.keys, key], head);
+  }
+
+  /** What was handed on and may not be written yet (taken: this activation's planning call's, then the running steps'). */
+  private taken(): KeyedRunEvents {
+    const taken = [...this.starting.values()].reduce(joined, this.handed);
+    this.handed = NONE;
+    return taken;
   }
 
   /**
@@ -64,6 +77,29 @@ export class RunEvents {
     const held = this.takeHeld();
     if (held.events.length > 0 && atActivationEnd(() => (this.handed = NONE))) this.handed = joined(this.handed, held);
     return held;
+  }
+
+  /**
+   * A step starts: `step_started`, with the events held before it (the planner's last text, the
+   * plan), for the step's executor to write before its first text — one write fewer a step. The
+   * keys go relative to the run (the child knows it as its parent). Until the step ends, any
+   * write of the run's writes them first (their keys keep them written once).
+   */
+  startStep(index: number, step: string): KeyedRunEvents {
+    // Steps still starting (a parallel group): their events first, so whichever executor writes first writes them in order.
+    const before = [...this.starting.values()].reduce(joined, NONE);
+    const started = joined(this.takeHeld(), { events: [{ type: 'step_started', index, step: preview(step, EVENT_PREVIEW_CHARS) }], keys: [`${workflowInfo().runId}#${this.seq++}`] });
+    this.starting.set(index, started);
+    const { events, keys } = joined(before, started);
+    const runId = workflowInfo().runId;
+    return { events, keys: keys.map((k) => (k.startsWith(`${runId}${RELATIVE}`) ? k.slice(runId.length) : k)) };
+  }
+
+  /** The step's executor ended: its events are written, unless it failed before it could (then the run writes them, once by their keys). */
+  stepEnded(index: number, failed: boolean): void {
+    const started = this.starting.get(index);
+    this.starting.delete(index);
+    if (failed && started) this.hold(started);
   }
 
   /**
@@ -81,15 +117,18 @@ export class RunEvents {
     return held;
   }
 
-  /** Held for a planning call made in this activation; written at the activation's end otherwise (at once without that hook). */
+  /** Held for what this activation starts; written at the activation's end otherwise (at once without that hook). */
   private hold(more: KeyedRunEvents): void {
     this.held = joined(this.held, more);
     if (!atActivationEnd(() => this.writeHeld())) this.writeHeld();
   }
 
+  /** The held events, after what was handed on and may not be written yet (nothing held: nothing written). */
   private writeHeld(): void {
-    const { events, keys } = this.takeHeld();
-    if (events.length > 0) runEvents.publish(this.run, events, keys);
+    const held = this.takeHeld();
+    if (held.events.length === 0) return;
+    const { events, keys } = joined(this.taken(), held);
+    runEvents.publish(this.run, events, keys);
   }
 
   /** The steps still to do, when they are a new plan (not the last one with steps done). */

@@ -14,7 +14,7 @@ import type { MemoryIds } from '../../core/memory-ids';
 import { patched, workflowInfo } from '@temporalio/workflow';
 import { executorOpening } from '../../core/template';
 import { preview, textDigest } from '../../core/text';
-import { handedToolEvents, streamOf, type HandedToolCall } from '../../core/run-events';
+import { handedToolEvents, joinedEvents, streamOf, wholeKeys, type HandedToolCall, type KeyedRunEvents } from '../../core/run-events';
 import { publishKeyed } from './events';
 import { memoryActivities, modelActivities, toolCall } from './activity-presets';
 import { modelForCall } from './scripted-calls';
@@ -79,6 +79,12 @@ export interface ReactExecutorInput {
   search_attributes?: string[];
   /** The run's perflow version, for its sub-agents' fingerprints (steps with agent tools). */
   perflow_version?: string;
+  /**
+   * The run's events that started the step (the planner's last text, the plan, `step_started`;
+   * keys relative to the parent run, `#…`): the step's first model call writes them with its first
+   * text; should none be made, the step writes them as it ends (their keys keep them once).
+   */
+  step_events?: KeyedRunEvents;
 }
 
 /**
@@ -163,6 +169,11 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   // their answers are. Should no call take them (the step ends, fails or is cancelled first), the
   // run writes them (their keys keep them written once).
   let handed: HandedToolCall[] = [];
+  // The run's events that started the step: until a model call is made, each call is handed them.
+  const parentRun = workflowInfo().parent?.runId;
+  let stepEvents = input.step_events && parentRun !== undefined ? { ...input.step_events, key_run: parentRun } : undefined;
+  // A model call knows the run the keys are relative to (`step_memory.run_id`): its copy says nothing more.
+  const forModelCall = (events: KeyedRunEvents): KeyedRunEvents => (stepMemory?.run_id === events.key_run ? { events: events.events, keys: events.keys } : events);
   const sent = (): Pick<ExecutorCallInput, 'messages' | 'stored_tool_results'> => {
     if (!byReference || stored.length === 0) return { messages };
     const empty = new Set(stored.map((s) => s.message));
@@ -178,10 +189,25 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
     usage = addUsage(usage, spent);
     return observation;
   };
+  /** A tool call as an activity; the step's start goes with it (or on, with its events, when it hands them on). */
+  async function toolActivity(ref: AgentToolRef, name: string, toolInput: Record<string, unknown>, place: ToolCallPlace, hands: boolean): Promise<ToolObservation> {
+    const o = await toolCall(ref).executeWithOptions({ summary: `tool: ${name}` }, [{ tool: ref, input: toolInput, place, ...(hands ? { hand_events: true as const } : {}), ...(stepEvents ? { events_before: stepEvents } : {}) }]);
+    if (hands) handed.push({ call: place.callIndex, tool: name, input: toolInput, output: o.content, ok: !o.is_error, ...(o.call_published ? { call_published: true } : {}) });
+    if (!hands || o.call_published) stepEvents = undefined;
+    return o;
+  }
+
+  /** The step's start, before a call that writes its own events elsewhere (an agent tool's). */
+  function writeStepEvents(): void {
+    if (stepEvents) publishKeyed(streamOf(workflowInfo().workflowId), wholeKeys(stepEvents));
+    stepEvents = undefined;
+  }
+
   try {
     return await iterate();
   } finally {
-    if (handed.length > 0) publishKeyed(streamOf(workflowInfo().workflowId), handedToolEvents(workflowInfo().runId, input.stepIndex, handed));
+    const unwritten = joinedEvents(stepEvents && wholeKeys(stepEvents), handed.length > 0 ? handedToolEvents(workflowInfo().runId, input.stepIndex, handed) : undefined);
+    if (unwritten) publishKeyed(streamOf(workflowInfo().workflowId), unwritten);
   }
 
   async function iterate(): Promise<ReactExecutorOutput> {
@@ -199,6 +225,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
           ...(input.response_filter ? { response_filter: input.response_filter } : {}),
           ...(input.agent !== undefined ? { agent: input.agent } : {}),
           ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+          ...(stepEvents ? { events_before: forModelCall(stepEvents) } : {}),
         },
       ]);
       if (response.tenant_budget) {
@@ -207,8 +234,11 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
         iteration--;
         continue;
       }
-      // Made: the handed events went out with the call (one the tenant's cap held back made none: the next takes them).
+      // Made: the handed events went out with the call (one the tenant's cap held back made none: the
+      // next takes them); the step's start, unless the turn asked for tool calls without a word: then
+      // its activity handed it on to them (or wrote it, its model slow: their keys keep it once).
       handed = [];
+      if (response.tool_calls.length === 0 || response.content !== '') stepEvents = undefined;
       usage = addUsage(usage, response.usage);
       messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls });
       if (response.tool_calls.length === 0) {
@@ -237,11 +267,8 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
         // A tool outside the agent's list is never executed.
         const observation: Promise<ToolObservation> = runs
           ? isAgentTool(ref) || ref.type === NEXUS_AGENT_TOOL_TYPE
-            ? subAgentCall(ref, toolInput, place)
-            : Promise.resolve(await toolCall(ref).executeWithOptions({ summary: `tool: ${call.name}` }, [{ tool: ref, input: toolInput, place, ...(hands ? { hand_events: true as const } : {}) }])).then((o) => {
-                if (hands) handed.push({ call: place.callIndex, tool: call.name, input: toolInput, output: o.content, ok: !o.is_error, ...(o.call_published ? { call_published: true } : {}) });
-                return o;
-              })
+            ? (writeStepEvents(), subAgentCall(ref, toolInput, place))
+            : Promise.resolve(await toolActivity(ref, call.name, toolInput, place, hands))
           : Promise.resolve(
               approval
                 ? { content: `The call was denied by ${approval.by}, who reviews this tool's calls: ${approval.reason ?? 'no reason given'}`, is_error: true }

@@ -10,7 +10,7 @@ import { isAgentTool } from '../../core/agent-file/sub-agents';
 import { stepTraceId } from '../../core/memory-ids';
 import { addUsage } from '../../core/llm-types';
 import { preview } from '../../core/text';
-import { EVENT_PREVIEW_CHARS } from '../../core/run-events';
+
 import type { MemoryIds } from '../../core/memory-ids';
 import { reactExecutor, type ReactExecutorInput, type ReactExecutorOutput } from './react-executor';
 import { memoryActivities } from './activity-presets';
@@ -95,14 +95,19 @@ async function executeStep(run: RunContext, step: StepRequest): Promise<StepOutc
   progress.current_step = progress.current_step ?? running;
   if (progress.current_step !== running) progress.current_steps = [...(progress.current_steps ?? [progress.current_step]), running];
   run.showProgress();
-  run.events.emit({ type: 'step_started', index: step.unit, step: preview(step.label, EVENT_PREVIEW_CHARS) });
+  // The step's start goes to its executor, which writes it with its first text.
+  const started = run.events.startStep(step.unit, step.label);
   let outcome: StepOutcome;
   try {
     const out: ReactExecutorOutput = await executeChild(reactExecutor, {
       workflowId: executorWorkflowId,
       staticSummary: step.summary ?? preview(step.label, 150),
-      args: [executorInput(run, step)],
+      args: [{ ...executorInput(run, step), step_events: started }],
+    }).catch((err: unknown) => {
+      run.events.stepEnded(step.unit, true);
+      throw err;
     });
+    run.events.stepEnded(step.unit, false);
     progress.usage = addUsage(progress.usage, out.usage);
     outcome = {
       ok: true,

@@ -25,7 +25,7 @@ function secondTurn(events?: StoredToolResult['events']): ExecutorCallInput {
   } as ExecutorCallInput;
 }
 
-async function turn(events?: StoredToolResult['events']) {
+async function turn(events?: StoredToolResult['events'], input: ExecutorCallInput = secondTurn(events)) {
   const appends: Array<{ run: string; events: RunEventBody[]; keys?: readonly (string | undefined)[] }> = [];
   const deps = {
     memory: { findInteractions: async (wanted: readonly string[]) => wanted.map((_id) => ({ _id, response: 'the answer memory holds' })), upsertInteractions: async () => undefined },
@@ -36,8 +36,8 @@ async function turn(events?: StoredToolResult['events']) {
     completedSteps: { remember: () => undefined },
     tenantBudgets: () => undefined,
   } as unknown as ModelCallDeps;
-  await new MockActivityEnvironment({ workflowExecution: { workflowId: 'run-1/step-3', runId: 'child-run' } }).run(executionModel, deps, secondTurn(events));
-  return appends;
+  const answer = await new MockActivityEnvironment({ workflowExecution: { workflowId: 'run-1/step-3', runId: 'child-run' } }).run(executionModel, deps, input);
+  return Object.assign(appends, { answer });
 }
 
 describe("a tool call's events handed on to the step's next turn", () => {
@@ -59,5 +59,24 @@ describe("a tool call's events handed on to the step's next turn", () => {
   it('a call that showed while it ran leaves its result only; a turn handed nothing writes its text alone', async () => {
     expect((await turn('result'))[0].events.map((e) => e.type)).toEqual(['tool_result', 'model_delta']);
     expect((await turn()).flatMap((a) => a.events.map((e) => e.type))).toEqual(['model_delta']);
+  });
+});
+
+describe("the step's start handed to its executor (`events_before`)", () => {
+  const started = { events: [{ type: 'plan', steps: ['add them'] }, { type: 'step_started', index: 2, step: 'add them' }] as RunEventBody[], keys: ['parent-run#7', 'parent-run#8'] };
+
+  it('goes first, before the tool events handed on and the text, in the turn\'s one write', async () => {
+    const appends = await turn('call_and_result', { ...secondTurn('call_and_result'), events_before: started });
+    expect(appends).toHaveLength(1);
+    expect(appends[0].events.map((e) => e.type)).toEqual(['plan', 'step_started', 'tool_call', 'tool_result', 'model_delta']);
+    expect(appends[0].keys?.slice(0, 2)).toEqual(started.keys);
+  });
+
+  it('goes on, unwritten, from a first turn that wrote nothing and asks for a tool call', async () => {
+    const first = { ...secondTurn(), messages: [], stored_tool_results: [], position: { role: 'executor', step: 2, iteration: 0 }, events_before: started } as ExecutorCallInput;
+    first.model = { interface: 'scripted', script: { executor: [[], [], [{ tool_calls: [{ name: 'T', input: {} }] }, { content: 'done' }]] } };
+    const appends = await turn(undefined, first);
+    expect([...appends]).toEqual([]);
+    expect(appends.answer).toMatchObject({ content: '', tool_calls: [{ name: 'T' }] });
   });
 });

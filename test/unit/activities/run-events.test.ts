@@ -140,3 +140,34 @@ describe("the run's events handed to a planning call (events_before)", () => {
     expect(silent.appended[0].keys).toEqual(['run-a#5']);
   });
 });
+
+it('hands the events it was handed on, unwritten, when a turn wrote nothing and asks for tool calls; a slow tool call writes them first', async () => {
+  const started = { events: [{ type: 'step_started', index: 0, step: 's' }] as never[], keys: ['exec#3'] };
+  // A model turn that wrote nothing: the events go on (the workflow passes them to its tool call).
+  const quiet = recordingLog();
+  const turn = new ActivityStream(quiet.log, 'run-1', 1, { ...started, holdMs: 1_000 });
+  expect(turn.handOnBefore()).toBe(true);
+  await turn.close();
+  await sleep(20);
+  expect(quiet.appended).toEqual([]);
+  // A turn that wrote its text first: they went with it; nothing to hand on.
+  const spoke = recordingLog();
+  const said = new ActivityStream(spoke.log, 'run-1', 1, { ...started, holdMs: 1_000 });
+  said.modelText({ role: 'executor', step: 0, iteration: 0 }, 0).push('thinking');
+  expect(said.handOnBefore()).toBe(false);
+  await said.close();
+  expect(spoke.appended.map((a) => a.events.map((e) => e.type))).toEqual([['step_started', 'model_delta']]);
+  // A tool call given them without a time limit: a quick call hands them on with its own events; a slow one writes them first.
+  const quick = recordingLog();
+  const fast = new ActivityStream(quick.log, 'run-1', 1, { ...started, holdMs: Infinity });
+  fast.toolCall(0, 'T', 'tool:0:0', {}, undefined, 50);
+  expect(await fast.handOn()).toBe(false);
+  await sleep(80);
+  expect(quick.appended).toEqual([]);
+  const slowLog = recordingLog();
+  const slow = new ActivityStream(slowLog.log, 'run-1', 1, { ...started, holdMs: Infinity });
+  slow.toolCall(0, 'T', 'tool:0:0', {}, undefined, 20);
+  await sleep(60);
+  expect(await slow.handOn()).toBe(true);
+  expect(slowLog.appended.map((a) => [a.events.map((e) => e.type), a.keys])).toEqual([[['step_started', 'tool_call'], ['exec#3', undefined]]]);
+});

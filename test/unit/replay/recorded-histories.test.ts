@@ -47,6 +47,13 @@ describe('recorded histories', () => {
         // A tool call's events handed on to the step's next turn, and written by a step cut short.
         'tool-events-handed.step-1.binpb',
         'tool-events-at-iteration-limit.step-1.binpb',
+        // A step's start handed to its executor: with its first text, on to its tool call; one per agent type.
+        'step-start-with-executor-text.binpb',
+        'step-start-with-executor-text.step-1.binpb',
+        'step-start-handed-on-to-tool-call.step-1.binpb',
+        'step-by-step-step-start-handed.step-1.binpb',
+        'todo-list-step-start-handed.step-1.binpb',
+        'plan-and-execute-step-start-handed.step-1.binpb',
         'failed-step-replanned.binpb',
         'max-steps-reached.binpb',
         'malformed-planner-answer-retried.binpb',
