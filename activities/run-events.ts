@@ -4,7 +4,7 @@
  * attempt streamed). Publishing never fails a call: a stream write that fails is logged.
  */
 import { Context, log } from '@temporalio/activity';
-import { handedToolEvents, modelCallName, modelRoleOf, streamOf, toolCallEvent, toolResultEvent, type HandedToolCall, type KeyedRunEvents, type RunEventBody } from '../core/run-events';
+import { handedToolEvents, modelCallName, modelRoleOf, streamOf, toolCallEvent, toolResultEvent, wholeKeys, type HandedToolCall, type KeyedRunEvents, type RunEventBody } from '../core/run-events';
 import type { CallPosition } from '../core/llm-types';
 import type { RunEventLog } from '../stores/run-events';
 
@@ -25,7 +25,9 @@ export function activityStream(log?: RunEventLog, before?: HandedEvents): Activi
     return undefined;
   }
   const workflowId = info.workflowExecution?.workflowId;
-  return workflowId === undefined ? undefined : new ActivityStream(log, streamOf(workflowId), info.attempt, before);
+  // Keys relative to a run (`#…`) without saying whose are the activity's run's (a planning call's `events_before`).
+  const handed = before && { ...wholeKeys({ ...before, key_run: before.key_run ?? info.workflowExecution?.runId }), holdMs: before.holdMs };
+  return workflowId === undefined ? undefined : new ActivityStream(log, streamOf(workflowId), info.attempt, handed);
 }
 
 export class ActivityStream {

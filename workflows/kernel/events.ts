@@ -9,7 +9,7 @@
  * text, the plan and `step_started` to the step's executor (see {@link RunEvents.startStep}).
  */
 import { proxySinks, workflowInfo, type Sinks } from '@temporalio/workflow';
-import { EVENT_PREVIEW_CHARS, joinedEvents, modelCallName, modelRoleOf, type KeyedRunEvents, type RunEventBody } from '../../core/run-events';
+import { EVENT_PREVIEW_CHARS, joinedEvents, modelCallName, modelRoleOf, wholeKeys, type KeyedRunEvents, type RunEventBody } from '../../core/run-events';
 import type { CallPosition } from '../../core/llm-types';
 import { preview } from '../../core/text';
 import { atActivationEnd } from './activation-end';
@@ -29,8 +29,28 @@ const { runEvents } = proxySinks<RunEventSinks>();
 const NONE: KeyedRunEvents = { events: [], keys: [] };
 const joined = (a: KeyedRunEvents, b: KeyedRunEvents): KeyedRunEvents => joinedEvents(a, b) ?? NONE;
 
-/** A key of the run's as a step's executor child gets it: relative to the run (`#…`), which the child knows as its parent (see `KeyedRunEvents.key_run`). */
-const RELATIVE = '#';
+/** A key of the run's as what it starts gets it: relative to the run (`#…`), which an activity of the run, or a child, knows (see `KeyedRunEvents.key_run`). */
+function relativeKey(key: string): string {
+  const runId = workflowInfo().runId;
+  return key.startsWith(`${runId}#`) ? key.slice(runId.length) : key;
+}
+
+/**
+ * The run's events that started a step, as its executor child gets them (`step_events`): those the
+ * run held before it (the planner's last text, the plan), keys relative to the run (`#…`), and
+ * `step_started` as its key and, where it is not the step's text, its label: the child builds it.
+ */
+export interface StepEvents {
+  before?: KeyedRunEvents;
+  started_key: string;
+  started_label?: string;
+}
+
+/** The events a step's executor child was handed, `step_started` built, keys relative to `parentRunId`. */
+export function stepStartEvents(handed: StepEvents, index: number, text: string, parentRunId: string): KeyedRunEvents {
+  const started: RunEventBody = { type: 'step_started', index, step: handed.started_label ?? preview(text, EVENT_PREVIEW_CHARS) };
+  return { events: [...(handed.before?.events ?? []), started], keys: [...(handed.before?.keys ?? []), handed.started_key], key_run: parentRunId };
+}
 
 /** Events keyed by whoever would have written them (a tool call's, handed on and not taken): written once per key. */
 export function publishKeyed(run: string, { events, keys }: KeyedRunEvents): void {
@@ -76,7 +96,8 @@ export class RunEvents {
   handHeld(): KeyedRunEvents {
     const held = this.takeHeld();
     if (held.events.length > 0 && atActivationEnd(() => (this.handed = NONE))) this.handed = joined(this.handed, held);
-    return held;
+    // Keys relative to the run (`#…`): the call's activity knows its run.
+    return { events: held.events, keys: held.keys.map(relativeKey) };
   }
 
   /**
@@ -85,14 +106,19 @@ export class RunEvents {
    * keys go relative to the run (the child knows it as its parent). Until the step ends, any
    * write of the run's writes them first (their keys keep them written once).
    */
-  startStep(index: number, step: string): KeyedRunEvents {
+  startStep(index: number, label: string, text: string): StepEvents {
     // Steps still starting (a parallel group): their events first, so whichever executor writes first writes them in order.
-    const before = [...this.starting.values()].reduce(joined, NONE);
-    const started = joined(this.takeHeld(), { events: [{ type: 'step_started', index, step: preview(step, EVENT_PREVIEW_CHARS) }], keys: [`${workflowInfo().runId}#${this.seq++}`] });
-    this.starting.set(index, started);
-    const { events, keys } = joined(before, started);
-    const runId = workflowInfo().runId;
-    return { events, keys: keys.map((k) => (k.startsWith(`${runId}${RELATIVE}`) ? k.slice(runId.length) : k)) };
+    const held = this.takeHeld();
+    const before = joined([...this.starting.values()].reduce(joined, NONE), held);
+    const key = `${workflowInfo().runId}#${this.seq++}`;
+    const step = preview(label, EVENT_PREVIEW_CHARS);
+    this.starting.set(index, joined(held, { events: [{ type: 'step_started', index, step }], keys: [key] }));
+    // `step_started` goes as its key (and its label, where it is not the step's text): the child builds it.
+    return {
+      ...(before.events.length > 0 ? { before: { events: before.events, keys: before.keys.map(relativeKey) } } : {}),
+      started_key: relativeKey(key),
+      ...(step !== preview(text, EVENT_PREVIEW_CHARS) ? { started_label: step } : {}),
+    };
   }
 
   /** The step's executor ended: its events are written, unless it failed before it could (then the run writes them, once by their keys). */
@@ -108,7 +134,7 @@ export class RunEvents {
    * activity did write from being written twice).
    */
   putBack(taken: KeyedRunEvents): void {
-    if (taken.events.length > 0) this.hold(taken);
+    if (taken.events.length > 0) this.hold(wholeKeys({ ...taken, key_run: workflowInfo().runId }));
   }
 
   private takeHeld(): KeyedRunEvents {

@@ -15,7 +15,7 @@ import { patched, workflowInfo } from '@temporalio/workflow';
 import { executorOpening } from '../../core/template';
 import { preview, textDigest } from '../../core/text';
 import { handedToolEvents, joinedEvents, streamOf, wholeKeys, type HandedToolCall, type KeyedRunEvents } from '../../core/run-events';
-import { publishKeyed } from './events';
+import { publishKeyed, stepStartEvents, type StepEvents } from './events';
 import { memoryActivities, modelActivities, toolCall } from './activity-presets';
 import { modelForCall } from './scripted-calls';
 import { askTenantWait, askToolApproval, tenantWaitAnswers, toolApprovalAnswers } from './human';
@@ -81,10 +81,10 @@ export interface ReactExecutorInput {
   perflow_version?: string;
   /**
    * The run's events that started the step (the planner's last text, the plan, `step_started`;
-   * keys relative to the parent run, `#…`): the step's first model call writes them with its first
-   * text; should none be made, the step writes them as it ends (their keys keep them once).
+   * see `StepEvents`): the step's first model call writes them with its first text; should none
+   * be made, the step writes them as it ends (their keys keep them once).
    */
-  step_events?: KeyedRunEvents;
+  step_events?: StepEvents;
 }
 
 /**
@@ -171,7 +171,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   let handed: HandedToolCall[] = [];
   // The run's events that started the step: until a model call is made, each call is handed them.
   const parentRun = workflowInfo().parent?.runId;
-  let stepEvents = input.step_events && parentRun !== undefined ? { ...input.step_events, key_run: parentRun } : undefined;
+  let stepEvents = input.step_events && parentRun !== undefined ? stepStartEvents(input.step_events, input.stepIndex, input.step, parentRun) : undefined;
   // A model call knows the run the keys are relative to (`step_memory.run_id`): its copy says nothing more.
   const forModelCall = (events: KeyedRunEvents): KeyedRunEvents => (stepMemory?.run_id === events.key_run ? { events: events.events, keys: events.keys } : events);
   const sent = (): Pick<ExecutorCallInput, 'messages' | 'stored_tool_results'> => {

@@ -96,7 +96,7 @@ async function executeStep(run: RunContext, step: StepRequest): Promise<StepOutc
   if (progress.current_step !== running) progress.current_steps = [...(progress.current_steps ?? [progress.current_step]), running];
   run.showProgress();
   // The step's start goes to its executor, which writes it with its first text.
-  const started = run.events.startStep(step.unit, step.label);
+  const started = run.events.startStep(step.unit, step.label, step.text);
   let outcome: StepOutcome;
   try {
     const out: ReactExecutorOutput = await executeChild(reactExecutor, {
