@@ -12,6 +12,7 @@ import { gateTool } from '../support/gate-tool';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
 import { workflowTypeFor } from '../../workflows';
 import { eventLiveOf } from '../../core/memory-collections';
+import { calculatorCall, withCalculator } from '../support/script';
 
 jest.setTimeout(180_000);
 
@@ -259,5 +260,20 @@ describe('run event streams', () => {
     expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
     const steps = events.flatMap((e) => (e.type === 'step_started' || e.type === 'step_finished' ? [`${e.type}:${e.index}${e.type === 'step_finished' ? `:${e.ok}` : ''}`] : []));
     expect(steps).toEqual(['step_started:0', 'step_finished:0:false', 'step_started:1', 'step_finished:1:true']);
+  });
+
+  it("a step's start goes to the turns and calls that may write it, no further: a run of silent tool turns carries it to the second turn only", async () => {
+    const turns = [calculatorCall('1+1'), calculatorCall('2+2'), calculatorCall('3+3'), { content: 'six' }];
+    const handle = await startAgentRun(cli.harness, runInput(scriptedAgent({ planner: [plan('add up'), final('six')], executor: [turns] }, withCalculator()), 'silent turns'), 'events-silent');
+    await handle.result();
+    const history = await cli.harness.client.workflow.getHandle(`${handle.workflowId}/step-1`).fetchHistory();
+    const carried = history.events!.flatMap((e) => {
+      const a = e.activityTaskScheduledEventAttributes;
+      return a ? [`${a.activityType!.name}:${Buffer.from(a.input!.payloads![0].data!).toString().includes('"events_before"')}`] : [];
+    });
+    // The first turn (silent) hands it on to its call, which hands it on to the second turn, which writes it.
+    expect(carried).toEqual(['executionModel:true', 'callTool:true', 'executionModel:true', 'callTool:false', 'executionModel:false', 'callTool:false', 'executionModel:false']);
+    const events = await collect(handle.workflowId);
+    expect(events.filter((e) => e.type === 'step_started')).toHaveLength(1);
   });
 });

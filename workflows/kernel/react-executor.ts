@@ -215,6 +215,8 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
       if (input.budget_usd !== undefined && (usage.cost_usd ?? 0) >= input.budget_usd) {
         return finish(`The run's dollar budget (max_cost_usd) was reached before the step was finished. Gathered so far:\n${gathered()}`, iteration, false, true);
       }
+      // A turn handed tool events writes what it was handed; one handed only the step's start may hand it on.
+      const mayHandOn = handed.length === 0;
       const response = await models.execution().executeWithOptions({ summary: `executor LLM: step ${input.stepIndex + 1}, iteration ${iteration + 1}` }, [
         {
           model: modelForCall(input.model, { role: 'executor', step: input.stepIndex, iteration }),
@@ -238,7 +240,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
       // next takes them); the step's start, unless the turn asked for tool calls without a word: then
       // its activity handed it on to them (or wrote it, its model slow: their keys keep it once).
       handed = [];
-      if (response.tool_calls.length === 0 || response.content !== '') stepEvents = undefined;
+      if (!mayHandOn || response.tool_calls.length === 0 || response.content !== '') stepEvents = undefined;
       usage = addUsage(usage, response.usage);
       messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls });
       if (response.tool_calls.length === 0) {
