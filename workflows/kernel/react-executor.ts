@@ -164,12 +164,11 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   // Tool messages whose content is a tool call's output as memory holds it: sent by reference.
   const stored: StoredToolResult[] = [];
   const byReference = input.tool_results_by_reference === true && stepMemory !== undefined;
-  // Tool calls whose events (call and result) their activity handed on to the step's next model
-  // call, which writes them with its first write, one write fewer per call; by reference, as
-  // their answers are. Should no call take them (the step ends, fails or is cancelled first), the
-  // run writes them (their keys keep them written once).
+  // Tool calls whose events their activity handed on to the step's next model call (by reference,
+  // as their answers), which writes them first, one write fewer per call; and the run's events
+  // that started the step, handed to each call until one writes them. What no call takes (the step
+  // ends, fails or is cancelled first), the step writes as it ends (their keys keep them once).
   let handed: HandedToolCall[] = [];
-  // The run's events that started the step: until a model call is made, each call is handed them.
   const parentRun = workflowInfo().parent?.runId;
   let stepEvents = input.step_events && parentRun !== undefined ? stepStartEvents(input.step_events, input.stepIndex, input.step, parentRun) : undefined;
   // A model call knows the run the keys are relative to (`step_memory.run_id`): its copy says nothing more.
@@ -196,13 +195,11 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
     if (!hands || o.call_published) stepEvents = undefined;
     return o;
   }
-
   /** The step's start, before a call that writes its own events elsewhere (an agent tool's). */
   function writeStepEvents(): void {
     if (stepEvents) publishKeyed(streamOf(workflowInfo().workflowId), wholeKeys(stepEvents));
     stepEvents = undefined;
   }
-
   try {
     return await iterate();
   } finally {
@@ -236,9 +233,8 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
         iteration--;
         continue;
       }
-      // Made: the handed events went out with the call (one the tenant's cap held back made none: the
-      // next takes them); the step's start, unless the turn asked for tool calls without a word: then
-      // its activity handed it on to them (or wrote it, its model slow: their keys keep it once).
+      // Made: the handed events went out with it (a call the tenant's cap held back made none); the step's
+      // start too, unless a turn handed only it asked for tool calls without a word (then they take it).
       handed = [];
       if (!mayHandOn || response.tool_calls.length === 0 || response.content !== '') stepEvents = undefined;
       usage = addUsage(usage, response.usage);
