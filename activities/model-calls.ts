@@ -133,8 +133,6 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
         const saved = await saveStep(deps.memory, { ids: step_memory.ids, stepIndex: step_memory.step_index, step: step_memory.step, result: response.content });
         if (step_memory.run_id !== undefined) deps.completedSteps.remember(step_memory.run_id, saved, { step: step_memory.step, result: response.content });
       }
-      // A turn that wrote nothing and asks for tool calls hands the step's start on to them (one write fewer).
-      if (handsOn && response.tool_calls.length > 0 && response.content === '') stream?.handOnBefore();
       return response;
     } finally {
       await stream?.close();
@@ -170,7 +168,7 @@ async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: 
     if (!streaming && !call.handTail) text.push(response.content);
   } finally {
     // With `handTail`, the unpublished end of the answer goes to the workflow (one write fewer).
-    // With `handOnIfSilent`, a turn asking for tool calls that wrote nothing leaves the events it was handed to its caller.
+    // With `handOnIfSilent`, a turn asking for tool calls that wrote nothing hands the step's start on to them (one write fewer).
     tail_from = await text.end(call.handTail ? response?.content : undefined, call.handOnIfSilent === true && (response?.tool_calls.length ?? 0) > 0 && response?.content === '');
   }
   return tail_from !== undefined ? { ...response, tail_from } : response;

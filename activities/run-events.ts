@@ -50,25 +50,10 @@ export class ActivityStream {
     else if (Number.isFinite(before.holdMs)) this.beforeTimer = setTimeout(() => void this.publish(), before.holdMs).unref();
   }
 
-  /** Whether the events handed to the activity wait still: nothing was written yet. */
-  get holdingBefore(): boolean {
-    return this.before !== undefined;
-  }
-
   /** The events handed to the activity go on, unwritten, to what the workflow runs next (which it is told). */
   private dropBefore(): void {
     this.before = undefined;
     clearTimeout(this.beforeTimer);
-  }
-
-  /**
-   * A model turn that wrote nothing and asked for tool calls hands the events it was handed on
-   * (to the calls, then the next turn): true when it did.
-   */
-  handOnBefore(): boolean {
-    const held = this.holdingBefore;
-    this.dropBefore();
-    return held;
   }
 
   /** Queues events for the stream, in order after those queued before; each is stamped now unless it has its own `at`. */
@@ -125,7 +110,7 @@ export class ActivityStream {
         if (!sent) flush();
         else timer ??= setTimeout(flush, DELTA_FLUSH_MS);
       },
-      end: async (answer?: string, keepHanded = false) => {
+      end: async (answer?: string, handOn = false) => {
         clearTimeout(timer);
         // The last piece, when it is the rest of the answer, is left to the caller (one piece: every
         // piece stays an event); nothing streamed, the answer is that piece.
@@ -136,9 +121,9 @@ export class ActivityStream {
         const last = pieces.length === 1 ? pieces[0].text : pieces.length === 0 && published === '' ? answer : undefined;
         const handed = !waiting && answer !== undefined && answer !== '' && last !== undefined && published + last === answer;
         if (!handed) flush();
-        // Nothing written, and the caller may hand the events it was handed on: they wait.
-        if (keepHanded && this.before) await this.chain;
-        else await this.close();
+        // A turn that wrote nothing and asks for tool calls: the events it was handed go on to them, unwritten.
+        if (handOn) this.dropBefore();
+        await this.close();
         return handed ? published.length : undefined;
       },
     };
@@ -220,5 +205,5 @@ export interface ModelText {
    * answer's end (the whole answer, when nothing was pushed) is not published: returns where it
    * begins, for the caller to publish (undefined: everything was published).
    */
-  end(answer?: string, keepHanded?: boolean): Promise<number | undefined>;
+  end(answer?: string, handOn?: boolean): Promise<number | undefined>;
 }

@@ -21,7 +21,7 @@ import { firstLine } from '../core/text';
 import { temporalConnectOptions } from '../config/temporal-connection';
 import { connectFailureMessage } from '../config/temporal-connect-failure';
 import { encryptionDataConverter, textSealer } from '../codec/encryption';
-import { runEventSinks } from './run-event-sink';
+import { noRunEventSinks, runEventSinks } from './run-event-sink';
 import { describeWorkflowSource, workflowCode, workflowSource, type WorkflowSource } from './workflow-source';
 import { describeTelemetry } from '../config/telemetry';
 import { startTracing, type Tracing } from '../telemetry/tracing';
@@ -130,7 +130,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
       ...(await workflowCode(config.workflows ?? workflowSource({ traced: !!tracing }), tracing ? { interceptorModules: WORKFLOW_TRACING_MODULES } : {})),
       activities: { ...activities, ...config.extraActivities },
       ...traced,
-      sinks: { ...traced.sinks, ...(events ? runEventSinks(events, (message, attrs) => Runtime.instance().logger.warn(message, attrs)) : {}) },
+      sinks: { ...traced.sinks, ...(events ? runEventSinks(events, (message, attrs) => Runtime.instance().logger.warn(message, attrs)) : noRunEventSinks()) },
       ...dataConverter,
       ...(config.nexusAgentsDir ? { nexusServices: [nexusAgentsHandler(config.nexusAgentsDir)] } : {}),
       // A versioned worker's runs are pinned to its version (they move at a step boundary once the current version changes).

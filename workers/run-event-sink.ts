@@ -72,3 +72,8 @@ interface Publish {
   keys: string[];
   head?: { memory_id: string; tenant_id?: string };
 }
+
+/** A worker that writes no streams (`runEvents: false`) still takes the workflows' calls: a sink not registered is an error logged at every call. */
+export function noRunEventSinks(): InjectedSinks<RunEventSinks> {
+  return { runEvents: { publish: { fn: () => undefined, callDuringReplay: false } } };
+}

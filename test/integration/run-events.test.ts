@@ -4,6 +4,7 @@
  * written with the first piece of the planning call after it, re-attaching
  * from an offset, a finished run's stream, and `perflow watch` / `run --follow` showing it.
  */
+import { Runtime } from '@temporalio/worker';
 import { answersOf, watchRun, type RunEvent } from '../../client';
 import type { AgentType } from '../../core/agent';
 import { createHarness, final, plan, scriptedAgent, startAgentRun, runInput } from '../support/harness';
@@ -205,6 +206,30 @@ describe('run event streams', () => {
     expect(at('tool_result', 'tool:1:1')).toBeLessThan(events.findIndex((e) => e.type === 'step_finished' && e.index === 1));
   });
 
+  it("a turn's quick tool call shows before the slow call after it, while that one runs; each once", async () => {
+    const turn = { tool_calls: [{ name: 'CalculatorTool', input: { expression: '1+1' } }, { name: 'WaitTool', input: { label: 'slow' } }] };
+    const agent = scriptedAgent({ planner: [plan('add, then wait'), final('done')], executor: [[turn, { content: 'waited' }]] }, { tools: [{ type: 'WaitTool' }, { type: 'CalculatorTool' }] });
+    gate.close();
+    const handle = await startAgentRun(cli.harness, runInput(agent, 'a quick call, then a slow one'), 'events-quick-then-slow');
+    const log = cli.harness.memory.eventLog();
+    const calls = (events: RunEvent[]) => events.flatMap((e) => (e.type === 'tool_call' || e.type === 'tool_result' ? [`${e.type} ${e.call}`] : []));
+    let running: RunEvent[] = [];
+    for (let i = 0; i < 150 && !calls(running).includes('tool_call tool:0:1'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      running = await log.readAll(handle.workflowId);
+    }
+    // While the slow call runs: the step's start, the quick call and its result, then the slow call.
+    expect(calls(running)).toEqual(['tool_call tool:0:0', 'tool_result tool:0:0', 'tool_call tool:0:1']);
+    expect(running.findIndex((e) => e.type === 'step_started')).toBeLessThan(running.findIndex((e) => e.type === 'tool_call'));
+    gate.release();
+    await handle.result();
+    const events = await collect(handle.workflowId);
+    expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+    expect(calls(events)).toEqual(['tool_call tool:0:0', 'tool_result tool:0:0', 'tool_call tool:0:1', 'tool_result tool:0:1']);
+    expect(events.filter((e) => e.type === 'step_started')).toHaveLength(1);
+    expect(events[events.findIndex((e) => e.type === 'tool_result' && e.call === 'tool:0:1') + 1]).toMatchObject({ type: 'model_delta', role: 'executor', step: 0 });
+  });
+
   it('perflow watch prints the events, --json one per line; run --follow shows them live', async () => {
     const { id, events } = watched.get('plan_execute_and_reflect')!;
     const json = await cli.perflow(['watch', id, '--json']);
@@ -238,6 +263,7 @@ describe('run event streams', () => {
 
   it('a worker created with runEvents: false runs the same and writes no stream', async () => {
     const quiet = await createHarness({ runEvents: false });
+    const logged = jest.spyOn(Runtime.instance().logger, 'log');
     try {
       const handle = await startAgentRun(quiet, runInput(streamedAgent('plan_execute_and_reflect', 2), 'no stream'), 'no-stream');
       expect((await handle.result()).response).toBe(expectedResponse('plan_execute_and_reflect', 2));
@@ -247,7 +273,10 @@ describe('run event streams', () => {
       expect(await log.archive.countDocuments({ run: handle.workflowId })).toBe(0);
       // Its memory is written as ever.
       expect(await quiet.memory.interactions.countDocuments({})).toBeGreaterThan(0);
+      // The workflows' sink calls are taken, not logged as errors one by one.
+      expect(logged.mock.calls.filter(([level]) => level === 'ERROR').map(([, message]) => message)).toEqual([]);
     } finally {
+      logged.mockRestore();
       await quiet.close();
     }
   });

@@ -128,9 +128,7 @@ export async function reactExecutor(input: ReactExecutorInput): Promise<ReactExe
 export async function runReact(input: ReactExecutorInput): Promise<ReactExecutorOutput> {
   // The model calls read the executor's earlier steps and save the final answer themselves:
   // a step is its model and tool calls, with no memory round trips of its own.
-  const stepMemory = takesStepMemory(input)
-    ? { ids: input.ids, step_index: input.stepIndex, step: input.step, history_limit: input.message_history_limit, run_id: workflowInfo().parent?.runId ?? workflowInfo().runId }
-    : undefined;
+  const stepMemory = takesStepMemory(input) ? { ids: input.ids, step_index: input.stepIndex, step: input.step, history_limit: input.message_history_limit, run_id: workflowInfo().parent?.runId ?? workflowInfo().runId } : undefined;
   // Histories with step memory are newer than the model activities' rename.
   const models = modelActivities(input.llm_task_queue, stepMemory !== undefined);
   const finish = async (result: string, iterations: number, saved: boolean, budget_reached = false): Promise<ReactExecutorOutput> => {
@@ -164,10 +162,9 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   // Tool messages whose content is a tool call's output as memory holds it: sent by reference.
   const stored: StoredToolResult[] = [];
   const byReference = input.tool_results_by_reference === true && stepMemory !== undefined;
-  // Tool calls whose events their activity handed on to the step's next model call (by reference,
-  // as their answers), which writes them first, one write fewer per call; and the run's events
-  // that started the step, handed to each call until one writes them. What no call takes (the step
-  // ends, fails or is cancelled first), the step writes as it ends (their keys keep them once).
+  // Pending: the run's events that started the step, and this turn's tool calls whose activity handed
+  // their events on (one write fewer a call). Each call and model call is handed what is pending, to
+  // write first; what none takes (the step ends, fails or is cancelled first), the step writes as it ends.
   let handed: HandedToolCall[] = [];
   const parentRun = workflowInfo().parent?.runId;
   let stepEvents = input.step_events && parentRun !== undefined ? stepStartEvents(input.step_events, input.stepIndex, input.step, parentRun) : undefined;
@@ -188,23 +185,25 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
     usage = addUsage(usage, spent);
     return observation;
   };
-  /** A tool call as an activity; the step's start goes with it (or on, with its events, when it hands them on). */
+  const pending = () => joinedEvents(stepEvents && wholeKeys(stepEvents), handed.length > 0 ? handedToolEvents(workflowInfo().runId, input.stepIndex, handed) : undefined);
+  /** A tool call as an activity; what is pending goes with it, or on with its own events (a slow call shows after the quick ones before it). */
   async function toolActivity(ref: AgentToolRef, name: string, toolInput: Record<string, unknown>, place: ToolCallPlace, hands: boolean): Promise<ToolObservation> {
-    const o = await toolCall(ref).executeWithOptions({ summary: `tool: ${name}` }, [{ tool: ref, input: toolInput, place, ...(hands ? { hand_events: true as const } : {}), ...(stepEvents ? { events_before: stepEvents } : {}) }]);
+    const before = handed.length > 0 ? pending() : stepEvents;
+    const o = await toolCall(ref).executeWithOptions({ summary: `tool: ${name}` }, [{ tool: ref, input: toolInput, place, ...(hands ? { hand_events: true as const } : {}), ...(before ? { events_before: before } : {}) }]);
+    if (!hands || o.call_published) [stepEvents, handed] = [undefined, []];
     if (hands) handed.push({ call: place.callIndex, tool: name, input: toolInput, output: o.content, ok: !o.is_error, ...(o.call_published ? { call_published: true } : {}) });
-    if (!hands || o.call_published) stepEvents = undefined;
     return o;
   }
-  /** The step's start, before a call that writes its own events elsewhere (an agent tool's). */
-  function writeStepEvents(): void {
-    if (stepEvents) publishKeyed(streamOf(workflowInfo().workflowId), wholeKeys(stepEvents));
-    stepEvents = undefined;
+  /** What is pending, written by the step: before a call that writes its own events elsewhere (an agent tool's), and as it ends. */
+  function writePending(): void {
+    const unwritten = pending();
+    if (unwritten) publishKeyed(streamOf(workflowInfo().workflowId), unwritten);
+    [stepEvents, handed] = [undefined, []];
   }
   try {
     return await iterate();
   } finally {
-    const unwritten = joinedEvents(stepEvents && wholeKeys(stepEvents), handed.length > 0 ? handedToolEvents(workflowInfo().runId, input.stepIndex, handed) : undefined);
-    if (unwritten) publishKeyed(streamOf(workflowInfo().workflowId), unwritten);
+    writePending();
   }
 
   async function iterate(): Promise<ReactExecutorOutput> {
@@ -265,7 +264,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
         // A tool outside the agent's list is never executed.
         const observation: Promise<ToolObservation> = runs
           ? isAgentTool(ref) || ref.type === NEXUS_AGENT_TOOL_TYPE
-            ? (writeStepEvents(), subAgentCall(ref, toolInput, place))
+            ? (writePending(), subAgentCall(ref, toolInput, place))
             : Promise.resolve(await toolActivity(ref, call.name, toolInput, place, hands))
           : Promise.resolve(
               approval

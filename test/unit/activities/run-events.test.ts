@@ -146,15 +146,16 @@ it('hands the events it was handed on, unwritten, when a turn wrote nothing and 
   // A model turn that wrote nothing: the events go on (the workflow passes them to its tool call).
   const quiet = recordingLog();
   const turn = new ActivityStream(quiet.log, 'run-1', 1, { ...started, holdMs: 1_000 });
-  expect(turn.handOnBefore()).toBe(true);
+  await turn.modelText({ role: 'executor', step: 0, iteration: 0 }, 0).end(undefined, true);
   await turn.close();
   await sleep(20);
   expect(quiet.appended).toEqual([]);
   // A turn that wrote its text first: they went with it; nothing to hand on.
   const spoke = recordingLog();
   const said = new ActivityStream(spoke.log, 'run-1', 1, { ...started, holdMs: 1_000 });
-  said.modelText({ role: 'executor', step: 0, iteration: 0 }, 0).push('thinking');
-  expect(said.handOnBefore()).toBe(false);
+  const text = said.modelText({ role: 'executor', step: 0, iteration: 0 }, 0);
+  text.push('thinking');
+  await text.end(undefined, true);
   await said.close();
   expect(spoke.appended.map((a) => a.events.map((e) => e.type))).toEqual([['step_started', 'model_delta']]);
   // A tool call given them without a time limit: a quick call hands them on with its own events; a slow one writes them first.
