@@ -14,6 +14,8 @@ import { openTenantBudgets } from './tenant-budgets';
 import { agentToolEnded, agentToolStarted, callTool, describeTools, type AgentToolCallRecord, type ToolCallDeps } from './tool-calls';
 import type { ChatDeps } from './llm/chat';
 import { waitForRuns } from './run-order';
+import { withOpening } from './run-events';
+import { tenantOf, type StartRunInput } from './run-memory';
 import { completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache, toolAnswerCache } from './worker-caches';
 
 export { MODEL_ACTIVITY_NAMES } from './model-calls';
@@ -38,13 +40,21 @@ export function createActivities(activityDeps: ActivityDeps) {
     tenantBudgets: () => (budgets ??= openTenantBudgets(activityDeps.memory.db)),
   };
   const memory = createMemoryActivities(deps.memory, { requireTenant: deps.policy?.requireTenant ?? false, executorMemoryCreated: deps.executorHistory.created });
+  /** Stores the run's static prompt material once; this worker's model calls then read it from its cache. */
+  const savePromptMaterial = async (input: Parameters<typeof memory.savePromptMaterial>[0]): Promise<void> => {
+    await memory.savePromptMaterial(input);
+    deps.prompts.remember(input.id, input.material);
+  };
   return {
     ...memory,
-    /** Stores the run's static prompt material once; this worker's model calls then read it from its cache. */
-    async savePromptMaterial(input: Parameters<typeof memory.savePromptMaterial>[0]): Promise<void> {
-      await memory.savePromptMaterial(input);
-      deps.prompts.remember(input.id, input.material);
-    },
+    savePromptMaterial,
+    /** Opens a run: its memories, its prompt material, and (as its first activity) its stream's first event. */
+    startRun: (input: StartRunInput) =>
+      withOpening(deps.events, input.opening, async () => {
+        const started = await memory.startRun(input);
+        if (input.material) await savePromptMaterial({ ...input.material, ...tenantOf(input.ids) });
+        return started;
+      }),
     ...createEvalActivities(deps),
 
     /** The tools an agent may use: what the model sees (name, description, JSON schema) and how to run each. */

@@ -4,7 +4,7 @@
  * attempt streamed). Publishing never fails a call: a stream write that fails is logged.
  */
 import { Context, log } from '@temporalio/activity';
-import { handedToolEvents, modelCallName, modelRoleOf, streamOf, toolCallEvent, toolResultEvent, wholeKeys, type HandedToolCall, type KeyedRunEvents, type RunEventBody } from '../core/run-events';
+import { handedToolEvents, modelCallName, modelRoleOf, streamOf, toolCallEvent, toolResultEvent, wholeKeys, type HandedToolCall, type KeyedRunEvents, type RunEventBody, type StreamOpening } from '../core/run-events';
 import type { CallPosition } from '../core/llm-types';
 import type { RunEventLog } from '../stores/run-events';
 
@@ -28,6 +28,20 @@ export function activityStream(log?: RunEventLog, before?: HandedEvents): Activi
   // Keys relative to a run (`#…`) without saying whose are the activity's run's (a planning call's `events_before`).
   const handed = before && { ...wholeKeys({ ...before, key_run: before.key_run ?? info.workflowExecution?.runId }), holdMs: before.holdMs };
   return workflowId === undefined ? undefined : new ActivityStream(log, streamOf(workflowId), info.attempt, handed);
+}
+
+/**
+ * Writes the run's first event with its stream's head (`opening`), for the run's first activity,
+ * beside what `work` does. Unlike other events, a failed write fails the attempt (it is retried):
+ * the stream must have its start. Keys relative to the run are the activity's run's.
+ */
+export async function withOpening<T>(log: RunEventLog | undefined, opening: StreamOpening | undefined, work: () => Promise<T>): Promise<T> {
+  const run = opening && Context.current().info.workflowExecution;
+  if (!log || !opening || !run) return work();
+  const { events, keys } = wholeKeys({ ...opening, key_run: run.runId });
+  const at = new Date().toISOString();
+  const [, result] = await Promise.all([log.openWith(streamOf(run.workflowId), opening.head, events.map((e) => ({ ...e, at })), keys), work()]);
+  return result;
 }
 
 export class ActivityStream {

@@ -4,6 +4,8 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { MemoryIds } from '../core/memory-ids';
+import type { PromptMaterial } from '../core/activity-contract';
+import type { StreamOpening } from '../core/run-events';
 import { otherTenantMessage, type InteractionDoc, type MemoryStore } from '../stores/store';
 import { TENANT_REQUIRED } from '../core/worker-policy';
 
@@ -18,6 +20,10 @@ export interface StartRunInput {
   executor_agent_id?: string;
   /** The run writes its root interactions when it ends ({@link RunEnd}), not here (absent in runs recorded before: here). */
   roots_at_end?: boolean;
+  /** The run's prompt material, stored with its start under this ID (runs recorded before stored it in an activity of its own). */
+  material?: { id: string; material: PromptMaterial };
+  /** The run's first event and its stream's head, written as the activity starts (when it is the run's first activity). */
+  opening?: StreamOpening;
 }
 
 /** How a run ended, as its root interactions keep it. */

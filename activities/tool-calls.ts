@@ -6,7 +6,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { AgentTool, AgentToolRef, ToolCallInput, ToolObservation } from '../core/activity-contract';
 import type { McpServerConfig } from '../core/agent';
-import { toolCallName, wholeKeys } from '../core/run-events';
+import { toolCallName, wholeKeys, type StreamOpening } from '../core/run-events';
 import { toolTimeoutSeconds } from '../core/tool-types';
 import type { MemoryStore, SubRunLink } from '../stores/store';
 import type { RunEventLog } from '../stores/run-events';
@@ -17,7 +17,7 @@ import type { toolAnswerCache } from './worker-caches';
 import { checkMcpServers, checkSubAgents, policySecrets, type PolicyDeps } from './policy';
 import { AGENT_TOOL_INPUT_SCHEMA, agentToolName, isAgentTool, subAgentOf } from '../core/agent';
 import { NEXUS_AGENT_TOOL_TYPE } from '../core/nexus-agents';
-import { activityStream } from './run-events';
+import { activityStream, withOpening } from './run-events';
 import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters, type SecretReader } from './tools/mcp';
 import { toolSpec, type ToolRegistry } from './tools/tool';
 
@@ -39,8 +39,12 @@ export interface ToolCallDeps extends TelemetryDeps, PolicyDeps {
  */
 export const TOOL_OUTPUT_MODEL_LIMIT = 8_000;
 
-/** The tools an agent may use: what the model sees (name, description, JSON schema) and how to run each. */
-export async function describeTools(deps: ToolCallDeps, { tools, mcp_servers = [] }: { tools: AgentToolRef[]; mcp_servers?: McpServerConfig[] }): Promise<AgentTool[]> {
+/** The tools an agent may use: what the model sees (name, description, JSON schema) and how to run each; the run's first event, when this is its first activity. */
+export function describeTools(deps: ToolCallDeps, { opening, ...agent }: { tools: AgentToolRef[]; mcp_servers?: McpServerConfig[]; opening?: StreamOpening }): Promise<AgentTool[]> {
+  return withOpening(deps.events, opening, () => toolsOf(deps, agent));
+}
+
+async function toolsOf(deps: ToolCallDeps, { tools, mcp_servers = [] }: { tools: AgentToolRef[]; mcp_servers?: McpServerConfig[] }): Promise<AgentTool[]> {
     // Before anything is started or reached: the worker policy, over the sub-agents' too.
     checkSubAgents(deps, tools);
     const builtin = tools.map((ref): AgentTool => {

@@ -3,8 +3,8 @@
  * trips as a plan-execute-reflect run with a zero-latency model and no tools, doing nothing in
  * them. The executor child loads its earlier steps and saves its result inside its model call,
  * so a step is one planningModel activity and one child workflow with one executionModel
- * activity; a run also opens with startRun and savePromptMaterial and ends with the final
- * planner call and finishRun.
+ * activity; a run also opens with startRun (which stores the prompt material too) and ends with
+ * the final planner call and endRun.
  */
 import { executeChild, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { BenchActivities } from './activities';
@@ -19,7 +19,6 @@ export async function floorStep(): Promise<void> {
 
 export async function floorRun(steps: number): Promise<number> {
   await noop(); // startRun
-  await noop(); // savePromptMaterial
   for (let i = 0; i < steps; i++) {
     await noop(); // planningModel
     await executeChild(floorStep, { workflowId: `${workflowInfo().workflowId}/step-${i + 1}` });

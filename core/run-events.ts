@@ -121,6 +121,17 @@ export interface KeyedRunEvents {
   key_run?: string;
 }
 
+/** Whose stream it is: the run's conversation and tenant, written in its head with its first event. */
+export interface StreamHead {
+  memory_id: string;
+  tenant_id?: string;
+}
+
+/** A run's first event and its stream's head, for the activity that opens the run to write as it starts (`opening`; keys relative to the run). */
+export interface StreamOpening extends KeyedRunEvents {
+  head: StreamHead;
+}
+
 /** The events with each key whole (see {@link KeyedRunEvents.key_run}). */
 export function wholeKeys({ events, keys, key_run }: KeyedRunEvents): KeyedRunEvents {
   return { events, keys: key_run === undefined ? keys : keys.map((k) => (k.startsWith('#') ? `${key_run}${k}` : k)) };

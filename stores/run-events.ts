@@ -176,6 +176,14 @@ export class RunEventLog {
     this.tails.set(run, await this.startTail(run, { live, next: 0, ...head }));
   }
 
+  /** Opens a run's stream with its first events: its head, then them — where a workflow ID used again begins its new run (see {@link markStart}). */
+  async openWith(run: string, head: { memory_id: string; tenant_id?: string }, events: TimedEvent[], keys?: readonly (string | undefined)[]): Promise<number | undefined> {
+    await this.open(run, head);
+    const first = await this.append(run, events, keys);
+    if (first !== undefined && first > 0) await this.markStart(run, first);
+    return first;
+  }
+
   /**
    * Appends events to a run's stream and returns their first offset (undefined when all were
    * there already). `keys` (one per event; undefined for an event without one) make the append

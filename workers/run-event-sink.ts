@@ -53,10 +53,8 @@ export function runEventSinks(log: RunEventLog, warn: (message: string, attrs: R
     for (const wait of ATTEMPTS_MS) {
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       try {
-        if (head) await log.open(run, head);
-        const first = await log.append(run, events.map((e) => ({ ...e, at })), keys);
-        // A workflow ID used again: its new run's events begin here.
-        if (head && first !== undefined && first > 0) await log.markStart(run, first);
+        const timed = events.map((e) => ({ ...e, at }));
+        await (head ? log.openWith(run, head, timed, keys) : log.append(run, timed, keys));
         if (events.some((e) => e.type === 'run_finished')) await log.archiveStream(run);
         return;
       } catch (err) {

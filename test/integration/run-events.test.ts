@@ -230,6 +230,37 @@ describe('run event streams', () => {
     expect(events[events.findIndex((e) => e.type === 'tool_result' && e.call === 'tool:0:1') + 1]).toMatchObject({ type: 'model_delta', role: 'executor', step: 0 });
   });
 
+  it('a run opens in one activity, its first, which writes the run_started its first workflow task handed it; a run that cannot open still starts its stream, once', async () => {
+    const scheduledOf = async (id: string) =>
+      ((await cli.harness.client.workflow.getHandle(id).fetchHistory()).events ?? []).flatMap((e) => {
+        const a = e.activityTaskScheduledEventAttributes;
+        return a ? [`${a.activityType!.name}${Buffer.from(a.input!.payloads![0].data!).toString().includes('"opening"') ? ' (opening)' : ''}`] : [];
+      });
+    // Without tools, startRun is the first activity (and stores the prompt material: no activity of its own).
+    const plain = await startAgentRun(cli.harness, runInput(scriptedAgent({ planner: [plan('say ok'), final('ok')], executor: [[{ content: 'ok' }]] }), 'opens plainly'), 'events-opening');
+    await plain.result();
+    expect(await scheduledOf(plain.workflowId)).toEqual(['startRun (opening)', 'planningModel', 'planningModel', 'endRun']);
+    const events = await collect(plain.workflowId);
+    expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+    expect(events[0]).toMatchObject({ type: 'run_started', workflow_id: plain.workflowId, question: 'opens plainly' });
+    expect(events.filter((e) => e.type === 'run_started')).toHaveLength(1);
+    expect(await cli.harness.memory.eventLog().head(plain.workflowId)).toMatchObject({ memory_id: events[0].type === 'run_started' ? events[0].memory_id : '' });
+    // With tools, describeTools is.
+    const tooled = await startAgentRun(cli.harness, runInput(scriptedAgent({ planner: [plan('add'), final('2')], executor: [[calculatorCall('1+1'), { content: '2' }]] }, withCalculator()), 'opens with tools'), 'events-opening');
+    await tooled.result();
+    expect((await scheduledOf(tooled.workflowId)).slice(0, 3)).toEqual(['describeTools (opening)', 'startRun', 'planningModel']);
+    expect((await collect(tooled.workflowId))[0]).toMatchObject({ type: 'run_started', question: 'opens with tools' });
+    // Every agent type's runs (the first test's) open so: the run kernel's.
+    expect([...watched.keys()]).toEqual(AGENT_TYPES);
+    for (const { id } of watched.values()) expect((await scheduledOf(id)).filter((a) => a.startsWith('describeTools') || a.startsWith('startRun') || a === 'savePromptMaterial')).toEqual(['describeTools (opening)', 'startRun']);
+    // A conversation that does not exist: startRun fails, and the run writes the event it had handed it.
+    const refused = await startAgentRun(cli.harness, { ...runInput(scriptedAgent({ planner: [final('never')] }), 'opens nothing'), memory_id: 'no-such-memory' }, 'events-opening');
+    await expect(refused.result()).rejects.toThrow();
+    const ended = await collect(refused.workflowId);
+    expect(ended.map((e) => [e.offset, e.type])).toEqual([[0, 'run_started'], [1, 'run_finished']]);
+    expect(ended[1]).toMatchObject({ status: 'failed' });
+  });
+
   it('perflow watch prints the events, --json one per line; run --follow shows them live', async () => {
     const { id, events } = watched.get('plan_execute_and_reflect')!;
     const json = await cli.perflow(['watch', id, '--json']);

@@ -588,6 +588,20 @@ SCENARIOS.push(
   })),
 );
 
+// Runs that open in one activity, their first, which writes the run's first event: startRun without tools, describeTools with them; one per agent type.
+SCENARIOS.push(
+  {
+    name: 'opens-in-one-activity',
+    question: 'Answer at once, the run opened by startRun',
+    agent: scriptedAgent({ planner: [plan('answer'), final('done')], executor: [[{ content: 'done' }]] }),
+  },
+  ...(['plan_execute_and_reflect', 'step_by_step', 'todo_list', 'plan_and_execute'] as const).map((type) => ({
+    name: `${type.replace(/_/g, '-')}-opens-in-one-activity`,
+    question: 'sum 1..1, the run opened by describeTools',
+    agent: typedAgent(type, 1),
+  })),
+);
+
 // Recorded again since runs write their roots at their end: a fork (its link to the source in those roots) and a run continuing-as-new (the end in a later execution).
 SCENARIOS.push(...['forked-from-step-3', 'continued-as-new'].map((name) => ({ ...SCENARIOS.find((s) => s.name === name)!, name: `${name}-roots-at-end` })));
 

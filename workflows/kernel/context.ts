@@ -28,6 +28,12 @@ const PROMPT_MATERIAL_PATCH = 'prompt-material-by-reference';
 const ML_COMMONS_FORMAT_PATCH = 'ml-commons-prompt-format';
 /** Runs write their root interactions, question and answer, once when they end (see lifecycle.ts); runs recorded before wrote them at start. */
 export const ROOTS_AT_END_PATCH = 'root-interactions-at-run-end';
+/**
+ * Runs open in one activity (`startRun` stores the prompt material too), and their first activity
+ * writes their first event: the first workflow task writes nothing to MongoDB. Runs recorded
+ * before wrote it from that task and stored the material in an activity of its own.
+ */
+const OPENS_IN_ONE_ACTIVITY_PATCH = 'run-opens-in-one-activity';
 
 export interface RunSpec {
   /** Shown as `progress.max_steps`: the most steps (iterations) the run may execute. */
@@ -108,25 +114,33 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
   setHandler(progressQuery, () => progress);
   acceptInterrupts(progress);
   const events = new RunEvents(streamOf(workflowInfo().workflowId));
+  const opensInOne = !carried && patched(OPENS_IN_ONE_ACTIVITY_PATCH);
   if (!carried) {
     const head = { memory_id: ids.memory_id, ...(p.tenant_id !== undefined ? { tenant_id: p.tenant_id } : {}) };
     const forked = progress.forked_from ? { forked_from: progress.forked_from } : {};
-    events.emit({ type: 'run_started', workflow_id: workflowInfo().workflowId, agent: agent.name, agent_type: agent.type, question: preview(question, EVENT_PREVIEW_CHARS), memory_id: ids.memory_id, ...forked }, head);
+    const started = { type: 'run_started' as const, workflow_id: workflowInfo().workflowId, agent: agent.name, agent_type: agent.type, question: preview(question, EVENT_PREVIEW_CHARS), memory_id: ids.memory_id, ...forked };
+    // A run queued behind earlier ones shows at once: its first activity waits for them.
+    if (opensInOne && !input.after?.length) events.openLater(started, head);
+    else events.emit(started, head);
     fingerprintWithBuild(agent, p, input.perflow_version);
     // A second message to a busy conversation starts after the earlier ones (only runs started with `after` wait: no other run's commands change).
     if (input.after && input.after.length > 0) await waitForEarlierRuns(input.after, progress, events);
   }
   const models = modelActivities(input.llm_task_queue);
-  const tools: AgentTool[] = carried?.tools ?? (await listTools(agent));
+  const tools: AgentTool[] = carried?.tools ?? (await listTools(agent, events));
   const params = templateParams(p, question, tools.map((t) => t.spec), promptFormat);
   // System prompts may use `${parameters.x}` too (seed 002).
   const systems = withDatetime(p, renderTemplate(spec.planningSystem, params), renderTemplate(p.executor_system_prompt, params));
   const completedIds = carried ? completedStepIds(carried) : [];
   let materialId = carried?.material_id;
   let historyCount = carried?.history_count ?? 0;
+  const material = () => ({ params, systems: { planning: systems.planner, executor: systems.executor }, tools: tools.map((t) => t.spec) });
   if (!carried) {
     const rootsAtEnd = patched(ROOTS_AT_END_PATCH);
-    const { history_ids } = await memoryActivities.startRun({
+    if (opensInOne) materialId = uuid4();
+    const { history_ids } = await events.first((opening) => memoryActivities.startRun({
+      ...(opening ? { opening } : {}),
+      ...(opensInOne ? { material: { id: materialId!, material: material() } } : {}),
       ids: memoryIds,
       ...(rootsAtEnd ? { roots_at_end: true } : {}),
       ...(p.executor_agent_id !== undefined ? { executor_agent_id: p.executor_agent_id } : {}),
@@ -135,7 +149,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
       // Inputs recorded before the flag say so by a `memory_id`.
       resume: input.continues_conversation ?? input.memory_id !== undefined,
       message_history_limit: p.message_history_limit,
-    });
+    }));
     completedIds.push(...history_ids);
     historyCount = history_ids.length;
     if (input.fork) await reuseForkedSteps(input.fork, memoryIds, progress, completedIds, rootsAtEnd);
@@ -144,7 +158,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     materialId = uuid4();
     await memoryActivities.savePromptMaterial({
       id: materialId,
-      material: { params, systems: { planning: systems.planner, executor: systems.executor }, tools: tools.map((t) => t.spec) },
+      material: material(),
       ...(memoryIds.tenant_id !== undefined ? { tenant_id: memoryIds.tenant_id } : {}),
     });
   }
@@ -213,11 +227,12 @@ export function runIdsFor(input: { ids?: Partial<RunIds>; memory_id?: string; pa
 }
 
 /** The agent's tools and MCP servers' tools, listed once (an activity, so recorded in history). */
-async function listTools(agent: AgentDefinition): Promise<AgentTool[]> {
+async function listTools(agent: AgentDefinition, events: RunEvents): Promise<AgentTool[]> {
   // Runs started before agent files had `mcp_servers` carry none in their input.
   const mcpServers = (agent.mcp_servers as AgentDefinition['mcp_servers'] | undefined) ?? [];
   const hasTools = agent.tools.length > 0 || mcpServers.length > 0;
-  return hasTools ? describeTools({ tools: agent.tools, mcp_servers: mcpServers }) : [];
+  // The run's first activity, when it has tools: it writes the run's first event.
+  return hasTools ? events.first((opening) => describeTools({ tools: agent.tools, mcp_servers: mcpServers, ...(opening ? { opening } : {}) })) : [];
 }
 
 /** Both system prompts with the date appended when `inject_datetime` is on (workflow time: replay-safe). */

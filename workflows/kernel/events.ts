@@ -6,10 +6,11 @@
  * (execution and position) keep that from duplicating an event. An activation's events go in
  * one write at its end — or to what it starts, which writes them with its first text: a step's
  * end to the planning call after it (see {@link RunEvents.stepFinished}), the planner's last
- * text, the plan and `step_started` to the step's executor (see {@link RunEvents.startStep}).
+ * text, the plan and `step_started` to the step's executor (see {@link RunEvents.startStep}),
+ * `run_started` and the stream's head to the run's first activity (see {@link RunEvents.first}).
  */
 import { proxySinks, workflowInfo, type Sinks } from '@temporalio/workflow';
-import { EVENT_PREVIEW_CHARS, joinedEvents, modelCallName, modelRoleOf, wholeKeys, type KeyedRunEvents, type RunEventBody } from '../../core/run-events';
+import { EVENT_PREVIEW_CHARS, joinedEvents, modelCallName, modelRoleOf, wholeKeys, type KeyedRunEvents, type RunEventBody, type StreamHead, type StreamOpening } from '../../core/run-events';
 import type { CallPosition } from '../../core/llm-types';
 import { preview } from '../../core/text';
 import { atActivationEnd } from './activation-end';
@@ -67,11 +68,34 @@ export class RunEvents {
   private handed: KeyedRunEvents = NONE;
   /** Events each running step's executor took (by unit): any write of the run's before the step ends writes them again first. */
   private readonly starting = new Map<number, KeyedRunEvents>();
+  /** The run's first event and its stream's head, for its first activity to write (see {@link openLater}); any write of the run's before then writes them first. */
+  private opening?: StreamOpening;
+  private openingHanded = false;
 
   constructor(readonly run: string) {}
 
   emit(event: RunEventBody, head?: { memory_id: string; tenant_id?: string }): void {
     this.write(event, `${workflowInfo().runId}#${this.seq++}`, head);
+  }
+
+  /** The run's first event, with its stream's head: written by the first activity the run starts ({@link first}), so the first workflow task writes nothing. */
+  openLater(event: RunEventBody, head: StreamHead): void {
+    this.opening = { events: [event], keys: [`${workflowInfo().runId}#${this.seq++}`], head };
+  }
+
+  /** Runs the run's first activity, handing it the run's first event to write as it starts; should the activity fail, the run writes it. */
+  async first<T>(activity: (opening?: StreamOpening) => Promise<T>): Promise<T> {
+    const opening = this.openingHanded ? undefined : this.opening;
+    if (!opening) return activity();
+    this.openingHanded = true;
+    try {
+      return await activity({ ...opening, keys: opening.keys.map(relativeKey) });
+    } catch (err) {
+      this.publish(NONE);
+      throw err;
+    } finally {
+      this.opening = undefined;
+    }
   }
 
   /** One event after those held or handed, held to the activation's end (the stream's first, with its head, at once). */
@@ -152,9 +176,15 @@ export class RunEvents {
   /** The held events, after what was handed on and may not be written yet (nothing held: nothing written). */
   private writeHeld(): void {
     const held = this.takeHeld();
-    if (held.events.length === 0) return;
-    const { events, keys } = joined(this.taken(), held);
-    runEvents.publish(this.run, events, keys);
+    if (held.events.length > 0) this.publish(joined(this.taken(), held));
+  }
+
+  /** Writes events, after the run's first event (with the stream's head) while no activity has written it. */
+  private publish({ events, keys }: KeyedRunEvents): void {
+    const opening = this.opening;
+    this.opening = undefined;
+    if (opening) runEvents.publish(this.run, [...opening.events, ...events], [...opening.keys, ...keys], opening.head);
+    else if (events.length > 0) runEvents.publish(this.run, events, keys);
   }
 
   /** The steps still to do, when they are a new plan (not the last one with steps done). */

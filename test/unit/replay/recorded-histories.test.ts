@@ -54,6 +54,12 @@ describe('recorded histories', () => {
         'step-by-step-step-start-handed.step-1.binpb',
         'todo-list-step-start-handed.step-1.binpb',
         'plan-and-execute-step-start-handed.step-1.binpb',
+        // Runs that open in one activity, their first: without tools, and one per agent type with them.
+        'opens-in-one-activity.binpb',
+        'plan-execute-and-reflect-opens-in-one-activity.binpb',
+        'step-by-step-opens-in-one-activity.binpb',
+        'todo-list-opens-in-one-activity.binpb',
+        'plan-and-execute-opens-in-one-activity.binpb',
         'failed-step-replanned.binpb',
         'max-steps-reached.binpb',
         'malformed-planner-answer-retried.binpb',
