@@ -14,8 +14,8 @@ import { openTenantBudgets } from './tenant-budgets';
 import { agentToolEnded, agentToolStarted, callTool, describeTools, type AgentToolCallRecord, type ToolCallDeps } from './tool-calls';
 import type { ChatDeps } from './llm/chat';
 import { waitForRuns } from './run-order';
-import { withOpening } from './run-events';
-import { tenantOf, type StartRunInput } from './run-memory';
+import { withRunEvents } from './run-events';
+import { tenantOf, type RunEnd, type StartRunInput } from './run-memory';
 import { completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache, toolAnswerCache } from './worker-caches';
 
 export { MODEL_ACTIVITY_NAMES } from './model-calls';
@@ -50,11 +50,13 @@ export function createActivities(activityDeps: ActivityDeps) {
     savePromptMaterial,
     /** Opens a run: its memories, its prompt material, and (as its first activity) its stream's first event. */
     startRun: (input: StartRunInput) =>
-      withOpening(deps.events, input.opening, async () => {
+      withRunEvents(deps.events, { opening: input.opening }, async () => {
         const started = await memory.startRun(input);
         if (input.material) await savePromptMaterial({ ...input.material, ...tenantOf(input.ids) });
         return started;
       }),
+    /** Writes the run's roots with its answer, then (as its last activity) the events that end its stream. */
+    endRun: (input: RunEnd) => withRunEvents(deps.events, { closing: input.closing }, () => memory.endRun(input)),
     ...createEvalActivities(deps),
 
     /** The tools an agent may use: what the model sees (name, description, JSON schema) and how to run each. */

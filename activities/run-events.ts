@@ -4,7 +4,7 @@
  * attempt streamed). Publishing never fails a call: a stream write that fails is logged.
  */
 import { Context, log } from '@temporalio/activity';
-import { handedToolEvents, modelCallName, modelRoleOf, streamOf, toolCallEvent, toolResultEvent, wholeKeys, type HandedToolCall, type KeyedRunEvents, type RunEventBody, type StreamOpening } from '../core/run-events';
+import { handedToolEvents, modelCallName, modelRoleOf, streamOf, toolCallEvent, toolResultEvent, wholeKeys, type HandedToolCall, type KeyedRunEvents, type RunEventBody, type StreamHead, type StreamOpening } from '../core/run-events';
 import type { CallPosition } from '../core/llm-types';
 import type { RunEventLog } from '../stores/run-events';
 
@@ -31,16 +31,22 @@ export function activityStream(log?: RunEventLog, before?: HandedEvents): Activi
 }
 
 /**
- * Writes the run's first event with its stream's head (`opening`), for the run's first activity,
- * beside what `work` does. Unlike other events, a failed write fails the attempt (it is retried):
- * the stream must have its start. Keys relative to the run are the activity's run's.
+ * The run's own events handed to an activity that opens or ends the run: `opening` (its first
+ * event, with the stream's head) is written as the activity starts, beside `work`; `closing` (the
+ * events that end it) once `work` is done, and the stream archived. Unlike other events, a failed
+ * write fails the attempt (it is retried): a stream must have its start and its end. Keys
+ * relative to the run are the activity's run's.
  */
-export async function withOpening<T>(log: RunEventLog | undefined, opening: StreamOpening | undefined, work: () => Promise<T>): Promise<T> {
-  const run = opening && Context.current().info.workflowExecution;
-  if (!log || !opening || !run) return work();
-  const { events, keys } = wholeKeys({ ...opening, key_run: run.runId });
-  const at = new Date().toISOString();
-  const [, result] = await Promise.all([log.openWith(streamOf(run.workflowId), opening.head, events.map((e) => ({ ...e, at })), keys), work()]);
+export async function withRunEvents<T>(log: RunEventLog | undefined, { opening, closing }: { opening?: StreamOpening; closing?: KeyedRunEvents }, work: () => Promise<T>): Promise<T> {
+  const run = (opening ?? closing) && Context.current().info.workflowExecution;
+  if (!log || !run) return work();
+  const write = (handed: KeyedRunEvents, head?: StreamHead) => {
+    const { events, keys } = wholeKeys({ ...handed, key_run: run.runId });
+    const at = new Date().toISOString();
+    return log.publish(streamOf(run.workflowId), events.map((e) => ({ ...e, at })), keys, head);
+  };
+  const [, result] = await Promise.all([opening && write(opening, opening.head), work()]);
+  if (closing) await write(closing);
   return result;
 }
 

@@ -5,7 +5,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { MemoryIds } from '../core/memory-ids';
 import type { PromptMaterial } from '../core/activity-contract';
-import type { StreamOpening } from '../core/run-events';
+import type { KeyedRunEvents, StreamOpening } from '../core/run-events';
 import { otherTenantMessage, type InteractionDoc, type MemoryStore } from '../stores/store';
 import { TENANT_REQUIRED } from '../core/worker-policy';
 
@@ -42,6 +42,8 @@ export interface RunEnd extends RunOutcome {
   /** When the run started (ISO 8601): the roots' creation time, which orders the conversation's runs. */
   started_at: string;
   forked_from?: { workflow_id: string; step: number };
+  /** The run's last events (`run_finished` with what the run held before it): written once the roots are, and the stream archived. */
+  closing?: KeyedRunEvents;
 }
 
 /** The tenant stamp of every document a run writes. */

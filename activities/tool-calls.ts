@@ -17,7 +17,7 @@ import type { toolAnswerCache } from './worker-caches';
 import { checkMcpServers, checkSubAgents, policySecrets, type PolicyDeps } from './policy';
 import { AGENT_TOOL_INPUT_SCHEMA, agentToolName, isAgentTool, subAgentOf } from '../core/agent';
 import { NEXUS_AGENT_TOOL_TYPE } from '../core/nexus-agents';
-import { activityStream, withOpening } from './run-events';
+import { activityStream, withRunEvents } from './run-events';
 import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters, type SecretReader } from './tools/mcp';
 import { toolSpec, type ToolRegistry } from './tools/tool';
 
@@ -41,7 +41,7 @@ export const TOOL_OUTPUT_MODEL_LIMIT = 8_000;
 
 /** The tools an agent may use: what the model sees (name, description, JSON schema) and how to run each; the run's first event, when this is its first activity. */
 export function describeTools(deps: ToolCallDeps, { opening, ...agent }: { tools: AgentToolRef[]; mcp_servers?: McpServerConfig[]; opening?: StreamOpening }): Promise<AgentTool[]> {
-  return withOpening(deps.events, opening, () => toolsOf(deps, agent));
+  return withRunEvents(deps.events, { opening }, () => toolsOf(deps, agent));
 }
 
 async function toolsOf(deps: ToolCallDeps, { tools, mcp_servers = [] }: { tools: AgentToolRef[]; mcp_servers?: McpServerConfig[] }): Promise<AgentTool[]> {

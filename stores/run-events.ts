@@ -176,6 +176,12 @@ export class RunEventLog {
     this.tails.set(run, await this.startTail(run, { live, next: 0, ...head }));
   }
 
+  /** Writes a run's own events: opening its stream with `head`, archiving it once they end the run (`run_finished`). */
+  async publish(run: string, events: TimedEvent[], keys: readonly (string | undefined)[], head?: { memory_id: string; tenant_id?: string }): Promise<void> {
+    await (head ? this.openWith(run, head, events, keys) : this.append(run, events, keys));
+    if (events.some((e) => e.type === 'run_finished')) await this.archiveStream(run);
+  }
+
   /** Opens a run's stream with its first events: its head, then them — where a workflow ID used again begins its new run (see {@link markStart}). */
   async openWith(run: string, head: { memory_id: string; tenant_id?: string }, events: TimedEvent[], keys?: readonly (string | undefined)[]): Promise<number | undefined> {
     await this.open(run, head);

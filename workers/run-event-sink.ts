@@ -53,9 +53,7 @@ export function runEventSinks(log: RunEventLog, warn: (message: string, attrs: R
     for (const wait of ATTEMPTS_MS) {
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       try {
-        const timed = events.map((e) => ({ ...e, at }));
-        await (head ? log.openWith(run, head, timed, keys) : log.append(run, timed, keys));
-        if (events.some((e) => e.type === 'run_finished')) await log.archiveStream(run);
+        await log.publish(run, events.map((e) => ({ ...e, at })), keys, head);
         return;
       } catch (err) {
         error = err;

@@ -230,21 +230,24 @@ describe('run event streams', () => {
     expect(events[events.findIndex((e) => e.type === 'tool_result' && e.call === 'tool:0:1') + 1]).toMatchObject({ type: 'model_delta', role: 'executor', step: 0 });
   });
 
-  it('a run opens in one activity, its first, which writes the run_started its first workflow task handed it; a run that cannot open still starts its stream, once', async () => {
+  it('a run opens in one activity, its first, which writes the run_started its first workflow task handed it, and its last writes run_finished; a run that cannot open still starts its stream, once', async () => {
     const scheduledOf = async (id: string) =>
       ((await cli.harness.client.workflow.getHandle(id).fetchHistory()).events ?? []).flatMap((e) => {
         const a = e.activityTaskScheduledEventAttributes;
-        return a ? [`${a.activityType!.name}${Buffer.from(a.input!.payloads![0].data!).toString().includes('"opening"') ? ' (opening)' : ''}`] : [];
+        const input = a && Buffer.from(a.input!.payloads![0].data!).toString();
+        return a ? [`${a.activityType!.name}${input!.includes('"opening"') ? ' (opening)' : input!.includes('"closing"') ? ' (closing)' : ''}`] : [];
       });
     // Without tools, startRun is the first activity (and stores the prompt material: no activity of its own).
     const plain = await startAgentRun(cli.harness, runInput(scriptedAgent({ planner: [plan('say ok'), final('ok')], executor: [[{ content: 'ok' }]] }), 'opens plainly'), 'events-opening');
     await plain.result();
-    expect(await scheduledOf(plain.workflowId)).toEqual(['startRun (opening)', 'planningModel', 'planningModel', 'endRun']);
+    expect(await scheduledOf(plain.workflowId)).toEqual(['startRun (opening)', 'planningModel', 'planningModel', 'endRun (closing)']);
     const events = await collect(plain.workflowId);
     expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
     expect(events[0]).toMatchObject({ type: 'run_started', workflow_id: plain.workflowId, question: 'opens plainly' });
     expect(events.filter((e) => e.type === 'run_started')).toHaveLength(1);
-    expect(await cli.harness.memory.eventLog().head(plain.workflowId)).toMatchObject({ memory_id: events[0].type === 'run_started' ? events[0].memory_id : '' });
+    // Its last activity wrote its end and archived the stream.
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', status: 'completed', response: 'ok' });
+    expect(await cli.harness.memory.eventLog().head(plain.workflowId)).toMatchObject({ memory_id: events[0].type === 'run_started' ? events[0].memory_id : '', archived: { next: events.length } });
     // With tools, describeTools is.
     const tooled = await startAgentRun(cli.harness, runInput(scriptedAgent({ planner: [plan('add'), final('2')], executor: [[calculatorCall('1+1'), { content: '2' }]] }, withCalculator()), 'opens with tools'), 'events-opening');
     await tooled.result();
@@ -259,6 +262,13 @@ describe('run event streams', () => {
     const ended = await collect(refused.workflowId);
     expect(ended.map((e) => [e.offset, e.type])).toEqual([[0, 'run_started'], [1, 'run_finished']]);
     expect(ended[1]).toMatchObject({ status: 'failed' });
+    // A run that fails on its way: its end, failed, goes with its last activity too.
+    const failing = await startAgentRun(cli.harness, runInput(scriptedAgent({ planner: ['no plan here'] }), 'fails on its way', { max_parse_retries: 0 }), 'events-opening');
+    await expect(failing.result()).rejects.toThrow();
+    expect((await scheduledOf(failing.workflowId)).at(-1)).toBe('endRun (closing)');
+    const failed = await collect(failing.workflowId);
+    expect(failed.map((e) => e.type).filter((t) => t === 'run_started' || t === 'run_finished')).toEqual(['run_started', 'run_finished']);
+    expect(failed.at(-1)).toMatchObject({ type: 'run_finished', status: 'failed' });
   });
 
   it('perflow watch prints the events, --json one per line; run --follow shows them live', async () => {

@@ -7,7 +7,7 @@ import { CancellationScope, ContinueAsNew, continueAsNew, isCancellation, log, m
 import { addUsage } from '../../core/llm-types';
 import { MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tokenBudgetReachedMessage } from '../../core/prompts';
 import { preview } from '../../core/text';
-import { EVENT_PREVIEW_CHARS } from '../../core/run-events';
+import { EVENT_PREVIEW_CHARS, type RunEventBody } from '../../core/run-events';
 import type { EarlierStepsRef } from '../../core/activity-contract';
 import { SearchAttributes, type CarriedState, type RunOutput } from '../definitions';
 import { memoryActivities } from './activity-presets';
@@ -36,8 +36,7 @@ const isPlanExecuteReflect = (run: RunContext) => run.agent.type === 'plan_execu
 export async function finish(run: RunContext, response: string, metadata?: Record<string, unknown>): Promise<RunOutput> {
   const { ids, progress } = run;
   await run.human.settle();
-  await recordEnd(run, { response });
-  run.events.emit({ type: 'run_finished', status: 'completed', response: preview(response, EVENT_PREVIEW_CHARS) });
+  await recordEnd(run, { response }, { type: 'run_finished', status: 'completed', response: preview(response, EVENT_PREVIEW_CHARS) });
   progress.status = 'completed';
   progress.result = response;
   setStatusAttribute(run, 'completed');
@@ -70,8 +69,8 @@ export async function guard(run: RunContext, body: () => Promise<RunOutput>): Pr
     setStatusAttribute(run, 'failed');
     // Recorded even when the run is being cancelled; an interrupted run's work so far is its answer, which the conversation keeps.
     const record = interruptedBy !== undefined ? { response: interruptedAnswer(progress), interrupted_by: interruptedBy } : { response: '', error: progress.error };
-    await CancellationScope.nonCancellable(() => recordEnd(run, record));
-    run.events.emit({ type: 'run_finished', status: isCancellation(err) ? 'cancelled' : 'failed', response: '', error: preview(progress.error, EVENT_PREVIEW_CHARS) });
+    const finished = { type: 'run_finished' as const, status: isCancellation(err) ? ('cancelled' as const) : ('failed' as const), response: '', error: preview(progress.error, EVENT_PREVIEW_CHARS) };
+    await CancellationScope.nonCancellable(() => recordEnd(run, record, finished));
     countRun(run.agent.type, isCancellation(err) ? 'cancelled' : 'failed');
     endRunSpan(progress.usage);
     throw err;
@@ -79,14 +78,27 @@ export async function guard(run: RunContext, body: () => Promise<RunOutput>): Pr
 }
 
 /**
- * Writes how the run ended to memory: its root interactions, question and answer, in one insert
- * (runs recorded before wrote the roots at start and the answer onto them here).
+ * Writes how the run ended to memory — its root interactions, question and answer, in one insert
+ * (runs recorded before wrote the roots at start and the answer onto them here) — then `finished`
+ * to its stream: handed to that activity, which writes it (with what the run held) once the
+ * roots are written, so the run's last workflow task writes nothing; should it fail, the run does.
  */
-async function recordEnd(run: RunContext, outcome: Omit<RunOutcome, 'ids'>): Promise<void> {
+async function recordEnd(run: RunContext, outcome: Omit<RunOutcome, 'ids'>, finished: Extract<RunEventBody, { type: 'run_finished' }>): Promise<void> {
   const ids = run.memoryIds;
-  if (!patched(ROOTS_AT_END_PATCH)) return memoryActivities.finishRun({ ids, ...outcome });
+  if (!patched(ROOTS_AT_END_PATCH)) {
+    await memoryActivities.finishRun({ ids, ...outcome });
+    return run.events.emit(finished);
+  }
   const forked = run.progress.forked_from ? { forked_from: run.progress.forked_from } : {};
-  await memoryActivities.endRun({ ids, ...outcome, question: run.question, started_at: run.startedAt, ...forked });
+  run.events.emit(finished);
+  const closing = run.events.handHeld();
+  try {
+    await memoryActivities.endRun({ ids, ...outcome, question: run.question, started_at: run.startedAt, ...forked, ...(closing.events.length > 0 ? { closing } : {}) });
+  } catch (err) {
+    // What the run held goes again; its end, as the run ends after all (a cancelled run's, say).
+    run.events.putBack({ events: closing.events.slice(0, -1), keys: closing.keys.slice(0, -1) });
+    throw err;
+  }
 }
 
 /** The run's end status as a search attribute, when the client set perflow's attributes at start. */
