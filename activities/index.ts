@@ -78,8 +78,8 @@ export function createActivities(activityDeps: ActivityDeps) {
     /** An agent tool's call ended: saved in memory with its sub-run, published; the answer as the model sees it. */
     agentToolEnded: (input: AgentToolCallRecord & ToolObservation) => agentToolEnded(deps, input),
 
-    /** A queued run waits for the earlier runs of its conversation to end (see run-order.ts). */
-    waitForRuns,
+    /** A queued run waits for the earlier runs of its conversation to end (see run-order.ts), its first event written as it starts. */
+    waitForRuns: (input: Parameters<typeof waitForRuns>[0]) => withRunEvents(deps.events, { opening: input.opening }, () => waitForRuns(input)),
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { temporal } from '@temporalio/proto';
+import type { StreamOpening } from '../core/run-events';
 
 /** How often the waiting activity heartbeats while a long poll is open (its heartbeat timeout is a multiple). */
 const HEARTBEAT_MS = 3_000;
@@ -56,8 +57,8 @@ async function untilClosed(ctx: Context, workflowId: string): Promise<void> {
   }
 }
 
-/** Waits until every run of `workflow_ids` has ended, one after the other. */
-export async function waitForRuns(input: { workflow_ids: string[] }): Promise<void> {
+/** Waits until every run of `workflow_ids` has ended, one after the other (`opening`: the waiting run's first event, which the worker writes as it starts). */
+export async function waitForRuns(input: { workflow_ids: string[]; opening?: StreamOpening }): Promise<void> {
   const ctx = Context.current();
   const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
   try {

@@ -212,6 +212,13 @@ describe('a second message to a busy conversation (--on-busy)', () => {
     const status = await perflow(['status', queued.workflow_id]);
     expect(status.stdout).toContain(`${queued.workflow_id}: queued (agent busy-agent`);
     expect(status.stdout).toContain(`  queued behind ${first.workflow_id} (earlier messages to conversation ${first.memory_id}): starts when they end`);
+    // Its first activity, the wait, wrote its start as it began: a watcher sees it queued.
+    let waiting: { type: string }[] = [];
+    for (let i = 0; i < 50 && waiting.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      waiting = await fixture.memory.eventLog().readAll(queued.workflow_id);
+    }
+    expect(waiting.map((e) => e.type)).toEqual(['run_started']);
     await fixture.restart(); // killed while a run is queued
     await approvePlan(fixture.client, first.workflow_id, { by: 'after-crash' });
     const queuedOut = (await fixture.client.workflow.getHandle(queued.workflow_id).result()) as RunOutput;
@@ -223,7 +230,10 @@ describe('a second message to a busy conversation (--on-busy)', () => {
     expect(written.length).toBeGreaterThan(1);
     for (const doc of written) expect(doc.updated.getTime()).toBeGreaterThanOrEqual(a.updated.getTime());
     const queuedHistory = await fixture.client.workflow.getHandle(queued.workflow_id).fetchHistory();
-    expect(queuedHistory.events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'waitForRuns')).toHaveLength(1);
+    const waits = queuedHistory.events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'waitForRuns') ?? [];
+    expect(waits).toHaveLength(1);
+    // The run's start went with the wait (its first activity), not from its first workflow task.
+    expect(defaultPayloadConverter.fromPayload<{ opening?: { events: { type: string }[] } }>(waits[0].activityTaskScheduledEventAttributes!.input!.payloads![0]).opening?.events.map((e) => e.type)).toEqual(['run_started']);
     // The wait the kill cut short was taken up again by the fresh worker.
     expect(queuedHistory.events?.find((e) => e.activityTaskStartedEventAttributes)?.activityTaskStartedEventAttributes?.attempt).toBeGreaterThanOrEqual(2);
 

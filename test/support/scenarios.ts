@@ -601,6 +601,8 @@ SCENARIOS.push(
     agent: typedAgent(type, 1),
   })),
 );
+// A queued run opened so: its wait is its first activity.
+SCENARIOS.push({ ...SCENARIOS.find((s) => s.name === 'queued-behind-earlier-run')!, name: 'queued-behind-earlier-run-opens-in-one-activity' });
 
 // Recorded again since runs write their roots at their end: a fork (its link to the source in those roots) and a run continuing-as-new (the end in a later execution).
 SCENARIOS.push(...['forked-from-step-3', 'continued-as-new'].map((name) => ({ ...SCENARIOS.find((s) => s.name === name)!, name: `${name}-roots-at-end` })));

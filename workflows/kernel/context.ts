@@ -119,8 +119,7 @@ export async function openRun<S>(input: RunInput<S>, specOf: (p: ResolvedParamet
     const head = { memory_id: ids.memory_id, ...(p.tenant_id !== undefined ? { tenant_id: p.tenant_id } : {}) };
     const forked = progress.forked_from ? { forked_from: progress.forked_from } : {};
     const started = { type: 'run_started' as const, workflow_id: workflowInfo().workflowId, agent: agent.name, agent_type: agent.type, question: preview(question, EVENT_PREVIEW_CHARS), memory_id: ids.memory_id, ...forked };
-    // A run queued behind earlier ones shows at once: its first activity waits for them.
-    if (opensInOne && !input.after?.length) events.openLater(started, head);
+    if (opensInOne) events.openLater(started, head);
     else events.emit(started, head);
     fingerprintWithBuild(agent, p, input.perflow_version);
     // A second message to a busy conversation starts after the earlier ones (only runs started with `after` wait: no other run's commands change).

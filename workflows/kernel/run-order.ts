@@ -45,7 +45,8 @@ export async function waitForEarlierRuns(after: string[], progress: Progress, ev
   progress.waiting_for = after;
   setStatusAttribute('queued');
   try {
-    await runOrderActivities.waitForRuns({ workflow_ids: after });
+    // The run's first activity: it writes the run's start as it begins to wait.
+    await events.first((opening) => runOrderActivities.waitForRuns({ workflow_ids: after, ...(opening ? { opening } : {}) }));
   } catch (err) {
     progress.status = 'failed';
     progress.error = progress.interrupted_by !== undefined ? interruptedMessage(progress.interrupted_by) : isCancellation(err) ? 'the run was cancelled while queued' : err instanceof Error ? err.message : String(err);

@@ -60,6 +60,7 @@ describe('recorded histories', () => {
         'step-by-step-opens-in-one-activity.binpb',
         'todo-list-opens-in-one-activity.binpb',
         'plan-and-execute-opens-in-one-activity.binpb',
+        'queued-behind-earlier-run-opens-in-one-activity.binpb',
         'failed-step-replanned.binpb',
         'max-steps-reached.binpb',
         'malformed-planner-answer-retried.binpb',
