@@ -54,9 +54,16 @@ export async function planningModel(deps: ModelCallDeps, input: PlannerCallInput
   }
 }
 
-export function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Promise<TenantChecked<ChatResponse>> {
-  return withinTenantBudget(deps.tenantBudgets, input.tenant, () => executionCall(deps, input), () => NOT_MADE, Date.now, (answer) => tenantCostOf(input.model, answer.usage), (t) => tenantPriceProblem(input.model, t));
+export async function executionModel(deps: ModelCallDeps, input: ExecutorCallInput): Promise<TenantChecked<ChatResponse>> {
+  const answer = await withinTenantBudget(deps.tenantBudgets, input.tenant, () => executionCall(deps, input), () => NOT_MADE, Date.now, (answer) => tenantCostOf(input.model, answer.usage), (t) => tenantPriceProblem(input.model, t));
+  // Held back at the tenant's cap, the call wrote nothing: the run's events it was handed wait for no one (a retry's copy keeps its keys).
+  const before = answer.tenant_budget && runEventsBefore(input);
+  if (before) await activityStream(deps.events, { ...before, holdMs: 0 })?.close();
+  return answer;
 }
+
+/** The run's events handed to an execution call, keys whole: relative to the step's run (`step_memory.run_id`) unless they say whose. */
+const runEventsBefore = ({ events_before, step_memory }: ExecutorCallInput) => events_before && wholeKeys({ ...events_before, key_run: events_before.key_run ?? step_memory?.run_id });
 
 async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput, stream: ActivityStream | undefined): Promise<PlannerAnswer> {
   // Before anything reaches the model: a compaction's summary call is a call of it too.
@@ -104,9 +111,9 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
     // And the run's events that started the step, on its first turn: before them.
     const handedTools = step_memory && handedToolCalls(step_memory.step_index, handedOn(request.messages, stored_tool_results), 0);
     // Their keys relative to the run (`#…`) unless they say whose: the step's run's (`step_memory.run_id`).
-    const handed = joinedEvents(events_before && wholeKeys({ ...events_before, key_run: events_before.key_run ?? step_memory?.run_id }), handedTools);
-    // Only the step's start goes on, from a turn that writes nothing (tool events handed to it are written by it).
-    const handsOn = events_before !== undefined && handedTools === undefined;
+    const handed = joinedEvents(runEventsBefore(input), handedTools);
+    // Only the step's start goes on, from an executor turn that writes nothing (tool events handed to it are written by it).
+    const handsOn = step_memory !== undefined && events_before !== undefined && handedTools === undefined;
     const stream = activityStream(deps.events, handed && { ...handed, holdMs: streaming ? EVENTS_BEFORE_HOLD_MS : 0 });
     try {
       const material = material_id ? await deps.prompts.get(material_id) : undefined;

@@ -10,7 +10,7 @@ import { listPending, raiseBudget, rejectPlan } from '../../client/decisions';
 import { FailureTypes, SearchAttributes, type Progress, type RunOutput } from '../../workflows/definitions';
 import type { ReactExecutorOutput } from '../../workflows/kernel/react-executor';
 import { calculatorCall } from '../support/script';
-import { failureOf, progressOf, runInput, startWithAttributes, untilProgress, useHarness } from '../support/harness';
+import { failureOf, progressOf, runInput, startWithAttributes, until as untilHolds, untilProgress, useHarness } from '../support/harness';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
 
 jest.setTimeout(180_000);
@@ -45,7 +45,9 @@ describe.each(AGENT_TYPES)('%s with max_cost_usd', (type) => {
     expect(pending.budget!.cost_usd).toBeGreaterThanOrEqual(CAP);
     expect(pending.answer).toContain(`perflow raise-budget ${run.workflowId} --usd N`);
     expect((await run.describe()).typedSearchAttributes.get(SearchAttributes.pending)).toBe('budget');
-    expect((await listPending(harness().client)).find((r) => r.workflow_id === run.workflowId)?.waiting_for).toBe('budget');
+    // Listing reads Temporal's visibility, which follows the run's own state a little behind.
+    const listed = await untilHolds(() => listPending(harness().client), (runs) => runs.some((r) => r.workflow_id === run.workflowId), 'the wait to be listed');
+    expect(listed.find((r) => r.workflow_id === run.workflowId)?.waiting_for).toBe('budget');
     await expect(raiseBudget(harness().client, run.workflowId, { usd: CAP })).rejects.toThrow(/must be a number of US dollars above the cost so far/);
     const d = await raiseBudget(harness().client, run.workflowId, { usd: 100, by: 'alice' });
     expect(d).toMatchObject({ decision_id: 'budget-1', kind: 'budget', action: 'raise', by: 'alice', detail: 'max_cost_usd $100' });

@@ -18,7 +18,7 @@ import { startEval, suiteFromJson } from '../../client/eval';
 import { chatCompletion, startWireServer } from '../support/wire-server';
 import { withEnv } from '../support/env';
 import { tenantCapSignal, type Progress, type RunOutput } from '../../workflows/definitions';
-import { final, progressOf, runInput, startWithAttributes, untilProgress } from '../support/harness';
+import { final, progressOf, runInput, startWithAttributes, until, untilProgress } from '../support/harness';
 import { nonEmptyLines, useCli } from '../support/cli';
 import { gateTool } from '../support/gate-tool';
 import { z } from 'zod';
@@ -71,17 +71,6 @@ function maxCallCost(from: number): number {
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-
-/** Waits until `ok` holds (bounded). */
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < 600; i++) {
-    last = await read();
-    if (ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-}
 
 describe('tenant daily budgets', () => {
   it('leave a tenant without a cap alone and count its spend; yesterday’s spend does not hold a run back', async () => {

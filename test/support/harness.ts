@@ -193,6 +193,17 @@ export function progressOf(harness: Harness, id: string) {
   return harness.client.workflow.getHandle(id).query(progressQuery);
 }
 
+/** Waits until `ok` holds of what `read` gives (bounded: 60 s); the last value is in the error. */
+export async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  let last: T | undefined;
+  for (let i = 0; i < 600; i++) {
+    last = await read();
+    if (ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+}
+
 /** Polls a run's progress until `ok` holds (bounded); the last progress is in the error. */
 export async function untilProgress(harness: Harness, id: string, ok: (p: Progress) => boolean, what: string): Promise<Progress> {
   let last: Progress | undefined;

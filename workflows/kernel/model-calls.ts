@@ -12,6 +12,7 @@ import { assessmentRetrySuffix } from '../../core/agent-types/common';
 import { parseRetrySuffix } from '../../core/prompts';
 import type { Parsed } from '../../core/json-in-text';
 import { preview } from '../../core/text';
+import type { KeyedRunEvents } from '../../core/run-events';
 import { FailureTypes, type AssumedVerdict } from '../definitions';
 import type { ModelActivities } from './activity-presets';
 import { modelForCall } from './scripted-calls';
@@ -126,18 +127,27 @@ export async function ask(run: RunContext, original: ModelCall): Promise<string>
     progress.usage = addUsage(progress.usage, answer.usage);
     return answer.text;
   }
-  const answer = await withinTenantBudget(run, () =>
-    executionModelPrompt(run.models, modelForCall(agent.executor_llm, call.position), {
-      ...system,
-      position: call.position,
-      prompt: call.prompt ?? '',
-      summary: call.summary,
-      ...filter,
-      ...whole,
-      agent: agent.name,
-      ...tenant,
-    }),
-  );
+  // A decision or an assessment begins in the write of the events held before it too (a step's end), unless it goes by the old name.
+  const before = run.models.executionPrompt().kind === 'legacy' ? undefined : run.events.handHeld();
+  let answer: TenantChecked<{ text: string; usage: Usage }>;
+  try {
+    answer = await withinTenantBudget(run, () =>
+      executionModelPrompt(run.models, modelForCall(agent.executor_llm, call.position), {
+        ...system,
+        position: call.position,
+        prompt: call.prompt ?? '',
+        summary: call.summary,
+        ...filter,
+        ...whole,
+        agent: agent.name,
+        ...tenant,
+        ...(before?.events.length ? { events_before: before } : {}),
+      }),
+    );
+  } catch (err) {
+    if (before) run.events.putBack(before);
+    throw err;
+  }
   progress.usage = addUsage(progress.usage, answer.usage);
   return answer.text;
 }
@@ -159,7 +169,7 @@ export function responseFilter(run: RunContext, model: 'planning' | 'execution')
 export async function executionModelPrompt(
   models: ModelActivities,
   model: ModelSettings,
-  call: MaterialRef & CallOwner & { system?: string; position: CallPosition; prompt: string; summary: string; response_filter?: string; whole_results?: WholeResultsRef; earlier_steps?: EarlierStepsRef },
+  call: MaterialRef & CallOwner & { system?: string; position: CallPosition; prompt: string; summary: string; response_filter?: string; whole_results?: WholeResultsRef; earlier_steps?: EarlierStepsRef; events_before?: KeyedRunEvents },
 ): Promise<TenantChecked<{ text: string; usage: Usage }>> {
   const execution = models.executionPrompt();
   const { summary, prompt, ...rest } = call;

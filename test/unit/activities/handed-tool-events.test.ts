@@ -25,7 +25,7 @@ function secondTurn(events?: StoredToolResult['events']): ExecutorCallInput {
   } as ExecutorCallInput;
 }
 
-async function turn(events?: StoredToolResult['events'], input: ExecutorCallInput = secondTurn(events)) {
+async function turn(events?: StoredToolResult['events'], input: ExecutorCallInput = secondTurn(events), tenantBudgets: () => unknown = () => undefined) {
   const appends: Array<{ run: string; events: RunEventBody[]; keys?: readonly (string | undefined)[] }> = [];
   const deps = {
     memory: { findInteractions: async (wanted: readonly string[]) => wanted.map((_id) => ({ _id, response: 'the answer memory holds' })), upsertInteractions: async () => undefined },
@@ -34,7 +34,7 @@ async function turn(events?: StoredToolResult['events'], input: ExecutorCallInpu
     toolAnswers: toolAnswerCache(),
     executorHistory: { get: async () => [{ role: 'user', content: 'add them' }] },
     completedSteps: { remember: () => undefined },
-    tenantBudgets: () => undefined,
+    tenantBudgets,
   } as unknown as ModelCallDeps;
   const answer = await new MockActivityEnvironment({ workflowExecution: { workflowId: 'run-1/step-3', runId: 'child-run' } }).run(executionModel, deps, input);
   return Object.assign(appends, { answer });
@@ -78,5 +78,17 @@ describe("the step's start handed to its executor (`events_before`)", () => {
     const appends = await turn(undefined, first);
     expect([...appends]).toEqual([]);
     expect(appends.answer).toMatchObject({ content: '', tool_calls: [{ name: 'T' }] });
+  });
+
+  it("are written at once by a call the tenant's daily cap held back, a decision's too: they do not wait with it for a person", async () => {
+    const capped = () => ({ cap: async () => 1, spent: async () => 2 });
+    const held = await turn('call_and_result', { ...secondTurn('call_and_result'), tenant: 't', events_before: started }, capped);
+    expect(held.answer).toMatchObject({ tenant_budget: { tenant: 't', cap_usd: 1, spent_usd: 2 } });
+    // The step's start alone: the tool events wait for the turn that is made (the executor hands them to it again).
+    expect([...held].map((a) => [a.events.map((e) => e.type), a.keys])).toEqual([[['plan', 'step_started'], started.keys]]);
+    const decision = { model: secondTurn().model, messages: [{ role: 'user', content: 'go on?' }], position: { role: 'task', kind: 'decision', call: 1 }, tenant: 't', events_before: { events: [{ type: 'step_finished', index: 0, ok: true, result: 'r' }], keys: ['#4'] } } as ExecutorCallInput;
+    const asked = await turn(undefined, decision, capped);
+    // Keys relative to the run are the activity's run's.
+    expect([...asked].map((a) => [a.run, a.events.map((e) => e.type), a.keys])).toEqual([['run-1', ['step_finished'], ['child-run#4']]]);
   });
 });
