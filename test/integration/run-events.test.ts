@@ -13,6 +13,7 @@ import { gateTool } from '../support/gate-tool';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
 import { workflowTypeFor } from '../../workflows';
 import { eventLiveOf } from '../../core/memory-collections';
+import { RunEventLog } from '../../stores/run-events';
 import { calculatorCall, withCalculator } from '../support/script';
 
 jest.setTimeout(180_000);
@@ -269,6 +270,28 @@ describe('run event streams', () => {
     const failed = await collect(failing.workflowId);
     expect(failed.map((e) => e.type).filter((t) => t === 'run_started' || t === 'run_finished')).toEqual(['run_started', 'run_finished']);
     expect(failed.at(-1)).toMatchObject({ type: 'run_finished', status: 'failed' });
+  });
+
+  it('in a run without people no workflow task writes to MongoDB: each of its events goes with an activity (every agent type)', async () => {
+    // What the worker's sink writes (from a workflow task, before its commands), by run.
+    const original = RunEventLog.prototype.publish;
+    const fromTasks: string[] = [];
+    const spy = jest.spyOn(RunEventLog.prototype, 'publish').mockImplementation(function (this: RunEventLog, ...args: Parameters<RunEventLog['publish']>) {
+      if (new Error().stack?.includes('run-event-sink')) fromTasks.push(args[0]);
+      return original.apply(this, args);
+    });
+    try {
+      const handles = await Promise.all(AGENT_TYPES.map((type) => startAgentRun(cli.harness, runInput(streamedAgent(type, 2), `no task writes ${type}`), 'events-no-task-writes')));
+      await Promise.all(handles.map((h) => h.result()));
+      for (const h of handles) expect((await collect(h.workflowId)).at(-1)).toMatchObject({ type: 'run_finished', status: 'completed' });
+      expect(fromTasks.filter((run) => handles.some((h) => h.workflowId === run))).toEqual([]);
+      // The sink is what is watched: a run whose first activity fails is written from its task.
+      const refused = await startAgentRun(cli.harness, { ...runInput(scriptedAgent({ planner: [final('never')] }), 'written by its task'), memory_id: 'no-such-memory' }, 'events-no-task-writes');
+      await expect(refused.result()).rejects.toThrow();
+      expect(fromTasks).toContain(refused.workflowId);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('perflow watch prints the events, --json one per line; run --follow shows them live', async () => {
