@@ -24,7 +24,7 @@
  */
 import { Binary, type Collection } from 'mongodb';
 import { duplicatePositions, isDuplicateKey } from './duplicate-key';
-import type { RunEvent, TimedEvent } from '../core/run-events';
+import type { RunEvent, StreamHead, TimedEvent } from '../core/run-events';
 import { eventArchiveOf, eventLiveOf } from '../core/memory-collections';
 
 /** Seals and opens the events of a batch (the payload codec of PERFLOW_ENCRYPTION_KEYS). */
@@ -176,18 +176,16 @@ export class RunEventLog {
     this.tails.set(run, await this.startTail(run, { live, next: 0, ...head }));
   }
 
-  /** Writes a run's own events: opening its stream with `head`, archiving it once they end the run (`run_finished`). */
-  async publish(run: string, events: TimedEvent[], keys: readonly (string | undefined)[], head?: { memory_id: string; tenant_id?: string }): Promise<void> {
-    await (head ? this.openWith(run, head, events, keys) : this.append(run, events, keys));
-    if (events.some((e) => e.type === 'run_finished')) await this.archiveStream(run);
-  }
-
-  /** Opens a run's stream with its first events: its head, then them — where a workflow ID used again begins its new run (see {@link markStart}). */
-  async openWith(run: string, head: { memory_id: string; tenant_id?: string }, events: TimedEvent[], keys?: readonly (string | undefined)[]): Promise<number | undefined> {
-    await this.open(run, head);
+  /**
+   * Writes a run's own events: with `head`, its stream's first (the head, then them — where a
+   * workflow ID used again begins its new run, see {@link markStart}); archiving the stream once
+   * they end the run (`run_finished`).
+   */
+  async publish(run: string, events: TimedEvent[], keys: readonly (string | undefined)[], head?: StreamHead): Promise<void> {
+    if (head) await this.open(run, head);
     const first = await this.append(run, events, keys);
-    if (first !== undefined && first > 0) await this.markStart(run, first);
-    return first;
+    if (head && first !== undefined && first > 0) await this.markStart(run, first);
+    if (events.some((e) => e.type === 'run_finished')) await this.archiveStream(run);
   }
 
   /**

@@ -10,7 +10,7 @@ import { listPending, raiseBudget, rejectPlan } from '../../client/decisions';
 import { FailureTypes, SearchAttributes, type Progress, type RunOutput } from '../../workflows/definitions';
 import type { ReactExecutorOutput } from '../../workflows/kernel/react-executor';
 import { calculatorCall } from '../support/script';
-import { failureOf, progressOf, runInput, startWithAttributes, until as untilHolds, untilProgress, useHarness } from '../support/harness';
+import { failureOf, progressOf, runInput, startWithAttributes, until, untilProgress, useHarness } from '../support/harness';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
 
 jest.setTimeout(180_000);
@@ -32,9 +32,8 @@ function start(type: AgentType, params: Record<string, unknown>, steps = 2): Pro
   return startWithAttributes(harness(), runInput(pricedAgent(type, steps), `sum 1..${steps}`, { max_cost_usd: CAP, ...params }), 'budget');
 }
 
-const until = (id: string, ok: (p: Progress) => boolean, what: string) => untilProgress(harness(), id, ok, what);
 
-const atBudget = (id: string) => until(id, (p) => p.status === 'awaiting_budget', 'the budget wait');
+const atBudget = (id: string) => untilProgress(harness(), id, (p) => p.status === 'awaiting_budget', 'the budget wait');
 
 describe.each(AGENT_TYPES)('%s with max_cost_usd', (type) => {
   it('pauses at the budget (awaiting_budget, PerflowPending budget), refuses a cap not above the cost, and completes once raised', async () => {
@@ -46,7 +45,7 @@ describe.each(AGENT_TYPES)('%s with max_cost_usd', (type) => {
     expect(pending.answer).toContain(`perflow raise-budget ${run.workflowId} --usd N`);
     expect((await run.describe()).typedSearchAttributes.get(SearchAttributes.pending)).toBe('budget');
     // Listing reads Temporal's visibility, which follows the run's own state a little behind.
-    const listed = await untilHolds(() => listPending(harness().client), (runs) => runs.some((r) => r.workflow_id === run.workflowId), 'the wait to be listed');
+    const listed = await until(() => listPending(harness().client), (runs) => runs.some((r) => r.workflow_id === run.workflowId), 'the wait to be listed');
     expect(listed.find((r) => r.workflow_id === run.workflowId)?.waiting_for).toBe('budget');
     await expect(raiseBudget(harness().client, run.workflowId, { usd: CAP })).rejects.toThrow(/must be a number of US dollars above the cost so far/);
     const d = await raiseBudget(harness().client, run.workflowId, { usd: 100, by: 'alice' });
