@@ -7,7 +7,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentType } from '../../core/agent';
 import { listPending, raiseBudget, rejectPlan } from '../../client/decisions';
-import { FailureTypes, SearchAttributes, type Progress, type RunOutput } from '../../workflows/definitions';
+import { FailureTypes, SearchAttributes, type RunOutput } from '../../workflows/definitions';
 import type { ReactExecutorOutput } from '../../workflows/kernel/react-executor';
 import { calculatorCall } from '../support/script';
 import { failureOf, progressOf, runInput, startWithAttributes, until, untilProgress, useHarness } from '../support/harness';
