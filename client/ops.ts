@@ -2,12 +2,12 @@
 import type { Fingerprint, FingerprintParts } from '../core/fingerprint';
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type { Client, SignalDefinition, WorkflowExecutionInfo } from '@temporalio/client';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { missingSearchAttributes, progressQuery, searchAttributeCreateCommand, searchAttributeRefused, type Progress, type RunOutput } from '../workflows/definitions';
 import { knownAgentTypes } from '../core/agent-file/known-agent-types';
-import { PerflowError } from './errors';
+import { isNotFound, PerflowError } from './errors';
 import { readJsonFile } from './json-file';
 import { lenientClient } from './payloads';
 
@@ -116,6 +116,26 @@ export async function needingSearchAttributes<T>(client: Client, command: string
     const names = refused === '' ? missingSearchAttributes([]) : [refused];
     throw new PerflowError('unavailable', `${command} needs the search attribute ${names.join(', ')}, which namespace ${namespace} lacks; add it with: ${searchAttributeCreateCommand(names, namespace)}`, { cause: err });
   }
+}
+
+/**
+ * Signals each run found by a visibility query; returns the ids it reached. Visibility lags a
+ * run's own state, so a run listed as running may have ended since: it has nothing to be told,
+ * and is left out rather than failing the command.
+ */
+export async function signalRunning<A extends unknown[]>(client: Client, workflowIds: string[], signal: SignalDefinition<A>, ...args: A): Promise<string[]> {
+  const reached = await Promise.all(
+    workflowIds.map((id) =>
+      client.workflow.getHandle(id).signal(signal, ...args).then(
+        () => id,
+        (err: unknown) => {
+          if (isNotFound(err)) return undefined;
+          throw err;
+        },
+      ),
+    ),
+  );
+  return reached.filter((id) => id !== undefined);
 }
 
 export async function cancelRun(client: Client, workflowId: string): Promise<void> {

@@ -8,7 +8,7 @@ import { TenantBudgets, utcDay, type TenantBudgetView } from '../stores/tenant-b
 import { PerflowError } from './errors';
 import { withMemory, type StoresClient } from './stores';
 import type { PerflowClient } from './connect';
-import { listQuery, needingSearchAttributes } from './ops';
+import { listQuery, needingSearchAttributes, signalRunning } from './ops';
 import { lenientClient } from './payloads';
 
 export type { TenantBudgetView };
@@ -46,8 +46,9 @@ export async function setTenantBudget(perflow: PerflowClient, o: { tenant: strin
     }
     return found;
   });
-  await Promise.all(runs.map((r) => client.workflow.getHandle(r.id).signal(tenantCapSignal, { tenant, usd_per_day: o.usdPerDay, by })));
-  return { tenant, usd_per_day: o.usdPerDay, by, notified: runs.map((r) => r.id), waiting: runs.filter((r) => r.waiting).map((r) => r.id) };
+  const told = new Set(await signalRunning(client, runs.map((r) => r.id), tenantCapSignal, { tenant, usd_per_day: o.usdPerDay, by }));
+  const notified = runs.filter((r) => told.has(r.id));
+  return { tenant, usd_per_day: o.usdPerDay, by, notified: notified.map((r) => r.id), waiting: notified.filter((r) => r.waiting).map((r) => r.id) };
 }
 
 /** The tenant's cap (or every tenant's) with its spend of the current UTC day. */

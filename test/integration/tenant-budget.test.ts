@@ -10,6 +10,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentType } from '../../core/agent';
 import { listPending, rejectPlan } from '../../client/decisions';
 import { setTenantBudget } from '../../client/tenant-budgets';
+import { signalRunning } from '../../client/ops';
 import { TenantBudgets, utcDay } from '../../stores/tenant-budgets';
 import { withinTenantBudget } from '../../activities/tenant-budgets';
 import { setOperatorPrices } from '../../telemetry/model-prices';
@@ -174,6 +175,10 @@ describe('tenant daily budgets', () => {
     const out = await stopped.result();
     expect(out.response).toMatch(/^Tenant Budget Reached \(tenant t-full: \$0\.00001 of \$0\.000001 per UTC day spent\)\. Stopped by dana: over for today\./);
     expect(out.metadata?.tenant_budget).toMatchObject({ decisions: [{ action: 'stop', by: 'dana' }] });
+    // Visibility may still list the stopped run as running: `budget set` leaves out a run that
+    // ended since (a cap below the spend changes nothing for the one still waiting).
+    const reached = await signalRunning(harness().client, [stopped.workflowId, rest[0].workflowId], tenantCapSignal, { tenant, usd_per_day: 0.000001, by: 'test' });
+    expect(reached).toEqual([rest[0].workflowId]);
 
     await until(() => listPending(harness().client, 100, tenant), (r) => r.length === rest.length, 'the waits to be visible');
     const set = await setTenantBudget(harness().perflow, { tenant, usdPerDay: 1000 });
