@@ -10,6 +10,16 @@ describe('a run\'s fingerprint', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: undefined, e: null }] })).toBe('{"a":[{"d":2,"e":null}],"b":1}');
     expect(fnv1a64('')).toBe('cbf29ce484222325');
     expect(fnv1a64('a')).toBe('af63dc4c8601ec8c');
+    // The published definition, in BigInt, over texts with every kind of code unit.
+    const reference = (text: string) => {
+      let h = 0xcbf29ce484222325n;
+      for (let i = 0; i < text.length; i++) h = ((h ^ BigInt(text.charCodeAt(i))) * 0x100000001b3n) & ((1n << 64n) - 1n);
+      return h.toString(16).padStart(16, '0');
+    };
+    for (const text of ['foobar', 'planner prompt ⟦earlier steps: 3⟧ – ünïcødé 🚀', '\uffff\u0000'.repeat(50), JSON.stringify({ steps: Array.from({ length: 200 }, (_, i) => `step ${i}`) })]) {
+      expect(fnv1a64(text)).toBe(reference(text));
+    }
+    expect(fnv1a64('foobar')).toBe('85944171f73967e8');
   });
 
   it('is the same whatever the question, memory, tenant or price; each other part moves its own hash', () => {
