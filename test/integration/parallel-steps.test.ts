@@ -7,7 +7,7 @@
 import type { temporal } from '@temporalio/proto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { gateTool } from '../support/gate-tool';
-import { final, plan, progressOf, runInput, scriptedAgent, startAgentRun, useHarness } from '../support/harness';
+import { final, plan, progressOf, runInput, scriptedAgent, startAgentRun, until, untilProgress, useHarness } from '../support/harness';
 import { calculatorTurns } from '../support/script';
 
 jest.setTimeout(120_000);
@@ -122,26 +122,24 @@ describe('parallel steps (plan_execute_and_reflect)', () => {
   });
 
   it('cancels every running child when the run is cancelled', async () => {
+    // The gate stays shut until the children are cancelled: a step that finished first would not be cancelled.
     gate.close();
-    setTimeout(gate.release, 8_000);
-    const call = (label: string) => [{ tool_calls: [{ name: 'GateTool', input: { label } }] }, { content: label }];
-    const agent = scriptedAgent({ planner: [grouped(['wait 1', 'wait 2'])], executor: [call('1'), call('2')] }, { tools: [{ type: 'GateTool' }] });
-    const run = await startAgentRun(harness(), runInput(agent, 'cancel both', { max_parallel_steps: 2 }), 'parallel-cancel');
-    for (let i = 0; i < 100 && (await progressOf(harness(), run.workflowId)).current_steps?.length !== 2; i++) await new Promise((r) => setTimeout(r, 100));
-    const progress = await progressOf(harness(), run.workflowId);
-    expect(progress.current_steps?.map((c) => c.index)).toEqual([0, 1]);
-    await run.cancel();
-    await expect(run.result()).rejects.toBeInstanceOf(WorkflowFailedError);
-    for (const n of [1, 2]) {
-      const child = harness().client.workflow.getHandle(`${run.workflowId}/step-${n}`);
-      let status = (await child.describe()).status.name;
-      for (let i = 0; i < 50 && status === 'RUNNING'; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        status = (await child.describe()).status.name;
+    try {
+      const call = (label: string) => [{ tool_calls: [{ name: 'GateTool', input: { label } }] }, { content: label }];
+      const agent = scriptedAgent({ planner: [grouped(['wait 1', 'wait 2'])], executor: [call('1'), call('2')] }, { tools: [{ type: 'GateTool' }] });
+      const run = await startAgentRun(harness(), runInput(agent, 'cancel both', { max_parallel_steps: 2 }), 'parallel-cancel');
+      const progress = await untilProgress(harness(), run.workflowId, (p) => p.current_steps?.length === 2, 'both steps running');
+      expect(progress.current_steps?.map((c) => c.index)).toEqual([0, 1]);
+      await run.cancel();
+      await expect(run.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+      for (const n of [1, 2]) {
+        const child = harness().client.workflow.getHandle(`${run.workflowId}/step-${n}`);
+        const status = await until(async () => (await child.describe()).status.name, (s) => s !== 'RUNNING', `step-${n} to close`);
+        expect(status).toBe('CANCELLED');
       }
-      expect(status).toBe('CANCELLED');
+    } finally {
+      gate.release();
     }
-    gate.release();
   });
 });
 
