@@ -4,13 +4,22 @@
  * workflows module of its own, named to the client with `addAgentTypes`, its agent files
  * validated and its runs and evals started through the client library.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addAgentTypes, agentFromJson, getStatus, startEval, startRun, suiteFromJson, type AgentTypeSpec } from '../../../client';
 import { useHarness } from '../../support/harness';
 import { calculatorTurns } from '../../support/script';
 import { runProcess } from '../../support/run-process';
+
+/** The agent files' directories, removed after the file's tests. */
+const dirs: string[] = [];
+const tempDir = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 const BIN = join(__dirname, '../../../bin/perflow.js');
 
@@ -76,7 +85,7 @@ describe('an agent type of its own', () => {
 
     it('runs from the CLI when PERFLOW_EXTRA_AGENT_TYPES names it, and is refused in one line without', async () => {
       const { perflow } = harnessOf();
-      const dir = mkdtempSync(join(tmpdir(), 'perflow-one-step-cli-'));
+      const dir = tempDir('perflow-one-step-cli-');
       const file = join(dir, 'one-step.json');
       writeFileSync(file, JSON.stringify(agentFile()));
       const env = { ...process.env, MONGODB_URI: perflow.config.mongoUri, PERFLOW_TASK_QUEUE: perflow.config.taskQueue };
@@ -94,7 +103,7 @@ describe('an agent type of its own', () => {
 
     it('runs the cases of an eval as its own workflow', async () => {
       const { perflow } = harnessOf();
-      const dir = mkdtempSync(join(tmpdir(), 'perflow-one-step-'));
+      const dir = tempDir('perflow-one-step-');
       writeFileSync(join(dir, 'one-step.json'), JSON.stringify(agentFile()));
       const suite = await suiteFromJson({ name: 'one step', agent: 'one-step.json', cases: [{ id: 'product', question: 'What is 6 times 7?', checks: [{ contains: '42' }] }] }, 'suite.json', dir);
       const { handle } = await startEval(perflow, { suite });
