@@ -260,7 +260,7 @@ async function measureHistory(bench: Bench, results: Record<string, unknown>): P
   const total = { six: Object.values(six.commands).reduce((a, b) => a + b, 0), three: Object.values(three.commands).reduce((a, b) => a + b, 0) };
   const places = [...new Set([...Object.keys(six.byCollection), ...Object.keys(three.byCollection)])].sort();
   const byCollection: Record<string, number> = Object.fromEntries(places.map((n) => [n, perAddedStep(six.byCollection[n] ?? 0, three.byCollection[n] ?? 0)]).filter(([, n]) => n !== 0));
-  const mongo = { per_added_step: perAddedStep(total.six, total.three), per_added_step_by_command: byName, per_added_step_by_collection: byCollection, whole_run_per_step: total.six / 6 };
+  const mongo = { per_added_step: perAddedStep(total.six, total.three), per_added_step_by_command: byName, per_added_step_by_collection: byCollection, whole_run_per_step: total.six / 6, whole_6_step_run_by_collection: six.byCollection };
   results.mongo_commands_per_step = mongo;
   const detail = Object.entries(byCollection).map(([n, c]) => `${n} ${round(c)}`).join(', ');
   rows.push(['MongoDB commands per step, sent by the worker (step with one tool call)', `${round(mongo.per_added_step)} per added step (${detail}); ${round(mongo.whole_run_per_step)} per step over a whole 6-step run`, '', '']);

@@ -4,7 +4,7 @@
  */
 import { MongoBulkWriteError, MongoServerError } from 'mongodb';
 
-const DUPLICATE_KEY = 11000;
+export const DUPLICATE_KEY = 11000;
 
 /**
  * The positions of an insert's documents that were there already, or undefined when the error is

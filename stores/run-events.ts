@@ -23,7 +23,8 @@
  * must read alike (offsets never skip or repeat, wherever a batch is).
  */
 import { Binary, type Collection } from 'mongodb';
-import { duplicatePositions, isDuplicateKey } from './duplicate-key';
+import { isDuplicateKey } from './duplicate-key';
+import { Inserts } from './insert-batches';
 import type { RunEvent, StreamHead, TimedEvent } from '../core/run-events';
 import { eventArchiveOf, eventLiveOf } from '../core/memory-collections';
 
@@ -156,6 +157,8 @@ export class RunEventLog {
     private readonly sealer?: EventSealer,
     /** Where ended streams are moved, so the live shards hold the runs in flight only. */
     readonly archive: Collection<ArchiveDoc> = collection.db.collection<ArchiveDoc>(eventArchiveOf(collection.collectionName)),
+    /** Inserts of many writers into a collection go together (shared with the memory store's). */
+    private readonly inserts: Inserts = new Inserts(),
   ) {}
 
   /** The archive collection as it holds the ends of archived streams beside their chunks. */
@@ -166,12 +169,8 @@ export class RunEventLog {
   /** Creates the stream's head (once; a second call keeps the first's). */
   async open(run: string, head: { memory_id: string; tenant_id?: string }): Promise<void> {
     const live = eventLiveOf(this.collection.collectionName, run);
-    try {
-      await this.collection.insertOne({ _id: run, ...head, live, next: 0, created: new Date() } as StreamHeadDoc);
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-      return;
-    }
+    const [there] = await this.inserts.insert(this.collection, [{ _id: run, ...head, live, next: 0, created: new Date() } as StreamHeadDoc]);
+    if (there !== undefined) return;
     // A new stream: its writer here knows where it ends without reading the head or the chain.
     this.tails.set(run, await this.startTail(run, { live, next: 0, ...head }));
   }
@@ -215,18 +214,16 @@ export class RunEventLog {
         ...(await this.store(pending)),
         created: new Date(),
       };
-      try {
-        await tail.batches.insertOne(doc);
+      const [there] = await this.inserts.insert(tail.batches, [doc]);
+      if (there === undefined) {
         // The tail is shared by the process's writers of the stream (parallel steps, the run's own
         // events): another may have moved it meanwhile. Where this batch went is its own `first`.
         tail.next = Math.max(tail.next, doc.first + doc.count);
         remember(tail.keys, keyed);
         return doc.first;
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        // Another writer took this place: go on after its batch.
-        tail = await this.walk(run, tail);
       }
+      // Another writer took this place: go on after its batch.
+      tail = await this.walk(run, tail);
     }
   }
 
@@ -308,11 +305,7 @@ export class RunEventLog {
     // Where it ends, in the same insert (a workflow ID used again goes on after the archived offsets: see `head`).
     written.push({ _id: archiveEndId(run), archived: { chunks: earlier + chunks, next: end } });
     // Inserted (the archive only grows); what an archive cut short, or a workflow ID's earlier run, left there is written again.
-    await this.archiveEnds.insertMany(written, { ordered: false }).catch(async (err: unknown) => {
-      const again = duplicatePositions(err);
-      if (!again) throw err;
-      for (const i of again) await this.archiveEnds.replaceOne({ _id: written[i]._id }, written[i]);
-    });
+    for (const i of await this.inserts.insert(this.archiveEnds, written)) await this.archiveEnds.replaceOne({ _id: written[i]._id }, written[i]);
     if (!sharded) {
       // A stream begun before shards: its batches sit beside every head, and go at once.
       await batches.deleteMany({ run, first: { $lt: end } });

@@ -10,7 +10,7 @@
  * grows with every run the database holds.
  */
 import type { Collection, Db } from 'mongodb';
-import { duplicatePositions, isDuplicateKey } from './duplicate-key';
+import { Inserts } from './insert-batches';
 import type { PromptMaterial } from '../core/activity-contract';
 import { DEFAULT_COLLECTIONS, type MemoryCollections } from '../core/memory-collections';
 import { RunEventLog, type EventSealer } from './run-events';
@@ -25,6 +25,8 @@ export class MemoryStore {
   readonly memories: Collection<MemoryDoc>;
   readonly interactions: Collection<InteractionDoc>;
   readonly prompts: Collection<PromptMaterialDoc>;
+  /** The store's inserts, each collection's sent one command at a time (what waits goes in the next). */
+  readonly inserts = new Inserts();
 
   constructor(
     readonly db: Db,
@@ -45,7 +47,7 @@ export class MemoryStore {
 
   /** The runs' event streams, beside the memory; sealed with `sealer` when given (encryption keys). */
   eventLog(sealer?: EventSealer): RunEventLog {
-    return new RunEventLog(this.db.collection(this.collections.events), sealer);
+    return new RunEventLog(this.db.collection(this.collections.events), sealer, undefined, this.inserts);
   }
 
   /** Whose a memory is: undefined when it does not exist, else its tenant (`tenant_id` absent: none). */
@@ -69,7 +71,7 @@ export class MemoryStore {
    * conversation) is one insert, while an update makes FerretDB scan the collection.
    */
   async createMemories(docs: ReadonlyArray<Omit<MemoryDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<string[]> {
-    const existing = await insertNew(
+    const existing = await this.inserts.insert(
       this.memories,
       docs.map(({ name, first_run, ...rest }) => ({ _id: rest.memory_id, ...rest, name, created: now, updated: now, ...(first_run !== undefined ? { first_run } : {}) }) as MemoryDoc),
     );
@@ -105,7 +107,7 @@ export class MemoryStore {
    * same as an upsert of each.
    */
   async upsertInteractions(docs: ReadonlyArray<Omit<InteractionDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<void> {
-    const existing = await insertNew(this.interactions, docs.map((doc) => ({ _id: doc.interaction_id, ...doc, created: now, updated: now }) as InteractionDoc));
+    const existing = await this.inserts.insert(this.interactions, docs.map((doc) => ({ _id: doc.interaction_id, ...doc, created: now, updated: now }) as InteractionDoc));
     if (existing.length === 0) return;
     await this.interactions.bulkWrite(
       existing.map((i) => {
@@ -118,7 +120,7 @@ export class MemoryStore {
 
   /** Inserts interactions once, in one command; a repeated call (a retry, a reset) leaves the first ones as they are. */
   async insertInteractionsOnce(docs: ReadonlyArray<Omit<InteractionDoc, '_id' | 'created' | 'updated'>>, now: Date): Promise<void> {
-    await insertNew(this.interactions, docs.map((doc) => ({ _id: doc.interaction_id, ...doc, created: now, updated: now }) as InteractionDoc));
+    await this.inserts.insert(this.interactions, docs.map((doc) => ({ _id: doc.interaction_id, ...doc, created: now, updated: now }) as InteractionDoc));
   }
 
   /**
@@ -130,7 +132,7 @@ export class MemoryStore {
    * insert costs the same whatever they hold.
    */
   async writeRoots(docs: ReadonlyArray<Omit<InteractionDoc, '_id' | 'created' | 'updated'>>, created: Date, now: Date): Promise<void> {
-    const existing = await insertNew(this.interactions, docs.map((doc) => ({ _id: doc.interaction_id, ...doc, created, updated: now }) as InteractionDoc));
+    const existing = await this.inserts.insert(this.interactions, docs.map((doc) => ({ _id: doc.interaction_id, ...doc, created, updated: now }) as InteractionDoc));
     if (existing.length === 0) return;
     const { response, error, interrupted_by, forked_from } = docs[existing[0]];
     await this.setResponse(
@@ -180,11 +182,7 @@ export class MemoryStore {
   /** Stores a run's prompt material under its ID (idempotent: the same run writes the same). */
   async savePromptMaterial(id: string, material: PromptMaterial, now: Date, tenantId?: string): Promise<void> {
     // Stored once; a retried attempt finds it there.
-    try {
-      await this.prompts.insertOne({ _id: id, material: JSON.stringify(material), created: now, ...(tenantId !== undefined ? { tenant_id: tenantId } : {}) });
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err; // already stored by an earlier attempt
-    }
+    await this.inserts.insert(this.prompts, [{ _id: id, material: JSON.stringify(material), created: now, ...(tenantId !== undefined ? { tenant_id: tenantId } : {}) }]);
   }
 
   /** A run's prompt material; throws naming the ID when it is missing. */
@@ -196,11 +194,7 @@ export class MemoryStore {
 
   /** Stores a part of a long run's earlier steps under its ID (idempotent: a retried attempt writes the same). */
   async saveEarlierSteps(id: string, texts: Record<string, string>, now: Date, tenantId?: string): Promise<void> {
-    try {
-      await this.prompts.insertOne({ _id: id, earlier: texts, created: now, ...(tenantId !== undefined ? { tenant_id: tenantId } : {}) });
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
+    await this.inserts.insert(this.prompts, [{ _id: id, earlier: texts, created: now, ...(tenantId !== undefined ? { tenant_id: tenantId } : {}) }]);
   }
 
   /** A part of a long run's earlier steps; throws naming the ID when it is missing. */
@@ -229,16 +223,4 @@ export function allFound<T>(ids: readonly string[], found: readonly (T | null)[]
 export function otherTenantMessage(field: string, id: string, owner: string | undefined, tenant: string | undefined): string {
   const whose = (t: string | undefined) => (t === undefined ? 'no tenant' : `tenant ${t}`);
   return `${field} ${id} belongs to ${whose(owner)}, not to ${whose(tenant)}: a memory is continued by its own tenant only (nothing was changed)`;
-}
-
-/** Inserts the documents; returns the positions of those whose `_id` exists already (not written). */
-async function insertNew<T extends { _id: string }>(collection: Collection<T>, docs: T[]): Promise<number[]> {
-  try {
-    await collection.insertMany(docs as never, { ordered: false });
-    return [];
-  } catch (err) {
-    const positions = duplicatePositions(err);
-    if (!positions) throw err;
-    return positions;
-  }
 }
