@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { ignoreDuplicates } from './duplicate-key';
+import { Inserts } from './insert-batches';
 import { TENANT_BUDGET_COLLECTIONS } from '../core/memory-collections';
 
 import { utcDay } from '../core/datetime';
@@ -54,6 +55,8 @@ export class TenantBudgets {
   private adopting: Promise<void> | undefined;
   /** The days whose collection has its index (created once per day and process). */
   private readonly indexed = new Set<string>();
+  /** Calls ending at once count their spend in one insert (see stores/insert-batches.ts). */
+  private readonly inserts = new Inserts();
 
   constructor(private readonly db: Db) {
     this.caps = db.collection<TenantCapDoc>(TENANT_BUDGET_COLLECTIONS.caps);
@@ -104,7 +107,8 @@ export class TenantBudgets {
       await spend.createIndex({ tenant: 1 }, { name: 'tenant' });
       this.indexed.add(day);
     }
-    await spend.insertOne({ _id: call, tenant, day, usd, at: new Date() }).catch(ignoreDuplicates);
+    // The same call counted again (a retried attempt) finds its document there: left as it is.
+    await this.inserts.insert(spend, [{ _id: call, tenant, day, usd, at: new Date() }]);
   }
 
   /** The caps with the spend of `day`: one tenant's, or every tenant's that has a cap. */
