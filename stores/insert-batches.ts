@@ -6,7 +6,7 @@
  * worker, the server and the wire about the same whatever it holds — and adds no wait when
  * nothing else is being inserted there.
  */
-import { MongoBulkWriteError, type Collection, type Document } from 'mongodb';
+import { MongoBulkWriteError, MongoNetworkError, MongoServerSelectionError, type Collection, type Document } from 'mongodb';
 import { DUPLICATE_KEY } from './duplicate-key';
 
 /** Documents one command carries at most (the driver splits by bytes itself). */
@@ -92,10 +92,12 @@ class InsertBatches {
     } catch (err) {
       const errors = err instanceof MongoBulkWriteError && !err.result?.getWriteConcernError() ? [err.writeErrors].flat() : [];
       if (errors.length === 0) {
-        // Nothing says which documents failed (the connection, a write concern, a document the
-        // driver refused): each caller's insert goes on its own, as it would have without the others.
-        if (batch.length > 1) return void (await Promise.all(batch.map((w) => this.insertAll([w]))));
-        return batch[0].fail(err);
+        // Nothing says which documents failed. The connection or the server gone: whether any was
+        // written is unknown, and every caller fails as its own insert would have (a caller that
+        // sent it again now could take its own write for another writer's). Else nothing was
+        // written (a document the driver refused): each caller's insert goes again on its own.
+        if (batch.length > 1 && !(err instanceof MongoNetworkError || err instanceof MongoServerSelectionError)) return void (await Promise.all(batch.map((w) => this.insertAll([w]))));
+        return batch.forEach((w) => w.fail(err));
       }
       let first = 0;
       for (const w of batch) {

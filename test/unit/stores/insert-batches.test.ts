@@ -1,10 +1,11 @@
 /**
  * A command that hangs (a connection that stalls without an error) holds the inserts waiting
- * behind it only so long: then they go in a command of their own. The collection is a stand-in
- * whose first insert never answers; what batches do on a real server is in
- * test/integration/insert-batches.test.ts.
+ * behind it only so long: then they go in a command of their own. A command whose connection
+ * drops fails each of its callers, unsent again: whether it was written is unknown. The
+ * collections are stand-ins for a server that hangs or drops; what batches do on a real server is
+ * in test/integration/insert-batches.test.ts.
  */
-import type { Collection, Document } from 'mongodb';
+import { MongoNetworkError, type Collection, type Document } from 'mongodb';
 import { Inserts } from '../../../stores/insert-batches';
 
 function hangingFirst(): { collection: Collection<Document>; sent: Document[][] } {
@@ -35,5 +36,24 @@ describe('inserts behind a command that hangs', () => {
     expect(hungDone).toBe(false);
     // Later inserts are not held by the hung one either.
     await expect(inserts.insert(collection, [{ _id: 'c' }])).resolves.toEqual([]);
+  });
+});
+
+describe('inserts in a command whose connection drops', () => {
+  it('fail, each with the error, and are not sent again on their own (they may have been written)', async () => {
+    const sent: Document[][] = [];
+    const collection = {
+      namespace: 'db.dropping',
+      insertMany: async (docs: Document[]) => {
+        sent.push(docs);
+        if (sent.length === 1) return tick(20).then(() => ({ acknowledged: true, insertedCount: 1 }));
+        throw new MongoNetworkError('connection 7 to 127.0.0.1:27017 closed');
+      },
+    } as unknown as Collection<Document>;
+    const inserts = new Inserts();
+    const outcomes = await Promise.allSettled([inserts.insert(collection, [{ _id: 'first' }]), inserts.insert(collection, [{ _id: 'a' }]), inserts.insert(collection, [{ _id: 'b' }])]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    expect(outcomes.slice(1).map((o) => (o as PromiseRejectedResult).reason)).toEqual([expect.any(MongoNetworkError), expect.any(MongoNetworkError)]);
+    expect(sent).toEqual([[{ _id: 'first' }], [{ _id: 'a' }, { _id: 'b' }]]);
   });
 });
