@@ -132,6 +132,8 @@ async function summaryOf(deps: CompactDeps, model: ModelSettings, c: Compactable
     model,
     { system: SUMMARY_SYSTEM, messages: [{ role: 'user', content: `In at most ${Math.floor(room * 0.75)} words, summarize:\n\n${content}` }], position: { role: 'compaction' } },
     deps,
+    undefined,
+    { conversation: owner?.memory_id },
   );
   const text = answer.content.length > room * 4 ? `${answer.content.slice(0, room * 4)}…` : answer.content;
   if (id === undefined || !owner) return { text, usage: addUsage(ZERO_USAGE, answer.usage) };

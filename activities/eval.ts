@@ -88,7 +88,7 @@ async function scoreEvalCase(deps: EvalDeps, input: ScoreCaseInput): Promise<Cas
     const answer = await withinTenantBudget(
       deps.tenantBudgets,
       await tenant,
-      () => chat(model, { system, messages: [{ role: 'user', content: prompt }], position }, deps, undefined, input.agent.name),
+      () => chat(model, { system, messages: [{ role: 'user', content: prompt }], position }, deps, undefined, { agent: input.agent.name }),
       () => NOT_MADE,
       Date.now,
       (a) => tenantCostOf(model, a.usage),

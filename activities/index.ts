@@ -52,7 +52,7 @@ export function createActivities(activityDeps: ActivityDeps) {
     startRun: (input: StartRunInput) =>
       withRunEvents(deps.events, { opening: input.opening }, async () => {
         const started = await memory.startRun(input);
-        if (input.material) await savePromptMaterial({ ...input.material, ...tenantOf(input.ids) });
+        if (input.material) await savePromptMaterial({ id: input.material.id, material: { ...input.material.material, memory_id: input.ids.memory_id }, ...tenantOf(input.ids) });
         return started;
       }),
     /** Writes the run's roots with its answer, then (as its last activity) the events that end its stream. */

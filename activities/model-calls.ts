@@ -15,6 +15,7 @@ import type { TenantBudgets } from '../stores/tenant-budgets';
 import { tenantCostOf, tenantPriceProblem } from '../telemetry/model-prices';
 import { withHeartbeat } from './heartbeat';
 import { chat, type ChatDeps } from './llm/chat';
+import type { CallSpanOwner } from '../telemetry/model-and-tool-calls';
 import type { ChatRequest } from './llm/scripted';
 import { saveStep, toolCallId } from './memory';
 import { outputForModel } from './tool-calls';
@@ -77,7 +78,7 @@ async function plannedCall(deps: ModelCallDeps, input: PlannerCallInput, stream:
       deps,
       input.model,
       { system, messages: [{ role: 'user', content: await withWholeResults(deps, input.whole_results, prompt) }], position: input.position, response_filter: input.response_filter },
-      { agent: input.agent, handTail: input.workflow_publishes_tail === true, stream },
+      { agent: input.agent, conversation: conversationOf(input, material), handTail: input.workflow_publishes_tail === true, stream },
     );
     return { ...answer, usage: addUsage(answer.usage, usage) };
   });
@@ -133,7 +134,7 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
       });
       const compaction = await compactToFit(deps, model, fit, stream);
       const messages = fit.messages(compaction?.dropped ?? 0, compaction?.placeholder ?? '');
-      const answer = await streamedChat(deps, model, { ...request, messages, system, ...(tools ? { tools } : {}) }, { step: step_memory?.step_index, agent, stream, handOnIfSilent: handsOn });
+      const answer = await streamedChat(deps, model, { ...request, messages, system, ...(tools ? { tools } : {}) }, { step: step_memory?.step_index, agent, conversation: conversationOf(input, material), stream, handOnIfSilent: handsOn });
       const response = compaction ? { ...answer, usage: addUsage(answer.usage, compaction.usage) } : answer;
       // A final answer is the step's result; saving it is idempotent, so a retried turn saves what it answers.
       if (step_memory && response.tool_calls.length === 0) {
@@ -162,15 +163,16 @@ function handedOn(messages: ChatMessage[], stored: StoredToolResult[] | undefine
  * `llm.parameters.stream` false the provider is not asked to stream and the answer is published
  * whole when it is there.
  */
-async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, call: { step?: number; agent?: string; handTail?: boolean; handOnIfSilent?: boolean; stream?: ActivityStream }): Promise<ChatResponse & { tail_from?: number }> {
+async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, call: CallSpanOwner & { step?: number; handTail?: boolean; handOnIfSilent?: boolean; stream?: ActivityStream }): Promise<ChatResponse & { tail_from?: number }> {
+  const owner = { agent: call.agent, conversation: call.conversation };
   const stream = call.stream ?? activityStream(deps.events);
-  if (!stream) return chat(model, request, deps, undefined, call.agent);
+  if (!stream) return chat(model, request, deps, undefined, owner);
   const text = stream.modelText(request.position, call.step);
   const streaming = perflowModelParameters(model.parameters).stream !== false;
   let response: ChatResponse | undefined;
   let tail_from: number | undefined;
   try {
-    response = await chat(model, request, deps, streaming ? text.push : undefined, call.agent);
+    response = await chat(model, request, deps, streaming ? text.push : undefined, owner);
     // Unstreamed, the answer is one piece (left whole to the workflow with `handTail`).
     if (!streaming && !call.handTail) text.push(response.content);
   } finally {
@@ -223,6 +225,11 @@ async function withEarlierSteps(deps: ModelCallDeps, ref: EarlierStepsRef | unde
   const parts = await Promise.all(Array.from({ length: ref.chunks }, (_, k) => deps.earlierSteps.get(`${ref.id}-${k}`)));
   const kinds = new Set(parts.flatMap((p) => Object.keys(p)));
   return fillEarlierSteps(prompt, new Map([...kinds].map((kind) => [kind, parts.flatMap((p) => (p[kind] ? [p[kind]] : [])).join('\n')])));
+}
+
+/** The run's memory ID for the call's span: from the step's or the results' IDs, else from the material (absent in runs recorded before). */
+function conversationOf(input: { step_memory?: ExecutorStepMemory; whole_results?: WholeResultsRef }, material: PromptMaterial | undefined): string | undefined {
+  return input.step_memory?.ids.memory_id ?? input.whole_results?.ids.memory_id ?? material?.memory_id;
 }
 
 /** The call's system prompt: its own, or the material's it names. */

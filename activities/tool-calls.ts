@@ -101,7 +101,7 @@ export async function callTool(deps: ToolCallDeps, { tool: ref, input, place, ha
     const stream = activityStream(deps.events, events_before && { ...wholeKeys(events_before), holdMs: Infinity });
     const call = toolCallName(place.stepIndex, place.callIndex);
     stream?.toolCall(place.stepIndex, name, call, input, undefined, TOOL_CALL_HOLD_MS);
-    const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input), input));
+    const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input), input, place.ids.memory_id));
     await saveToolCall(deps.memory, place, { name, input, output: observation.content, is_error: observation.is_error });
     const answer = { ...observation, content: answered(deps, place, observation.content) };
     // Handed on: the step's next model call writes the result (and the call, unless it showed while running).

@@ -49,6 +49,12 @@ export interface PromptMaterial {
   params: Record<string, string>;
   systems: { planning: string; executor: string };
   tools: ToolSpec[];
+  /**
+   * The run's memory ID, added by the activity that stores the material (the workflow's input
+   * stays as recorded): the model calls' spans name their conversation with it. Absent in
+   * material stored before, or by `savePromptMaterial`.
+   */
+  memory_id?: string;
 }
 
 /**
@@ -63,8 +69,8 @@ export interface PlannerPromptRef {
   params?: Record<string, string>;
   /** The current plan, for `${parameters.steps}`. */
   steps: string[];
-  /** Earlier exchanges and step traces, in order, for `${parameters.completed_steps}`. */
-  completed_step_ids: string[];
+  /** Earlier exchanges and step traces, in order, for `${parameters.completed_steps}` (absent: none). */
+  completed_step_ids?: string[];
   /**
    * This run's first `count` step traces (`<trace_root>:step-1` …), after `completed_step_ids`:
    * the same IDs in a few bytes, so a long run's planner inputs do not grow with its steps.

@@ -34,6 +34,15 @@ export interface GenAiSpanOptions {
   captureContent: boolean;
 }
 
+/**
+ * Whose call a span is: the agent file's name and the run's memory ID (its conversation), when
+ * the call knows them. Under the latest conventions only (perflow 0.2's spans had neither).
+ */
+export interface CallSpanOwner {
+  agent?: string;
+  conversation?: string;
+}
+
 /** What a model call's span may say of the request: who asks (its position's role) and, with content capture, what. */
 export interface ObservedRequest {
   position?: { role: string };
@@ -53,6 +62,7 @@ export const GEN_AI = {
   // The latest conventions' (OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental).
   provider: 'gen_ai.provider.name',
   agentName: 'gen_ai.agent.name',
+  conversation: 'gen_ai.conversation.id',
   cacheReadTokens: 'gen_ai.usage.cache_read.input_tokens',
   cacheCreationTokens: 'gen_ai.usage.cache_creation.input_tokens',
   toolType: 'gen_ai.tool.type',
@@ -113,16 +123,17 @@ async function inSpan<T>(tracer: Tracer | undefined, name: string, kind: SpanKin
 
 /**
  * One model call: a `chat <model>` span with its token usage and cost, the tokens counted by
- * model and the cost (when known) by model and agent (`agent`: the agent file's name, `unknown`
- * for calls whose input does not name it).
+ * model and the cost (when known) by model and agent (`owner.agent`: the agent file's name,
+ * `unknown` for calls whose input does not name it).
  */
 export function observeModelCall<T extends { usage: Usage; stop_reason?: string; content?: string; tool_calls?: unknown[] }>(
   deps: TelemetryDeps,
   model: ModelSettings,
   call: () => Promise<T>,
-  agent?: string,
+  owner: CallSpanOwner = {},
   request: ObservedRequest = {},
 ): Promise<T> {
+  const { agent } = owner;
   const name = modelName(model);
   const latest = deps.genAi?.latest ?? false;
   const capture = deps.genAi?.captureContent ?? false;
@@ -131,7 +142,7 @@ export function observeModelCall<T extends { usage: Usage; stop_reason?: string;
     [GEN_AI.operation]: operation,
     [latest ? GEN_AI.provider : GEN_AI.system]: genAiSystem(model.interface),
     [GEN_AI.requestModel]: name,
-    ...(latest && agent !== undefined ? { [GEN_AI.agentName]: agent } : {}),
+    ...(latest ? ownerAttributes(owner) : {}),
     ...(capture ? contentOfRequest(request) : {}),
   };
   return inSpan(deps.tracer, `${operation} ${name}`, SpanKind.CLIENT, attributes, async (span) => {
@@ -174,14 +185,19 @@ function addCost(m: MetricMeter, cost: number, labels: { model: string; agent: s
   m.createGauge(PERFLOW_METRICS.cost, 'float', 'USD', 'What model calls cost in US dollars, by model and agent (a running sum per worker process)').set(sum, labels);
 }
 
+/** A span's agent name and conversation ID, those of `owner` that are known. */
+function ownerAttributes({ agent, conversation }: CallSpanOwner): Attributes {
+  return { ...(agent !== undefined ? { [GEN_AI.agentName]: agent } : {}), ...(conversation !== undefined ? { [GEN_AI.conversation]: conversation } : {}) };
+}
+
 /** One tool call: an `execute_tool <name>` span (an error observation marks it failed), and the call counted by tool. */
-export function observeToolCall(deps: TelemetryDeps, tool: { name: string; type: string }, call: () => Promise<ToolObservation>, input?: unknown): Promise<ToolObservation> {
+export function observeToolCall(deps: TelemetryDeps, tool: { name: string; type: string }, call: () => Promise<ToolObservation>, input?: unknown, conversation?: string): Promise<ToolObservation> {
   const capture = deps.genAi?.captureContent ?? false;
   const attributes: Attributes = {
     [GEN_AI.operation]: 'execute_tool',
     [GEN_AI.toolName]: tool.name,
     'perflow.tool.type': tool.type,
-    ...(deps.genAi?.latest ? { [GEN_AI.toolType]: 'function' } : {}),
+    ...(deps.genAi?.latest ? { [GEN_AI.toolType]: 'function', ...ownerAttributes({ conversation }) } : {}),
     ...(capture && input !== undefined ? { [GEN_AI.toolArguments]: JSON.stringify(input) } : {}),
   };
   return inSpan(deps.tracer, `execute_tool ${tool.name}`, SpanKind.INTERNAL, attributes, async (span) => {

@@ -5,7 +5,7 @@ import { applyResponseFilter } from './response-filter';
 import type { OnDelta } from './call-options';
 import { scriptedOnly, type ModelAdapters } from './adapters';
 import type { ChatRequest, RecordedRequest } from './scripted';
-import { observeModelCall, type TelemetryDeps } from '../../telemetry/model-and-tool-calls';
+import { observeModelCall, type CallSpanOwner, type TelemetryDeps } from '../../telemetry/model-and-tool-calls';
 import { withCost } from '../../telemetry/model-prices';
 
 export type { ModelSettings, OnDelta };
@@ -22,10 +22,11 @@ export interface ChatDeps extends TelemetryDeps {
  * streams and each text delta goes to it as it arrives (the response is the same). Provider
  * errors arrive as `ApplicationFailure`s (the adapter's error mapping, see `errors.ts`):
  * Temporal's retry policy decides on another attempt. The response's usage carries the call's
- * cost (`cost_usd`, null when the model has no known price: telemetry/model-prices.ts); `agent`
- * (the agent file's name) labels the cost counter.
+ * cost (`cost_usd`, null when the model has no known price: telemetry/model-prices.ts); `owner`
+ * names the agent (the agent file's name, which labels the cost counter) and the run's memory
+ * ID, for the call's span.
  */
-export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta?: OnDelta, agent?: string): Promise<ChatResponse> {
+export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta?: OnDelta, owner: CallSpanOwner = {}): Promise<ChatResponse> {
   const adapters = deps.llm ?? scriptedOnly(deps.recorder);
   // The span and the token counts cover the provider call only (not loading prompts from memory).
   const { raw, ...response } = await observeModelCall(
@@ -35,7 +36,7 @@ export async function chat(model: ModelSettings, request: ChatRequest, deps: Cha
       const answer = await adapters.chat({ model, request, ...(onDelta ? { onDelta } : {}) });
       return { ...answer, usage: withCost(model, answer.usage) };
     },
-    agent,
+    owner,
     request,
   );
   // The filter selects the answer text; a turn that calls tools has no answer to select.

@@ -45,7 +45,7 @@ describe('a model provider of its own', () => {
     const llm = modelAdapters({ providers: providerConfigFromEnv({}) }, [echo]);
     const { agent } = agentFromJson(agentFile('test_echo'), 'echo.json');
     const deltas: string[] = [];
-    const response = await chat(agent.llm, question, { llm, tracer }, (text) => deltas.push(text), agent.name);
+    const response = await chat(agent.llm, question, { llm, tracer }, (text) => deltas.push(text), { agent: agent.name });
     await chat(agent.llm, question, { llm, tracer });
     expect(response).toEqual({
       content: 'hello there echo',

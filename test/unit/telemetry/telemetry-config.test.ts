@@ -121,19 +121,27 @@ describe('the spans of model and tool calls', () => {
     });
   });
 
-  it('under the latest conventions: a planner call is a plan span; provider, agent and cache tokens by their new names; no content unless asked', async () => {
+  it('under the latest conventions: a planner call is a plan span; provider, agent, conversation and cache tokens by their new names; no content unless asked', async () => {
     const latest = { tracer, genAi: { latest: true, captureContent: false } };
     const response = { content: '{"steps": []}', tool_calls: [], stop_reason: 'end_turn' as const, usage: { input_tokens: 100, output_tokens: 5, cached_input_tokens: 60, cost_usd: 0.001 } };
     const request = { position: { role: 'planner' }, system: 'You plan.', messages: [{ role: 'user', content: 'secret question' }] };
-    await observeModelCall(latest, { interface: 'bedrock/converse/claude', model: 'claude' }, async () => response, 'trip-planner', request);
-    await observeModelCall(latest, { interface: 'bedrock/converse/claude', model: 'claude' }, async () => response, 'trip-planner', { position: { role: 'executor' } });
-    const [plan, chat] = exporter.getFinishedSpans();
+    const owner = { agent: 'trip-planner', conversation: 'memory-1' };
+    await observeModelCall(latest, { interface: 'bedrock/converse/claude', model: 'claude' }, async () => response, owner, request);
+    await observeModelCall(latest, { interface: 'bedrock/converse/claude', model: 'claude' }, async () => response, owner, { position: { role: 'executor' } });
+    await observeToolCall(latest, { name: 'calc', type: 'CalculatorTool' }, async () => ({ content: '2', is_error: false }), undefined, 'memory-1');
+    // perflow 0.2's names: neither the agent nor the conversation.
+    await observeToolCall({ tracer }, { name: 'calc', type: 'CalculatorTool' }, async () => ({ content: '2', is_error: false }), undefined, 'memory-1');
+    const [plan, chat, tool, toolBefore] = exporter.getFinishedSpans();
     expect([plan.name, chat.name]).toEqual(['plan claude', 'chat claude']);
+    expect(chat.attributes['gen_ai.conversation.id']).toBe('memory-1');
+    expect(tool.attributes['gen_ai.conversation.id']).toBe('memory-1');
+    expect(toolBefore.attributes['gen_ai.conversation.id']).toBeUndefined();
     expect(plan.attributes).toEqual({
       'gen_ai.operation.name': 'plan',
       'gen_ai.provider.name': 'aws.bedrock',
       'gen_ai.request.model': 'claude',
       'gen_ai.agent.name': 'trip-planner',
+      'gen_ai.conversation.id': 'memory-1',
       'gen_ai.usage.input_tokens': 100,
       'gen_ai.usage.output_tokens': 5,
       'gen_ai.usage.cache_read.input_tokens': 60,
@@ -146,7 +154,7 @@ describe('the spans of model and tool calls', () => {
   it('with message content asked for: the system instructions, messages, answer, tool arguments and result', async () => {
     const capture = { tracer, genAi: { latest: true, captureContent: true } };
     const response = { content: '', tool_calls: [{ id: 'c1', name: 'calc', input: { expression: '1+1' } }], stop_reason: 'tool_use' as const, usage: { input_tokens: 1, output_tokens: 1 } };
-    await observeModelCall(capture, { interface: 'scripted' }, async () => response, 'a', { position: { role: 'executor' }, system: 'You act.', messages: [{ role: 'user', content: 'add 1 and 1' }] });
+    await observeModelCall(capture, { interface: 'scripted' }, async () => response, { agent: 'a' }, { position: { role: 'executor' }, system: 'You act.', messages: [{ role: 'user', content: 'add 1 and 1' }] });
     await observeToolCall(capture, { name: 'calc', type: 'CalculatorTool' }, async () => ({ content: '2', is_error: false }), { expression: '1+1' });
     const [chat, tool] = exporter.getFinishedSpans();
     expect(JSON.parse(String(chat.attributes['gen_ai.system_instructions']))).toEqual([{ type: 'text', content: 'You act.' }]);
