@@ -1,12 +1,16 @@
 /**
  * How `perflow watch` and `run --follow` show a run's events: model text as it arrives, under a
- * header naming who writes it, and one line per plan, step, tool and decision event. A retried
+ * header naming who writes it, and one line per plan, step, tool and decision event (the words
+ * MCP progress and the console use too: client/text-views.ts eventLines). A retried
  * model attempt's text is erased on a terminal (elsewhere a line says it is replaced). Control
  * characters in what models and tools wrote are shown as text (core/text.ts visibleText).
  */
-import type { RunEvent } from '../core/run-events';
-import { oneLine, preview, visibleText } from '../core/text';
-import { pendingLines } from '../client/text-views';
+import type { RunEvent, RunEventType } from '../core/run-events';
+import { visibleText } from '../core/text';
+import { eventLines, StepTexts } from '../client/text-views';
+
+/** Events shown indented under the step they happen in. */
+const IN_STEP: ReadonlySet<RunEventType> = new Set(['tool_call', 'tool_result', 'retry', 'context_compacted']);
 
 export interface EventWriter {
   write(text: string): void;
@@ -16,8 +20,7 @@ export interface EventWriter {
 
 export class EventPrinter {
   private open?: { call: string; text: string };
-  /** Step texts by run and index. */
-  private readonly steps = new Map<string, string>();
+  private readonly steps = new StepTexts();
 
   constructor(private readonly out: EventWriter) {}
 
@@ -28,7 +31,7 @@ export class EventPrinter {
     if (e.type === 'model_delta') return this.delta(call(e.call), `${e.agent_path ? `${e.agent_path.at(-1)} · ` : ''}${e.role}`, e.step, e.text, pad);
     if (e.type === 'retry' && e.role !== undefined && this.open?.call === call(e.call)) return this.retried(e.attempt);
     this.endText();
-    for (const line of this.lines(e, e.run ?? '')) this.out.write(`${pad}${visibleText(line)}\n`);
+    for (const line of eventLines(e, this.steps.of(e))) this.out.write(`${pad}${IN_STEP.has(e.type) ? '  ' : ''}${visibleText(line)}\n`);
   }
 
   /** Ends a line of model text left open (before the caller writes anything else). */
@@ -62,42 +65,4 @@ export class EventPrinter {
     }
     open.text = '';
   }
-
-  private lines(e: RunEvent, run: string): string[] {
-    switch (e.type) {
-      case 'run_started':
-        return [`run ${e.workflow_id} started: ${e.agent} (${e.agent_type})${e.forked_from ? `, a fork of ${e.forked_from.workflow_id} from step ${e.forked_from.step}` : ''}`];
-      case 'plan':
-        return [`plan: ${e.steps.map((s, i) => `${i + 1}. ${preview(s, 120)}`).join(' | ')}`];
-      case 'step_started':
-        this.steps.set(`${run}#${e.index}`, e.step);
-        return [`step ${e.index + 1} running: ${preview(oneLine(e.step), 120)}`];
-      case 'tool_call':
-        return [`  → ${e.tool} ${preview(oneLine(e.input), 200)}${e.sub_run ? ` (sub-agent ${e.sub_run.agent}, run ${e.sub_run.workflow_id})` : ''}`];
-      case 'tool_result':
-        return [`  ← ${e.tool}${e.ok ? '' : ' (error)'}: ${preview(oneLine(e.output), 200)}`];
-      case 'step_finished': {
-        const step = this.steps.get(`${run}#${e.index}`);
-        return [`step ${e.index + 1} ${e.ok ? 'done' : 'failed'}${step !== undefined ? `: ${preview(oneLine(step), 120)}` : ''} → ${preview(oneLine(e.result), 200)}`];
-      }
-      case 'decision_pending':
-        return pendingLines(e);
-      case 'decision':
-        return [`decision ${e.id}: ${e.kind} ${e.action} by ${e.by}`];
-      case 'retry':
-        return [`  ↻ ${e.tool ?? e.role ?? 'call'} retried (attempt ${e.attempt})`];
-      case 'context_compacted':
-        return [`  ⇣ ${e.role}${e.step !== undefined ? ` (step ${e.step + 1})` : ''} prompt compacted to fit ${e.model}'s ${e.window} tokens: ${compactedWhat(e.role, e.dropped)} ${e.strategy === 'summarize' ? 'summarized' : 'left out'} (~${e.tokens_before} → ~${e.tokens_after} tokens)`];
-      case 'run_finished':
-        return [`run ${e.status}${e.error ? `: ${oneLine(e.error)}` : ''}`];
-      default:
-        return [];
-    }
-  }
-}
-
-/** `the oldest step`, `3 oldest messages`: what a compaction left out or summarized. */
-function compactedWhat(role: string, dropped: number): string {
-  const unit = role === 'planner' ? 'step' : 'message';
-  return dropped === 1 ? `the oldest ${unit}` : `${dropped} oldest ${unit}s`;
 }

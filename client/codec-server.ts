@@ -7,13 +7,13 @@
  * to, `Authorization`. Browsers call it cross-origin, so it answers CORS preflights for the UI's
  * origins only.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Payload } from '@temporalio/common';
 import { EncryptionCodec, PayloadDecryptionError } from '../codec/encryption';
 import type { EncryptionKeyring } from '../core/encryption-keyring';
 import { PerflowError } from './errors';
 import { HttpError, httpAnswerOf } from './http-error';
+import { listen } from './listen';
 import { bearerToken, hostAllowList, isLoopbackHost, refusedHostMessage, securityHeaders, tokenMatches } from './listener-guard';
 
 export interface CodecServerOptions {
@@ -123,32 +123,18 @@ export async function startCodecServer(o: CodecServerOptions): Promise<CodecServ
     send(res, 200, { payloads: output.map(payloadToJson) });
   };
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      const { status, message } = httpAnswerOf(err);
-      const shown = status === 500 ? `codec error: ${message}` : message;
-      if (status === 500) process.stderr.write(`perflow codec-server: ${shown}\n`);
-      if (!res.headersSent) send(res, status, { error: shown });
-      else res.end();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port ?? 8888, boundHost, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${host}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  return listen(
+    (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        const { status, message } = httpAnswerOf(err);
+        const shown = status === 500 ? `codec error: ${message}` : message;
+        if (status === 500) process.stderr.write(`perflow codec-server: ${shown}\n`);
+        if (!res.headersSent) send(res, status, { error: shown });
+        else res.end();
+      });
+    },
+    { host: boundHost, port: o.port ?? 8888 },
+  );
 }
 
 /** `http://localhost:8233/` and `http://localhost:8233` are one origin. */

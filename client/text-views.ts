@@ -1,31 +1,89 @@
 /**
- * The client library's text views, each text written here once: what changed in a run's progress
- * and the pending decisions with the commands that answer them (`followRun`, the CLI's status and
- * event lines), two runs' diff, a conversation. The CLI's own lines are cli/format.ts; the
+ * The client library's text views, each text written here once: what a run event says to a
+ * person (the CLI's event lines, MCP progress, the console's event stream), what changed in a
+ * run's progress and the pending decisions with the commands that answer them (`followRun`, the
+ * CLI's status), two runs' diff, a conversation. The CLI's own lines are cli/format.ts; the
  * Temporal UI's run summary is the workflow's (`progressMarkdown`, workflows/definitions.ts).
  */
 import { pendingWhat, type PendingDecision } from '../core/decisions';
 import type { Usage } from '../core/llm-types';
-import { formatCost, formatSeconds, preview } from '../core/text';
+import type { RunEvent, RunEventBody } from '../core/run-events';
+import { formatCost, formatSeconds, oneLine, preview } from '../core/text';
 import type { ConversationView } from '../stores/conversation';
 import type { Progress } from '../workflows/definitions';
 import type { RunDiff, StepSide, SubAgentDiff } from './diff';
+
+/**
+ * What a person reads for a run event: its line, then (a pending decision) the lines under it;
+ * none for model text. `stepText` names the step a `step_finished` ends (see {@link StepTexts}).
+ */
+export function eventLines(e: RunEventBody, stepText?: string): string[] {
+  switch (e.type) {
+    case 'run_started':
+      return [`run ${e.workflow_id} started: ${e.agent} (${e.agent_type})${e.forked_from ? `, a fork of ${e.forked_from.workflow_id} from step ${e.forked_from.step}` : ''}`];
+    case 'plan':
+      return [`plan: ${e.steps.map((s, i) => `${i + 1}. ${preview(s, 120)}`).join(' | ')}`];
+    case 'step_started':
+      return [`step ${e.index + 1} running: ${preview(e.step, 120)}`];
+    case 'tool_call':
+      return [`→ ${e.tool} ${preview(e.input, 200)}${e.sub_run ? ` (sub-agent ${e.sub_run.agent}, run ${e.sub_run.workflow_id})` : ''}`];
+    case 'tool_result':
+      return [`← ${e.tool}${e.ok ? '' : ' (error)'}: ${preview(e.output, 200)}`];
+    case 'step_finished':
+      return [`step ${e.index + 1} ${e.ok ? 'done' : 'failed'}${stepText !== undefined ? `: ${preview(stepText, 120)}` : ''} → ${preview(e.result, 200)}`];
+    case 'decision_pending':
+      return pendingLines(e);
+    case 'decision':
+      return [`decision ${e.id}: ${e.kind} ${e.action} by ${e.by}`];
+    case 'retry':
+      return [`↻ ${e.tool ?? e.role ?? 'call'} retried (attempt ${e.attempt})`];
+    case 'context_compacted':
+      return [`⇣ ${e.role}${e.step !== undefined ? ` (step ${e.step + 1})` : ''} prompt compacted to fit ${e.model}'s ${e.window} tokens: ${compactedWhat(e.role, e.dropped)} ${e.strategy === 'summarize' ? 'summarized' : 'left out'} (~${e.tokens_before} → ~${e.tokens_after} tokens)`];
+    case 'run_finished':
+      return [`run ${e.status}${e.error ? `: ${oneLine(e.error)}` : ''}`];
+    default:
+      return [];
+  }
+}
+
+/** {@link eventLines} as one line (a progress notification, the console's stream); undefined for model text. */
+export function eventSummary(e: RunEventBody, stepText?: string): string | undefined {
+  const lines = eventLines(e, stepText);
+  return lines.length === 0 ? undefined : oneLine(lines.join('\n'));
+}
+
+/** `the oldest step`, `3 oldest messages`: what a compaction left out or summarized. */
+function compactedWhat(role: string, dropped: number): string {
+  const unit = role === 'planner' ? 'step' : 'message';
+  return dropped === 1 ? `the oldest ${unit}` : `${dropped} oldest ${unit}s`;
+}
+
+/** The text of each step seen starting (by run, in a tree's stream), to name the step a `step_finished` ends. */
+export class StepTexts {
+  private readonly texts = new Map<string, string>();
+
+  /** Notes a step's start; for a step's end, the text of that step when its start was seen. */
+  of(e: RunEvent): string | undefined {
+    if (e.type === 'step_started') this.texts.set(`${e.run ?? ''}#${e.index}`, e.step);
+    return e.type === 'step_finished' ? this.texts.get(`${e.run ?? ''}#${e.index}`) : undefined;
+  }
+}
 
 /** Lines describing what changed between two progress snapshots. */
 export function progressChanges(prev: Progress | undefined, next: Progress): string[] {
   const lines: string[] = [];
   if (next.plan.join('\n') !== (prev?.plan ?? []).join('\n') && next.plan.length > 0) {
-    lines.push(`plan: ${next.plan.map((s, i) => `${i + 1}. ${preview(s, 120)}`).join(' | ')}`);
+    lines.push(...eventLines({ type: 'plan', steps: next.plan }));
   }
   // By index: a long run's list keeps only its latest steps across continue-as-new.
   const done = new Set(prev?.completed_steps.map((s) => s.index));
   for (const s of next.completed_steps.filter((c) => !done.has(c.index))) {
-    lines.push(`step ${s.index + 1} ${s.ok ? 'done' : 'failed'}: ${preview(s.step, 120)} → ${preview(s.result_preview.replace(/\s+/g, ' '), 200)}`);
+    lines.push(...eventLines({ type: 'step_finished', index: s.index, ok: s.ok, result: s.result_preview }, s.step));
   }
   const runningOf = (p: Progress | undefined) => p?.current_steps ?? (p?.current_step ? [p.current_step] : []);
   const wasRunning = new Set(runningOf(prev).map((c) => c.executor_workflow_id));
   for (const cur of runningOf(next)) {
-    if (!wasRunning.has(cur.executor_workflow_id)) lines.push(`step ${cur.index + 1} running: ${preview(cur.step, 120)} (executor ${cur.executor_workflow_id})`);
+    if (!wasRunning.has(cur.executor_workflow_id)) lines.push(`${eventLines({ type: 'step_started', index: cur.index, step: cur.step })[0]} (executor ${cur.executor_workflow_id})`);
   }
   const u = next.usage;
   if (!prev || u.input_tokens !== prev.usage.input_tokens || u.output_tokens !== prev.usage.output_tokens) {

@@ -37,6 +37,7 @@ import {
   type RunOutput,
 } from '../client';
 import { readSubAgentFiles } from '../client/sub-agents';
+import { eventSummary } from '../client/text-views';
 import { checkWorkerPolicy } from '../client/worker-policy';
 import { subAgentRuns } from '../client/agent-tree';
 import { join } from 'node:path';
@@ -45,6 +46,7 @@ import { HttpError, httpAnswerOf, type ErrorStatus } from '../client/http-error'
 import { bearerToken, crossSiteRefusal, tokenMatches } from '../client/listener-guard';
 import { checkRunScope, OPERATOR, paramsInScope, type TenantScope } from '../client/tenant-scope';
 import type { ScopedToken } from './token-scopes';
+import type { RunEvent } from '../core/run-events';
 import { SearchAttributes } from '../workflows/definitions';
 import type { ApiEnv, ApiOptions } from './api-options';
 import { evalRoutes } from './eval-routes';
@@ -138,7 +140,7 @@ export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
       try {
         // The page draws one run's events: a tree's descendants stream on their own IDs.
         for await (const event of watchRun(perflow, id, { ...(from !== undefined ? { from } : {}), signal: stop.signal, descendants: false })) {
-          await stream.writeSSE({ id: String(event.offset), event: event.type, data: JSON.stringify(event) });
+          await stream.writeSSE({ id: String(event.offset), event: event.type, data: eventData(event) });
         }
       } finally {
         streams.open--;
@@ -198,6 +200,16 @@ export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
 }
 
 /** The status and one line an error answers with; Temporal's "not found" names the run. */
+/**
+ * An event as the stream sends it: its JSON with `summary`, its line as `perflow watch` and MCP
+ * progress word it (a finished step's without the step's text, which only an earlier event has:
+ * a resumed stream sends each event as the first did).
+ */
+export function eventData(event: RunEvent): string {
+  const summary = eventSummary(event);
+  return JSON.stringify(summary === undefined ? event : { ...event, summary });
+}
+
 function httpErrorOf(err: Error, namespace: string, workflowId: string | undefined): { status: ErrorStatus; message: string } {
   // A PerflowError says what happened itself, even with a "not found" cause (a decision on a run that ended).
   if (!(err instanceof PerflowError) && isNotFound(err)) return { status: 404, message: `no run ${workflowId ?? ''} in namespace ${namespace}`.replace('  ', ' ') };

@@ -8,15 +8,14 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, join, normalize, resolve } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { connectClient, PerflowError, type PerflowClient } from '../client';
 import { packageRoot } from '../client/package-root';
 import { checkedAllowedHost, hostAllowList, isLoopbackHost, newToken, refusedHostMessage, securityHeaders } from '../client/listener-guard';
+import { listen } from '../client/listen';
 import type { ClientConfig } from '../config/env';
-import { firstLine } from '../core/text';
 import { consoleApi } from './api';
 import type { ScopedToken } from './token-scopes';
 import { OPERATOR } from '../client/tenant-scope';
@@ -121,14 +120,9 @@ export async function startConsole(o: ConsoleOptions): Promise<ConsoleServer> {
       const vendored = VENDOR[c.req.param('name')];
       return vendored ? file(vendored()) : c.json({ error: 'not found' }, 404);
     });
-    const server = serve({ fetch: app.fetch, hostname: host, port: o.port ?? CONSOLE_PORT });
-    await new Promise<void>((ready, fail) => {
-      server.once('listening', ready);
-      server.once('error', (err: NodeJS.ErrnoException) => fail(new PerflowError('unavailable', err.code === 'EADDRINUSE' ? `port ${o.port ?? CONSOLE_PORT} is taken: choose another with --port` : firstLine(err), { cause: err })));
-    });
-    const { port } = server.address() as AddressInfo;
+    const server = await listen(getRequestListener(app.fetch, { hostname: host }), { host, port: o.port ?? CONSOLE_PORT });
     const owned = o.perflow ? undefined : perflow;
-    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const { url } = server;
     return {
       url,
       openUrl: token ? `${url}/?token=${encodeURIComponent(token)}` : `${url}/`,
@@ -137,9 +131,7 @@ export async function startConsole(o: ConsoleOptions): Promise<ConsoleServer> {
       tokenGenerated: token !== undefined && o.token === undefined,
       agentsDir,
       async close() {
-        // Open event streams would hold the server: end them with it.
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-        await new Promise<void>((done) => server.close(() => done()));
+        await server.close();
         await owned?.close();
       },
     };

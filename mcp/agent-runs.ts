@@ -10,10 +10,11 @@ import { PerflowError, failureMessage } from '../client/errors';
 import { assertMemoryExists } from '../client/memory';
 import { cancelRun } from '../client/ops';
 import { loadAgentFile, startRun, type StartedRun } from '../client/run';
+import { eventSummary, StepTexts } from '../client/text-views';
 import { StreamUnavailableError, watchRun } from '../client/watch';
 import { checkWorkerPolicy } from '../client/worker-policy';
 import type { RunEvent } from '../core/run-events';
-import { oneLine, preview } from '../core/text';
+import { oneLine } from '../core/text';
 import type { RunOutput } from '../workflows/definitions';
 import type { AgentToolArguments, OfferedAgent } from './agent-tools';
 
@@ -54,9 +55,9 @@ export async function endOf(perflow: PerflowClient, workflowId: string, memoryId
 }
 
 /**
- * Follows a started run to its end: `progress` gets a line per plan, step, tool call, decision
- * and end (the agent tree's sub-agents' too, under their names); model text is left out (a
- * notification per token would flood the client). Aborting `signal` cancels the run.
+ * Follows a started run to its end: `progress` gets a line per event, as `perflow watch` words it
+ * (the agent tree's sub-agents' too, under their names); model text is left out (a notification
+ * per token would flood the client). Aborting `signal` cancels the run.
  */
 export async function followAgentRun(perflow: PerflowClient, started: StartedRun, o: { signal?: AbortSignal; progress?: (message: string) => Promise<void> }): Promise<AgentRunEnd> {
   const { workflowId, ids } = started;
@@ -78,8 +79,9 @@ async function forwardProgress(perflow: PerflowClient, workflowId: string, progr
   // (A watch notices such an end at its next look at the run, every 2 s: give it that and more.)
   void end.finally(() => setTimeout(() => stop.abort(), 5_000).unref());
   try {
+    const steps = new StepTexts();
     for await (const e of watchRun(perflow, workflowId, { signal: stop.signal })) {
-      const line = progressLine(e);
+      const line = progressLine(e, steps.of(e));
       if (line !== undefined) await progress(line);
       if (e.type === 'run_finished' && e.run === undefined) break;
     }
@@ -91,34 +93,10 @@ async function forwardProgress(perflow: PerflowClient, workflowId: string, progr
   }
 }
 
-/** One line a person reads for an event, or undefined for model text and retries. */
-export function progressLine(e: RunEvent): string | undefined {
-  const who = e.agent_path ? `[${e.agent_path.slice(1).join(' › ')}] ` : '';
-  const line = ((): string | undefined => {
-    switch (e.type) {
-      case 'run_started':
-        return `run ${e.workflow_id} started: ${e.agent} (${e.agent_type})`;
-      case 'plan':
-        return `plan: ${e.steps.map((s, i) => `${i + 1}. ${preview(s, 80)}`).join(' ')}`;
-      case 'step_started':
-        return `step ${e.index + 1}: ${preview(e.step, 200)}`;
-      case 'tool_call':
-        return `→ ${e.tool} ${preview(e.input, 200)}`;
-      case 'tool_result':
-        return `← ${e.tool}${e.ok ? '' : ' (error)'}: ${preview(e.output, 200)}`;
-      case 'step_finished':
-        return `step ${e.index + 1} ${e.ok ? 'done' : 'failed'}: ${preview(e.result, 200)}`;
-      case 'decision_pending':
-        return `waiting for a person (${e.kind}): answer with ${e.answer[0] ?? 'perflow pending'}`;
-      case 'decision':
-        return `decision: ${e.kind} ${e.action} by ${e.by}`;
-      case 'run_finished':
-        return `run ${e.status}${e.error ? `: ${e.error}` : ''}`;
-      default:
-        return undefined;
-    }
-  })();
-  return line === undefined ? undefined : oneLine(`${who}${line}`);
+/** One line a person reads for an event (a sub-agent's under its names), or undefined for model text. */
+export function progressLine(e: RunEvent, stepText?: string): string | undefined {
+  const line = eventSummary(e, stepText);
+  return line === undefined ? undefined : `${e.agent_path ? `[${e.agent_path.slice(1).join(' › ')}] ` : ''}${line}`;
 }
 
 /** A run's end as an MCP tool result: the answer as text, the IDs as structured content; an error result when it did not complete. */

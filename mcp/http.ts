@@ -5,15 +5,14 @@
  * site. Each MCP session has its own server; the run tasks are shared (found by their session).
  */
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { PerflowError } from '../client/errors';
+import { listen } from '../client/listen';
 import { bearerToken, checkedAllowedHost, crossSiteRefusal, hostAllowList, isLoopbackHost, newToken, refusedHostMessage, tokenMatches } from '../client/listener-guard';
-import { firstLine } from '../core/text';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 
 export interface McpHttpOptions {
@@ -84,20 +83,14 @@ export async function serveMcpHttp(o: McpHttpOptions): Promise<McpHttpServer> {
     return transport.handleRequest(c.req.raw, { parsedBody: body });
   });
 
-  const server = serve({ fetch: app.fetch, hostname: host, port: o.port });
-  await new Promise<void>((ready, fail) => {
-    server.once('listening', ready);
-    server.once('error', (err: NodeJS.ErrnoException) => fail(new PerflowError('unavailable', err.code === 'EADDRINUSE' ? `port ${o.port} is taken: choose another with --http PORT` : firstLine(err), { cause: err })));
-  });
-  const { port } = server.address() as AddressInfo;
+  const server = await listen(getRequestListener(app.fetch, { hostname: host }), { host, port: o.port, portFlag: '--http' });
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`,
+    url: `${server.url}/mcp`,
     token,
     tokenGenerated: token !== undefined && o.token === undefined,
     async close() {
       await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
-      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      await new Promise<void>((done) => server.close(() => done()));
+      await server.close();
     },
   };
 }

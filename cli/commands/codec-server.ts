@@ -22,9 +22,7 @@ export const codecServer: CommandHandler = async ({ o, config, env }) => {
   if (token === undefined && !isLoopbackHost(host) && !unsafeNoToken) throw new PerflowError('refused', `${CODEC_NEEDS_TOKEN(host)} (or, in a container whose port is published on the host's loopback only, --unsafe-no-token)`);
   if (unsafeNoToken) note(`perflow codec server: --unsafe-no-token on ${host}: whoever reaches this port can decrypt payloads; publish it on loopback only`);
   const allowedHosts = (o['allowed-host'] ?? []).map(checkedAllowedHost);
-  const server = await startCodecServer({ keyring: config.encryption, port, host, uiOrigins, allowedHosts, ...(token !== undefined ? { token } : {}), ...(unsafeNoToken ? { unsafeNoToken } : {}) }).catch((err: unknown) => {
-    throw new PerflowError('unavailable', `cannot listen on ${host}:${port} (${(err as Error).message}): pick another --port`, { cause: err });
-  });
+  const server = await startCodecServer({ keyring: config.encryption, port, host, uiOrigins, allowedHosts, ...(token !== undefined ? { token } : {}), ...(unsafeNoToken ? { unsafeNoToken } : {}) });
   const keyIds = [...config.encryption.keys.keys()];
   answer(o.json, { url: server.url, ui_origins: uiOrigins, key_ids: keyIds, token_required: token !== undefined }, () => [
     `perflow codec server: ${server.url} (keys ${keyIds.map((k) => `"${k}"`).join(', ')}; CORS for ${uiOrigins.join(', ')}${token !== undefined ? '; bearer token required' : ''})`,

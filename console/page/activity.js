@@ -22,12 +22,11 @@ function DecisionEntry({ entry: { pending, decided } }) {
     </div>`;
 }
 
+// The server's summary of the event: the line `perflow watch` prints for it.
 function CompactionEntry({ entry: e }) {
-  const unit = e.role === 'planner' ? 'step' : 'message';
-  const what = e.dropped === 1 ? `the oldest ${unit}` : `${e.dropped} oldest ${unit}s`;
   return html`
     <div class="call compaction-entry" data-testid="compaction-entry">
-      <span class="badge neutral">context</span> <b>${e.role}</b> ${where(e)} prompt compacted to fit ${e.model}'s ${e.window} tokens: ${what} ${e.strategy === 'summarize' ? 'summarized' : 'left out'} <span class="muted">(~${e.tokens_before} → ~${e.tokens_after} tokens)</span>
+      <span class="badge neutral">context</span> ${e.summary}
     </div>`;
 }
 
