@@ -1,8 +1,9 @@
 /** What every command handler gets: its options, the client configuration, and a connection on demand. */
 import type { ClientConfig } from '../config/env';
-import { connectClient, type PerflowClient } from '../client/connect';
+import type { PerflowClient } from '../client/connect';
 import { PerflowError } from '../client/errors';
 import { openStores, type StoresClient } from '../client/stores';
+import { missingId } from './commands';
 import type { Options } from './options';
 
 export interface CommandContext {
@@ -22,7 +23,7 @@ export type CommandHandler = (ctx: CommandContext) => Promise<number>;
 /** The command's run (or, as `what` says, memory): its first positional argument, or a one-line usage error. */
 export function requireId(ctx: CommandContext, what = 'a workflow ID'): string {
   const id = ctx.positionals[0];
-  if (!id) throw new PerflowError('invalid', `${ctx.command} needs ${what}: perflow ${ctx.command} ID`);
+  if (!id) throw new PerflowError('invalid', missingId(ctx.command, what));
   return aboutRun(ctx, id);
 }
 
@@ -42,8 +43,12 @@ export async function withStores<T>(ctx: CommandContext, fn: (stores: StoresClie
   }
 }
 
-/** Connects to Temporal for the duration of `fn` (and to MongoDB when `fn` first needs it). */
+/**
+ * Connects to Temporal for the duration of `fn` (and to MongoDB when `fn` first needs it). The
+ * Temporal client loads here, so commands that read MongoDB only (`memory`, `budget show`) never load it.
+ */
 export async function withClient<T>(ctx: CommandContext, fn: (c: PerflowClient) => Promise<T>): Promise<T> {
+  const { connectClient } = await import('../client/connect');
   const c = await connectClient(ctx.config);
   try {
     return await fn(c);

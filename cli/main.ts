@@ -1,15 +1,14 @@
 /**
  * The `perflow` command line (bin/perflow.js runs {@link main}): a thin shell over the client
  * library. With `--json` a command prints exactly one JSON document on stdout; everything else
- * (progress, notes) goes to stderr. Heavy modules (the worker, replay) load only for the
- * commands that need them, so the CLI starts fast.
+ * (progress, notes) goes to stderr. Each command loads only what it uses: `--help`, usage and
+ * argument errors load no client library, and the settings (zod, the Temporal configuration
+ * reader) load once a command is going to run (see docs/cli.md, "What a command loads").
  */
-import { clientConfigFromEnv, type ClientConfig } from '../config/env';
-import { addModelInterfaces } from '../core/agent-file/known-interfaces';
-import { addAgentTypes } from '../core/agent-file/known-agent-types';
+import type { ClientConfig } from '../config/env';
 import type { AgentTypeSpec } from '../core/agent-file/agent-types';
 import { describeError, PerflowError } from '../client/errors';
-import { commandNamed, isCommand } from './commands';
+import { commandNamed, isCommand, usageProblem } from './commands';
 import type { CommandContext, CommandHandler } from './context';
 import { parseCommandLine } from './options';
 import { note, out } from './output';
@@ -17,17 +16,8 @@ import { commandUsage, USAGE } from './usage';
 
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let config: ClientConfig;
-  try {
-    config = clientConfigFromEnv(env);
-    addExtraModelInterfaces(config.extraModelInterfaces);
-    addExtraAgentTypes(config.extraAgentTypes);
-  } catch (err) {
-    // A malformed setting (e.g. PERFLOW_ENCRYPTION_KEYS): one line, before anything runs.
-    process.stderr.write(`perflow: ${describeError(err).message}\n`);
-    return 2;
-  }
   let verbose = argv.includes('--verbose');
+  let config: ClientConfig | undefined;
   let ctx: CommandContext | undefined;
   try {
     const [command, ...rest] = argv;
@@ -42,6 +32,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       out(commandUsage(command));
       return 0;
     }
+    const problem = usageProblem(command, o, positionals);
+    if (problem !== undefined) throw new PerflowError('invalid', problem);
+    const settings = await loadSettings(env);
+    if (typeof settings === 'number') return settings;
+    config = settings;
     const handler = (await commandNamed(command)) as CommandHandler;
     ctx = { command, o, positionals, config, env };
     return await handler(ctx);
@@ -53,8 +48,24 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
 }
 
-/** Interfaces the workers serve with adapters of their own (PERFLOW_EXTRA_MODEL_INTERFACES): agent files may name them. */
-function addExtraAgentTypes(specs: readonly AgentTypeSpec[]): void {
+/** The client's settings, with the agent types and model interfaces they add; a malformed setting is one line and exit code 2. */
+async function loadSettings(env: NodeJS.ProcessEnv): Promise<ClientConfig | number> {
+  try {
+    const { clientConfigFromEnv } = await import('../config/env');
+    const config = clientConfigFromEnv(env);
+    if (config.extraModelInterfaces.length > 0) await addExtraModelInterfaces(config.extraModelInterfaces);
+    if (config.extraAgentTypes.length > 0) await addExtraAgentTypes(config.extraAgentTypes);
+    return config;
+  } catch (err) {
+    // A malformed setting (e.g. PERFLOW_ENCRYPTION_KEYS): one line, before anything runs.
+    process.stderr.write(`perflow: ${describeError(err).message}\n`);
+    return 2;
+  }
+}
+
+/** Agent types the workers run with modules of their own (PERFLOW_EXTRA_AGENT_TYPES): agent files may name them. */
+async function addExtraAgentTypes(specs: readonly AgentTypeSpec[]): Promise<void> {
+  const { addAgentTypes } = await import('../core/agent-file/known-agent-types');
   try {
     addAgentTypes(specs);
   } catch (err) {
@@ -62,7 +73,9 @@ function addExtraAgentTypes(specs: readonly AgentTypeSpec[]): void {
   }
 }
 
-function addExtraModelInterfaces(names: readonly string[]): void {
+/** Interfaces the workers serve with adapters of their own (PERFLOW_EXTRA_MODEL_INTERFACES): agent files may name them. */
+async function addExtraModelInterfaces(names: readonly string[]): Promise<void> {
+  const { addModelInterfaces } = await import('../core/agent-file/known-interfaces');
   try {
     addModelInterfaces(names);
   } catch (err) {

@@ -3,13 +3,10 @@
  * running runs (a signal each, found by their search attributes); show caps with the spend of
  * the current UTC day.
  */
-import { SearchAttributes, tenantCapSignal } from '../workflows/definitions';
 import { TenantBudgets, utcDay, type TenantBudgetView } from '../stores/tenant-budgets';
 import { PerflowError } from './errors';
 import { withMemory, type StoresClient } from './stores';
 import type { PerflowClient } from './connect';
-import { listQuery, needingSearchAttributes, signalRunning } from './ops';
-import { lenientClient } from './payloads';
 
 export type { TenantBudgetView };
 
@@ -39,6 +36,12 @@ export async function setTenantBudget(perflow: PerflowClient, o: { tenant: strin
   const by = o.by !== undefined && o.by.trim() !== '' ? o.by.trim() : 'unknown';
   await withMemory(perflow, (memory) => new TenantBudgets(memory.db).setCap(tenant, o.usdPerDay, by, new Date()));
   // After the write: a run that reads the cap from now on sees the new one.
+  // Temporal's side loads here: `budget show` reads MongoDB only.
+  const [{ SearchAttributes, tenantCapSignal }, { listQuery, needingSearchAttributes, signalRunning }, { lenientClient }] = await Promise.all([
+    import('../workflows/definitions'),
+    import('./ops'),
+    import('./payloads'),
+  ]);
   const runs = await needingSearchAttributes(client, 'budget set', async () => {
     const found: { id: string; waiting: boolean }[] = [];
     for await (const wf of lenientClient(client).workflow.list({ query: listQuery('running', undefined, tenant) })) {

@@ -3,7 +3,7 @@
  * policy (PERFLOW_ALLOW_*, PERFLOW_REQUIRE_TENANT), the operator's own model endpoints and model
  * prices (PERFLOW_MODEL_PRICES). Part of config/env.ts's set of variables (it re-exports these).
  */
-import { ModelPrice } from '../core/agent-file/model';
+import type { ModelPrice } from '../core/agent-file/model';
 import { operatorEndpoints, POLICY_VARIABLES, type OperatorEndpoints, type WorkerPolicy } from '../core/worker-policy';
 
 /** A comma-separated variable's entries, trimmed, empty ones dropped. */
@@ -25,9 +25,12 @@ export function modelPricesFromEnv(env: NodeJS.ProcessEnv = process.env): Record
     throw new Error(`PERFLOW_MODEL_PRICES is not JSON (${(err as Error).message}): give {"MODEL": {"input_per_million": N, "output_per_million": N}}`);
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error('PERFLOW_MODEL_PRICES: expected a JSON object {"MODEL": {"input_per_million": N, "output_per_million": N}}');
+  // The agent file's schemas (zod) load only when prices are set: every CLI command reads this.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ModelPrice: priceSchema } = require('../core/agent-file/model') as typeof import('../core/agent-file/model');
   return Object.fromEntries(
     Object.entries(json).map(([model, price]) => {
-      const parsed = ModelPrice.safeParse(price);
+      const parsed = priceSchema.safeParse(price);
       if (!parsed.success) throw new Error(`PERFLOW_MODEL_PRICES: "${model}": ${parsed.error.issues[0]?.message ?? 'not a price'}`);
       return [model, parsed.data];
     }),

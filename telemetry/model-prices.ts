@@ -6,7 +6,6 @@
  * each call's cost; the client asks the same lookup whether a run's models have a price at all.
  * I/O-free: no network, no files.
  */
-import { calcPrice } from '@pydantic/genai-prices';
 import type { ModelPrice } from '../core/agent-file/model';
 import { knownInterface } from '../core/agent-file/known-interfaces';
 import type { Usage } from '../core/llm-types';
@@ -50,6 +49,9 @@ function tableLookup(model: PricedModel, tokens: PricedTokens) {
     ...(tokens.cache_write_input_tokens ? { cache_write_tokens: tokens.cache_write_input_tokens } : {}),
   };
   try {
+    // The table (~0.1 s to load) loads on the first lookup: a run of the scripted model or of priced models never needs it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { calcPrice } = require('@pydantic/genai-prices') as typeof import('@pydantic/genai-prices');
     return calcPrice(usage, model.model, { providerId: provider });
   } catch {
     // A price the table cannot apply (a malformed entry) is no price, not a failed model call.

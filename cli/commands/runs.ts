@@ -1,37 +1,13 @@
-/** Starting and inspecting runs: `run`, `status`, `watch`, `result`, `list`, `cancel`. */
+/** Inspecting runs: `status`, `watch`, `result`, `list`, `cancel` (they load no agent-file schemas; only `watch` loads the MongoDB driver). */
 import { PerflowError } from '../../client/errors';
 import { cancelRun, fingerprintFields, getResult, getStatus, listRuns, parseListStatus, runFingerprint, runSummary } from '../../client/ops';
-import { loadAgentFile, parseParams, startRun } from '../../client/run';
 import { watchRun } from '../../client/watch';
-import { assertMemoryExists } from '../../client/memory';
-import { parseOnBusy } from '../../client/busy-memory';
-import { checkWorkerPolicy } from '../../client/worker-policy';
 import { requireId, withClient, type CommandHandler } from '../context';
 import { runListLine, statusLines, subAgentLines } from '../format';
 import { subAgentRuns } from '../../client/agent-tree';
-import { answer, note } from '../output';
-import { checkFollowOrWait, reportStarted, terminalColumns } from '../started-run';
+import { answer } from '../output';
+import { terminalColumns } from '../started-run';
 import { EventPrinter } from '../event-lines';
-
-export const run: CommandHandler = async (ctx) => {
-  const { o, config } = ctx;
-  if (!o.agent) throw new PerflowError('invalid', 'run needs --agent FILE');
-  checkFollowOrWait(o);
-  const onBusy = parseOnBusy(o['on-busy'], '--on-busy');
-  // --memory-id is the memory_id parameter, over --param and the agent file's: startRun resolves the run's IDs from it.
-  const runParams = { ...parseParams(o.param ?? []), ...(o['memory-id'] !== undefined ? { memory_id: o['memory-id'] } : {}) };
-  const { agent, parameters, warnings, notes } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes, ...(config.limits ? { limits: config.limits } : {}) });
-  checkWorkerPolicy(agent, config);
-  const question = o.question ?? parameters.question;
-  if (!question) throw new PerflowError('invalid', 'run needs --question TEXT (or a question parameter)');
-  for (const warning of warnings) note(`perflow: warning: ${warning}`);
-  for (const line of notes) note(`perflow: note: ${line}`);
-  return withClient(ctx, async (perflow) => {
-    if (parameters.memory_id !== undefined) await assertMemoryExists(perflow, parameters.memory_id, parameters.tenant_id);
-    const started = await startRun(perflow, { agent, parameters, question, ...(onBusy ? { onBusy } : {}) });
-    return reportStarted(perflow, ctx, started);
-  });
-};
 
 export const status: CommandHandler = async (ctx) => {
   const id = requireId(ctx);

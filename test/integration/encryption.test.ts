@@ -10,7 +10,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import type { Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
@@ -22,10 +22,11 @@ import { EncryptionCodec } from '../../codec/encryption';
 import { parseEncryptionKeys } from '../../config/env';
 import { failureOf, final, plan, scriptedAgent } from '../support/harness';
 import { useCli } from '../support/cli';
+import { BUILT_CLI } from '../support/package-build';
 
 jest.setTimeout(240_000);
 
-const BIN = resolve(__dirname, '../../bin/perflow.js');
+const BIN = BUILT_CLI;
 const KEY_A = `A:${randomBytes(32).toString('base64')}`;
 const KEY_B = `B:${randomBytes(32).toString('base64')}`;
 const tag = randomUUID().slice(0, 8);

@@ -11,9 +11,12 @@ jest.setTimeout(120_000);
 
 const harness = useHarness();
 
-/** A plan-execute-reflect run of `steps` steps, each one calculator call. */
+/** A step as a user's planner writes one: 60 characters. */
+const stepText = (n: number) => `Count the flights from Beijing to Seattle departing on day ${n}`;
+
+/** A plan-execute-reflect run of `steps` steps, planned one at a time, each one calculator call. */
 function agent(steps: number) {
-  const planner = Array.from({ length: steps }, (_, i) => plan(...Array.from({ length: steps - i }, (_, j) => `step ${i + j + 1}`)));
+  const planner = Array.from({ length: steps }, (_, i) => plan(stepText(i + 1)));
   planner.push(final('done'));
   const executor = Array.from({ length: steps }, (_, i) => [
     calculatorCall(`${i}+1`),
@@ -28,9 +31,10 @@ async function historyOf(id: string) {
 }
 
 // Measured with prompt material by reference, step memory in the model calls, completed steps by
-// count, children told to take step memory (no patch marker) and the short build ID: 15 events
-// and ~3.7 KB per step in the parent, 23 events and
-// ~6.1 KB for the child.
+// count, children told to take step memory (no patch marker), the short build ID, and a step's
+// text once in its child's input: 15 events and ~3.9 KB per step in the parent (the scripted
+// model's script, in the start event twice, is ~380 B of it), 23 events and ~6.9 KB for the child.
+// A worker's identity (`pid@hostname`) is in 11 events a step: a longer hostname adds to both.
 it('one more step adds at most 15 events and 4 KB to the parent; an executor child with one tool call stays within 23 events and 8 KB', async () => {
   const runOf = async (steps: number) => {
     const handle = await startAgentRun(harness(), runInput(agent(steps), `budget ${steps}`), 'budget');
@@ -60,5 +64,13 @@ it('one more step adds at most 15 events and 4 KB to the parent; an executor chi
     const input = Buffer.from(temporal.api.common.v1.Payloads.encode(a!.input!).finish());
     expect(input.includes(Buffer.from('thoughtful and analytical planner'))).toBe(false);
     expect(input.length).toBeLessThan(1_500);
+  }
+  // A child's input names its step's text once: the plan that starts with it goes by key.
+  const children = parentEvents.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
+  expect(children).toHaveLength(6);
+  for (const [i, c] of children.entries()) {
+    const input = Buffer.from(c.input!.payloads![0].data!).toString();
+    expect(input.split(stepText(i + 1)).length - 1).toBe(1);
+    expect(JSON.parse(input)).toMatchObject({ step_events: { plan: { key: expect.any(String) } } });
   }
 });

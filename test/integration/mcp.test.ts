@@ -15,11 +15,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { useCli } from '../support/cli';
 import { runProcess } from '../support/run-process';
+import { BUILT_CLI } from '../support/package-build';
 
 jest.setTimeout(180_000);
 
 const cli = useCli('mcp');
-const BIN = resolve(__dirname, '../../bin/perflow.js');
+const BIN = BUILT_CLI;
 const EXAMPLE = resolve(__dirname, '../../examples/multi-agent');
 
 let agents: string;
@@ -138,7 +139,7 @@ describe('perflow mcp over stdio', () => {
     expect(progress.map((p) => p.progress)).toEqual(progress.map((_, i) => i + 1));
     const lines = progress.map((p) => p.message ?? '');
     expect(lines[0]).toBe(`run ${out.workflow_id} started: trip-supervisor (plan_execute_and_reflect)`);
-    expect(lines).toContain('step 1: Ask the researcher what the trip costs');
+    expect(lines).toContain('step 1 running: Ask the researcher what the trip costs');
     expect(lines.some((l) => l.startsWith('[trip-researcher › trip-accountant] ← CalculatorTool: 445'))).toBe(true);
     expect(lines.at(-1)).toBe('run completed');
 
@@ -168,7 +169,7 @@ describe('perflow mcp over stdio', () => {
       onprogress: (p) => {
         workflowId ??= /^run (\S+) started/.exec(p.message ?? '')?.[1];
         // The calculator waits for a person: the caller gives up instead.
-        if (p.message?.startsWith('waiting for a person (tool)')) abort.abort('enough');
+        if (p.message?.startsWith('awaiting approval of a tool call')) abort.abort('enough');
       },
     });
     await expect(call).rejects.toThrow();

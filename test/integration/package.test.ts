@@ -8,12 +8,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { findTemporalCli } from '../../servers/binaries';
 import { serverEnv, uniqueTaskQueue } from '../support/env';
 import { describeCommandsAsStarted, SMOKE_ENCRYPTION_KEY } from '../support/commands-as-started';
 import { runProcess, userEnv } from '../support/run-process';
 import { calculatorTurns } from '../support/script';
+import { node24 } from '../support/node24';
 
 jest.setTimeout(600_000);
 
@@ -28,7 +29,9 @@ let packagedRun: string | undefined;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'perflow-package-'));
-  const pack = await runProcess('npm', ['pack', '--pack-destination', dir], { cwd: root, env: userEnv(), timeoutMs: 240_000 });
+  // The global setup built dist/ from these sources (../support/package-build), as `prepack`
+  // would: packing without rebuilding leaves it in place for the test files spawning it meanwhile.
+  const pack = await runProcess('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: root, env: userEnv(), timeoutMs: 240_000 });
   if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.stderr.slice(-4_000)}`);
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack wrote no tarball to ${dir}`);
@@ -71,40 +74,30 @@ describe('the installed CLI, every command as a user starts it', () => {
 });
 
 it('the installed CLI starts a worker from its prebuilt bundle and runs an agent with it', async () => {
-  const agentFile = join(dir, 'agent.json');
-  const agent = {
-    name: 'packaged-agent',
-    type: 'plan_execute_and_reflect',
-    llm: {
-      interface: 'scripted',
-      script: {
-        planner: ['{"steps": ["multiply"], "result": ""}', '{"steps": [], "result": "{{step_result:1}}"}'],
-        executor: [calculatorTurns('6*7', 'The product is {{observation}}.')],
-      },
-    },
-    tools: [{ type: 'CalculatorTool' }],
-  };
-  writeFileSync(agentFile, JSON.stringify(agent));
-  const worker: ChildProcess = spawn(bin, ['worker'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  worker.stdout!.on('data', (d: Buffer) => (log += d.toString()));
-  worker.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-  const exited = new Promise<number | null>((ok) => worker.on('close', ok));
-  try {
-    for (let i = 0; i < 300 && !log.includes('perflow worker connected'); i++) await new Promise((ok) => setTimeout(ok, 100));
-    expect(log).toContain(`workflows from the prebuilt bundle ${join(app, 'node_modules', 'perflow', 'dist', 'workflow-bundle.js')}`);
-    const r = await runProcess(bin, ['run', '--agent', agentFile, '--question', 'what is 6*7?', '--wait', '--json'], { cwd: app, env });
-    expect(r.stderr).toBe('');
+  packagedRun = await runAgentOnWorker([bin], env);
+});
+
+describe('on Node.js 24', () => {
+  /** The installed CLI started by Node 24, which also comes first on PATH for anything it starts. */
+  let cli: string[];
+  let env24: NodeJS.ProcessEnv;
+  beforeAll(() => {
+    const node = node24();
+    cli = [node, join(app, 'node_modules', 'perflow', 'bin', 'perflow.js')];
+    env24 = { ...env, PATH: `${dirname(node)}${delimiter}${env.PATH ?? ''}`, PERFLOW_TASK_QUEUE: `${env.PERFLOW_TASK_QUEUE}-node24` };
+  });
+
+  it('the installed CLI prints its help', async () => {
+    const version = await runProcess(cli[0], ['-p', 'process.versions.node'], { env: env24 });
+    expect(version.stdout).toMatch(/^24\./);
+    const r = await runProcess(cli[0], [...cli.slice(1), '--help'], { cwd: app, env: env24 });
     expect(r.code).toBe(0);
-    const out = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(out).toMatchObject({ response: 'The product is 42.', steps_executed: 1, workflow_id: expect.stringMatching(/^packaged-agent-/) });
-    const status = await runProcess(bin, ['status', out.workflow_id as string, '--json'], { cwd: app, env });
-    expect(JSON.parse(status.stdout)).toMatchObject({ status: 'completed', memory_id: out.memory_id });
-    packagedRun = out.workflow_id as string;
-  } finally {
-    worker.kill('SIGINT');
-  }
-  expect(await exited).toBe(0);
+    expect(r.stdout).toMatch(/^usage: perflow <command>/);
+  });
+
+  it('the installed CLI runs an agent on its worker', async () => {
+    await runAgentOnWorker(cli, env24);
+  });
 });
 
 it("replays a history exported with the Temporal CLI, Temporal's packages sharing one protobufjs", async () => {
@@ -151,3 +144,47 @@ it('the type declarations resolve through the exports map and are real types', a
   expect(r.stdout + r.stderr).toBe('');
   expect(r.code).toBe(0);
 });
+
+/**
+ * Starts the installed CLI's worker (`command`: the CLI with what starts it), runs a scripted
+ * agent on it with the same CLI and stops the worker; the run's workflow ID.
+ */
+async function runAgentOnWorker(command: string[], runEnv: NodeJS.ProcessEnv): Promise<string> {
+  const [exe, ...pre] = command;
+  const agentFile = join(dir, 'agent.json');
+  const agent = {
+    name: 'packaged-agent',
+    type: 'plan_execute_and_reflect',
+    llm: {
+      interface: 'scripted',
+      script: {
+        planner: ['{"steps": ["multiply"], "result": ""}', '{"steps": [], "result": "{{step_result:1}}"}'],
+        executor: [calculatorTurns('6*7', 'The product is {{observation}}.')],
+      },
+    },
+    tools: [{ type: 'CalculatorTool' }],
+  };
+  writeFileSync(agentFile, JSON.stringify(agent));
+  const worker: ChildProcess = spawn(exe, [...pre, 'worker'], { cwd: app, env: runEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  worker.stdout!.on('data', (d: Buffer) => (log += d.toString()));
+  worker.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  const exited = new Promise<number | null>((ok) => worker.on('close', ok));
+  let workflowId: string;
+  try {
+    for (let i = 0; i < 300 && !log.includes('perflow worker connected'); i++) await new Promise((ok) => setTimeout(ok, 100));
+    expect(log).toContain(`workflows from the prebuilt bundle ${join(app, 'node_modules', 'perflow', 'dist', 'workflow-bundle.js')}`);
+    const r = await runProcess(exe, [...pre, 'run', '--agent', agentFile, '--question', 'what is 6*7?', '--wait', '--json'], { cwd: app, env: runEnv });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(out).toMatchObject({ response: 'The product is 42.', steps_executed: 1, workflow_id: expect.stringMatching(/^packaged-agent-/) });
+    const status = await runProcess(exe, [...pre, 'status', out.workflow_id as string, '--json'], { cwd: app, env: runEnv });
+    expect(JSON.parse(status.stdout)).toMatchObject({ status: 'completed', memory_id: out.memory_id });
+    workflowId = out.workflow_id as string;
+  } finally {
+    worker.kill('SIGINT');
+  }
+  expect(await exited).toBe(0);
+  return workflowId;
+}

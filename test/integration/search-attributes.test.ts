@@ -5,7 +5,7 @@
  */
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { startTemporalDevServer, type TemporalServer } from '../../servers';
 import { createWorker, missingSearchAttributesLine, type PerflowWorker } from '../../workers/main';
@@ -17,6 +17,7 @@ import { serverEnv, testPerflow, uniqueTaskQueue } from '../support/env';
 import type { PerflowClient } from '../../client/connect';
 import { runProcess } from '../support/run-process';
 import { final, plan } from '../support/harness';
+import { BUILT_CLI } from '../support/package-build';
 
 jest.setTimeout(120_000);
 
@@ -76,7 +77,7 @@ it('a run starts and finishes with the attributes the server has', async () => {
 });
 
 it('perflow pending says in one line which attribute it needs and how to add it', async () => {
-  const r = await runProcess(process.execPath, [resolve(__dirname, '../../bin/perflow.js'), 'pending'], {
+  const r = await runProcess(process.execPath, [BUILT_CLI, 'pending'], {
     env: { ...process.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace },
   });
   expect(r.code).toBe(1);

@@ -22,13 +22,14 @@ import { connectTemporal, serverEnv, uniqueTaskQueue } from '../support/env';
 import { runProcess, userEnv } from '../support/run-process';
 import { calculatorTurns, withCalculator } from '../support/script';
 import { REPLAY_SINKS } from '../../workers/workflow-source';
+import { BUILT_CLI } from '../support/package-build';
 // The OTLP protobuf definitions the exporters encode with.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const otlp = require('@opentelemetry/otlp-transformer/build/src/generated/root') as OtlpRoot;
 
 jest.setTimeout(180_000);
 
-const BIN = resolve(__dirname, '../../bin/perflow.js');
+const BIN = BUILT_CLI;
 
 interface OtlpRoot {
   opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } } };
@@ -327,6 +328,8 @@ describe('traces and metrics', () => {
       expect(parentOf(tool)?.name).toBe('RunActivity:callTool');
       expect(children).toContain(parentOf(parentOf(parentOf(tool)!)!));
     }
+    // Every inference and tool span names the run's conversation, as its invoke_agent span does.
+    expect([...plans, ...chats, ...tools].map((s) => [s.name, s.attributes['gen_ai.conversation.id']])).toEqual([...plans, ...chats, ...tools].map((s) => [s.name, out.memory_id]));
 
     // A traced run's history replays on untraced workflow code (the interceptors add headers, no commands).
     const { connection, client } = await connectTemporal();

@@ -1,17 +1,17 @@
 /**
- * The `perflow` CLI in tests, as people run it: a subprocess (`node bin/perflow.js …`) talking
+ * The `perflow` CLI in tests, as people run it: a subprocess (the compiled CLI, ./package-build) talking
  * to the test servers, with a worker in this process (a harness) on the task queue it is given,
  * and a temporary directory for agent and history files. Created before a file's tests, closed
  * after them.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { useHarness, type Harness, type HarnessOptions } from './harness';
 import { serverEnv } from './env';
 import { runProcess, type ProcessResult } from './run-process';
 
-const BIN = resolve(__dirname, '../../bin/perflow.js');
+import { BUILT_CLI } from './package-build';
 
 export interface CliFixture {
   readonly harness: Harness;
@@ -63,7 +63,7 @@ export function useCli(prefix: string, options: HarnessOptions = {}): CliFixture
       return file;
     },
     // Node leaves variables whose value is undefined out of a child's environment.
-    perflow: (args, extra = {}, timeoutMs = 60_000) => runProcess(process.execPath, [BIN, ...args], { env: { ...process.env, ...env(), ...extra }, timeoutMs }),
+    perflow: (args, extra = {}, timeoutMs = 60_000) => runProcess(process.execPath, [BUILT_CLI, ...args], { env: { ...process.env, ...env(), ...extra }, timeoutMs }),
   };
 }
 

@@ -1,15 +1,18 @@
 /**
  * Starts the real servers once per test run (or uses TEMPORAL_ADDRESS / MONGODB_URI) and
- * hands their addresses to the test files through the environment.
+ * hands their addresses to the test files through the environment; builds the package the
+ * tests spawn (./package-build) meanwhile.
  */
 import { startServers, type Servers } from '../../servers';
+import { ensurePackageBuilt } from './package-build';
 
 declare global {
   var __perflowServers: Servers | undefined;
 }
 
 export default async function globalSetup(): Promise<void> {
-  const servers = await startServers(process.env);
+  // The build (CPU) while the servers start (mostly waiting on them).
+  const [servers] = await Promise.all([startServers(process.env), ensurePackageBuilt()]);
   globalThis.__perflowServers = servers;
   process.env.TEMPORAL_ADDRESS = servers.temporal.address;
   process.env.TEMPORAL_NAMESPACE = servers.temporal.namespace;

@@ -11,6 +11,7 @@ import { addAgentTypes, agentFromJson, getStatus, startEval, startRun, suiteFrom
 import { useHarness } from '../../support/harness';
 import { calculatorTurns } from '../../support/script';
 import { runProcess } from '../../support/run-process';
+import { BUILT_CLI } from '../../support/package-build';
 
 /** The agent files' directories, removed after the file's tests. */
 const dirs: string[] = [];
@@ -21,7 +22,7 @@ const tempDir = (prefix: string) => {
 };
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-const BIN = join(__dirname, '../../../bin/perflow.js');
+const BIN = BUILT_CLI;
 
 jest.setTimeout(60_000);
 

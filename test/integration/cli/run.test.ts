@@ -1,5 +1,5 @@
 /**
- * The `perflow` CLI as people use it: a subprocess (`node bin/perflow.js …`) talking to the test
+ * The `perflow` CLI as people use it: a subprocess (the compiled CLI) talking to the test
  * servers, while a worker runs in this process on the task queue the CLI is given. `perflow run`
  * in its forms, then the commands that read, replay and reset the run it followed.
  */
