@@ -5,6 +5,9 @@
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
+// Node 22.1+: V8's compile cache (in the OS temp folder) spares later starts parsing and compiling every module again.
+require('node:module').enableCompileCache?.();
+
 const root = join(__dirname, '..');
 /** The CLI module: the compiled one in a package, the sources through tsx's loaders in a checkout. */
 async function loadCli() {

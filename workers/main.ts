@@ -24,8 +24,7 @@ import { encryptionDataConverter, textSealer } from '../codec/encryption';
 import { noRunEventSinks, runEventSinks } from './run-event-sink';
 import { describeWorkflowSource, workflowCode, workflowSource, type WorkflowSource } from './workflow-source';
 import { describeTelemetry } from '../config/telemetry';
-import { startTracing, type Tracing } from '../telemetry/tracing';
-import { installMetricsRuntime, tracingWorkerOptions, WORKFLOW_TRACING_MODULES } from '../telemetry/worker';
+import type { Tracing } from '../telemetry/tracing';
 import { missingSearchAttributes, searchAttributeCreateCommand } from '../workflows/definitions';
 
 export interface PerflowWorker {
@@ -55,7 +54,7 @@ export interface CreateWorkerOptions extends PerflowWorkerConfig {
   recorder?: RecordedRequest[];
   /**
    * Where the workflow code comes from: default the package's prebuilt bundle, else the sources
-   * (with tracing on, the traced bundle, or the sources bundled with {@link WORKFLOW_TRACING_MODULES};
+   * (with tracing on, the traced bundle, or the sources bundled with `WORKFLOW_TRACING_MODULES`;
    * a bundle given here must include those modules for workflow spans).
    */
   workflows?: WorkflowSource;
@@ -80,23 +79,39 @@ export function defineTool<Input>(tool: Tool<Input>): Tool<never> {
   return tool as unknown as Tool<never>;
 }
 
-/** Connects and creates (but does not run) a worker. */
+/**
+ * The OpenTelemetry SDK and interceptors (~0.5 s of CPU to load), only for a worker that exports
+ * traces or metrics.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const loadTelemetry = () => ({ ...(require('../telemetry/tracing') as typeof import('../telemetry/tracing')), ...(require('../telemetry/worker') as typeof import('../telemetry/worker')) });
+
+/**
+ * Connects and creates (but does not run) a worker. Temporal and MongoDB (with its indexes) are
+ * reached at once, and the namespace's search attributes are read while the workflow code loads.
+ */
 export async function createWorker(config: CreateWorkerOptions): Promise<PerflowWorker> {
+  const telemetry = config.telemetry?.metrics || config.telemetry?.traces ? loadTelemetry() : undefined;
   // PERFLOW_METRICS_*: the runtime's metrics exporter exists before the process's first connection.
-  if (config.telemetry?.metrics) installMetricsRuntime(config.telemetry.metrics);
+  if (config.telemetry?.metrics) telemetry?.installMetricsRuntime(config.telemetry.metrics);
   // TLS, mTLS, API key: a bad certificate file or a failed handshake throws one line naming the setting.
   const options = temporalConnectOptions(config.temporal);
+  const mongo = new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5_000, ...config.mongoOptions });
+  const memory = new MemoryStore(mongo.db(config.database), config.collections ?? DEFAULT_COLLECTIONS);
+  const mongoReady = mongo
+    .connect()
+    .catch((err: unknown) => {
+      throw new Error(`cannot reach MongoDB at ${redact(config.mongoUri)} (${firstLine(err)}): start it or set MONGODB_URI`, { cause: err });
+    })
+    .then(() => memory.ensureIndexes());
+  // Settled here too, so a failure while Temporal is still being reached is not left unhandled.
+  mongoReady.catch(() => undefined);
   const connection = await NativeConnection.connect({ address: config.temporalAddress, ...options }).catch(async (err: unknown) => {
+    await mongo.close().catch(() => undefined);
     throw new Error(await connectFailureMessage(config.temporalAddress, config.temporal, options, err), { cause: err });
   });
-  let mongo: MongoClient | undefined;
   let tracing: Tracing | undefined;
   try {
-    mongo = await new MongoClient(config.mongoUri, { serverSelectionTimeoutMS: 5_000, ...config.mongoOptions }).connect().catch((err: unknown) => {
-      throw new Error(`cannot reach MongoDB at ${redact(config.mongoUri)} (${firstLine(err)}): start it or set MONGODB_URI`, { cause: err });
-    });
-    const memory = new MemoryStore(mongo.db(config.database), config.collections ?? DEFAULT_COLLECTIONS);
-    await memory.ensureIndexes();
     const tools = [...workerTools(mongo, config.database, memory.collections), ...(config.tools ?? [])];
     const providers = config.providers ?? providerConfigFromEnv();
     const llm = modelAdapters({ providers, ...(config.recorder ? { recorder: config.recorder } : {}) }, config.modelAdapters);
@@ -104,8 +119,8 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
     // What calls cost where the price table says nothing (and what a capped tenant may call).
     setOperatorPrices(config.modelPrices ?? modelPricesFromEnv());
     // OTEL_EXPORTER_OTLP_*: spans of workflows, activities, model and tool calls.
-    tracing = config.telemetry?.traces ? startTracing(config.telemetry.traces) : undefined;
-    const traced: Pick<WorkerOptions, 'interceptors' | 'sinks'> = tracing ? tracingWorkerOptions(tracing) : {};
+    tracing = config.telemetry?.traces ? telemetry?.startTracing(config.telemetry.traces) : undefined;
+    const traced: Pick<WorkerOptions, 'interceptors' | 'sinks'> = tracing && telemetry ? telemetry.tracingWorkerOptions(tracing) : {};
     // Runs' event streams: sealed like payloads when PERFLOW_ENCRYPTION_KEYS is set.
     const events = config.runEvents === false ? undefined : memory.eventLog(config.encryption ? textSealer(config.encryption) : undefined);
     const activities = createActivities({
@@ -123,11 +138,15 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
     // stack traces, details) encrypted in history. Without keys the codec encrypts nothing; the
     // failure converter is the workflow bundle's either way (failure messages as a payload).
     const dataConverter = { dataConverter: encryptionDataConverter(config.encryption) };
+    // A worker is created only on a reachable MongoDB (one created and never run would hold the process).
+    await mongoReady;
+    const searchAttributes = connection.operatorService.listSearchAttributes({ namespace: config.namespace });
+    searchAttributes.catch(() => undefined);
     const worker = await Worker.create({
       connection,
       namespace: config.namespace,
       taskQueue: config.taskQueue,
-      ...(await workflowCode(config.workflows ?? workflowSource({ traced: !!tracing }), tracing ? { interceptorModules: WORKFLOW_TRACING_MODULES } : {})),
+      ...(await workflowCode(config.workflows ?? workflowSource({ traced: !!tracing }), tracing && telemetry ? { interceptorModules: telemetry.WORKFLOW_TRACING_MODULES } : {})),
       activities: { ...activities, ...config.extraActivities },
       ...traced,
       sinks: { ...traced.sinks, ...(events ? runEventSinks(events, (message, attrs) => Runtime.instance().logger.warn(message, attrs)) : noRunEventSinks()) },
@@ -155,7 +174,7 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
         })
       : undefined;
     const workers = [worker, ...(llmWorker ? [llmWorker] : [])];
-    const registered = await connection.operatorService.listSearchAttributes({ namespace: config.namespace });
+    const registered = await searchAttributes;
     const missing = missingSearchAttributes(Object.keys(registered.customAttributes ?? {}));
     const client = mongo;
     const workerTracing = tracing;
@@ -184,7 +203,8 @@ export async function createWorker(config: CreateWorkerOptions): Promise<Perflow
     };
   } catch (err) {
     await connection.close().catch(() => undefined);
-    await mongo?.close().catch(() => undefined);
+    await mongoReady.catch(() => undefined);
+    await mongo.close().catch(() => undefined);
     await tracing?.shutdown().catch(() => undefined);
     throw err;
   }

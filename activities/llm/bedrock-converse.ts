@@ -3,18 +3,17 @@
  * own retries off), the command (streamed with `ConverseStream` when the caller takes the text as
  * it comes), and what both adapters declare alike (clients, error mapping).
  */
-import {
+import type {
   BedrockRuntimeClient,
-  ConverseCommand,
-  ConverseStreamCommand,
-  type ContentBlock,
-  type ConverseCommandInput,
-  type ConverseCommandOutput,
-  type ConverseStreamCommandInput,
-  type ConverseStreamCommandOutput,
-  type Message,
-  type ToolUseBlock,
+  ContentBlock,
+  ConverseCommandInput,
+  ConverseCommandOutput,
+  ConverseStreamCommandInput,
+  ConverseStreamCommandOutput,
+  Message,
+  ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
+import { bedrockSdk } from './sdks';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Usage } from '../../core/llm-types';
 import type { ProviderConfig } from '../../core/provider-config';
@@ -38,7 +37,7 @@ export const BEDROCK_ADAPTER: Pick<ModelAdapter<BedrockClients>, 'connect' | 'fa
     providers,
     cache: clientCache(
       ({ region, endpoint, requestTimeoutMs }) =>
-        new BedrockRuntimeClient({ maxAttempts: 1, ...(region ? { region } : {}), ...(endpoint ? { endpoint } : {}), requestHandler: { requestTimeout: requestTimeoutMs } }),
+        new (bedrockSdk().BedrockRuntimeClient)({ maxAttempts: 1, ...(region ? { region } : {}), ...(endpoint ? { endpoint } : {}), requestHandler: { requestTimeout: requestTimeoutMs } }),
       (client) => client.destroy(),
     ),
   }),
@@ -173,9 +172,9 @@ export async function converse(
   const extra = otherParameters(model.parameters, INFERENCE_PARAMETERS);
   const command = { ...input, ...(extra ? { additionalModelRequestFields: extra as never } : {}), modelId: model.model };
   const options = { abortSignal: activitySignal() };
-  if (!onDelta) return await client.send(new ConverseCommand(command), options);
+  if (!onDelta) return await client.send(new (bedrockSdk().ConverseCommand)(command), options);
   // Only guardrailConfig differs between the two inputs, and perflow sets none.
-  const streamed = await client.send(new ConverseStreamCommand(command as ConverseStreamCommandInput), options);
+  const streamed = await client.send(new (bedrockSdk().ConverseStreamCommand)(command as ConverseStreamCommandInput), options);
   return await readStream(streamed, onDelta, ctx);
 }
 

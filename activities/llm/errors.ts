@@ -9,7 +9,7 @@
  * `Bedrock.Throttling`, ...; the original error is kept as the cause.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { openAiSdk } from './sdks';
 
 /** What a failure message names: the interface and the model that were called. */
 export interface ModelCallContext {
@@ -123,6 +123,7 @@ function isDroppedConnection(err: unknown): boolean {
  */
 export function openAiFailure(err: unknown, ctx: ModelCallContext): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = openAiSdk();
   if (err instanceof APIUserAbortError) {
     return failure({ type: 'OpenAI.Aborted', message: `${describe(ctx)} call was aborted`, retryable: true, cause: err });
   }

@@ -4,7 +4,7 @@
  * (or the worker's OPENAI_BASE_URL).
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import OpenAI, { APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
 import type { ChatMessage, ChatResponse, ToolCall, ToolSpec, Usage } from '../../core/llm-types';
 import { builtinInterface, OPENAI_INTERFACE } from '../../core/agent-file/llm-interfaces';
 import { perflowModelParameters } from '../../core/agent-file/model-parameters';
@@ -13,7 +13,7 @@ import type { ModelAdapter, ModelCall } from './adapter';
 import { activitySignal, numberParam, stopParam, timeoutMs, otherParameters, type OnDelta } from './call-options';
 import { clientCache, type ClientCache } from './client-cache';
 import { openAiFailure, streamCutFailure } from './errors';
-import { Stream } from 'openai/core/streaming';
+import { openAiSdk, openAiStreaming } from './sdks';
 
 export { OPENAI_INTERFACE };
 
@@ -153,7 +153,7 @@ async function streamCompletion(
     if (text) onDelta(text);
     return whole;
   }
-  const stream = Stream.fromSSEResponse<OpenAI.Chat.ChatCompletionChunk>(response, new AbortController());
+  const stream = openAiStreaming().Stream.fromSSEResponse<OpenAI.Chat.ChatCompletionChunk>(response, new AbortController());
   const completion: Completion = { id: '', object: 'chat.completion', created: 0, model: body.model, choices: [] };
   for await (const chunk of stream) {
     // The top-level fields (id, model, usage in the last chunk, a server's own) as the plain call has them.
@@ -173,7 +173,7 @@ async function streamCompletion(
     }
   }
   // The SDK ends the iteration quietly when the request is aborted.
-  if (options.signal?.aborted) throw new APIUserAbortError();
+  if (options.signal?.aborted) throw new (openAiSdk().APIUserAbortError)();
   // A stream that stops before a finish reason was cut (by a proxy, a restart) without an error.
   if (completion.choices.length === 0 || completion.choices.some((c) => !c.finish_reason)) throw streamCutFailure('OpenAI', ctx);
   return completion;
@@ -239,7 +239,7 @@ async function openAiChat(clients: OpenAiClients, { model, request, onDelta }: M
 /** OpenAI Chat Completions (or a compatible server) as a model adapter. */
 export const openAiAdapter: ModelAdapter<OpenAiClients> = {
   spec: builtinInterface(OPENAI_INTERFACE),
-  connect: ({ providers }) => ({ providers, cache: clientCache((s) => new OpenAI({ ...s, maxRetries: 0 })) }),
+  connect: ({ providers }) => ({ providers, cache: clientCache((s) => new (openAiSdk().OpenAI)({ ...s, maxRetries: 0 })) }),
   chat: openAiChat,
   failure: openAiFailure,
   close: (clients) => clients.cache.close(),

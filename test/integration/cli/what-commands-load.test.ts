@@ -4,7 +4,9 @@
  * servers. Help and usage errors load no package at all; commands that talk to Temporal only do
  * not load the MongoDB driver, commands that read MongoDB only do not load the Temporal client,
  * and none loads the worker, the agent-file schemas, the price table or a protocol it does not use.
+ * A worker loads a provider's SDK, the MCP client and OpenTelemetry only when a run needs them.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,12 +24,16 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The environment of `perflow ARGS` on the test servers, its loaded packages written to `file`. */
+function envFor(file: string): NodeJS.ProcessEnv {
+  const { temporalAddress, namespace, mongoUri } = serverEnv();
+  return { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_NAMESPACE: namespace, MONGODB_URI: `${mongoUri.replace(/\/$/, '')}/what_loads`, PERFLOW_TASK_QUEUE: queue, PERFLOW_LOADED_PACKAGES_FILE: file };
+}
+
 /** The packages `perflow ARGS` loaded, and its result. */
 async function loaded(args: string[]): Promise<{ packages: string[]; code: number | null; stdout: string; stderr: string }> {
   const file = join(dir, `${args.join('_').replace(/[^\w-]/g, '')}.json`);
-  const { temporalAddress, namespace, mongoUri } = serverEnv();
-  const env = { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_NAMESPACE: namespace, MONGODB_URI: `${mongoUri.replace(/\/$/, '')}/what_loads`, PERFLOW_TASK_QUEUE: queue, PERFLOW_LOADED_PACKAGES_FILE: file };
-  const r = await runProcess(process.execPath, ['-r', PRELOAD, BUILT_CLI, ...args], { env });
+  const r = await runProcess(process.execPath, ['-r', PRELOAD, BUILT_CLI, ...args], { env: envFor(file) });
   return { packages: JSON.parse(readFileSync(file, 'utf8')) as string[], code: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -69,4 +75,19 @@ it('run starts a run with the Temporal client and the agent-file schemas only: n
   } finally {
     await connection.close();
   }
+});
+
+it('a worker loads no provider SDK, MCP client or OpenTelemetry before a run needs one', async () => {
+  const file = join(dir, 'worker.json');
+  const worker = spawn(process.execPath, ['-r', PRELOAD, BUILT_CLI, 'worker'], { env: { ...envFor(file), PERFLOW_TASK_QUEUE: `${queue}-worker` }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => worker.on('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    worker.stdout.on('data', (d: Buffer) => d.toString().includes('perflow worker connected') && resolve());
+    void exited.then((code) => reject(new Error(`the worker exited (${code}) before it connected`)));
+  });
+  worker.kill('SIGINT');
+  expect(await exited).toBe(0);
+  const packages = JSON.parse(readFileSync(file, 'utf8')) as string[];
+  expect(packages).toEqual(expect.arrayContaining(['@temporalio/worker', 'mongodb']));
+  for (const p of ['openai', '@aws-sdk/client-bedrock-runtime', '@modelcontextprotocol/sdk', '@opentelemetry/sdk-trace-base', '@temporalio/interceptors-opentelemetry', '@pydantic/genai-prices']) expect(packages).not.toContain(p);
 });
