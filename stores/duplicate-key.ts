@@ -2,7 +2,7 @@
  * Duplicate-key errors: how perflow's inserts stay idempotent (a document keyed by what it records
  * is inserted once; a repeated insert finds it there).
  */
-import { MongoBulkWriteError, MongoServerError } from 'mongodb';
+import { mongoDriver } from './mongodb-driver';
 
 export const DUPLICATE_KEY = 11000;
 
@@ -11,6 +11,7 @@ export const DUPLICATE_KEY = 11000;
  * anything else (or holds another error besides): a single insert's duplicate is position 0.
  */
 export function duplicatePositions(err: unknown): number[] | undefined {
+  const { MongoBulkWriteError, MongoServerError } = mongoDriver();
   const errors = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : err instanceof MongoServerError ? [{ code: err.code, index: 0 }] : [];
   if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY)) return undefined;
   return errors.map((e) => e.index);

@@ -6,7 +6,8 @@
  * worker, the server and the wire about the same whatever it holds — and adds no wait when
  * nothing else is being inserted there.
  */
-import { MongoBulkWriteError, MongoNetworkError, MongoServerSelectionError, type Collection, type Document } from 'mongodb';
+import type { Collection, Document } from 'mongodb';
+import { mongoDriver } from './mongodb-driver';
 import { DUPLICATE_KEY } from './duplicate-key';
 
 /** Documents one command carries at most (the driver splits by bytes itself). */
@@ -90,6 +91,7 @@ class InsertBatches {
       );
       batch.forEach((w) => w.done([]));
     } catch (err) {
+      const { MongoBulkWriteError, MongoNetworkError, MongoServerSelectionError } = mongoDriver();
       const errors = err instanceof MongoBulkWriteError && !err.result?.getWriteConcernError() ? [err.writeErrors].flat() : [];
       if (errors.length === 0) {
         // Nothing says which documents failed. The connection or the server gone: whether any was

@@ -22,7 +22,8 @@
  * Over 300 lines on purpose: one idea, the chain's layout, which its writers, readers and archive
  * must read alike (offsets never skip or repeat, wherever a batch is).
  */
-import { Binary, type Collection } from 'mongodb';
+import type { Binary, Collection } from 'mongodb';
+import { mongoDriver } from './mongodb-driver';
 import { isDuplicateKey } from './duplicate-key';
 import { Inserts } from './insert-batches';
 import type { RunEvent, StreamHead, TimedEvent } from '../core/run-events';
@@ -388,7 +389,7 @@ export class RunEventLog {
 
   private async store(events: TimedEvent[]): Promise<Pick<EventBatchDoc, 'events' | 'sealed'>> {
     if (!this.sealer) return { events };
-    return { sealed: new Binary(await this.sealer.seal(JSON.stringify(events))) };
+    return { sealed: new (mongoDriver().Binary)(await this.sealer.seal(JSON.stringify(events))) };
   }
 
   private async eventsOf(doc: EventBatchDoc): Promise<TimedEvent[]> {

@@ -91,3 +91,12 @@ it('a worker loads no provider SDK, MCP client or OpenTelemetry before a run nee
   expect(packages).toEqual(expect.arrayContaining(['@temporalio/worker', 'mongodb']));
   for (const p of ['openai', '@aws-sdk/client-bedrock-runtime', '@modelcontextprotocol/sdk', '@opentelemetry/sdk-trace-base', '@temporalio/interceptors-opentelemetry', '@pydantic/genai-prices']) expect(packages).not.toContain(p);
 });
+
+it('the client library loads no MongoDB driver, worker or provider SDK until a call needs one', async () => {
+  const file = join(dir, 'library.json');
+  const r = await runProcess(process.execPath, ['-r', PRELOAD, '-e', `require(${JSON.stringify(join(BUILT_CLI, '..', '..', 'client', 'index.js'))})`], { env: envFor(file) });
+  expect(r.code).toBe(0);
+  const packages = JSON.parse(readFileSync(file, 'utf8')) as string[];
+  expect(packages).toContain('@temporalio/client');
+  for (const p of ['mongodb', '@temporalio/worker', '@temporalio/workflow', 'openai', '@aws-sdk/client-bedrock-runtime', '@modelcontextprotocol/sdk', '@pydantic/genai-prices', '@opentelemetry/sdk-trace-base']) expect(packages).not.toContain(p);
+});
