@@ -7,6 +7,7 @@
  */
 import type { CommandHandler } from './context';
 import type { Options } from './options';
+import { missingId } from './usage';
 
 type Group = Record<string, unknown>;
 /** What a command line must hold, checked before the handler's module loads: the run (or memory) it names, options it cannot go without. */
@@ -55,9 +56,6 @@ export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
 export function isCommand(name: string): boolean {
   return Object.hasOwn(COMMANDS, name);
 }
-
-/** The line that says what a command needs as its first argument. */
-export const missingId = (command: string, what: string) => `${command} needs ${what}: perflow ${command} ID`;
 
 /** What the command line lacks that the command needs (one line), before anything loads. */
 export function usageProblem(name: string, o: Options, positionals: readonly string[]): string | undefined {

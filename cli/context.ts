@@ -3,7 +3,7 @@ import type { ClientConfig } from '../config/env';
 import type { PerflowClient } from '../client/connect';
 import { PerflowError } from '../client/errors';
 import { openStores, type StoresClient } from '../client/stores';
-import { missingId } from './commands';
+import { missingId } from './usage';
 import type { Options } from './options';
 
 export interface CommandContext {

@@ -71,3 +71,6 @@ export function commandUsage(command: string): string {
   if (picked.length === 0) return USAGE;
   return [`usage: perflow ${command} [options]`, ...picked, lines.at(-1)!].join('\n');
 }
+
+/** The line that says what a command needs as its first argument. */
+export const missingId = (command: string, what: string) => `${command} needs ${what}: perflow ${command} ID`;

@@ -1,5 +1,5 @@
 /**
- * A perflow worker in a process of its own (test/support/worker-process.ts), for tests that
+ * A perflow worker in a process of its own (test/support/worker-process.js), for tests that
  * SIGKILL it mid-run and start a fresh one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,8 +24,8 @@ async function bundleWorkflows(): Promise<string> {
 
 /** Starts a worker process on `taskQueue` and database `db`; resolves once it polls. */
 function spawnWorker(o: { taskQueue: string; db: string; bundlePath: string }): Promise<ChildProcess> {
-  // tsx as a require hook (not its CLI, which would run the worker in a grandchild that SIGKILL misses)
-  const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), join(__dirname, 'worker-process.ts')], {
+  // The compiled worker, in this very process (SIGKILL reaches it: no launcher in between).
+  const child = spawn(process.execPath, [join(__dirname, 'worker-process.js')], {
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: serverEnv().temporalAddress,
