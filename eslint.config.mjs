@@ -35,6 +35,8 @@ const LAYERS = {
   telemetry: { may: ['core'], types: ['config'] },
   activities: { may: ['core', 'stores', 'telemetry'] },
   workflows: { may: ['core', 'telemetry/metric-names'], types: ['activities'], packages: SANDBOX },
+  // The run kernel, which the agent types build on: it imports nothing of theirs (its rule overrides the folder's).
+  'workflows/kernel': { files: ['workflows/kernel/**/*.ts'], may: ['core', 'telemetry/metric-names'], types: ['activities'], packages: SANDBOX },
   servers: { may: ['core', 'config'] },
   workers: { may: ['core', 'config', 'codec', 'stores', 'telemetry', 'activities', 'workflows'] },
   client: { may: ['core', 'config', 'codec', 'stores', 'telemetry', 'workflows/definitions', 'workflows/run-start'], types: ['workflows'] },

@@ -34,7 +34,8 @@ export const toolCallId = (place: ToolCallPlace) => `${executorStepId(place.ids,
 
 /** Completed-step IDs as a planner prompt reference carries them (see `PlannerPromptRef.run_steps`). */
 export interface CompletedStepRefs {
-  completed_step_ids: string[];
+  /** Absent: none (left out of the inputs that carry it, as in every call of a run without earlier exchanges). */
+  completed_step_ids?: string[];
   run_steps?: { trace_root: string; count: number };
 }
 
@@ -46,12 +47,13 @@ export function compactStepIds(ids: readonly string[], historyCount: number, tra
   const history = ids.slice(0, historyCount);
   const steps = ids.slice(historyCount);
   const inOrder = steps.length > 0 && steps.every((id, unit) => id === stepTraceId(traceRoot, unit));
-  return inOrder ? { completed_step_ids: history, run_steps: { trace_root: traceRoot, count: steps.length } } : { completed_step_ids: [...ids] };
+  const listed = (list: readonly string[]) => (list.length > 0 ? { completed_step_ids: [...list] } : {});
+  return inOrder ? { ...listed(history), run_steps: { trace_root: traceRoot, count: steps.length } } : listed(ids);
 }
 
 /** Every completed-step ID a prompt reference names, in order. */
 export function completedStepIds(ref: CompletedStepRefs): string[] {
   const { run_steps } = ref;
   const steps = run_steps ? Array.from({ length: run_steps.count }, (_, unit) => stepTraceId(run_steps.trace_root, unit)) : [];
-  return [...ref.completed_step_ids, ...steps];
+  return [...(ref.completed_step_ids ?? []), ...steps];
 }

@@ -28,7 +28,8 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
   }));
   const { progress, p } = run;
   // The planner renders its prompt in the activity from the completed steps' IDs (claim check).
-  const format = run.promptFormat === 'ml-commons' ? { format: run.promptFormat, history_count: run.historyCount } : {};
+  // history_count 0 goes without saying (the activity reads it so), as in every call of a run without earlier exchanges.
+  const format = run.promptFormat === 'ml-commons' ? { format: run.promptFormat, ...(run.historyCount > 0 ? { history_count: run.historyCount } : {}) } : {};
   const promptRef = (key: TemplateKey): PlannerPromptRef =>
     run.materialId !== undefined
       ? { template_key: key, steps: progress.plan, ...completedStepRefs(run), ...format }

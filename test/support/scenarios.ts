@@ -607,6 +607,20 @@ SCENARIOS.push({ ...SCENARIOS.find((s) => s.name === 'queued-behind-earlier-run'
 // Recorded again since runs write their roots at their end: a fork (its link to the source in those roots) and a run continuing-as-new (the end in a later execution).
 SCENARIOS.push(...['forked-from-step-3', 'continued-as-new'].map((name) => ({ ...SCENARIOS.find((s) => s.name === name)!, name: `${name}-roots-at-end` })));
 
+// Steps as a user's planner writes them (one at a time, 60 characters, a tool call each), across continue-as-new: a step's
+// text once in its child's input (the plan it starts goes by key), the flags `step_events` implies, a tool named as its type
+// and an empty list of completed-step IDs left out, as an output's false flags and zero counts are.
+const dayStep = (n: number) => `Count the flights from Beijing to Seattle departing on day ${n}`;
+SCENARIOS.push({
+  name: 'lean-step-inputs',
+  question: 'How many flights from Beijing to Seattle on days 1 to 3?',
+  params: { continue_as_new_after_events: 40 },
+  agent: scriptedAgent(
+    { planner: [...[1, 2, 3].map((n) => plan(dayStep(n))), final('6 flights')], executor: [1, 2, 3].map((n) => calculatorTurns(`${n}+0`, `${n} flights`)) },
+    withCalculator(),
+  ),
+});
+
 /** A priced two-step run whose first call reaches its dollar budget, raised by a person once it waits. */
 function budgetRaised(name: string, question: string): Scenario {
   return {

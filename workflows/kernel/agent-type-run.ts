@@ -6,7 +6,7 @@
 import type { ResolvedParameters } from '../../core/agent';
 import { instructionsOf } from '../../core/agent-file/instructions';
 import { agentTypeSystemPrompt, instructionBlock, type Variable } from '../../core/agent-types';
-import type { RunInput } from '../definitions';
+import type { RunInput } from './definitions';
 import { openRun, type RunContext } from './context';
 
 export interface AgentTypeRun<S> {

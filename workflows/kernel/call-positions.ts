@@ -5,7 +5,7 @@
  * continue-as-new, and a fork where its source stood at the fork's step. Agent types ask here;
  * their loops keep no position of their own.
  */
-import type { ForkPoint, RunInput } from '../definitions';
+import type { ForkPoint, RunInput } from './definitions';
 
 /** A counter over a numeric field of an agent type's state (absent counts as 0). */
 export function counterOf<K extends string>(state: { [key in K]?: number }, key: K): { next: number } {

@@ -13,7 +13,7 @@ import { ZERO_USAGE } from '../../core/llm-types';
 import { renderTemplate, templateParams, type PromptFormat } from '../../core/template';
 import { causeChain } from '../../core/text';
 import { compactStepIds, completedStepIds, stepTraceId, type CompletedStepRefs, type MemoryIds } from '../../core/memory-ids';
-import { forkPointQuery, progressMarkdown, progressQuery, type CarriedState, type ForkPoint, type ForkSource, type Progress, type RunIds, type RunInput } from '../definitions';
+import { forkPointQuery, progressMarkdown, progressQuery, type CarriedState, type ForkPoint, type ForkSource, type Progress, type RunIds, type RunInput } from './definitions';
 import { describeTools, memoryActivities, modelActivities, type ModelActivities } from './activity-presets';
 import { openHumanLoop, type HumanLoop } from './human';
 import { acceptInterrupts, waitForEarlierRuns } from './run-order';

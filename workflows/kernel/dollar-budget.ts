@@ -11,7 +11,7 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { TenantChecked } from '../../core/activity-contract';
 import { costBudgetReachedMessage, tenantBudgetReachedMessage } from '../../core/prompts';
-import { FailureTypes } from '../definitions';
+import { FailureTypes } from './definitions';
 import type { RunContext } from './context';
 
 /** Thrown by a model call at the budget: `guard` ends the run with the work so far. */

@@ -40,17 +40,38 @@ function relativeKey(key: string): string {
  * The run's events that started a step, as its executor child gets them (`step_events`): those the
  * run held before it (the planner's last text, the plan), keys relative to the run (`#…`), and
  * `step_started` as its key and, where it is not the step's text, its label: the child builds it.
+ * A plan held last that begins with the step's text goes as `plan`, and the child builds it too:
+ * the text is in the child's input, in the parent's history every step, once.
  */
 export interface StepEvents {
   before?: KeyedRunEvents;
+  /** The plan event after `before`: its key, and its steps after the first, which is the step's text (absent: none). */
+  plan?: { key: string; rest?: string[] };
   started_key: string;
   started_label?: string;
 }
 
-/** The events a step's executor child was handed, `step_started` built, keys relative to `parentRunId`. */
+/** The events a step's executor child was handed, the plan and `step_started` built, keys relative to `parentRunId`. */
 export function stepStartEvents(handed: StepEvents, index: number, text: string, parentRunId: string): KeyedRunEvents {
+  const plan: RunEventBody[] = handed.plan ? [{ type: 'plan', steps: [text, ...(handed.plan.rest ?? [])] }] : [];
   const started: RunEventBody = { type: 'step_started', index, step: handed.started_label ?? preview(text, EVENT_PREVIEW_CHARS) };
-  return { events: [...(handed.before?.events ?? []), started], keys: [...(handed.before?.keys ?? []), handed.started_key], key_run: parentRunId };
+  return {
+    events: [...(handed.before?.events ?? []), ...plan, started],
+    keys: [...(handed.before?.keys ?? []), ...(handed.plan ? [handed.plan.key] : []), handed.started_key],
+    key_run: parentRunId,
+  };
+}
+
+/** The events held before a step's start as its executor gets them, keys relative to the run: a plan last that begins with the step's text as `plan`. */
+function handedBefore(before: KeyedRunEvents, text: string): Pick<StepEvents, 'before' | 'plan'> {
+  const last = before.events.at(-1);
+  const plan = last?.type === 'plan' && last.steps[0] === text ? last : undefined;
+  const events = plan ? before.events.slice(0, -1) : before.events;
+  const keys = (plan ? before.keys.slice(0, -1) : before.keys).map(relativeKey);
+  return {
+    ...(events.length > 0 ? { before: { events, keys } } : {}),
+    ...(plan ? { plan: { key: relativeKey(before.keys.at(-1)!), ...(plan.steps.length > 1 ? { rest: plan.steps.slice(1) } : {}) } } : {}),
+  };
 }
 
 /** Events keyed by whoever would have written them (a tool call's, handed on and not taken): written once per key. */
@@ -139,7 +160,7 @@ export class RunEvents {
     this.starting.set(index, joined(held, { events: [{ type: 'step_started', index, step }], keys: [key] }));
     // `step_started` goes as its key (and its label, where it is not the step's text): the child builds it.
     return {
-      ...(before.events.length > 0 ? { before: { events: before.events, keys: before.keys.map(relativeKey) } } : {}),
+      ...handedBefore(before, text),
       started_key: relativeKey(key),
       ...(step !== preview(text, EVENT_PREVIEW_CHARS) ? { started_label: step } : {}),
     };

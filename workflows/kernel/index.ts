@@ -11,4 +11,4 @@ export { checkpoint, finish, guard, summarizeSteps, type Checkpoint } from './li
 export { ask, askJudgment, askParsed, type Judgment, type ModelCall } from './model-calls';
 export { counterOf } from './call-positions';
 export type { RunContext } from './context';
-export type { RunInput, RunOutput } from '../definitions';
+export type { RunInput, RunOutput } from './definitions';

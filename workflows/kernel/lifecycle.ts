@@ -9,7 +9,7 @@ import { MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tok
 import { preview } from '../../core/text';
 import { EVENT_PREVIEW_CHARS, type RunEventBody } from '../../core/run-events';
 import type { EarlierStepsRef } from '../../core/activity-contract';
-import { SearchAttributes, type CarriedState, type RunOutput } from '../definitions';
+import { SearchAttributes, type CarriedState, type RunOutput } from './definitions';
 import { memoryActivities } from './activity-presets';
 import { causeMessage, completedStepRefs, ROOTS_AT_END_PATCH, type RunContext } from './context';
 import type { RunOutcome } from '../../activities/run-memory';

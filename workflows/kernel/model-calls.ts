@@ -13,7 +13,7 @@ import { parseRetrySuffix } from '../../core/prompts';
 import type { Parsed } from '../../core/json-in-text';
 import { preview } from '../../core/text';
 import type { KeyedRunEvents } from '../../core/run-events';
-import { FailureTypes, type AssumedVerdict } from '../definitions';
+import { FailureTypes, type AssumedVerdict } from './definitions';
 import type { ModelActivities } from './activity-presets';
 import { modelForCall } from './scripted-calls';
 import type { RunContext } from './context';

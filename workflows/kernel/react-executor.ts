@@ -22,7 +22,8 @@ import { askTenantWait, askToolApproval, tenantWaitAnswers, toolApprovalAnswers 
 
 /** A tool as an executor child needs it: the name the model calls, and how the worker runs it. */
 export interface ToolBinding {
-  name: string;
+  /** Absent: the ref's type (a tool named as its type is sent without it: a step's input is in the parent's history). */
+  name?: string;
   ref: AgentToolRef;
 }
 
@@ -54,13 +55,15 @@ export interface ReactExecutorInput {
   /**
    * The parent knows the child takes the step-memory path: it then asks no patch, so the
    * child's history has no patch marker (nor the search-attribute upsert the SDK adds to each).
-   * Children started without it (by older parents) ask the patch as before.
+   * Children started without it (by older parents) ask the patch as before. `step_events` says
+   * the same: every parent that sends it sent this flag, so parents since send only that.
    */
   step_memory?: true;
   /**
    * The parent knows the child's turns send earlier tool outputs by reference (`stored_tool_results`):
    * each turn's input in the child's history stays small however many iterations the step takes.
-   * Children started without it (by older parents) send them whole, as they recorded.
+   * Children started without it (by older parents) send them whole, as they recorded. Implied by
+   * `step_events`, as `step_memory` is.
    */
   tool_results_by_reference?: true;
   /** The agent file's `name`, for the cost counter of its model calls (absent from children started before it was sent). */
@@ -89,14 +92,15 @@ export interface ReactExecutorInput {
 
 /**
  * The step result is saved whole in memory by the executor; the parent keeps a bounded
- * preview, so its history does not grow with the size of step results.
+ * preview, so its history does not grow with the size of step results. Flags and counts that
+ * are false or 0 are left out (the parent's history holds every step's output).
  */
 export interface ReactExecutorOutput {
   result_preview: string;
   result_chars: number;
   iterations: number;
   tool_calls: number;
-  /** Tool calls whose observation was an error. */
+  /** Tool calls whose observation was an error (absent: none). */
   tool_errors?: number;
   /** The iteration limit ended the step before the model gave a final answer. */
   limit_reached?: boolean;
@@ -115,7 +119,7 @@ export const STEP_MEMORY_IN_MODEL_CALLS_PATCH = 'executor-step-memory-in-model-c
  * records no marker.
  */
 function takesStepMemory(input: ReactExecutorInput): boolean {
-  if (!input.step_memory) return patched(STEP_MEMORY_IN_MODEL_CALLS_PATCH);
+  if (!input.step_memory && input.step_events === undefined) return patched(STEP_MEMORY_IN_MODEL_CALLS_PATCH);
   if (workflowInfo().unsafe.isReplaying) patched(STEP_MEMORY_IN_MODEL_CALLS_PATCH);
   return true;
 }
@@ -134,13 +138,22 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   const finish = async (result: string, iterations: number, saved: boolean, budget_reached = false): Promise<ReactExecutorOutput> => {
     if (!saved) await memoryActivities.saveStep({ ids: input.ids, stepIndex: input.stepIndex, step: input.step, result });
     const limit_reached = iterations >= input.max_iteration && !answered && !budget_reached;
-    return { result_preview: preview(result), result_chars: result.length, iterations, tool_calls: toolCalls, tool_errors: toolErrors, limit_reached, ...(budget_reached ? { budget_reached } : {}), usage };
+    return {
+      result_preview: preview(result),
+      result_chars: result.length,
+      iterations,
+      tool_calls: toolCalls,
+      ...(toolErrors > 0 ? { tool_errors: toolErrors } : {}),
+      ...(limit_reached ? { limit_reached } : {}),
+      ...(budget_reached ? { budget_reached } : {}),
+      usage,
+    };
   };
   const gathered = () => (observations.length > 0 ? observations.join('\n') : 'no tool output was gathered');
   // With step memory, `messages` holds only this step's turns after the question.
   const messages: ChatMessage[] = stepMemory ? [] : await openingMessages(input);
 
-  const bindings: ToolBinding[] = input.tool_refs ?? (input.tools ?? []).map((t) => ({ name: t.spec.name, ref: t.ref }));
+  const bindings = input.tool_refs?.map((t) => ({ name: t.name ?? t.ref.type, ref: t.ref })) ?? (input.tools ?? []).map((t) => ({ name: t.spec.name, ref: t.ref }));
   const byName = new Map(bindings.map((t) => [t.name, t.ref]));
   // The system prompt and tool specs by reference when the run has prompt material.
   const offered =
@@ -161,7 +174,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   let waits = 0;
   // Tool messages whose content is a tool call's output as memory holds it: sent by reference.
   const stored: StoredToolResult[] = [];
-  const byReference = input.tool_results_by_reference === true && stepMemory !== undefined;
+  const byReference = (input.tool_results_by_reference === true || input.step_events !== undefined) && stepMemory !== undefined;
   // Pending: the run's events that started the step, and this turn's tool calls whose activity handed
   // their events on (one write fewer a call). Each call and model call is handed what is pending, to
   // write first; what none takes (the step ends, fails or is cancelled first), the step writes as it ends.

@@ -7,7 +7,7 @@
 import { patched, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { AgentDefinition, ResolvedParameters } from '../../core/agent';
 import { fingerprintOf } from '../../core/fingerprint';
-import { SearchAttributes } from '../definitions';
+import { SearchAttributes } from './definitions';
 
 export const FINGERPRINT_BUILD_PATCH = 'fingerprint-build-id';
 

@@ -6,7 +6,7 @@
 import { isCancellation, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { preview } from '../../core/text';
 import { EVENT_PREVIEW_CHARS } from '../../core/run-events';
-import { interruptSignal, SearchAttributes, type Progress } from '../definitions';
+import { interruptSignal, SearchAttributes, type Progress } from './definitions';
 import { runOrderActivities } from './activity-presets';
 import type { RunEvents } from './events';
 

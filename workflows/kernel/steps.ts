@@ -13,6 +13,7 @@ import { preview } from '../../core/text';
 
 import type { MemoryIds } from '../../core/memory-ids';
 import { reactExecutor, type ReactExecutorInput, type ReactExecutorOutput } from './react-executor';
+import type { StepEvents } from './events';
 import { memoryActivities } from './activity-presets';
 import { causeMessage, type RunContext } from './context';
 import { responseFilter } from './model-calls';
@@ -102,7 +103,7 @@ async function executeStep(run: RunContext, step: StepRequest): Promise<StepOutc
     const out: ReactExecutorOutput = await executeChild(reactExecutor, {
       workflowId: executorWorkflowId,
       staticSummary: step.summary ?? preview(step.label, 150),
-      args: [{ ...executorInput(run, step), step_events: started }],
+      args: [executorInput(run, step, started)],
     }).catch((err: unknown) => {
       run.events.stepEnded(step.unit, true);
       throw err;
@@ -169,7 +170,7 @@ export function fullResult(run: RunContext, unit: number): Promise<string> {
 }
 
 /** The input of a step's executor child: the one place it is built, for every agent type. */
-export function executorInput(run: RunContext, step: Pick<StepRequest, 'unit' | 'text' | 'tools'>): ReactExecutorInput {
+export function executorInput(run: RunContext, step: Pick<StepRequest, 'unit' | 'text' | 'tools'>, started: StepEvents): ReactExecutorInput {
   const { agent, p } = run;
   return {
     step: step.text,
@@ -181,8 +182,8 @@ export function executorInput(run: RunContext, step: Pick<StepRequest, 'unit' | 
     ids: run.memoryIds,
     ...(run.input.llm_task_queue ? { llm_task_queue: run.input.llm_task_queue } : {}),
     ...responseFilter(run, 'execution'),
-    step_memory: true,
-    tool_results_by_reference: true,
+    // Handed step_events, the child takes step memory and tool results by reference: those two flags go unsent.
+    step_events: started,
     agent: agent.name,
     ...stepBudget(run),
     ...tenantOf(run),
@@ -205,5 +206,5 @@ function stepBudget(run: RunContext): Pick<ReactExecutorInput, 'budget_usd'> {
  */
 export function executorTools(run: RunContext, tools: AgentTool[]): Pick<ReactExecutorInput, 'material_id' | 'tool_refs' | 'system_prompt' | 'tools'> {
   if (run.materialId === undefined) return { system_prompt: run.executorSystem, tools };
-  return { material_id: run.materialId, tool_refs: tools.map((t) => ({ name: t.spec.name, ref: t.ref })) };
+  return { material_id: run.materialId, tool_refs: tools.map((t) => (t.spec.name === t.ref.type ? { ref: t.ref } : { name: t.spec.name, ref: t.ref })) };
 }

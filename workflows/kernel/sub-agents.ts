@@ -13,8 +13,8 @@ import { QUESTION_MAX_CHARS } from '../../core/agent-file/limits';
 import { ZERO_USAGE, type Usage } from '../../core/llm-types';
 import type { ToolCallPlace } from '../../core/memory-ids';
 import { causeChain, firstLine } from '../../core/text';
-import type { RunIds, RunOutput, RunWorkflow, SubAgentPlace } from '../definitions';
-import { runStart } from '../run-start';
+import type { RunIds, RunOutput, RunWorkflow, SubAgentPlace } from './definitions';
+import { runStart } from './run-start';
 import { agentToolEnded, agentToolStarted } from './activity-presets';
 
 /** What the calling step hands its sub-agent. */

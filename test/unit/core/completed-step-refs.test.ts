@@ -23,4 +23,11 @@ describe('completed-step IDs in prompt references', () => {
   it('names no run steps before the first step', () => {
     expect(compactStepIds(['earlier-a'], 1, root)).toEqual({ completed_step_ids: ['earlier-a'] });
   });
+
+  it('leaves out an empty list of IDs (a run without earlier exchanges), which reads as none', () => {
+    expect(compactStepIds(traces(3), 0, root)).toEqual({ run_steps: { trace_root: root, count: 3 } });
+    expect(compactStepIds([], 0, root)).toEqual({});
+    expect(completedStepIds({ run_steps: { trace_root: root, count: 3 } })).toEqual(traces(3));
+    expect(completedStepIds({})).toEqual([]);
+  });
 });

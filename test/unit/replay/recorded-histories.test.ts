@@ -61,6 +61,10 @@ describe('recorded histories', () => {
         'todo-list-opens-in-one-activity.binpb',
         'plan-and-execute-opens-in-one-activity.binpb',
         'queued-behind-earlier-run-opens-in-one-activity.binpb',
+        // Steps as a user's planner writes them: the step's text once in its child's input, a tool named as its type, across continue-as-new.
+        'lean-step-inputs.run-1.binpb',
+        'lean-step-inputs.run-2.binpb',
+        'lean-step-inputs.step-2.binpb',
         'failed-step-replanned.binpb',
         'max-steps-reached.binpb',
         'malformed-planner-answer-retried.binpb',

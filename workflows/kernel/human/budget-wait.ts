@@ -7,7 +7,7 @@
  * is a budget decision too: `reject --stop` ends it the same way.
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { raiseBudgetUpdate, type DecisionRecord } from '../../definitions';
+import { raiseBudgetUpdate, type DecisionRecord } from '../definitions';
 import { byOf, checkBy, expectObject, type Decisions } from './pending';
 import { openTenantWait, type TenantWait } from './tenant-budget-wait';
 

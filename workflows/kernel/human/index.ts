@@ -11,7 +11,7 @@
  * Nothing here adds a command unless a person (or `plan_approval`, or a tool's
  * `requires_approval`) asks for it, so runs recorded before replay unchanged.
  */
-import type { HumanState } from '../../definitions';
+import type { HumanState } from '../definitions';
 import { openBudget, type BudgetDesk } from './budget-wait';
 import { openDecisions, type HumanRun } from './pending';
 import { openPlanReview, type PlanOutcome } from './plan-review';

@@ -5,7 +5,7 @@
  * decision's validator makes.
  */
 import { condition, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { SearchAttributes, type DecisionRecord, type HumanState, type PendingDecision, type Progress } from '../../definitions';
+import { SearchAttributes, type DecisionRecord, type HumanState, type PendingDecision, type Progress } from '../definitions';
 import { memoryActivities } from '../activity-presets';
 import type { AgentTool } from '../../../core/activity-contract';
 import type { ResolvedParameters } from '../../../core/agent';

@@ -4,7 +4,7 @@
  * feedback) or stop the run; `approval_timeout` decides when nobody does.
  */
 import { setHandler } from '@temporalio/workflow';
-import { planDecisionUpdate, type PlanDecision } from '../../definitions';
+import { planDecisionUpdate, type PlanDecision } from '../definitions';
 import type { BudgetDesk } from './budget-wait';
 import { byOf, checkBy, expectObject, numbered, TIMEOUT_BY, waitFor, type Decisions } from './pending';
 

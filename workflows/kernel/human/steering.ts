@@ -3,7 +3,7 @@
  * run holds at its next point between steps until resumed).
  */
 import { condition, setHandler } from '@temporalio/workflow';
-import { guideUpdate, pauseUpdate, resumeUpdate } from '../../definitions';
+import { guideUpdate, pauseUpdate, resumeUpdate } from '../definitions';
 import { GUIDANCE_MAX_CHARS, PENDING_FEEDBACK_MAX } from '../../../core/decisions';
 import { byOf, checkBy, expectObject, type Decisions } from './pending';
 

@@ -10,7 +10,7 @@
 import { condition, getExternalWorkflowHandle, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { TenantBudgetReached } from '../../../core/activity-contract';
 import { msUntilUtcDayEnds, nextUtcDay } from '../../../core/datetime';
-import { tenantCapSignal, tenantWaitAnswerSignal, tenantWaitRequestSignal, type TenantCapNotice, type TenantWaitAnswer } from '../../definitions';
+import { tenantCapSignal, tenantWaitAnswerSignal, tenantWaitRequestSignal, type TenantCapNotice, type TenantWaitAnswer } from '../definitions';
 import type { Decisions } from './pending';
 
 /** Waits at the tenant's cap; resolves with how the wait ended. */

@@ -7,7 +7,7 @@
 import { condition, getExternalWorkflowHandle, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import { schemaProblem } from '../../../core/schema-check';
 import { preview } from '../../../core/text';
-import { toolApprovalAnswerSignal, toolApprovalRequestSignal, toolDecisionUpdate, type ToolApprovalAnswer, type ToolApprovalRequest } from '../../definitions';
+import { toolApprovalAnswerSignal, toolApprovalRequestSignal, toolDecisionUpdate, type ToolApprovalAnswer, type ToolApprovalRequest } from '../definitions';
 import { byOf, checkBy, expectObject, TIMEOUT_BY, waitFor, type Decisions } from './pending';
 
 /** Sets up the run's side: the children's requests and the tool decision Update. */
