@@ -4,12 +4,15 @@
  *
  *   npm run bench -- [--concurrency 50,200] [--steps 10] [--runs 5]
  *                    [--backends sqlite,postgresql] [--latency-ms 1000] [--long [--long-steps 1000]]
- *                    [--only per-step,history,durability,parallel,streaming,eval,sub-agents,concurrency [--json FILE]]
+ *                    [--startup-runs 5]
+ *                    [--only startup,per-step,history,durability,parallel,streaming,eval,sub-agents,concurrency [--json FILE]]
  *
- * On the first memory backend: per-step orchestration time next to a floor workflow doing the
- * same Temporal round trips with no-op activities; history, Temporal tasks and MongoDB commands
- * per step; the run's start event; perflow next to an in-process loop with model latency; history
- * per step with the model streaming and not; a model's first token from the activity to a
+ * On the first memory backend: how fast perflow's commands and worker start, installed from
+ * `npm pack` and as a checkout, next to `node -e 0` and `temporal --version` (bench/startup.ts);
+ * per-step orchestration time next to a floor workflow doing the same Temporal round trips with
+ * no-op activities; history, Temporal tasks and MongoDB commands per step; the run's start
+ * event; perflow next to an in-process loop with model latency; history per step with the model
+ * streaming and not; a model's first token from the activity to a
  * watchRun client at 1 and 50 runs at once, and what the streaming sends per second; the history
  * of a 100-case eval; what an agent tool's call adds to its caller's history, and a supervisor
  * with two sub-agents next to one agent doing their work; with
@@ -45,6 +48,7 @@ import { startEval } from '../client/eval';
 import { perflowClient } from '../client/connect';
 import { clientConfigFromEnv } from '../config/env';
 import { workflowBundleOptions } from '../workers/workflow-source';
+import { measureStartup } from '../bench/startup';
 import { CPU_ROLES, cpuMsBetween, cpuSnapshot, type CpuByRole, type CpuRole } from '../bench/process-cpu';
 
 const { values: args } = parseArgs({
@@ -57,11 +61,12 @@ const { values: args } = parseArgs({
     long: { type: 'boolean', default: false },
     'long-steps': { type: 'string', default: '1000' },
     'max-cached-workflows': { type: 'string' },
+    'startup-runs': { type: 'string', default: '5' },
     only: { type: 'string' },
     json: { type: 'string' },
   },
 });
-/** `--only per-step,history,durability,parallel,streaming,eval,sub-agents,concurrency`: the sections to measure (default all). */
+/** `--only startup,per-step,history,durability,parallel,streaming,eval,sub-agents,concurrency`: the sections to measure (default all). */
 const ONLY = args.only ? new Set(args.only.split(',').map((s) => s.trim())) : undefined;
 const measuring = (section: string) => !ONLY || ONLY.has(section);
 const CONCURRENCY = args.concurrency.split(',').map(Number);
@@ -70,6 +75,7 @@ const RUNS = Number(args.runs);
 const BACKENDS = args.backends.split(',').map((b) => b.trim());
 const LATENCY_MS = Number(args['latency-ms']);
 const LONG_RUN_STEPS = Number(args['long-steps']);
+const STARTUP_RUNS = Number(args['startup-runs']);
 /** The longest step the parameter limits allow (executor_max_iterations 200), each turn with an 8 KB tool output. */
 const LONG_STEP = { iterations: 200, toolBytes: 8_000 };
 
@@ -186,6 +192,13 @@ async function warmUp(bench: Bench): Promise<void> {
   await floorRun(bench, 2);
 }
 const historiesOf = (bench: Bench, run: Finished) => fetchRunHistories(bench.client, run.workflowId, run.firstExecutionRunId);
+
+/** How fast perflow's processes start (installed package and checkout), on this backend's servers. */
+async function measureStartupSection(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
+  const { rows, json } = await measureStartup({ client: bench.client, env: bench.env, runs: STARTUP_RUNS });
+  results.startup = json;
+  return rows;
+}
 
 /** Per-step orchestration time, one run at a time, zero-latency model, no tools. */
 async function measurePerStep(bench: Bench, results: Record<string, unknown>): Promise<Row[]> {
@@ -535,6 +548,7 @@ async function measureBackend(bench: Bench, first: boolean, results: Record<stri
   const others = ['per-step', 'history', 'durability', 'parallel', 'streaming', 'eval', 'sub-agents'].some(measuring) || args.long;
   const alone = first && others && measuring('concurrency') ? (await warmUp(bench), await measureConcurrencyLevels(bench)) : undefined;
   if (first) {
+    if (measuring('startup')) rows.push(...(await measureStartupSection(bench, results)));
     if (measuring('per-step')) rows.push(...(await measurePerStep(bench, results)));
     if (measuring('history')) rows.push(...(await measureHistory(bench, results)));
     if (measuring('durability')) rows.push(...(await measureDurabilityCost(bench, results)));
@@ -594,7 +608,7 @@ async function main(): Promise<void> {
 
 function write(results: Record<string, unknown>, rows: Row[], notes: string[], singleRunBackend: string): void {
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  const command = `npm run bench -- --concurrency ${CONCURRENCY.join(',')} --steps ${STEPS} --runs ${RUNS} --backends ${BACKENDS.join(',')} --latency-ms ${LATENCY_MS}${args.long ? ` --long --long-steps ${LONG_RUN_STEPS}` : ''}${args['max-cached-workflows'] ? ` --max-cached-workflows ${args['max-cached-workflows']}` : ''}${args.only ? ` --only ${args.only}` : ''}`;
+  const command = `npm run bench -- --concurrency ${CONCURRENCY.join(',')} --steps ${STEPS} --runs ${RUNS} --backends ${BACKENDS.join(',')} --latency-ms ${LATENCY_MS}${args.long ? ` --long --long-steps ${LONG_RUN_STEPS}` : ''}${args['max-cached-workflows'] ? ` --max-cached-workflows ${args['max-cached-workflows']}` : ''}${measuring('startup') ? ` --startup-runs ${STARTUP_RUNS}` : ''}${args.only ? ` --only ${args.only}` : ''}`;
   const table = [
     `Machine: ${machine}. Command: \`${command}\`. Scripted model; Temporal dev server and the memory backend on the same machine; the worker in its own process. Rows without a backend ran on ${singleRunBackend}.`,
     '',
