@@ -150,11 +150,17 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
 
 /** The tool calls whose events were handed on to this turn (`StoredToolResult.events`): their input and answer, from its messages. */
 function handedOn(messages: ChatMessage[], stored: StoredToolResult[] | undefined): HandedToolCall[] {
-  const inputs = new Map(messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => [c.id, c.input] as const) : [])));
+  // A result's call is in the assistant turn it answers: ids are unique within a turn only (a compatible server may repeat `call_0` every turn).
+  const inputs = new Map<number, Record<string, unknown> | undefined>();
+  let turn = new Map<string, Record<string, unknown>>();
+  messages.forEach((m, i) => {
+    if (m.role === 'assistant') turn = new Map((m.tool_calls ?? []).map((c) => [c.id, c.input]));
+    else if (m.role === 'tool') inputs.set(i, turn.get(m.tool_call_id));
+  });
   return (stored ?? []).flatMap((s) => {
     const m = messages[s.message];
     if (s.events === undefined || m?.role !== 'tool') return [];
-    return [{ call: s.call, tool: m.name, input: inputs.get(m.tool_call_id), output: m.content, ok: m.is_error !== true, ...(s.events === 'result' ? { call_published: true } : {}) }];
+    return [{ call: s.call, tool: m.name, input: inputs.get(s.message), output: m.content, ok: m.is_error !== true, ...(s.events === 'result' ? { call_published: true } : {}) }];
   });
 }
 

@@ -4,11 +4,11 @@ import type { PendingRun } from '../client/decisions';
 import type { SubAgentRun } from '../client/agent-tree';
 import type { DecisionRecord, Progress } from '../client';
 import { pendingLines } from '../client/text-views';
-import { formatCost } from '../core/text';
+import { formatCost, formatTokens } from '../core/text';
 
 /** `perflow status ID`. */
 export function statusLines(id: string, p: Progress): string[] {
-  const lines = [`${id}: ${p.status} (agent ${p.agent}, steps ${p.steps_executed}/${p.max_steps}, tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens}, ${formatCost(p.usage.cost_usd)})`];
+  const lines = [`${id}: ${p.status} (agent ${p.agent}, steps ${p.steps_executed}/${p.max_steps}, ${formatTokens(p.usage)}, ${formatCost(p.usage.cost_usd)})`];
   p.plan.forEach((s, i) => lines.push(`  plan ${i + 1}. ${s}`));
   for (const c of p.current_steps ?? (p.current_step ? [p.current_step] : [])) lines.push(`  running step ${c.index + 1}: ${c.step} (executor ${c.executor_workflow_id})`);
   if (p.completed_steps_omitted) lines.push(`  … ${p.completed_steps_omitted} earlier steps (perflow memory ${p.memory_id} shows them)`);

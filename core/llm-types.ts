@@ -40,6 +40,12 @@ export interface Usage {
    */
   cached_input_tokens?: number;
   cache_write_input_tokens?: number;
+  /**
+   * Set when a call it sums up reported no token counts (a compatible server that sends no
+   * usage): the counts are those that were reported, a lower bound, and the cost is unknown
+   * (null). Absent when every call reported its tokens.
+   */
+  tokens_unknown?: true;
 }
 
 export interface ChatResponse {
@@ -82,6 +88,8 @@ export function addUsage(a: Usage, b: Usage): Usage {
   for (const key of ['cached_input_tokens', 'cache_write_input_tokens'] as const) {
     if (a[key] !== undefined || b[key] !== undefined) sum[key] = (a[key] ?? 0) + (b[key] ?? 0);
   }
+  // Like an unknown cost, an unknown part makes the whole count a lower bound.
+  if (a.tokens_unknown || b.tokens_unknown) sum.tokens_unknown = true;
   return sum;
 }
 

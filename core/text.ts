@@ -63,6 +63,16 @@ export function formatCost(cost: number | null | undefined): string {
   return `$${cost.toFixed(6).replace(/0+$/, '')}`;
 }
 
+/**
+ * A run's or call's token counts for people: `tokens in 120 / out 30`; `tokens unknown` when
+ * the model reported none, `tokens in ≥120 / out ≥30 (not all reported)` when only some calls did.
+ */
+export function formatTokens(u: { input_tokens: number; output_tokens: number; tokens_unknown?: true }): string {
+  if (!u.tokens_unknown) return `tokens in ${u.input_tokens} / out ${u.output_tokens}`;
+  if (u.input_tokens + u.output_tokens === 0) return 'tokens unknown';
+  return `tokens in ≥${u.input_tokens} / out ≥${u.output_tokens} (not all reported)`;
+}
+
 /** A duration in seconds to a tenth, for people: `1.5 s`. */
 export const formatSeconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 

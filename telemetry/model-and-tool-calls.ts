@@ -147,11 +147,11 @@ export function observeModelCall<T extends { usage: Usage; stop_reason?: string;
   };
   return inSpan(deps.tracer, `${operation} ${name}`, SpanKind.CLIENT, attributes, async (span) => {
     const response = await call();
-    const { input_tokens, output_tokens, cost_usd, cached_input_tokens, cache_write_input_tokens } = response.usage;
+    const { input_tokens, output_tokens, cost_usd, cached_input_tokens, cache_write_input_tokens, tokens_unknown } = response.usage;
     const cost = typeof cost_usd === 'number' ? cost_usd : undefined;
     span?.setAttributes({
-      [GEN_AI.inputTokens]: input_tokens,
-      [GEN_AI.outputTokens]: output_tokens,
+      // Counts the provider did not report are left out, not given as 0.
+      ...(tokens_unknown ? {} : { [GEN_AI.inputTokens]: input_tokens, [GEN_AI.outputTokens]: output_tokens }),
       ...(latest && cached_input_tokens ? { [GEN_AI.cacheReadTokens]: cached_input_tokens } : {}),
       ...(latest && cache_write_input_tokens ? { [GEN_AI.cacheCreationTokens]: cache_write_input_tokens } : {}),
       ...(cost !== undefined ? { [COST_ATTRIBUTE]: cost } : {}),

@@ -111,9 +111,9 @@ export function tenantCostOf(model: PricedModel, tokens: PricedTokens): number |
   return own === null ? table : table === null ? own : Math.max(own, table);
 }
 
-/** The usage with its cost. */
+/** The usage with its cost: unknown (null) when the call reported no tokens, whatever the price. */
 export function withCost(model: PricedModel, usage: Usage): Usage {
-  return { ...usage, cost_usd: costOf(model, usage) };
+  return { ...usage, cost_usd: usage.tokens_unknown ? null : costOf(model, usage) };
 }
 
 /** Rounded to 1e-12 dollars (floating-point residue of per-million prices). */

@@ -8,13 +8,14 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { RawChatResponse } from '../../core/llm-types';
 import { addModelInterfaces } from '../../core/agent-file/known-interfaces';
 import type { AdapterContext, ModelAdapter, ModelCall } from './adapter';
+import { anthropicAdapter } from './anthropic-messages';
 import { bedrockClaudeAdapter } from './bedrock-claude';
 import { deepSeekR1Adapter } from './deepseek-r1';
 import { openAiAdapter } from './openai-chat';
 import { scriptedAdapter } from './scripted';
 
 /** The adapters every worker has, one per built-in interface. */
-export const BUILTIN_ADAPTERS: readonly ModelAdapter[] = [openAiAdapter, bedrockClaudeAdapter, deepSeekR1Adapter, scriptedAdapter];
+export const BUILTIN_ADAPTERS: readonly ModelAdapter[] = [openAiAdapter, bedrockClaudeAdapter, deepSeekR1Adapter, anthropicAdapter, scriptedAdapter];
 
 /** A worker's model adapters by interface name. */
 export interface ModelAdapters {

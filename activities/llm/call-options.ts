@@ -19,6 +19,14 @@ export function numberParam(parameters: Record<string, unknown> | undefined, key
   return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
 }
 
+/** Those of `keys` that are finite numbers in `parameters` (see {@link numberParam}), by key. */
+export function numberParams(parameters: Record<string, unknown> | undefined, keys: readonly string[]): Record<string, number> {
+  return Object.fromEntries(keys.flatMap((key) => {
+    const n = numberParam(parameters, key);
+    return n === undefined ? [] : [[key, n] as const];
+  }));
+}
+
 /** Stop sequences from `parameters.stop` / `parameters.stop_sequences` (a string or a string array). */
 export function stopParam(parameters: Record<string, unknown> | undefined): string[] | undefined {
   const v = parameters?.stop ?? parameters?.stop_sequences;

@@ -9,7 +9,10 @@
  * `Bedrock.Throttling`, ...; the original error is kept as the cause.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import { openAiSdk } from './sdks';
+import { anthropicSdk, openAiSdk } from './sdks';
+
+/** The failure types' prefixes of the built-in providers. */
+type ProviderPrefix = 'OpenAI' | 'Bedrock' | 'Anthropic';
 
 /** What a failure message names: the interface and the model that were called. */
 export interface ModelCallContext {
@@ -114,6 +117,27 @@ function isDroppedConnection(err: unknown): boolean {
   return false;
 }
 
+/** The error classes the `openai` and `@anthropic-ai/sdk` clients share (both generated alike) for calls that got no answer. */
+interface TransportErrors {
+  APIConnectionError: abstract new (...args: never[]) => Error;
+  APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
+  APIUserAbortError: abstract new (...args: never[]) => Error;
+}
+
+/** A call that got no answer, all retryable: aborted, timed out, not connected or dropped; `undefined` for any other error. */
+function transportFailure(provider: ProviderPrefix, sdk: TransportErrors, err: unknown, ctx: ModelCallContext): ApplicationFailure | undefined {
+  if (err instanceof sdk.APIUserAbortError) {
+    return failure({ type: `${provider}.Aborted`, message: `${describe(ctx)} call was aborted`, retryable: true, cause: err });
+  }
+  if (err instanceof sdk.APIConnectionTimeoutError) {
+    return failure({ type: `${provider}.Timeout`, message: `${describe(ctx)} timed out: ${err.message}`, retryable: true, cause: err });
+  }
+  if (err instanceof sdk.APIConnectionError || isDroppedConnection(err)) {
+    return failure({ type: `${provider}.Connection`, message: `${describe(ctx)} could not be reached: ${errorMessage(err)}`, retryable: true, cause: err });
+  }
+  return undefined;
+}
+
 /**
  * Classifies an error of the `openai` SDK.
  *
@@ -123,28 +147,19 @@ function isDroppedConnection(err: unknown): boolean {
  */
 export function openAiFailure(err: unknown, ctx: ModelCallContext): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
-  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = openAiSdk();
-  if (err instanceof APIUserAbortError) {
-    return failure({ type: 'OpenAI.Aborted', message: `${describe(ctx)} call was aborted`, retryable: true, cause: err });
-  }
-  if (err instanceof APIConnectionTimeoutError) {
-    return failure({ type: 'OpenAI.Timeout', message: `${describe(ctx)} timed out: ${err.message}`, retryable: true, cause: err });
-  }
-  if (err instanceof APIConnectionError || isDroppedConnection(err)) {
-    return failure({
-      type: 'OpenAI.Connection',
-      message: `${describe(ctx)} could not be reached: ${errorMessage(err)}`,
-      retryable: true,
-      cause: err,
-    });
-  }
+  const sdk = openAiSdk();
+  const transport = transportFailure('OpenAI', sdk, err, ctx);
+  if (transport) return transport;
+  const { APIError } = sdk;
   if (err instanceof APIError && typeof err.status === 'number') {
     const status = err.status;
-    if (status === 400 && (err.code === 'context_length_exceeded' || CONTEXT_LENGTH.test(err.message))) return contextLengthFailure('OpenAI', ctx, err.message, err);
+    // A body `{"error": "…"}` (Ollama's native routes) is kept as said; the SDK's message quotes it as JSON. `code` may be a number (vLLM).
+    const said = typeof err.error === 'string' ? err.error : err.message;
+    if (status === 400 && (err.code === 'context_length_exceeded' || CONTEXT_LENGTH.test(said))) return contextLengthFailure('OpenAI', ctx, said, err);
     const retryable = isRetryableStatus(status);
     return failure({
       type: `OpenAI.${statusKind(status)}`,
-      message: `${describe(ctx)} failed with HTTP ${status}: ${err.message}`,
+      message: `${describe(ctx)} failed with HTTP ${status}: ${said}`,
       retryable,
       cause: err,
       delayMs: retryAfterMs(err.headers),
@@ -162,7 +177,7 @@ const CONTEXT_LENGTH = /context length|context window|input is too long|prompt i
  * context length is W tokens … resulted in P tokens"; Anthropic on Bedrock: "P tokens > W
  * maximum"), and what to change.
  */
-function contextLengthFailure(provider: 'OpenAI' | 'Bedrock', ctx: ModelCallContext, said: string, cause: unknown): ApplicationFailure {
+function contextLengthFailure(provider: ProviderPrefix, ctx: ModelCallContext, said: string, cause: unknown): ApplicationFailure {
   const window = /(?:maximum context length is|limit of|context window of)\s*(\d+)/i.exec(said)?.[1] ?? /\d+ tokens\s*>\s*(\d+)/.exec(said)?.[1];
   const prompt = /resulted in\s*(\d+)/i.exec(said)?.[1] ?? /(\d+) tokens\s*>/.exec(said)?.[1];
   const sizes = window !== undefined || prompt !== undefined ? ` (its window ${window !== undefined ? `${window} tokens` : 'unknown'}, the prompt ${prompt !== undefined ? `${prompt} tokens` : 'of unknown size'})` : '';
@@ -180,7 +195,7 @@ function contextLengthFailure(provider: 'OpenAI' | 'Bedrock', ctx: ModelCallCont
  *
  * @param provider - the failure type's prefix
  */
-export function streamCutFailure(provider: 'OpenAI' | 'Bedrock', ctx: ModelCallContext): ApplicationFailure {
+export function streamCutFailure(provider: ProviderPrefix, ctx: ModelCallContext): ApplicationFailure {
   return failure({ type: `${provider}.Connection`, message: `${describe(ctx)} stream ended before the answer was complete`, retryable: true, cause: undefined });
 }
 
@@ -237,5 +252,56 @@ export function bedrockFailure(err: unknown, ctx: ModelCallContext): Application
     retryable,
     cause: err,
     delayMs: retryAfterMs(e.$response?.headers),
+  });
+}
+
+/** Anthropic's error types (`error.type`, the one classification of an error sent inside a stream): the failure kind and whether a later attempt may get past it. */
+const ANTHROPIC_ERROR_TYPES: Record<string, [kind: string, retryable: boolean]> = {
+  invalid_request_error: ['BadRequest', false],
+  authentication_error: ['Authentication', false],
+  billing_error: ['Billing', false],
+  permission_error: ['PermissionDenied', false],
+  not_found_error: ['NotFound', false],
+  rate_limit_error: ['RateLimit', true],
+  timeout_error: ['Timeout', true],
+  api_error: ['InternalServer', true],
+  overloaded_error: ['Overloaded', true],
+};
+
+/** Anthropic's statuses whose kind OpenAI's table does not name. */
+const ANTHROPIC_STATUS_KINDS: Record<number, string> = { 402: 'Billing', 413: 'ContentTooLarge', 529: 'Overloaded' };
+
+/**
+ * Classifies an error of the `@anthropic-ai/sdk` client: by HTTP status (429 and 529 with their
+ * `retry-after-ms` / `retry-after` delay), and an `event: error` sent inside a stream (no status)
+ * by its error type.
+ *
+ * @param err - what the SDK threw
+ * @param ctx - the interface and model called, and the variable whose key was sent (named when the key is refused)
+ * @returns an `ApplicationFailure` of type `Anthropic.<Kind>`; an `ApplicationFailure` passes through
+ */
+export function anthropicFailure(err: unknown, ctx: ModelCallContext & { keyVariable?: string }): ApplicationFailure {
+  if (err instanceof ApplicationFailure) return err;
+  const sdk = anthropicSdk();
+  const transport = transportFailure('Anthropic', sdk, err, ctx);
+  if (transport) return transport;
+  if (!(err instanceof sdk.APIError)) {
+    return failure({ type: 'Anthropic.Unknown', message: `${describe(ctx)} failed: ${errorMessage(err)}`, retryable: true, cause: err });
+  }
+  // The body's own message: the SDK's `message` is the whole body as JSON.
+  const said = err.apiMessage ?? err.message;
+  if ((err.status === 400 || err.type === 'invalid_request_error') && CONTEXT_LENGTH.test(said)) return contextLengthFailure('Anthropic', ctx, said, err);
+  if (err.status === undefined) {
+    const [kind, retryable] = (err.type ? ANTHROPIC_ERROR_TYPES[err.type] : undefined) ?? ['Unknown', true];
+    return failure({ type: `Anthropic.${kind}`, message: `${describe(ctx)} failed mid-stream (${err.type ?? 'error'}): ${said}`, retryable, cause: err });
+  }
+  const status = err.status;
+  const key = status === 401 || status === 403 ? `; check the key in ${ctx.keyVariable ?? 'ANTHROPIC_API_KEY'}` : '';
+  return failure({
+    type: `Anthropic.${ANTHROPIC_STATUS_KINDS[status] ?? statusKind(status)}`,
+    message: `${describe(ctx)} failed with HTTP ${status}: ${said}${key}`,
+    retryable: isRetryableStatus(status),
+    cause: err,
+    delayMs: retryAfterMs(err.headers),
   });
 }

@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type OpenAI from 'openai';
-import type { ChatMessage, ChatResponse, ToolCall, ToolSpec, Usage } from '../../core/llm-types';
+import type { CallPosition, ChatMessage, ChatResponse, ToolCall, ToolSpec, Usage } from '../../core/llm-types';
 import { builtinInterface, OPENAI_INTERFACE } from '../../core/agent-file/llm-interfaces';
 import { perflowModelParameters } from '../../core/agent-file/model-parameters';
 import type { ProviderConfig } from '../../core/provider-config';
@@ -78,8 +78,10 @@ export function toOpenAiTools(tools: ToolSpec[]): OpenAI.Chat.ChatCompletionFunc
   }));
 }
 
-function parseArguments(raw: string | undefined): Record<string, unknown> {
-  if (!raw || raw.trim() === '') return {};
+function parseArguments(raw: unknown): Record<string, unknown> {
+  // Some compatible servers send the arguments as an object rather than its JSON text.
+  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) return raw as Record<string, unknown>;
+  if (typeof raw !== 'string' || raw.trim() === '') return {};
   try {
     const v: unknown = JSON.parse(raw);
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -116,18 +118,46 @@ type Completion = OpenAI.Chat.ChatCompletion;
 type Choice = Completion['choices'][number];
 type FunctionCall = OpenAI.Chat.ChatCompletionMessageFunctionToolCall;
 
+/**
+ * The names compatible servers give the reasoning text (`reasoning_content`; Ollama's and current
+ * vLLM's `reasoning`): assembled under the name the server used, as its plain answer has it, and
+ * neither the answer nor ever sent back.
+ */
+const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const;
+
+type ToolCallDelta = OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall;
+
+/**
+ * Where a tool call's delta belongs: its `index`, whether the call comes whole in one delta
+ * (Ollama) or in fragments. Without an index, a new id starts a call and any other delta
+ * continues the last one.
+ */
+function toolCallSlot(calls: FunctionCall[], d: ToolCallDelta): number {
+  if (typeof d.index === 'number') return d.index;
+  const last = calls.length - 1;
+  return last < 0 || (d.id && d.id !== calls[last]?.id) ? calls.length : last;
+}
+
 /** Adds one chunk's deltas of one choice to what is assembled so far. */
 function addDelta(choice: Choice, chunk: OpenAI.Chat.ChatCompletionChunk.Choice): void {
   const { delta } = chunk;
   const message = choice.message;
   if (delta.content) message.content = (message.content ?? '') + delta.content;
   if (delta.refusal) message.refusal = (message.refusal ?? '') + delta.refusal;
+  for (const field of REASONING_FIELDS) {
+    const piece = (delta as Record<string, unknown>)[field];
+    if (typeof piece === 'string' && piece !== '') {
+      const m = message as unknown as Record<string, unknown>;
+      m[field] = (typeof m[field] === 'string' ? m[field] : '') + piece;
+    }
+  }
   for (const d of delta.tool_calls ?? []) {
     const calls = (message.tool_calls ??= []) as FunctionCall[];
-    const call = (calls[d.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+    const call = (calls[toolCallSlot(calls, d)] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
     if (d.id) call.id = d.id;
     if (d.function?.name) call.function.name = d.function.name;
-    if (d.function?.arguments) call.function.arguments += d.function.arguments;
+    const args: unknown = d.function?.arguments;
+    if (args) call.function.arguments += typeof args === 'string' ? args : JSON.stringify(args);
   }
   if (chunk.finish_reason) choice.finish_reason = chunk.finish_reason;
 }
@@ -172,6 +202,8 @@ async function streamCompletion(
       if (c.delta.content && c.index === 0) onDelta(c.delta.content);
     }
   }
+  // Indexes that skipped a number leave holes: the calls in their order.
+  for (const c of completion.choices) if (c?.message.tool_calls) c.message.tool_calls = c.message.tool_calls.filter(Boolean);
   // The SDK ends the iteration quietly when the request is aborted.
   if (options.signal?.aborted) throw new (openAiSdk().APIUserAbortError)();
   // A stream that stops before a finish reason was cut (by a proxy, a restart) without an error.
@@ -179,10 +211,47 @@ async function streamCompletion(
   return completion;
 }
 
-/** A completion's usage in perflow's terms: `prompt_tokens` include those read from the prompt cache, named as well. */
-function openAiUsage(usage: OpenAI.CompletionUsage | undefined): Usage {
-  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
-  return { input_tokens: usage?.prompt_tokens ?? 0, output_tokens: usage?.completion_tokens ?? 0, ...(cached > 0 ? { cached_input_tokens: cached } : {}) };
+/**
+ * A completion's usage in perflow's terms: `prompt_tokens` include those read from the prompt
+ * cache, named as well. A compatible server may send no usage (vLLM without `stream_options`, a
+ * server that does not count): its tokens are unknown, not zero.
+ */
+function openAiUsage(usage: OpenAI.CompletionUsage | null | undefined): Usage {
+  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) ? n : undefined);
+  const [input, output] = [count(usage?.prompt_tokens), count(usage?.completion_tokens)];
+  const cached = count(usage?.prompt_tokens_details?.cached_tokens) ?? 0;
+  return {
+    input_tokens: input ?? 0,
+    output_tokens: output ?? 0,
+    ...(cached > 0 ? { cached_input_tokens: cached } : {}),
+    ...(input === undefined || output === undefined ? { tokens_unknown: true as const } : {}),
+  };
+}
+
+/** What tells a turn's synthesized tool-call ids from another turn's: where the call sits in the run. */
+function turnTag(position: CallPosition): string {
+  if (position.role === 'executor') return `s${position.step + 1}_t${position.iteration + 1}`;
+  if (position.role === 'planner' || position.role === 'task') return `${position.role === 'task' ? position.kind : 'planner'}${position.call + 1}`;
+  return position.role;
+}
+
+/**
+ * The turn's tool calls with ids their results can be paired by. A compatible server may send
+ * none, or the same one for every call (`call_0`): a call whose id is empty or already taken in
+ * the turn gets one made of the call's place in the run and its index, so the same answer at the
+ * same place (a retried activity) gets the same ids.
+ */
+function pairableCallIds(calls: ToolCall[], position: CallPosition): ToolCall[] {
+  const taken = new Set<string>();
+  return calls.map((c, i) => {
+    let id = c.id;
+    if (id === '' || taken.has(id)) {
+      id = `call_${turnTag(position)}_${i + 1}`;
+      while (taken.has(id)) id += '_';
+    }
+    taken.add(id);
+    return id === c.id ? c : { ...c, id };
+  });
 }
 
 interface OpenAiClients {
@@ -190,13 +259,42 @@ interface OpenAiClients {
   cache: ClientCache<{ apiKey: string; baseURL?: string }, OpenAI>;
 }
 
-/** An OpenAI (or compatible) client for the model's key variable; fails non-retryably when it is not set. */
+/** The SDK's key for a local server when none is configured: the SDK requires one, local servers ignore it. */
+export const NO_KEY = 'no-key';
+
+/**
+ * Whether a URL's host is this machine or a private network's (`localhost`, 127/8, ::1, 10/8,
+ * 172.16/12, 192.168/16, fc00::/7, link-local, `*.local`, `*.internal`, a name without a dot such
+ * as a Compose service's): where a model server (Ollama, vLLM, LM Studio, llama.cpp) may want no key.
+ */
+export function isLocalEndpoint(url: string | undefined): boolean {
+  let host: string;
+  try {
+    host = new URL(url ?? '').hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  if (host === 'localhost' || /\.(localhost|local|internal)$/.test(host) || /^[a-z0-9-]+$/.test(host)) return true;
+  if (host === '::1' || /^(f[cd][0-9a-f]{2}|fe80):/.test(host)) return true;
+  const v4 = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
+  if (!v4) return false;
+  const [a, b] = [Number(v4[1]), Number(v4[2])];
+  return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+}
+
+/**
+ * An OpenAI (or compatible) client for the model's key variable; fails non-retryably when it is
+ * not set, unless the endpoint is local and the agent file names no key variable: then the SDK
+ * gets {@link NO_KEY} (a placeholder, never a key of another variable). A remote endpoint without a
+ * key is a mistake best said before the call than as the server's 401.
+ */
 function clientFor({ providers, cache }: OpenAiClients, model: OpenAiModelSettings): OpenAI {
   const apiKeyEnv = model.api_key_env ?? 'OPENAI_API_KEY';
-  const apiKey = providers.secret(apiKeyEnv);
+  const baseURL = model.base_url ?? providers.setting(OPENAI_BASE_URL);
+  const apiKey = providers.secret(apiKeyEnv) || (model.api_key_env === undefined && isLocalEndpoint(baseURL) ? NO_KEY : undefined);
   if (!apiKey) throw ApplicationFailure.nonRetryable(`${apiKeyEnv} is not set in the worker's environment`, 'OpenAI.Configuration');
   // Keyed by the key's value too: a rotated key gets a new client.
-  return cache.get({ apiKey, baseURL: model.base_url ?? providers.setting(OPENAI_BASE_URL) });
+  return cache.get({ apiKey, baseURL });
 }
 
 /**
@@ -224,8 +322,12 @@ async function openAiChat(clients: OpenAiClients, { model, request, onDelta }: M
   const completion = onDelta ? await streamCompletion(client, body, options, onDelta, ctx) : await client.chat.completions.create(body, options);
   const choice = completion.choices[0];
   const message = choice?.message;
-  const toolCalls: ToolCall[] = (message?.tool_calls ?? []).flatMap((c) =>
-    c.type === 'function' ? [{ id: c.id, name: c.function.name, input: parseArguments(c.function.arguments) }] : [],
+  const toolCalls = pairableCallIds(
+    (message?.tool_calls ?? []).flatMap((c): ToolCall[] =>
+      // A server may leave out `type`; a custom tool call (`type: "custom"`) is not a function's.
+      c.type !== 'custom' ? [{ id: c.id ?? '', name: c.function.name, input: parseArguments(c.function.arguments) }] : [],
+    ),
+    request.position,
   );
   return {
     content: message?.content ?? '',

@@ -7,4 +7,5 @@
 /* eslint-disable @typescript-eslint/no-require-imports */
 export const openAiSdk = () => require('openai') as typeof import('openai');
 export const openAiStreaming = () => require('openai/core/streaming') as typeof import('openai/core/streaming');
+export const anthropicSdk = () => require('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk');
 export const bedrockSdk = () => require('@aws-sdk/client-bedrock-runtime') as typeof import('@aws-sdk/client-bedrock-runtime');

@@ -18,7 +18,7 @@ export interface ModelInterfaceSpec {
    * {@link ADDED_INTERFACE_RESPONSE_FILTER}.
    */
   readonly responseFilter?: string;
-  /** The price table's provider (`@pydantic/genai-prices` ids: `openai`, `aws`); none: only an agent file's `price` prices it. */
+  /** The price table's provider (`@pydantic/genai-prices` ids: `openai`, `aws`, `anthropic`); none: only an agent file's `price` prices it. */
   readonly priceTableProvider?: string;
   /** Whether an Axon Ivy model name (lower case) is served by this interface; the OpenAI interface serves the names no spec claims. */
   readonly servesIvyModel?: (model: string) => boolean;
@@ -61,6 +61,16 @@ export const BUILTIN_MODEL_INTERFACES = [
     endpointVariable: 'PERFLOW_BEDROCK_ENDPOINT',
     genAiProvider: 'aws.bedrock',
     servesIvyModel: (model: string) => model.includes('deepseek'),
+  },
+  {
+    name: 'anthropic/v1/messages',
+    aliases: ['anthropic_v1_messages'],
+    // The first text block: a thinking block may come before it.
+    responseFilter: "$.content[?(@.type=='text')].text",
+    priceTableProvider: 'anthropic',
+    apiKeyVariable: 'ANTHROPIC_API_KEY',
+    endpointVariable: 'ANTHROPIC_BASE_URL',
+    genAiProvider: 'anthropic',
   },
   { name: 'scripted', responseFilter: '$.content', servesIvyModel: (model: string) => model === 'scripted' },
 ] as const satisfies readonly ModelInterfaceSpec[];

@@ -13,7 +13,7 @@ const number = (message: string, fits: (n: number) => boolean) => z.preprocess(t
 const FIELDS = {
   /** Whether the provider streams the answer, its text published as it is written. @default true */
   stream: flag,
-  /** Whether the model may call several tools in one turn (OpenAI). @default false */
+  /** Whether the model may call several tools in one turn (OpenAI, Anthropic). @default false */
   parallel_tool_calls: flag,
   /** The scripted model's answer latency (benchmarks). @default 0 */
   latency_ms: number('expected a number of milliseconds, 0 or more', (n) => n >= 0),

@@ -190,11 +190,76 @@ export function streamedChatCompletion(c: StreamedCompletion, o: { delayMs?: num
   }
   chunks.push(delta({}, c.finishReason ?? (c.toolCalls?.length ? 'tool_calls' : 'stop')));
   chunks.push(chunk([], { usage: chatUsage(c.usage) }));
+  return chunkStream(chunks, o);
+}
+
+/** Chat Completions chunks as they are, as server-sent events ending `data: [DONE]` (a compatible server's own shapes). */
+export function chunkStream(chunks: unknown[], o: { delayMs?: number; cutAfter?: number } = {}): WireStream {
   return {
     headers: { 'content-type': 'text/event-stream' },
     parts: [...chunks.map((x) => `data: ${JSON.stringify(x)}\n\n`), 'data: [DONE]\n\n'],
     ...o,
   };
+}
+
+/** [uncached input tokens, output tokens, cache reads, cache writes] of a Messages answer. */
+type MessagesUsage = [number, number, number?, number?];
+
+/** What one Anthropic Messages answer holds: text pieces, then tool uses (input JSON in pieces). */
+export interface MessagesAnswer {
+  text?: string[];
+  toolUses?: { id: string; name: string; inputParts: string[] }[];
+  stopReason?: string;
+  usage?: MessagesUsage;
+  model?: string;
+}
+
+function messagesUsage([input, output, read, written]: MessagesUsage = [10, 5]) {
+  return { input_tokens: input, output_tokens: output, cache_read_input_tokens: read ?? 0, cache_creation_input_tokens: written ?? 0 };
+}
+
+function messageHead(a: MessagesAnswer) {
+  return { id: `msg_${randomUUID()}`, type: 'message', role: 'assistant', model: a.model ?? 'claude-sonnet-4-6', stop_sequence: null };
+}
+
+const stopReasonOf = (a: MessagesAnswer) => a.stopReason ?? (a.toolUses?.length ? 'tool_use' : 'end_turn');
+
+/** A Messages API reply (`POST /v1/messages` without `stream`). */
+export function anthropicMessage(a: MessagesAnswer): WireReply {
+  const content = [
+    ...(a.text?.length ? [{ type: 'text', text: a.text.join('') }] : []),
+    ...(a.toolUses ?? []).map((t) => ({ type: 'tool_use', id: t.id, name: t.name, input: JSON.parse(t.inputParts.join('')) as unknown })),
+  ];
+  return { body: { ...messageHead(a), content, stop_reason: stopReasonOf(a), usage: messagesUsage(a.usage) } };
+}
+
+/** One server-sent event as the Messages API frames it: the SDK skips events without an `event:` line. */
+export const sseEvent = (type: string, data: unknown): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/**
+ * A streamed Messages reply: `message_start` (with the input counts), a `ping`, each content
+ * block's start, deltas and stop, `message_delta` (stop reason, cumulative output tokens) and
+ * `message_stop`.
+ */
+export function streamedAnthropicMessage(a: MessagesAnswer, o: { delayMs?: number; cutAfter?: number } = {}): WireStream {
+  const usage = messagesUsage(a.usage);
+  const events: string[] = [
+    sseEvent('message_start', { type: 'message_start', message: { ...messageHead(a), content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }),
+    sseEvent('ping', { type: 'ping' }),
+  ];
+  const block = (index: number, start: unknown, deltas: unknown[]) => {
+    events.push(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: start }));
+    for (const delta of deltas) events.push(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta }));
+    events.push(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
+  };
+  let index = 0;
+  if (a.text?.length) block(index++, { type: 'text', text: '' }, a.text.map((text) => ({ type: 'text_delta', text })));
+  for (const t of a.toolUses ?? []) {
+    block(index++, { type: 'tool_use', id: t.id, name: t.name, input: {} }, t.inputParts.map((partial_json) => ({ type: 'input_json_delta', partial_json })));
+  }
+  events.push(sseEvent('message_delta', { type: 'message_delta', delta: { stop_reason: stopReasonOf(a), stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }));
+  events.push(sseEvent('message_stop', { type: 'message_stop' }));
+  return { headers: { 'content-type': 'text/event-stream' }, parts: events, ...o };
 }
 
 /** One Bedrock event-stream message: an event (`messageStart`, `contentBlockDelta`, ...) or an exception (`throttlingException`, ...). */

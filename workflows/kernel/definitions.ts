@@ -13,7 +13,7 @@ import type { AgentDefinition, AgentType, ResolvedParameters } from '../../core/
 import { AGENT_TYPE_SPECS, type WorkflowTypes } from '../../core/agent-file/agent-types';
 import type { Usage } from '../../core/llm-types';
 import type { CaseResult } from '../../core/eval/types';
-import { causeChain, formatCost, preview, RESULT_PREVIEW_CHARS } from '../../core/text';
+import { causeChain, formatCost, formatTokens, preview, RESULT_PREVIEW_CHARS } from '../../core/text';
 import type { PromptFormat } from '../../core/template';
 import { pendingWhat, type BudgetRaise, type DecisionRecord, type GuidanceInput, type HumanState, type PauseInput, type PendingDecision, type PlanDecision, type TenantCapNotice, type TenantWaitAnswer, type TenantWaitRequest, type ToolApprovalAnswer, type ToolApprovalRequest, type ToolDecision } from '../../core/decisions';
 
@@ -398,7 +398,7 @@ export function progressMarkdown(p: Progress, workflowId = 'ID'): string {
   for (const c of p.current_steps ?? (p.current_step ? [p.current_step] : [])) lines.push(`**Running step ${c.index + 1}:** ${preview(c.step, 200)}`, '');
   if (p.completed_steps_omitted) lines.push(`- … ${p.completed_steps_omitted} earlier steps (in memory: \`perflow memory ${p.memory_id}\`)`);
   for (const s of p.completed_steps) lines.push(`- ${s.ok ? '✅' : '❌'} step ${s.index + 1}: ${preview(s.step, 120)} → ${preview(s.result_preview, 200)}`);
-  lines.push('', `steps ${p.steps_executed}/${p.max_steps} · tokens in ${p.usage.input_tokens} / out ${p.usage.output_tokens} · ${formatCost(p.usage.cost_usd)}`);
+  lines.push('', `steps ${p.steps_executed}/${p.max_steps} · ${formatTokens(p.usage)} · ${formatCost(p.usage.cost_usd)}`);
   if (p.result !== undefined) lines.push('', `**Result:** ${preview(p.result, 2_000)}`);
   return lines.join('\n').slice(0, 18_000);
 }

@@ -56,6 +56,19 @@ describe("a tool call's events handed on to the step's next turn", () => {
     expect(appends[0].events.slice(0, 2)).toEqual(byRun.events);
   });
 
+  it("take each call's input from the turn it answers, when a server repeats one id every turn", async () => {
+    const input = secondTurn();
+    input.messages = [
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'T', input: { x: 1 } }] },
+      { role: 'tool', tool_call_id: 'c1', name: 'T', content: '', is_error: false },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'T', input: { x: 2 } }] },
+      { role: 'tool', tool_call_id: 'c1', name: 'T', content: '', is_error: false },
+    ];
+    input.stored_tool_results = [{ message: 1, call: 0, events: 'call_and_result' }, { message: 3, call: 1, events: 'call_and_result' }];
+    const written = (await turn(undefined, input))[0].events;
+    expect(written.filter((e) => e.type === 'tool_call').map((e) => e.type === 'tool_call' && e.input)).toEqual(['{"x":1}', '{"x":2}']);
+  });
+
   it('a call that showed while it ran leaves its result only; a turn handed nothing writes its text alone', async () => {
     expect((await turn('result'))[0].events.map((e) => e.type)).toEqual(['tool_result', 'model_delta']);
     expect((await turn()).flatMap((a) => a.events.map((e) => e.type))).toEqual(['model_delta']);

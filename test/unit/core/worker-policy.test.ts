@@ -51,6 +51,18 @@ describe('the worker policy', () => {
     expect(policyProblems(model('https://api.example.com/v1'), policy)).toEqual([]);
   });
 
+  it('sends ANTHROPIC_API_KEY to ANTHROPIC_BASE_URL without PERFLOW_ALLOW_*, and nowhere else', () => {
+    const operator = operatorEndpointsFromEnv({ ANTHROPIC_BASE_URL: 'https://claude-gateway.corp' });
+    expect(operator).toEqual(['https://claude-gateway.corp']);
+    const claude = (base_url?: string) => policySubjectOf({ llm: { interface: 'anthropic/v1/messages', api_key_env: 'ANTHROPIC_API_KEY', ...(base_url ? { base_url } : {}) } });
+    expect(policyProblems(claude(), CLOSED_POLICY, operator)).toEqual([]);
+    expect(policyProblems(claude('https://claude-gateway.corp'), CLOSED_POLICY, operator)).toEqual([]);
+    expect(policyProblems(claude('https://evil.example'), CLOSED_POLICY, operator)).toEqual([
+      'llm.base_url: host "evil.example" is not allowed on this worker; allow it in the worker policy (PERFLOW_ALLOW_HOSTS=evil.example)',
+    ]);
+    expect(genAiSystem('anthropic/v1/messages')).toBe('anthropic');
+  });
+
   it("takes the operator's endpoints and the providers' key variables from the interface specs, an added one's too", () => {
     addModelInterfaces([{ name: 'acme/chat', apiKeyVariable: 'ACME_KEY', endpointVariable: 'ACME_ENDPOINT', genAiProvider: 'acme' }]);
     const env = { OPENAI_BASE_URL: 'https://gateway.corp/v1', PERFLOW_BEDROCK_ENDPOINT: 'https://bedrock.corp', ACME_ENDPOINT: 'https://acme.corp/api' };

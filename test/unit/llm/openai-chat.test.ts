@@ -146,10 +146,10 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
     expect(failure.message).toContain('401');
   });
 
-  it('fails without retrying when OPENAI_API_KEY is not set', async () => {
+  it('fails without retrying when OPENAI_API_KEY is not set for a remote endpoint (a local one needs no key: openai-compatible.test.ts)', async () => {
     const restore = withEnv({ OPENAI_API_KEY: undefined });
     try {
-      const failure = (await rejectionOf(chat(model(), request, deps))) as ApplicationFailure;
+      const failure = (await rejectionOf(chat({ ...model(), base_url: undefined }, request, deps))) as ApplicationFailure;
       expect(failure.message).toBe("OPENAI_API_KEY is not set in the worker's environment");
       expect(failure.nonRetryable).toBe(true);
     } finally {

@@ -1,0 +1,59 @@
+/**
+ * A plan-execute-reflect run through `perflow run` on `anthropic/v1/messages`: the real
+ * `@anthropic-ai/sdk` in the worker talks to a local server that speaks the Messages API (its
+ * server-sent events), the executor calls a tool and gets its result back under the call's id,
+ * the system prompt and the tools go cached, and the run's cost counts the cache's tokens.
+ */
+import { randomUUID } from 'node:crypto';
+import { useCli } from '../../support/cli';
+import { final, plan } from '../../support/harness';
+import { streamedAnthropicMessage, useWireServer, type MessagesAnswer } from '../../support/wire-server';
+
+jest.setTimeout(120_000);
+
+const KEY = `sk-ant-perflow-${randomUUID()}`;
+
+const server = useWireServer(() => ({ ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: undefined }));
+const cli = useCli('anthropic');
+
+/** Every answer: 100 uncached input tokens, 10 output, 50 read from the prompt cache and 20 written to it. */
+const answer = (a: MessagesAnswer) => streamedAnthropicMessage({ ...a, usage: [100, 10, 50, 20] }, { delayMs: 10 });
+
+type Sent = { stream?: boolean; system?: unknown; tools?: { name: string; cache_control?: unknown }[]; messages: { role: string; content: { type: string; tool_use_id?: string; content?: string }[] }[] };
+
+it('plans, calls a tool and answers through the Anthropic interface, with the prompt cache and its tokens in the cost', async () => {
+  server().reply(
+    answer({ text: [plan('compute 6*7 with the calculator')] }),
+    answer({ toolUses: [{ id: 'toolu_01A', name: 'CalculatorTool', inputParts: ['{"expression"', ':"6*7"}'] }] }),
+    answer({ text: ['6*7 ', 'is 42'] }),
+    answer({ text: [final('The answer is 42.')] }),
+  );
+  const agentFile = cli.agentFile('anthropic-agent', {
+    name: 'anthropic-agent',
+    type: 'plan_execute_and_reflect',
+    llm: { interface: 'anthropic/v1/messages', model: 'claude-sonnet-4-6', base_url: server().url },
+    tools: [{ type: 'CalculatorTool' }],
+  });
+  const r = await cli.perflow(['run', '--agent', agentFile, '--question', 'What is 6 times 7?', '--wait', '--json']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  const out = JSON.parse(r.stdout) as { response: string; workflow_id: string; usage: unknown };
+  expect(out.response).toBe('The answer is 42.');
+  // Four calls of claude-sonnet-4-6, each 100 × $3 + 50 × $0.30 (cache read) + 20 × $3.75 (cache write) + 10 × $15 per million tokens.
+  expect(out.usage).toEqual({ input_tokens: 680, output_tokens: 40, cached_input_tokens: 200, cache_write_input_tokens: 80, cost_usd: 0.00216 });
+
+  const requests = server().requests;
+  expect(requests).toHaveLength(4);
+  for (const q of requests) {
+    expect([q.method, q.url, q.headers.authorization]).toEqual(['POST', '/v1/messages', `Bearer ${KEY}`]);
+    expect(q.body).toMatchObject({ model: 'claude-sonnet-4-6', max_tokens: 4096, stream: true, system: [{ type: 'text', cache_control: { type: 'ephemeral' } }] });
+  }
+  const [, toolTurn, afterTool] = requests.map((q) => q.body as Sent);
+  expect(toolTurn.tools?.map((t) => [t.name, t.cache_control])).toEqual([['CalculatorTool', { type: 'ephemeral' }]]);
+  expect(afterTool.messages.at(-2)).toMatchObject({ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01A', name: 'CalculatorTool', input: { expression: '6*7' } }] });
+  expect(afterTool.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01A', content: '42' }] });
+
+  const events = await cli.harness.memory.eventLog().readAll(out.workflow_id);
+  expect(events.find((e) => e.type === 'tool_call')).toMatchObject({ tool: 'CalculatorTool', input: '{"expression":"6*7"}' });
+  expect(events.filter((e) => e.type === 'model_delta' && e.role === 'executor').map((e) => e.type === 'model_delta' && e.text)).toEqual(['6*7 ', 'is 42']);
+});
