@@ -10,13 +10,15 @@ import type { TenantBudgets } from '../stores/tenant-budgets';
 import { createEvalActivities } from './eval';
 import { createMemoryActivities } from './memory';
 import { executionModel, planningModel } from './model-calls';
+import { typedOutput } from './typed-output';
+import type { TypedOutputInput } from '../core/activity-contract';
 import { openTenantBudgets } from './tenant-budgets';
 import { agentToolEnded, agentToolStarted, callTool, describeTools, type AgentToolCallRecord, type ToolCallDeps } from './tool-calls';
 import type { ChatDeps } from './llm/chat';
 import { waitForRuns } from './run-order';
 import { withRunEvents } from './run-events';
 import { tenantOf, type RunEnd, type StartRunInput } from './run-memory';
-import { completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache, toolAnswerCache } from './worker-caches';
+import { carriedTurnCache, completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache, toolAnswerCache } from './worker-caches';
 
 export { MODEL_ACTIVITY_NAMES } from './model-calls';
 export { TOOL_OUTPUT_MODEL_LIMIT } from './tool-calls';
@@ -35,6 +37,7 @@ export function createActivities(activityDeps: ActivityDeps) {
     earlierSteps: earlierStepsCache(activityDeps.memory),
     toolAnswers: toolAnswerCache(),
     executorHistory: executorHistoryCache(activityDeps.memory, completedSteps),
+    carriedTurns: carriedTurnCache(activityDeps.memory),
     completedSteps,
     // Opened on the first call of a run with a tenant.
     tenantBudgets: () => (budgets ??= openTenantBudgets(activityDeps.memory.db)),
@@ -66,6 +69,8 @@ export function createActivities(activityDeps: ActivityDeps) {
     planningModel: (input: PlannerCallInput) => planningModel(deps, input),
     /** An execution-model call: a ReAct turn with tools, or a decision / assessment prompt. */
     executionModel: (input: ExecutorCallInput) => executionModel(deps, input),
+    /** The run's answer as the typed value of its `output_schema`. */
+    typedOutput: (input: TypedOutputInput) => typedOutput(deps, input),
     /** `planningModel` under the name runs recorded before the rename schedule (they replay with it). */
     plannerLlm: (input: PlannerCallInput) => planningModel(deps, input),
     /** `executionModel` under the name runs recorded before the rename schedule. */

@@ -6,7 +6,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EarlierStepsRef, ExecutorCallInput, ExecutorStepMemory, MaterialRef, PlannerAnswer, PlannerCallInput, PlannerPromptRef, PromptMaterial, StoredToolResult, TenantChecked, WholeResultsRef, ModelSettings } from '../core/activity-contract';
-import { addUsage, ZERO_USAGE, type ChatMessage, type ChatResponse, type Usage } from '../core/llm-types';
+import { addUsage, ZERO_USAGE, type ChatMessage, type ChatResponse, type RawChatResponse, type Usage } from '../core/llm-types';
 import { perflowModelParameters } from '../core/agent-file/model-parameters';
 import { completedStepIds, stepTraceId } from '../core/memory-ids';
 import { fillEarlierSteps, fillWholeResults, formatCompletedSteps, formatSteps, renderTemplate, type CompletedStep } from '../core/template';
@@ -18,6 +18,7 @@ import { chat, type ChatDeps } from './llm/chat';
 import type { CallSpanOwner } from '../telemetry/model-and-tool-calls';
 import type { ChatRequest } from './llm/scripted';
 import { saveStep, toolCallId } from './memory';
+import { keepCarriedTurn, withCarriedTurns, type CarriedTurns } from './carried-turns';
 import { outputForModel } from './tool-calls';
 import { checkModel, type PolicyDeps } from './policy';
 import { activityStream, EVENTS_BEFORE_HOLD_MS, handedToolCalls, type ActivityStream } from './run-events';
@@ -38,10 +39,11 @@ export type ModelCallDeps = ChatDeps &
     executorHistory: ReturnType<typeof executorHistoryCache>;
     completedSteps: ReturnType<typeof completedStepCache>;
     tenantBudgets: () => TenantBudgets;
+    carriedTurns: CarriedTurns;
   };
 
 /** The activity names of model calls (a worker serving the LLM task queue registers these). */
-export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'plannerLlm', 'executorLlm'] as const;
+export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'typedOutput', 'plannerLlm', 'executorLlm'] as const;
 
 export async function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Promise<TenantChecked<PlannerAnswer>> {
   // One stream for the call: the run's events handed to it go out in its first write, whatever
@@ -106,7 +108,8 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
   checkModel(deps, input.model);
   return withHeartbeat(async () => {
     const { model, material_id, system_key: _key, tool_names, step_memory, whole_results, earlier_steps, agent, tenant: _tenant, stored_tool_results, events_before, ...withStored } = input;
-    const request = { ...withStored, messages: await withStoredToolResults(deps, withStored.messages, step_memory, stored_tool_results) };
+    const filled = await withStoredToolResults(deps, withStored.messages, step_memory, stored_tool_results);
+    const request = { ...withStored, messages: await withCarriedTurns(deps, filled, step_memory) };
     // The turn's tool calls handed their events on: they go out in its first write (see `planningModel`).
     const streaming = perflowModelParameters(model.parameters).stream !== false;
     // And the run's events that started the step, on its first turn: before them.
@@ -134,8 +137,10 @@ async function executionCall(deps: ModelCallDeps, input: ExecutorCallInput): Pro
       });
       const compaction = await compactToFit(deps, model, fit, stream);
       const messages = fit.messages(compaction?.dropped ?? 0, compaction?.placeholder ?? '');
-      const answer = await streamedChat(deps, model, { ...request, messages, system, ...(tools ? { tools } : {}) }, { step: step_memory?.step_index, agent, conversation: conversationOf(input, material), stream, handOnIfSilent: handsOn });
-      const response = compaction ? { ...answer, usage: addUsage(answer.usage, compaction.usage) } : answer;
+      const { carry, ...answer } = await streamedChat(deps, model, { ...request, messages, system, ...(tools ? { tools } : {}) }, { step: step_memory?.step_index, agent, conversation: conversationOf(input, material), stream, handOnIfSilent: handsOn });
+      // Kept in memory for the step's next turn: what the provider carries never reaches the workflow.
+      const carried = await keepCarriedTurn(deps, step_memory, answer.tool_calls, carry);
+      const response = { ...answer, ...(compaction ? { usage: addUsage(answer.usage, compaction.usage) } : {}), ...(carried ? { carried } : {}) };
       // A final answer is the step's result; saving it is idempotent, so a retried turn saves what it answers.
       if (step_memory && response.tool_calls.length === 0) {
         const saved = await saveStep(deps.memory, { ids: step_memory.ids, stepIndex: step_memory.step_index, step: step_memory.step, result: response.content });
@@ -169,13 +174,13 @@ function handedOn(messages: ChatMessage[], stored: StoredToolResult[] | undefine
  * `llm.parameters.stream` false the provider is not asked to stream and the answer is published
  * whole when it is there.
  */
-async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, call: CallSpanOwner & { step?: number; handTail?: boolean; handOnIfSilent?: boolean; stream?: ActivityStream }): Promise<ChatResponse & { tail_from?: number }> {
+async function streamedChat(deps: ModelCallDeps, model: ModelSettings, request: ChatRequest, call: CallSpanOwner & { step?: number; handTail?: boolean; handOnIfSilent?: boolean; stream?: ActivityStream }): Promise<Omit<RawChatResponse, 'raw'> & { tail_from?: number }> {
   const owner = { agent: call.agent, conversation: call.conversation };
   const stream = call.stream ?? activityStream(deps.events);
   if (!stream) return chat(model, request, deps, undefined, owner);
   const text = stream.modelText(request.position, call.step);
   const streaming = perflowModelParameters(model.parameters).stream !== false;
-  let response: ChatResponse | undefined;
+  let response: Omit<RawChatResponse, 'raw'> | undefined;
   let tail_from: number | undefined;
   try {
     response = await chat(model, request, deps, streaming ? text.push : undefined, owner);

@@ -144,3 +144,8 @@ export function executorHistoryCache(memory: MemoryStore, steps: ReturnType<type
     created: (id: string, first: string) => firstRuns.remember(id, { first_run: first }),
   };
 }
+
+/** The provider state executor turns carry to the next (activities/carried-turns.ts): written once, never changed. */
+export function carriedTurnCache(memory: MemoryStore, max = 2_000) {
+  return boundedCache((id: string) => memory.carriedTurn(id), (id) => id, max);
+}

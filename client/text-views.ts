@@ -8,7 +8,7 @@
 import { pendingWhat, type PendingDecision } from '../core/decisions';
 import type { Usage } from '../core/llm-types';
 import type { RunEvent, RunEventBody } from '../core/run-events';
-import { formatCost, formatSeconds, oneLine, preview } from '../core/text';
+import { formatCost, formatSeconds, formatTokens, oneLine, preview } from '../core/text';
 import type { ConversationView } from '../stores/conversation';
 import type { Progress } from '../workflows/definitions';
 import type { RunDiff, StepSide, SubAgentDiff } from './diff';
@@ -86,8 +86,8 @@ export function progressChanges(prev: Progress | undefined, next: Progress): str
     if (!wasRunning.has(cur.executor_workflow_id)) lines.push(`${eventLines({ type: 'step_started', index: cur.index, step: cur.step })[0]} (executor ${cur.executor_workflow_id})`);
   }
   const u = next.usage;
-  if (!prev || u.input_tokens !== prev.usage.input_tokens || u.output_tokens !== prev.usage.output_tokens) {
-    if (u.input_tokens + u.output_tokens > 0) lines.push(`tokens: in ${u.input_tokens} / out ${u.output_tokens}`);
+  if (!prev || u.input_tokens !== prev.usage.input_tokens || u.output_tokens !== prev.usage.output_tokens || u.tokens_unknown !== prev.usage.tokens_unknown) {
+    if (u.input_tokens + u.output_tokens > 0 || u.tokens_unknown) lines.push(formatTokens(u).replace(/^tokens /, 'tokens: '));
   }
   if (next.status !== prev?.status) lines.push(`status: ${next.status}${next.error ? ` (${next.error})` : ''}`);
   const seen = new Set((prev?.pending ?? []).map((d) => d.id));
@@ -106,7 +106,7 @@ export function pendingLines(d: PendingDecision): string[] {
   return [...what, ...timeout, ...d.answer.map((a) => `  answer: ${a}`)];
 }
 
-const tokens = (u: Usage) => `${u.input_tokens}/${u.output_tokens} tokens, ${formatCost(u.cost_usd)}`;
+const tokens = (u: Usage) => `${u.tokens_unknown ? `≥${u.input_tokens}/≥${u.output_tokens}` : `${u.input_tokens}/${u.output_tokens}`} tokens, ${formatCost(u.cost_usd)}`;
 const secs = formatSeconds;
 
 /** The diff for a terminal: aligned columns, `≠` where the runs differ. */

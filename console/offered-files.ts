@@ -3,10 +3,19 @@ import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { PerflowError } from '../client/errors';
 
+/** What the console reads of a JSON file in its folder. */
+interface FileFields {
+  name?: unknown;
+  type?: unknown;
+  description?: unknown;
+  cases?: unknown;
+  output_schema?: unknown;
+}
+
 /** The JSON files in the console's folder, parsed (unreadable ones left out). */
-async function jsonFiles(dir: string): Promise<Array<{ file: string; json: { name?: unknown; type?: unknown; description?: unknown; cases?: unknown } }>> {
+async function jsonFiles(dir: string): Promise<Array<{ file: string; json: FileFields }>> {
   const names = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
-  const out: Array<{ file: string; json: { name?: unknown; type?: unknown; description?: unknown; cases?: unknown } }> = [];
+  const out: Array<{ file: string; json: FileFields }> = [];
   for (const file of names) {
     try {
       const json: unknown = JSON.parse(await readFile(join(dir, file), 'utf8'));
@@ -18,11 +27,20 @@ async function jsonFiles(dir: string): Promise<Array<{ file: string; json: { nam
   return out;
 }
 
-/** The agent files in the console's folder: file name, agent name, type and description (when it has one). */
-export async function agentFiles(dir: string): Promise<Array<{ file: string; name: string; type: string; description?: string }>> {
+/** The agent files in the console's folder: file name, agent name, type, and description and output schema (when it has them). */
+export async function agentFiles(dir: string): Promise<Array<{ file: string; name: string; type: string; description?: string; output_schema?: Record<string, unknown> }>> {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   return (await jsonFiles(dir)).flatMap(({ file, json }) =>
     typeof json.name === 'string' && json.cases === undefined
-      ? [{ file, name: json.name, type: typeof json.type === 'string' ? json.type : 'plan_execute_and_reflect', ...(typeof json.description === 'string' ? { description: json.description } : {}) }]
+      ? [
+          {
+            file,
+            name: json.name,
+            type: typeof json.type === 'string' ? json.type : 'plan_execute_and_reflect',
+            ...(typeof json.description === 'string' ? { description: json.description } : {}),
+            ...(isObject(json.output_schema) ? { output_schema: json.output_schema } : {}),
+          },
+        ]
       : [],
   );
 }

@@ -13,6 +13,9 @@ import type { MemoryIds, ToolCallPlace } from './memory-ids';
 import type { PromptFormat } from './template';
 import type { TenantBudgetReached } from './decisions';
 import type { KeyedRunEvents } from './run-events';
+import type { OutputFormat } from './typed-output';
+
+export type { OutputFormat };
 
 export type { ScriptedToolCall, ToolCallPlace };
 
@@ -38,6 +41,12 @@ export interface ChatRequest {
   position: CallPosition;
   /** `llm_response_filter` when the agent sets one other than its interface's default. */
   response_filter?: string;
+  /**
+   * The answer must be one JSON value conforming to `schema` (the agent file's `output_schema`,
+   * JSON Schema 2020-12): an adapter asks for it with its provider's own structured-output
+   * feature where there is one (the prompt states the schema either way); the caller validates.
+   */
+  output?: OutputFormat;
 }
 
 /**
@@ -118,6 +127,33 @@ export interface CallOwner {
 }
 
 export type { TenantBudgetReached } from './decisions';
+
+/**
+ * The run's answer as the typed value its `output_schema` describes: one call of the planning
+ * model, asked with the schema (and, on an attempt after the first, what the last reply got
+ * wrong), its reply validated in the activity.
+ */
+export interface TypedOutputInput extends CallOwner {
+  model: ModelSettings;
+  position: CallPosition;
+  question: string;
+  /** The run's answer as its agent type gave it (text). */
+  answer: string;
+  output: OutputFormat;
+  /** The last attempt's reply and what did not conform in it. */
+  previous?: { reply: string; problems: string[] };
+  /** The run's memory ID, for the call's span. */
+  memory_id?: string;
+}
+
+/** A typed-output call's reply: its JSON value when it conforms, else what does not (`problems`, the first failing `path`). */
+export interface TypedOutputAnswer {
+  reply: string;
+  output?: unknown;
+  problems?: string[];
+  path?: string;
+  usage: Usage;
+}
 
 /** A model call's answer, or the tenant's cap that kept it from being made. */
 export type TenantChecked<T> = T & { tenant_budget?: TenantBudgetReached };

@@ -11,7 +11,19 @@ export interface ToolCall {
 
 export type ChatMessage =
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; tool_calls?: ToolCall[] }
+  | {
+      role: 'assistant';
+      content: string;
+      tool_calls?: ToolCall[];
+      /** Memory holds provider state this turn carries to the next ({@link ChatResponse.carried}). */
+      carried?: true;
+      /**
+       * That provider state ({@link RawChatResponse.carry}), read back from memory by the
+       * activity that sends the step's next turn. Never in a workflow's history: set only inside
+       * the activity, for the adapter.
+       */
+      carry?: unknown;
+    }
   | { role: 'tool'; tool_call_id: string; name: string; content: string; is_error?: boolean };
 
 /** A tool offered to the model for function calling. */
@@ -53,11 +65,22 @@ export interface ChatResponse {
   tool_calls: ToolCall[];
   stop_reason: 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
   usage: Usage;
+  /** The provider's answer carries state to the step's next turn, kept in memory: the assistant message says so (`carried`). */
+  carried?: true;
 }
 
 /** A provider's answer with its raw response, for `llm_response_filter`; the raw part never leaves the activity. */
 export interface RawChatResponse extends ChatResponse {
   raw?: unknown;
+  /**
+   * What the provider requires handed back unchanged on the next turn of the same step, as the
+   * adapter's own JSON (Anthropic's thinking blocks with their signatures, the Responses API's
+   * reasoning items, Gemini's thought signatures): kept in memory by the execution activity, by
+   * the turn's tool calls, and given back on the assistant message as `carry`, so it never
+   * enters a workflow's history. Only a turn that calls tools carries (a final answer has no
+   * next turn).
+   */
+  carry?: unknown;
 }
 
 /**
@@ -74,10 +97,10 @@ export type CallPosition =
 
 /**
  * Model calls of the step_by_step, todo_list and plan_and_execute agents besides planning, by
- * what they do, and an eval's judge (`judge`); a scripted model answers each kind from its own list
+ * what they do, an eval's judge (`judge`) and a typed answer (`output`); a scripted model answers each kind from its own list
  * (`script.<kind>[call]`).
  */
-export const TASK_KINDS = ['mapping', 'decision', 'decision_retry', 'completion', 'completion_retry', 'goal', 'verification', 'viability', 'final', 'judge'] as const;
+export const TASK_KINDS = ['mapping', 'decision', 'decision_retry', 'completion', 'completion_retry', 'goal', 'verification', 'viability', 'final', 'judge', 'output'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
 
 export const ZERO_USAGE: Usage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };

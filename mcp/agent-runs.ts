@@ -26,6 +26,8 @@ export interface AgentRunEnd {
   memory_id: string;
   steps_executed?: number;
   cost_usd?: number | null;
+  /** With the agent's `output_schema`: the answer's JSON value. */
+  output?: unknown;
   error?: string;
 }
 
@@ -47,7 +49,7 @@ export async function endOf(perflow: PerflowClient, workflowId: string, memoryId
   const handle = perflow.client.workflow.getHandle(workflowId);
   try {
     const out = (await handle.result()) as RunOutput;
-    return { status: 'completed', response: out.response, workflow_id: workflowId, memory_id: out.memory_id, steps_executed: out.steps_executed, cost_usd: out.usage.cost_usd ?? null };
+    return { status: 'completed', response: out.response, workflow_id: workflowId, memory_id: out.memory_id, steps_executed: out.steps_executed, cost_usd: out.usage.cost_usd ?? null, ...(out.output !== undefined ? { output: out.output } : {}) };
   } catch (err) {
     const status = ENDED[(await handle.describe()).status.name] ?? 'failed';
     return { status, response: '', workflow_id: workflowId, memory_id: memoryId, error: failureMessage(err) };

@@ -16,6 +16,8 @@ export interface OfferedAgent {
   file: string;
   agent: string;
   description: string;
+  /** The agent file's `output_schema`: its answer's JSON value is the result's `output`. */
+  output_schema?: Record<string, unknown>;
 }
 
 /** MCP tool names: letters, digits, `_`, `-` and `.`, at most 128 characters (the specification's). */
@@ -29,7 +31,7 @@ export async function offeredAgents(dir: string): Promise<OfferedAgent[]> {
   return files.map((f) => {
     const byFile = f.file.replace(/\.json$/, '').replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128);
     const tool = TOOL_NAME.test(f.name) && taken.get(f.name) === 1 ? f.name : byFile;
-    return { tool, file: join(dir, f.file), agent: f.name, description: f.description ?? `The perflow agent ${f.name} (${f.type}).` };
+    return { tool, file: join(dir, f.file), agent: f.name, description: f.description ?? `The perflow agent ${f.name} (${f.type}).`, ...(f.output_schema ? { output_schema: f.output_schema } : {}) };
   });
 }
 
@@ -61,5 +63,11 @@ export const AGENT_TOOL_OUTPUT_SCHEMA = {
   },
   required: ['response', 'workflow_id', 'memory_id', 'status'],
 } as const;
+
+/** A tool's output schema: with the agent's `output_schema`, its answer's JSON value as `output` (present when the run completed). */
+export function agentToolOutputSchema(offered: Pick<OfferedAgent, 'output_schema'>): Record<string, unknown> {
+  if (!offered.output_schema) return AGENT_TOOL_OUTPUT_SCHEMA;
+  return { ...AGENT_TOOL_OUTPUT_SCHEMA, properties: { ...AGENT_TOOL_OUTPUT_SCHEMA.properties, output: offered.output_schema } };
+}
 
 export const AGENT_TOOL_INPUT = { ...AGENT_TOOL_INPUT_SCHEMA, type: 'object' as const };

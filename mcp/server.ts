@@ -9,7 +9,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import type { PerflowClient } from '../client/connect';
 import { PerflowError } from '../client/errors';
 import { packageVersion } from '../client/package-root';
-import { AGENT_TOOL_INPUT, AGENT_TOOL_OUTPUT_SCHEMA, checkedArguments, type OfferedAgent } from './agent-tools';
+import { AGENT_TOOL_INPUT, agentToolOutputSchema, checkedArguments, type OfferedAgent } from './agent-tools';
 import { followAgentRun, refusedResult, startAgentRun, toolResult } from './agent-runs';
 import { RunTaskStore, TASK_POLL_MS } from './run-tasks';
 
@@ -40,7 +40,7 @@ export function createMcpServer(o: McpServerOptions): Server {
       title: a.agent,
       description: a.description,
       inputSchema: AGENT_TOOL_INPUT,
-      outputSchema: AGENT_TOOL_OUTPUT_SCHEMA as unknown as { type: 'object' },
+      outputSchema: agentToolOutputSchema(a) as { type: 'object' },
       execution: { taskSupport: 'optional' as const },
     })),
   }));

@@ -14,7 +14,8 @@ import { MongoClient } from 'mongodb';
 import { followRun } from '../client/follow-run';
 import { startRun } from '../client/run';
 import { perflowClient } from '../client/connect';
-import { parseAgentDefinition, resolveParameters, type AgentDefinition } from '../core/agent';
+import { resolveParameters } from '../core/agent';
+import { demoModel } from './demo-model';
 import { startServers, stopServersOnSignals } from '../servers';
 import { clientConfigFromEnv, redact } from '../config/env';
 import { CONSOLE_PORT, startConsole, type ConsoleServer } from '../console/server';
@@ -23,22 +24,6 @@ import { createWorker } from '../workers/main';
 const QUESTION = 'How many flights from Beijing to Seattle?';
 const DATABASE = 'perflow_demo';
 const root = join(__dirname, '..');
-
-/** A real model when credentials are present, else the scripted one (announced as such). */
-function chooseAgent(env: NodeJS.ProcessEnv): { agent: AgentDefinition; scripted: boolean } {
-  const example = (name: string) => JSON.parse(readFileSync(join(root, 'examples', name), 'utf8')) as Record<string, unknown>;
-  if (env.OPENAI_API_KEY) {
-    const file = example('plan-execute-reflect.openai.json');
-    const llm = { ...(file.llm as object), model: env.OPENAI_MODEL || 'gpt-4o-mini', ...(env.OPENAI_BASE_URL ? { base_url: env.OPENAI_BASE_URL } : {}) };
-    return { agent: parseAgentDefinition({ ...file, llm }), scripted: false };
-  }
-  if (env.BEDROCK_MODEL_ID && (env.AWS_ACCESS_KEY_ID || env.AWS_PROFILE)) {
-    const file = example('plan-execute-reflect.bedrock-claude.json');
-    const llm = { interface: 'bedrock/converse/claude', model: env.BEDROCK_MODEL_ID, ...(env.AWS_REGION ? { region: env.AWS_REGION } : {}) };
-    return { agent: parseAgentDefinition({ ...file, llm }), scripted: false };
-  }
-  return { agent: parseAgentDefinition(example('plan-execute-reflect.scripted.json')), scripted: true };
-}
 
 async function main(): Promise<void> {
   const exitAtOnce = process.argv.includes('--exit');
@@ -69,12 +54,8 @@ async function main(): Promise<void> {
       PERFLOW_TASK_QUEUE: taskQueue,
       PERFLOW_TEMPORAL_UI_URL: ui,
     });
-    const { agent, scripted } = chooseAgent(process.env);
-    console.log(
-      scripted
-        ? 'model: scripted offline run (no OPENAI_API_KEY or BEDROCK_MODEL_ID): the plan and the tool call are scripted; the tool call against the data is real and the answer quotes its result'
-        : `model: ${agent.llm.interface} ${agent.llm.model}`,
-    );
+    const { agent, said } = demoModel(process.env, join(root, 'examples'));
+    console.log(said);
     const perflow = perflowClient(client, clientConfigFromEnv({ TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace, MONGODB_URI: mongoUri, PERFLOW_TASK_QUEUE: taskQueue }));
     const run = await startRun(perflow, { agent, parameters: resolveParameters(agent), question: QUESTION });
     console.log(`question: ${QUESTION}`);

@@ -69,5 +69,7 @@ export interface PromptMaterialDoc {
   material?: string;
   /** A part of a long run's earlier steps, as its prompts list them (by kind; see core/template `earlierStepsMarker`). */
   earlier?: Record<string, string>;
+  /** Or the provider state an executor turn carries to the step's next turn (JSON; see activities/carried-turns.ts). */
+  turn?: string;
   created: Date;
 }

@@ -204,6 +204,17 @@ export class MemoryStore {
     return doc.earlier;
   }
 
+  /** Stores the provider state an executor turn carries to the next (idempotent: a retried attempt finds it there). */
+  async saveCarriedTurn(id: string, carry: unknown, now: Date, tenantId?: string): Promise<void> {
+    await this.inserts.insert(this.prompts, [{ _id: id, turn: JSON.stringify(carry), created: now, ...(tenantId !== undefined ? { tenant_id: tenantId } : {}) }]);
+  }
+
+  /** The provider state a turn carries, `undefined` when it carries none. */
+  async carriedTurn(id: string): Promise<unknown> {
+    const doc = await this.prompts.findOne({ _id: id });
+    return doc?.turn === undefined ? undefined : (JSON.parse(doc.turn) as unknown);
+  }
+
   /** A memory's root interactions and their traces, in order. */
   async conversation(memoryId: string): Promise<{ memory: MemoryDoc | null; interactions: InteractionDoc[] }> {
     const memory = await this.memories.findOne({ _id: memoryId });

@@ -36,6 +36,7 @@ export const SHARED_WORKFLOW_MODULES: readonly string[] = [
     '../core/llm-types',
     '../core/json-in-text',
     '../core/prompts',
+    '../core/typed-output',
     '../core/planner-output',
     '../core/template',
     '../core/datetime',

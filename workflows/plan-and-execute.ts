@@ -48,6 +48,7 @@ import { preview } from '../core/text';
 import type { PlanStepView, Replan, RunInput, RunOutput } from './definitions';
 import { openAgentTypeRun, showPlan } from './kernel/agent-type-run';
 import { CARRIED_STEPS, checkpoint, finish, guard, storeEarlierSteps } from './kernel/lifecycle';
+import { finishAnswer } from './kernel/typed-output';
 import { ask, askJudgment, askParsed } from './kernel/model-calls';
 import { counterOf } from './kernel/call-positions';
 import { runSteps } from './kernel/steps';
@@ -129,7 +130,7 @@ export async function planAndExecute(input: RunInput<PlanAndExecuteState>): Prom
       prompt: finalAnswerPrompt(state, question),
       earlierSteps: earlierStepsOf(state),
     });
-    return finish(run, answer, metadata(stoppedAt));
+    return finishAnswer(run, answer, metadata(stoppedAt));
   });
 
   /** Replaces the plan after `cursor` with an adapted one (reviewed when `plan_approval` says so); the reviewer's stop when they stop the run. */

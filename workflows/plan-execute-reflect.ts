@@ -10,6 +10,7 @@ import { preview } from '../core/text';
 import type { RunInput, RunOutput } from './definitions';
 import { completedStepRefs, openRun } from './kernel/context';
 import { checkpoint, finish, guard, summarizeSteps } from './kernel/lifecycle';
+import { finishAnswer } from './kernel/typed-output';
 import { askParsed } from './kernel/model-calls';
 import { runSteps } from './kernel/steps';
 import { plannerCalls } from './kernel/call-positions';
@@ -61,7 +62,7 @@ export async function planExecuteReflect(input: RunInput): Promise<RunOutput> {
         'planner answer',
         planner.counter,
       );
-      if (parsed.result !== '') return finish(run, parsed.result);
+      if (parsed.result !== '') return finishAnswer(run, parsed.result);
 
       // A person may approve, edit or reject the plan first (plan_approval).
       const review = await run.human.reviewPlan(parsed.steps);

@@ -33,6 +33,7 @@ import { preview } from '../core/text';
 import { FailureTypes, type RunInput, type RunOutput, type StepView } from './definitions';
 import { addVariable, openAgentTypeRun, showPlan, skipPending } from './kernel/agent-type-run';
 import { CARRIED_STEPS, checkpoint, finish, guard } from './kernel/lifecycle';
+import { finishAnswer } from './kernel/typed-output';
 import { ask, askJudgment, askParsed } from './kernel/model-calls';
 import { counterOf } from './kernel/call-positions';
 import { fullResult, runStep } from './kernel/steps';
@@ -120,7 +121,7 @@ export async function stepByStep(input: RunInput<StepByStepState>): Promise<RunO
       state.unit++;
     }
     const response = state.last ? await fullResult(run, state.last.unit) : '';
-    return finish(run, response, metadata());
+    return finishAnswer(run, response, metadata());
   });
 
   /** The plan, then its structured steps (the execution model's mapping). */

@@ -33,6 +33,7 @@ import { wholeResultMarker } from '../core/template';
 import type { RunInput, RunOutput, TodoView } from './definitions';
 import { addVariable, openAgentTypeRun, showPlan } from './kernel/agent-type-run';
 import { CARRIED_STEPS, checkpoint, finish, guard } from './kernel/lifecycle';
+import { finishAnswer } from './kernel/typed-output';
 import { askJudgment, askParsed } from './kernel/model-calls';
 import { counterOf } from './kernel/call-positions';
 import { fullResult, runStep } from './kernel/steps';
@@ -110,7 +111,7 @@ export async function todoList(input: RunInput<TodoListState>): Promise<RunOutpu
       log.info(`todo_list final goal verification: ${achieved ? 'GOAL_ACHIEVED' : 'CONTINUE_NEEDED'}`);
     }
     const response = state.lastDone ? await fullResult(run, state.lastDone.unit) : `No todo was completed.\n${doneListing()}`;
-    return finish(run, response, metadata());
+    return finishAnswer(run, response, metadata());
   });
 
   async function plan(): Promise<void> {

@@ -11,11 +11,13 @@ import type { AdapterContext, ModelAdapter, ModelCall } from './adapter';
 import { anthropicAdapter } from './anthropic-messages';
 import { bedrockClaudeAdapter } from './bedrock-claude';
 import { deepSeekR1Adapter } from './deepseek-r1';
+import { geminiAdapter } from './google-gemini';
 import { openAiAdapter } from './openai-chat';
+import { openAiResponsesAdapter } from './openai-responses';
 import { scriptedAdapter } from './scripted';
 
 /** The adapters every worker has, one per built-in interface. */
-export const BUILTIN_ADAPTERS: readonly ModelAdapter[] = [openAiAdapter, bedrockClaudeAdapter, deepSeekR1Adapter, anthropicAdapter, scriptedAdapter];
+export const BUILTIN_ADAPTERS: readonly ModelAdapter[] = [openAiAdapter, bedrockClaudeAdapter, deepSeekR1Adapter, anthropicAdapter, geminiAdapter, openAiResponsesAdapter, scriptedAdapter];
 
 /** A worker's model adapters by interface name. */
 export interface ModelAdapters {

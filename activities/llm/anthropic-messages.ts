@@ -15,6 +15,7 @@ import { activitySignal, numberParam, numberParams, otherParameters, stopParam, 
 import { clientCache, type ClientCache } from './client-cache';
 import { converseUsage, mapStopReason } from './bedrock-converse';
 import { anthropicFailure, streamCutFailure, type ModelCallContext } from './errors';
+import { claudeOutputSchema } from './output-format';
 import { anthropicSdk } from './sdks';
 
 /** Interface name, as in the agent file. */
@@ -36,7 +37,7 @@ export interface AnthropicModelSettings {
   /** API base URL (without `/v1`). @default the worker's ANTHROPIC_BASE_URL, else `https://api.anthropic.com` */
   base_url?: string;
   /**
-   * `max_tokens` (@default 4096), `temperature`, `top_p`, `top_k`, `stop`/`stop_sequences`,
+   * `max_tokens` (@default 4096, plus `thinking.budget_tokens` when extended thinking is on), `temperature`, `top_p`, `top_k`, `stop`/`stop_sequences`,
    * `cache` (@default true: the system prompt and the tools are cached), `parallel_tool_calls`
    * (@default false) and `timeout_ms` (@default 120000); any other is sent as it is.
    */
@@ -76,8 +77,10 @@ export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageP
     if (m.role === 'user') {
       pushBlocks(out, 'user', m.content === '' ? [] : [{ type: 'text', text: m.content }]);
     } else if (m.role === 'assistant') {
-      const blocks: Block[] = m.content.trim() === '' ? [] : [{ type: 'text', text: m.content }];
-      for (const c of m.tool_calls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input });
+      // A turn that thought: its blocks as the API gave them, signatures and all (see `carriedBlocks`).
+      const carried = carriedBlocks(m.carry);
+      const blocks: Block[] = carried ?? (m.content.trim() === '' ? [] : [{ type: 'text', text: m.content }]);
+      if (!carried) for (const c of m.tool_calls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input });
       pushBlocks(out, 'assistant', blocks);
     } else {
       pushBlocks(out, 'user', [
@@ -86,6 +89,20 @@ export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageP
     }
   }
   return out;
+}
+
+/**
+ * The content blocks a tool turn carries to the step's next turn: with extended thinking the API
+ * requires the turn's `thinking` / `redacted_thinking` blocks back, unchanged and in order, with
+ * the `tool_use` they led to. Only a turn that thought carries (the others are rebuilt as they are).
+ */
+function carryOf(message: Anthropic.Message): Anthropic.ContentBlock[] | undefined {
+  return message.content.some((b) => b.type === 'thinking' || b.type === 'redacted_thinking') ? message.content : undefined;
+}
+
+/** A carried turn's blocks, as {@link carryOf} kept them; `undefined` when the message carries none. */
+function carriedBlocks(carry: unknown): Block[] | undefined {
+  return Array.isArray(carry) && carry.length > 0 ? (carry as Block[]) : undefined;
 }
 
 /** Tool specs as Messages tools (`input_schema`); with `cache`, the last marked so every tool is cached. */
@@ -97,6 +114,12 @@ export function toAnthropicTools(tools: ToolSpec[], cache: boolean): Anthropic.T
     ...(t.strict !== undefined ? { strict: t.strict } : {}),
     ...(cache && i === tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
   }));
+}
+
+/** The tokens `llm.parameters.thinking` lets the model think (`budget_tokens`), which `max_tokens` must exceed; 0 without. */
+function thinkingBudget(parameters: Record<string, unknown> | undefined): number {
+  const thinking = parameters?.thinking;
+  return typeof thinking === 'object' && thinking !== null ? (numberParam(thinking as Record<string, unknown>, 'budget_tokens') ?? 0) : 0;
 }
 
 /** Whether the prompt cache is on: unless `llm.parameters.cache` is false (or "false"). */
@@ -118,10 +141,14 @@ function requestBody(model: AnthropicModelSettings & { model: string }, request:
     // One tool call per turn unless the agent file allows more (as for OpenAI) or chooses itself.
     body.tool_choice ??= { type: 'auto', disable_parallel_tool_use: perflowModelParameters(p).parallel_tool_calls !== true };
   }
+  // A typed answer as structured outputs, merged into an agent file's own output_config (its `format` wins).
+  const schema = request.output && claudeOutputSchema(request.output);
+  const config: unknown = p?.output_config ?? {};
+  if (schema && typeof config === 'object' && config !== null && !('format' in config)) body.output_config = { ...config, format: { type: 'json_schema', schema } };
   return {
     ...body,
     model: model.model,
-    max_tokens: Math.floor(numberParam(p, 'max_tokens') ?? DEFAULT_MAX_TOKENS),
+    max_tokens: Math.floor(numberParam(p, 'max_tokens') ?? thinkingBudget(p) + DEFAULT_MAX_TOKENS),
     messages: toAnthropicMessages(request.messages),
   } as Anthropic.MessageCreateParamsNonStreaming;
 }
@@ -244,6 +271,7 @@ async function anthropicChat({ providers, cache }: AnthropicClients, { model, re
       stop_reason: toolCalls.length > 0 ? 'tool_use' : mapStopReason(message.stop_reason ?? undefined),
       usage: anthropicUsage(message.usage),
       raw: message,
+      ...(toolCalls.length > 0 && carryOf(message) ? { carry: carryOf(message) } : {}),
     };
   } catch (err) {
     // Here rather than as the adapter's `failure`: a refused key is named by the variable it came from.

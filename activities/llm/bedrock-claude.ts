@@ -2,11 +2,13 @@
  * The `bedrock/converse/claude` LLM interface: Claude on Amazon Bedrock through the Converse API,
  * with native tool use (`toolConfig`, `toolUse` and `toolResult` blocks).
  */
-import type { ContentBlock, Message, Tool } from '@aws-sdk/client-bedrock-runtime';
+import type { ContentBlock, ConverseCommandInput, Message, Tool } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatMessage, ToolCall, ToolSpec } from '../../core/llm-types';
+import type { OutputFormat } from '../../core/activity-contract';
 import { builtinInterface } from '../../core/agent-file/llm-interfaces';
 import { BEDROCK_ADAPTER, converse, converseUsage, inferenceConfig, mapStopReason, pushBlocks, type BedrockClients } from './bedrock-converse';
 import type { ModelAdapter } from './adapter';
+import { claudeOutputSchema } from './output-format';
 
 /** Interface name, as in the agent file. */
 export const BEDROCK_CLAUDE_INTERFACE = 'bedrock/converse/claude';
@@ -47,6 +49,18 @@ export function toConverseTools(tools: ToolSpec[]): Tool[] {
   }));
 }
 
+/**
+ * A typed answer as Converse's structured output (`outputConfig.textFormat`, the schema as JSON
+ * text) in the form Claude takes (see `claudeOutputSchema`); none when the agent file gives
+ * Claude's own `output_config.format` (sent in `additionalModelRequestFields`), which wins.
+ */
+export function converseOutputConfig(output: OutputFormat | undefined, parameters: Record<string, unknown> | undefined): Pick<ConverseCommandInput, 'outputConfig'> {
+  const own = asInput(parameters?.output_config);
+  const schema = output && own.format === undefined ? claudeOutputSchema(output) : undefined;
+  if (!output || !schema) return {};
+  return { outputConfig: { textFormat: { type: 'json_schema', structure: { jsonSchema: { name: output.name, schema: JSON.stringify(schema) } } } } };
+}
+
 function asInput(v: unknown): Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
@@ -66,6 +80,7 @@ export const bedrockClaudeAdapter: ModelAdapter<BedrockClients> = {
       messages: toConverseMessages(request.messages),
       ...(tools.length > 0 ? { toolConfig: { tools: toConverseTools(tools) } } : {}),
       inferenceConfig: inferenceConfig(model.parameters),
+      ...converseOutputConfig(request.output, model.parameters),
     }, clients, onDelta);
     const blocks = output.output?.message?.content ?? [];
     const text = blocks.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');

@@ -1,6 +1,6 @@
 /** Routes a chat request to the model adapter of the interface named in the agent file. */
 import type { ModelSettings } from '../../core/activity-contract';
-import type { ChatResponse } from '../../core/llm-types';
+import type { RawChatResponse } from '../../core/llm-types';
 import { applyResponseFilter } from './response-filter';
 import type { OnDelta } from './call-options';
 import { scriptedOnly, type ModelAdapters } from './adapters';
@@ -24,9 +24,10 @@ export interface ChatDeps extends TelemetryDeps {
  * Temporal's retry policy decides on another attempt. The response's usage carries the call's
  * cost (`cost_usd`, null when the model has no known price: telemetry/model-prices.ts); `owner`
  * names the agent (the agent file's name, which labels the cost counter) and the run's memory
- * ID, for the call's span.
+ * ID, for the call's span. The provider's raw answer stays here; what it carries to the step's
+ * next turn (`carry`) is returned for the execution activity to keep.
  */
-export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta?: OnDelta, owner: CallSpanOwner = {}): Promise<ChatResponse> {
+export async function chat(model: ModelSettings, request: ChatRequest, deps: ChatDeps, onDelta?: OnDelta, owner: CallSpanOwner = {}): Promise<Omit<RawChatResponse, 'raw'>> {
   const adapters = deps.llm ?? scriptedOnly(deps.recorder);
   // The span and the token counts cover the provider call only (not loading prompts from memory).
   const { raw, ...response } = await observeModelCall(

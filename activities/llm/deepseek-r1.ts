@@ -158,6 +158,7 @@ export const deepSeekR1Adapter: ModelAdapter<BedrockClients> = {
       ...(system !== '' ? { system: [{ text: system }] } : {}),
       messages: toDeepSeekMessages(request.messages),
       inferenceConfig: inferenceConfig(model.parameters),
+      // No outputConfig for a typed answer: a tool turn must answer the protocol's JSON, so only the prompt states the schema.
     }, clients, onDelta);
     // reasoningContent blocks carry no `text`: only the answer text is kept.
     const raw = (output.output?.message?.content ?? []).flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');

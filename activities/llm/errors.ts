@@ -12,7 +12,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { anthropicSdk, openAiSdk } from './sdks';
 
 /** The failure types' prefixes of the built-in providers. */
-type ProviderPrefix = 'OpenAI' | 'Bedrock' | 'Anthropic';
+export type ProviderPrefix = 'OpenAI' | 'Bedrock' | 'Anthropic' | 'Gemini';
 
 /** What a failure message names: the interface and the model that were called. */
 export interface ModelCallContext {
@@ -65,16 +65,18 @@ const OPENAI_KINDS: Record<number, string> = {
   429: 'RateLimit',
 };
 
-function statusKind(status: number): string {
+/** A failure kind by HTTP status: `RateLimit`, `BadRequest`, …, `InternalServer` for 5xx. */
+export function statusKind(status: number): string {
   if (OPENAI_KINDS[status]) return OPENAI_KINDS[status];
   return status >= 500 ? 'InternalServer' : `Http${status}`;
 }
 
-function describe(ctx: ModelCallContext): string {
+/** The interface and the model, as failure messages begin. */
+export function describe(ctx: ModelCallContext): string {
   return `${ctx.interface} model "${ctx.model ?? '(default)'}"`;
 }
 
-interface FailureParts {
+export interface FailureParts {
   type: string;
   message: string;
   retryable: boolean;
@@ -82,7 +84,8 @@ interface FailureParts {
   delayMs?: number;
 }
 
-function failure(parts: FailureParts): ApplicationFailure {
+/** An `ApplicationFailure` of the parts: `nextRetryDelay` only when retryable. */
+export function failure(parts: FailureParts): ApplicationFailure {
   return ApplicationFailure.create({
     message: parts.message,
     type: parts.type,
@@ -97,7 +100,7 @@ function isErrorLike(v: unknown): boolean {
   return typeof v === 'object' && v !== null && typeof (v as { message?: unknown }).message === 'string' && 'stack' in v;
 }
 
-function errorMessage(err: unknown): string {
+export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -109,7 +112,7 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFO
  * read: fetch then throws `TypeError: terminated` caused by undici's `UND_ERR_SOCKET`, which the
  * SDK does not wrap as a connection error (a streamed answer cut midway).
  */
-function isDroppedConnection(err: unknown): boolean {
+export function isDroppedConnection(err: unknown): boolean {
   for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (code === 'UND_ERR_SOCKET' || (typeof code === 'string' && CONNECTION_CODES.has(code))) return true;
@@ -175,11 +178,11 @@ const CONTEXT_LENGTH = /context length|context window|input is too long|prompt i
  * A prompt the model's context window cannot hold: no attempt will get past it. One line naming
  * the model, its window and the prompt's size when the provider says them (OpenAI: "maximum
  * context length is W tokens … resulted in P tokens"; Anthropic on Bedrock: "P tokens > W
- * maximum"), and what to change.
+ * maximum"; `found`: the sizes a provider's own module read), and what to change.
  */
-function contextLengthFailure(provider: ProviderPrefix, ctx: ModelCallContext, said: string, cause: unknown): ApplicationFailure {
-  const window = /(?:maximum context length is|limit of|context window of)\s*(\d+)/i.exec(said)?.[1] ?? /\d+ tokens\s*>\s*(\d+)/.exec(said)?.[1];
-  const prompt = /resulted in\s*(\d+)/i.exec(said)?.[1] ?? /(\d+) tokens\s*>/.exec(said)?.[1];
+export function contextLengthFailure(provider: ProviderPrefix, ctx: ModelCallContext, said: string, cause: unknown, found: { window?: string; prompt?: string } = {}): ApplicationFailure {
+  const window = found.window ?? /(?:maximum context length is|limit of|context window of)\s*(\d+)/i.exec(said)?.[1] ?? /\d+ tokens\s*>\s*(\d+)/.exec(said)?.[1];
+  const prompt = found.prompt ?? /resulted in\s*(\d+)/i.exec(said)?.[1] ?? /(\d+) tokens\s*>/.exec(said)?.[1];
   const sizes = window !== undefined || prompt !== undefined ? ` (its window ${window !== undefined ? `${window} tokens` : 'unknown'}, the prompt ${prompt !== undefined ? `${prompt} tokens` : 'of unknown size'})` : '';
   return failure({
     type: `${provider}.ContextLength`,

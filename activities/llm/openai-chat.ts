@@ -8,17 +8,16 @@ import type OpenAI from 'openai';
 import type { CallPosition, ChatMessage, ChatResponse, ToolCall, ToolSpec, Usage } from '../../core/llm-types';
 import { builtinInterface, OPENAI_INTERFACE } from '../../core/agent-file/llm-interfaces';
 import { perflowModelParameters } from '../../core/agent-file/model-parameters';
-import type { ProviderConfig } from '../../core/provider-config';
 import type { ModelAdapter, ModelCall } from './adapter';
 import { activitySignal, numberParam, stopParam, timeoutMs, otherParameters, type OnDelta } from './call-options';
-import { clientCache, type ClientCache } from './client-cache';
 import { openAiFailure, streamCutFailure } from './errors';
+import { openAiClientFor, openAiClients, type OpenAiClients } from './openai-client';
+import { openAiJsonSchema } from './output-format';
 import { openAiSdk, openAiStreaming } from './sdks';
 
 export { OPENAI_INTERFACE };
 
-/** The worker variable naming its OpenAI-compatible server (the operator's endpoint); a model's `base_url` wins. */
-export const OPENAI_BASE_URL = 'OPENAI_BASE_URL';
+export { isLocalEndpoint, NO_KEY, OPENAI_BASE_URL } from './openai-client';
 
 /** The settings this interface reads (a structural subset of `ModelSettings`). */
 export interface OpenAiModelSettings {
@@ -254,49 +253,6 @@ function pairableCallIds(calls: ToolCall[], position: CallPosition): ToolCall[] 
   });
 }
 
-interface OpenAiClients {
-  providers: ProviderConfig;
-  cache: ClientCache<{ apiKey: string; baseURL?: string }, OpenAI>;
-}
-
-/** The SDK's key for a local server when none is configured: the SDK requires one, local servers ignore it. */
-export const NO_KEY = 'no-key';
-
-/**
- * Whether a URL's host is this machine or a private network's (`localhost`, 127/8, ::1, 10/8,
- * 172.16/12, 192.168/16, fc00::/7, link-local, `*.local`, `*.internal`, a name without a dot such
- * as a Compose service's): where a model server (Ollama, vLLM, LM Studio, llama.cpp) may want no key.
- */
-export function isLocalEndpoint(url: string | undefined): boolean {
-  let host: string;
-  try {
-    host = new URL(url ?? '').hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  } catch {
-    return false;
-  }
-  if (host === 'localhost' || /\.(localhost|local|internal)$/.test(host) || /^[a-z0-9-]+$/.test(host)) return true;
-  if (host === '::1' || /^(f[cd][0-9a-f]{2}|fe80):/.test(host)) return true;
-  const v4 = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
-  if (!v4) return false;
-  const [a, b] = [Number(v4[1]), Number(v4[2])];
-  return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
-}
-
-/**
- * An OpenAI (or compatible) client for the model's key variable; fails non-retryably when it is
- * not set, unless the endpoint is local and the agent file names no key variable: then the SDK
- * gets {@link NO_KEY} (a placeholder, never a key of another variable). A remote endpoint without a
- * key is a mistake best said before the call than as the server's 401.
- */
-function clientFor({ providers, cache }: OpenAiClients, model: OpenAiModelSettings): OpenAI {
-  const apiKeyEnv = model.api_key_env ?? 'OPENAI_API_KEY';
-  const baseURL = model.base_url ?? providers.setting(OPENAI_BASE_URL);
-  const apiKey = providers.secret(apiKeyEnv) || (model.api_key_env === undefined && isLocalEndpoint(baseURL) ? NO_KEY : undefined);
-  if (!apiKey) throw ApplicationFailure.nonRetryable(`${apiKeyEnv} is not set in the worker's environment`, 'OpenAI.Configuration');
-  // Keyed by the key's value too: a rotated key gets a new client.
-  return cache.get({ apiKey, baseURL });
-}
-
 /**
  * Calls Chat Completions once; with `onDelta`, streamed (`stream: true`), each text delta handed
  * to it as it arrives and the same response returned. The SDK's own retries are off
@@ -307,16 +263,19 @@ function clientFor({ providers, cache }: OpenAiClients, model: OpenAiModelSettin
  */
 async function openAiChat(clients: OpenAiClients, { model, request, onDelta }: ModelCall) {
   const ctx = { interface: OPENAI_INTERFACE, model: model.model };
-  const client = clientFor(clients, model);
+  const client = openAiClientFor(clients, model);
   if (!model.model) {
     throw ApplicationFailure.nonRetryable(`${OPENAI_INTERFACE} needs llm.model in the agent file`, 'OpenAI.Configuration');
   }
   const tools = request.tools ?? [];
+  const jsonSchema = request.output && openAiJsonSchema(request.output);
   const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
     model: model.model,
     messages: toOpenAiMessages(request.system, request.messages),
     ...samplingParameters(model.parameters),
     ...(tools.length > 0 ? { tools: toOpenAiTools(tools), parallel_tool_calls: perflowModelParameters(model.parameters).parallel_tool_calls === true } : {}),
+    // A typed answer as Structured Outputs; an agent file's own response_format (sent as it is) wins.
+    ...(jsonSchema && model.parameters?.response_format === undefined ? { response_format: { type: 'json_schema' as const, json_schema: jsonSchema } } : {}),
   };
   const options = { signal: activitySignal(), timeout: timeoutMs(model.parameters) };
   const completion = onDelta ? await streamCompletion(client, body, options, onDelta, ctx) : await client.chat.completions.create(body, options);
@@ -341,7 +300,7 @@ async function openAiChat(clients: OpenAiClients, { model, request, onDelta }: M
 /** OpenAI Chat Completions (or a compatible server) as a model adapter. */
 export const openAiAdapter: ModelAdapter<OpenAiClients> = {
   spec: builtinInterface(OPENAI_INTERFACE),
-  connect: ({ providers }) => ({ providers, cache: clientCache((s) => new (openAiSdk().OpenAI)({ ...s, maxRetries: 0 })) }),
+  connect: ({ providers }) => openAiClients(providers),
   chat: openAiChat,
   failure: openAiFailure,
   close: (clients) => clients.cache.close(),

@@ -71,6 +71,7 @@ export function scriptedChat(script: Script, request: ChatRequest, recorder?: Re
     stop_reason: toolCalls.length > 0 ? 'tool_use' : 'end_turn',
     usage: { input_tokens: promptTokens, output_tokens: estimateTokens(content + JSON.stringify(toolCalls)) },
     raw: { content, tool_calls: toolCalls },
+    ...('carry' in turn && turn.carry !== undefined ? { carry: turn.carry } : {}),
   };
 }
 

@@ -8,4 +8,6 @@
 export const openAiSdk = () => require('openai') as typeof import('openai');
 export const openAiStreaming = () => require('openai/core/streaming') as typeof import('openai/core/streaming');
 export const anthropicSdk = () => require('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk');
+export const anthropicSchemaTransform = () => require('@anthropic-ai/sdk/lib/transform-json-schema') as typeof import('@anthropic-ai/sdk/lib/transform-json-schema');
 export const bedrockSdk = () => require('@aws-sdk/client-bedrock-runtime') as typeof import('@aws-sdk/client-bedrock-runtime');
+export const googleGenAiSdk = () => require('@google/genai') as typeof import('@google/genai');

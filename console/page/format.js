@@ -14,7 +14,10 @@ export const cost = (usd) => {
 // An amount in US dollars in full (a cap or a cost being decided on): no rounding to cents, no exponent.
 export const dollars = (usd) => (typeof usd === 'number' ? `$${usd.toLocaleString('en-US', { maximumSignificantDigits: 6 })}` : 'unknown');
 
-export const tokens = (u) => (u ? `${u.input_tokens} in / ${u.output_tokens} out · ${cost(u.cost_usd)}` : '');
+// Counts a server did not report in full (tokens_unknown) are lower bounds: `≥`, or `unknown` when none came.
+const count = (u, n) => (u.tokens_unknown ? `≥${n}` : `${n}`);
+export const tokens = (u) =>
+  !u ? '' : u.tokens_unknown && u.input_tokens + u.output_tokens === 0 ? `unknown · ${cost(u.cost_usd)}` : `${count(u, u.input_tokens)} in / ${count(u, u.output_tokens)} out · ${cost(u.cost_usd)}`;
 
 export const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 

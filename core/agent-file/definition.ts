@@ -13,9 +13,17 @@ import { knownAgentType, knownAgentTypes } from './known-agent-types';
 import { normalizeInterface } from './llm-interfaces';
 import { ModelConfig } from './model';
 import { AgentParameters } from './parameters';
+import { outputSchemaProblem } from '../output-schema';
+import { MAX_OUTPUT_RETRIES } from '../typed-output';
 
 // ---------------------------------------------------------------------------------------------
 // agent definition
+
+/** An `output_schema`: a JSON Schema object Ajv compiles, within the size and depth bounds. */
+const OutputSchema = z.record(z.string(), z.unknown(), { error: 'expected a JSON Schema object' }).superRefine((schema, ctx) => {
+  const problem = outputSchemaProblem(schema);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 /** The refusal of an agent type: the types this process knows, listed when it is asked. */
 const expectedAgentType = (issue: { input?: unknown }): string => requiredOr(`expected one of ${knownAgentTypes().map((spec) => spec.type).join(', ')}`)(issue);
@@ -232,6 +240,20 @@ const AgentDefinitionObject = z.strictObject(
      * @default none
      */
     agent_id: z.string({ error: 'expected a string' }).optional(),
+    /**
+     * A JSON Schema (draft 2020-12) the run's answer conforms to: the answer becomes a JSON value
+     * (`output`), asked of the planning model with its provider's structured-output feature and
+     * validated, asked again with the validator's errors up to `output_retries` times
+     * (docs/output-and-guardrails.md). At most 32 KB and 16 levels deep.
+     * @default none (the answer is text)
+     */
+    output_schema: OutputSchema.optional(),
+    /**
+     * How many times a reply that does not conform to `output_schema` is asked again before the
+     * run fails with `Output.Invalid`.
+     * @default 2
+     */
+    output_retries: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must not be negative' }).max(MAX_OUTPUT_RETRIES, { error: `must be at most ${MAX_OUTPUT_RETRIES}` }).optional(),
   },
   { error: requiredOr('expected an object') },
 ).superRefine((a, ctx) => {

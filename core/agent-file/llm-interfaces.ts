@@ -18,7 +18,7 @@ export interface ModelInterfaceSpec {
    * {@link ADDED_INTERFACE_RESPONSE_FILTER}.
    */
   readonly responseFilter?: string;
-  /** The price table's provider (`@pydantic/genai-prices` ids: `openai`, `aws`, `anthropic`); none: only an agent file's `price` prices it. */
+  /** The price table's provider (`@pydantic/genai-prices` ids: `openai`, `aws`, `anthropic`, `google`); none: only an agent file's `price` prices it. */
   readonly priceTableProvider?: string;
   /** Whether an Axon Ivy model name (lower case) is served by this interface; the OpenAI interface serves the names no spec claims. */
   readonly servesIvyModel?: (model: string) => boolean;
@@ -71,6 +71,26 @@ export const BUILTIN_MODEL_INTERFACES = [
     apiKeyVariable: 'ANTHROPIC_API_KEY',
     endpointVariable: 'ANTHROPIC_BASE_URL',
     genAiProvider: 'anthropic',
+  },
+  {
+    name: 'google/generate_content',
+    aliases: ['google_generate_content'],
+    // The first answer text part: thought parts (marked `thought`) come before it.
+    responseFilter: "$.candidates[0].content.parts[?(@.text && !@.thought)].text",
+    priceTableProvider: 'google',
+    apiKeyVariable: 'GEMINI_API_KEY',
+    endpointVariable: 'GEMINI_BASE_URL',
+    genAiProvider: 'gcp.gemini',
+  },
+  {
+    name: 'openai/v1/responses',
+    aliases: ['openai_v1_responses'],
+    // The assistant message's text: reasoning and function-call items may come before it.
+    responseFilter: "$.output[?(@.type=='message')].content[?(@.type=='output_text')].text",
+    priceTableProvider: 'openai',
+    apiKeyVariable: 'OPENAI_API_KEY',
+    endpointVariable: 'OPENAI_BASE_URL',
+    genAiProvider: 'openai',
   },
   { name: 'scripted', responseFilter: '$.content', servesIvyModel: (model: string) => model === 'scripted' },
 ] as const satisfies readonly ModelInterfaceSpec[];

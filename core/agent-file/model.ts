@@ -55,6 +55,8 @@ export const ExecutorTurn = z.union(
     z.strictObject({
       tool_calls: z.array(ScriptedToolCall).min(1, { error: 'must not be empty' }),
       content: z.string().optional(),
+      /** Provider state the turn carries to the step's next turn (as Anthropic's thinking blocks are): handed back on this assistant message as `carry`. */
+      carry: z.json().optional(),
     }),
     z.strictObject({ content: z.string() }),
   ],

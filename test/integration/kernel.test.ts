@@ -15,7 +15,7 @@ import { formatConversation } from '../../client/text-views';
 import { readConversation } from '../../stores/conversation';
 import type { RunEvent } from '../../core/run-events';
 import { gateTool } from '../support/gate-tool';
-import { carriedAgentStates, failureOf, runInput, startAgentRun, useHarness, workflowId } from '../support/harness';
+import { carriedAgentStates, failureOf, payloadText, runInput, startAgentRun, useHarness, workflowId } from '../support/harness';
 import { AGENT_TYPES, expectedResponse, typedAgent } from '../support/typed-agents';
 import { longTalker as longRun } from '../support/script';
 import { CARRIED_STEPS } from '../../workflows/kernel/lifecycle';
@@ -71,6 +71,61 @@ describe.each(AGENT_TYPES)('%s on the run kernel', (type: AgentType) => {
     const input = runInput(typedAgent(type, 1, { parameters: { llm_response_filter: '$.no_such_field' } }), 'filtered');
     const failure = await failureOf(startAgentRun(harness(), input, 'filter').then((h) => h.result()));
     expect(deepestMessage(failure)).toContain('llm_response_filter "$.no_such_field" selects nothing in the scripted response');
+  });
+
+  it('hands the provider state a tool turn carries back on the step\'s next turn, from memory: no history holds it', async () => {
+    const agent = typedAgent(type, 1);
+    const script = (agent.llm as { script: { executor: Record<string, unknown>[][] } }).script;
+    const carry = [{ type: 'thinking', thinking: `private reasoning of ${type}`, signature: 'c2lnbmF0dXJl' }];
+    script.executor[0][0] = { ...script.executor[0][0], carry };
+    const handle = await startAgentRun(harness(), runInput(agent, `carry through ${type}`), 'carry');
+    expect((await handle.result()).response).toBe(expectedResponse(type, 1));
+    // The step's second turn: its assistant turn as the provider gave it, state and all.
+    const second = harness().recorder.find((r) => r.position.role === 'executor' && r.position.iteration === 1 && JSON.stringify(r.messages).includes('private reasoning of ' + type));
+    expect(second?.messages.find((m) => m.role === 'assistant' && m.tool_calls?.length)).toMatchObject({ carried: true, carry });
+    // The turns' messages and answers in the histories (the run's and its children's) say only `carried`:
+    // the script, in the run's input, is where the state came from.
+    const decode = (p: { data?: unknown } | null | undefined) => JSON.parse(payloadText(p?.data) || 'null') as Record<string, unknown> | null;
+    const ids = [handle.workflowId];
+    const turns: unknown[] = [];
+    for (const id of ids) {
+      const events = await historyEvents(id);
+      for (const e of events) {
+        const scheduled = e.activityTaskScheduledEventAttributes;
+        if (scheduled?.activityType?.name === 'executionModel') turns.push(decode(scheduled.input?.payloads?.[0])?.messages);
+        const completed = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
+        if (completed) turns.push(decode(completed));
+      }
+      ids.push(...events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []));
+    }
+    expect(JSON.stringify(turns)).toContain('"carried":true');
+    expect(JSON.stringify(turns)).not.toContain('private reasoning');
+  });
+
+  it('answers as its output_schema says: a reply that does not conform is asked again with what was wrong, each attempt recorded; Output.Invalid when none does', async () => {
+    const schema = { type: 'object', properties: { total: { type: 'integer' }, unit: { enum: ['flights', 'seats'] } }, required: ['total'], additionalProperties: false };
+    const typed = (output: string[], extra: Record<string, unknown> = {}) => {
+      const agent = typedAgent(type, 1);
+      (agent.llm as { script: Record<string, unknown> }).script.output = output;
+      return { ...agent, output_schema: schema, ...extra };
+    };
+    const handle = await startAgentRun(harness(), runInput(typed(['The total is 1.', '{"total": "one"}', '```json\n{"total": 1, "unit": "flights"}\n```']), `typed ${type}`), 'typed');
+    const out = await handle.result();
+    expect(out.output).toEqual({ total: 1, unit: 'flights' });
+    expect(JSON.parse(out.response)).toEqual(out.output);
+    expect((await handle.query(progressQuery)).output).toEqual(out.output);
+    // Three recorded attempts; the second and third were told what the one before got wrong.
+    const asked = harness().recorder.filter((r) => r.position.role === 'task' && r.position.kind === 'output' && JSON.stringify(r.messages).includes(`typed ${type}`));
+    expect(asked.map((r) => r.output?.name)).toEqual(['kernel-' + type.replace(/_/g, '-'), 'kernel-' + type.replace(/_/g, '-'), 'kernel-' + type.replace(/_/g, '-')]);
+    expect(asked[1].messages[0].content).toContain("- /: the reply is not JSON");
+    expect(asked[2].messages[0].content).toContain('- /total: must be integer');
+    const attempts = (await historyEvents(handle.workflowId)).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'typedOutput');
+    expect(attempts).toHaveLength(3);
+
+    const never = await startAgentRun(harness(), runInput(typed(['{"total": 1, "extra": true}', '{"unit": "miles"}'], { output_retries: 1 }), `untyped ${type}`), 'typed');
+    const failure = await failureOf(never.result());
+    expect(deepestMessage(failure)).toMatch(/^the answer does not conform to output_schema at \/ after 2 attempt\(s\): \/: must have required property 'total'/);
+    expect(failure.type).toBe('Output.Invalid');
   });
 
   it('records a cancellation in memory and ends with PerflowStatus failed', async () => {

@@ -32,7 +32,12 @@ beforeAll(() => {
   const reviewed = JSON.parse(readFileSync(join(EXAMPLE, 'accountant.json'), 'utf8')) as Record<string, unknown>;
   writeFileSync(join(agents, 'reviewed.json'), JSON.stringify({ ...reviewed, name: 'reviewed-accountant', description: 'An accountant whose every sum a person approves.', tools: [{ type: 'CalculatorTool', requires_approval: true }] }));
   writeFileSync(join(agents, 'notes.txt'), 'not an agent');
+  // An accountant whose answer is typed: its schema becomes the tool's `output`.
+  const llm = reviewed.llm as { script: Record<string, unknown> };
+  writeFileSync(join(agents, 'typed.json'), JSON.stringify({ ...reviewed, name: 'typed-accountant', llm: { ...llm, script: { ...llm.script, output: ['{"amount": 445, "currency": "EUR"}'] } }, output_schema: TYPED_AMOUNT }));
 });
+
+const TYPED_AMOUNT = { type: 'object', properties: { amount: { type: 'number' }, currency: { type: 'string', minLength: 3, maxLength: 3 } }, required: ['amount', 'currency'], additionalProperties: false };
 
 const structured = (r: CallToolResult) => r.structuredContent as { response: string; workflow_id: string; memory_id: string; status: string; steps_executed: number };
 
@@ -115,12 +120,22 @@ describe('perflow mcp over stdio', () => {
 
   it('lists each agent file of the folder as a tool, with its description and {question, memory_id?} input', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['reviewed-accountant', 'trip-accountant', 'trip-researcher', 'trip-supervisor']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['reviewed-accountant', 'trip-accountant', 'trip-researcher', 'trip-supervisor', 'typed-accountant']);
     const reviewed = tools.find((t) => t.name === 'reviewed-accountant')!;
     expect(reviewed.description).toBe('An accountant whose every sum a person approves.');
     expect(reviewed.inputSchema).toMatchObject({ type: 'object', required: ['question'], properties: { question: { type: 'string' }, memory_id: { type: 'string' } } });
     expect(reviewed.outputSchema).toMatchObject({ required: ['response', 'workflow_id', 'memory_id', 'status'] });
     expect(reviewed.execution).toEqual({ taskSupport: 'optional' });
+    expect(reviewed.outputSchema?.properties).not.toHaveProperty('output');
+    expect(tools.find((t) => t.name === 'typed-accountant')?.outputSchema?.properties).toMatchObject({ output: TYPED_AMOUNT });
+  });
+
+  it('answers an agent with an output_schema with its typed value as structured content, which the client validates against the tool\'s outputSchema', async () => {
+    // The SDK's client validates structured content against the listed outputSchema (it throws when it does not conform).
+    const result = (await client.callTool({ name: 'typed-accountant', arguments: { question: 'What do three nights and the train cost?' } }, CallToolResultSchema, { timeout: 150_000 })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ status: 'completed', output: { amount: 445, currency: 'EUR' } });
+    expect(result.content).toEqual([{ type: 'text', text: '{"amount":445,"currency":"EUR"}' }]);
   });
 
   it('a call is an ordinary run: its answer, its IDs, progress from the tree; a second call continues its memory', async () => {

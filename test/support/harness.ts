@@ -241,3 +241,9 @@ export async function failureOf(promise: Promise<unknown>): Promise<{ type?: str
   if (!err.cause) throw new Error('the failure has no cause');
   return err.cause;
 }
+
+/** A history payload's text: its data as the history holds it (base64 in a fetched history's JSON form, bytes otherwise). */
+export function payloadText(data: unknown): string {
+  if (typeof data === 'string') return Buffer.from(data, 'base64').toString('utf8');
+  return data instanceof Uint8Array ? Buffer.from(data).toString('utf8') : '';
+}

@@ -634,3 +634,27 @@ function budgetRaised(name: string, question: string): Scenario {
     },
   };
 }
+
+// A tool turn whose provider state (a thinking block, as Anthropic's) is kept in memory: the step's next turn's message says `carried`.
+SCENARIOS.push({
+  name: 'carried-turns',
+  question: 'What is 6*7, thought through?',
+  agent: scriptedAgent(
+    {
+      planner: [plan('compute 6*7'), final('42')],
+      executor: [[{ tool_calls: [{ name: 'CalculatorTool', input: { expression: '6*7' } }], carry: [{ type: 'thinking', thinking: 'multiply', signature: 'c2ln' }] }, { content: '42' }]],
+    },
+    withCalculator(),
+  ),
+});
+
+// A typed answer (`output_schema`): the typed-output call asked twice, its first reply not conforming.
+SCENARIOS.push({
+  name: 'typed-output',
+  question: 'What is 6*7, as a number?',
+  agent: {
+    ...scriptedAgent({ planner: [plan('compute 6*7'), final('42')], executor: [calculatorTurns('6*7', '42')] }, withCalculator()),
+    llm: { interface: 'scripted', script: { planner: [plan('compute 6*7'), final('42')], executor: [calculatorTurns('6*7', '42')], output: ['{"value": "42"}', '{"value": 42}'] } },
+    output_schema: { type: 'object', properties: { value: { type: 'integer' } }, required: ['value'] },
+  },
+});

@@ -14,11 +14,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import { withEnv } from './env';
 
+/** Checks the request a reply answers: what it returns is sent instead (a 400, as the API would refuse it), `undefined` to answer as queued. */
+export type WireCheck = (request: WireRequest) => WireReply | undefined;
+
 /** One canned reply. */
 export interface WireReply {
   status?: number;
   headers?: Record<string, string>;
   body: unknown;
+  check?: WireCheck;
 }
 
 /** One streamed reply: its parts are written as they are, in order. */
@@ -31,6 +35,7 @@ export interface WireStream {
   delayMs?: number;
   /** Cut the connection (socket destroyed; HTTP/2 stream reset) after this many parts. */
   cutAfter?: number;
+  check?: WireCheck;
 }
 
 /** One request the server received. */
@@ -39,6 +44,8 @@ export interface WireRequest {
   url: string;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
+  /** When it arrived (ms since the epoch). */
+  at: number;
 }
 
 /** A running wire server. */
@@ -66,8 +73,10 @@ export async function startWireServer(options: { http2?: boolean } = {}): Promis
       } catch {
         // keep the raw text
       }
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      const reply = queue.shift() ?? { status: 500, body: { message: 'no reply queued' } };
+      const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, at: Date.now() };
+      requests.push(request);
+      const queued = queue.shift() ?? { status: 500, body: { message: 'no reply queued' } };
+      const reply = queued.check?.(request) ?? queued;
       if ('parts' in reply) {
         void writeStream(res, reply);
         return;
@@ -207,6 +216,8 @@ type MessagesUsage = [number, number, number?, number?];
 
 /** What one Anthropic Messages answer holds: text pieces, then tool uses (input JSON in pieces). */
 export interface MessagesAnswer {
+  /** Extended thinking before the answer: a thinking block (its text in pieces, then its signature) or a redacted one. */
+  thinking?: { parts: string[]; signature: string } | { redacted: string };
   text?: string[];
   toolUses?: { id: string; name: string; inputParts: string[] }[];
   stopReason?: string;
@@ -226,7 +237,9 @@ const stopReasonOf = (a: MessagesAnswer) => a.stopReason ?? (a.toolUses?.length 
 
 /** A Messages API reply (`POST /v1/messages` without `stream`). */
 export function anthropicMessage(a: MessagesAnswer): WireReply {
+  const t = a.thinking;
   const content = [
+    ...(t ? ['redacted' in t ? { type: 'redacted_thinking', data: t.redacted } : { type: 'thinking', thinking: t.parts.join(''), signature: t.signature }] : []),
     ...(a.text?.length ? [{ type: 'text', text: a.text.join('') }] : []),
     ...(a.toolUses ?? []).map((t) => ({ type: 'tool_use', id: t.id, name: t.name, input: JSON.parse(t.inputParts.join('')) as unknown })),
   ];
@@ -253,6 +266,9 @@ export function streamedAnthropicMessage(a: MessagesAnswer, o: { delayMs?: numbe
     events.push(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
   };
   let index = 0;
+  const t = a.thinking;
+  if (t && 'redacted' in t) block(index++, { type: 'redacted_thinking', data: t.redacted }, []);
+  else if (t) block(index++, { type: 'thinking', thinking: '', signature: '' }, [...t.parts.map((thinking) => ({ type: 'thinking_delta', thinking })), { type: 'signature_delta', signature: t.signature }]);
   if (a.text?.length) block(index++, { type: 'text', text: '' }, a.text.map((text) => ({ type: 'text_delta', text })));
   for (const t of a.toolUses ?? []) {
     block(index++, { type: 'tool_use', id: t.id, name: t.name, input: {} }, t.inputParts.map((partial_json) => ({ type: 'input_json_delta', partial_json })));

@@ -8,7 +8,7 @@ const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
 
 it('has an example per LLM interface', () => {
   const interfaces = new Set(files.map((f) => parseAgentDefinition(JSON.parse(readFileSync(join(dir, f), 'utf8'))).llm.interface));
-  expect([...interfaces].sort()).toEqual(['bedrock/converse/claude', 'bedrock/converse/deepseek_r1', 'openai/v1/chat/completions', 'scripted']);
+  expect([...interfaces].sort()).toEqual(['anthropic/v1/messages', 'bedrock/converse/claude', 'bedrock/converse/deepseek_r1', 'google/generate_content', 'openai/v1/chat/completions', 'openai/v1/responses', 'scripted']);
 });
 
 it('has an example per agent type', () => {

@@ -47,6 +47,8 @@ export function modelActivities(taskQueue?: string, renamed = false) {
      */
     executionPrompt: () => (byModel() ? { kind: 'execution' as const, call: calls.executionModel } : { kind: 'legacy' as const, call: calls.plannerLlm }),
     summary: () => (byModel() ? summary.planningModel : summary.plannerLlm),
+    /** The run's answer as the typed value of its `output_schema` (a new activity: no older name). */
+    output: () => calls.typedOutput,
   };
 }
 

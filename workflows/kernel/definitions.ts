@@ -38,6 +38,8 @@ export interface RunOutput extends RunIds {
   response: string;
   usage: Usage;
   steps_executed: number;
+  /** With `output_schema`: the answer as its JSON value (`response` is its JSON text). */
+  output?: unknown;
   /**
    * What the run did, for the step_by_step, todo_list and plan_and_execute agents: the executed
    * plan, each step's or todo's outcome, and (plan_and_execute) the statistics.
@@ -262,6 +264,8 @@ export interface Progress extends RunIds {
   max_steps: number;
   usage: Usage;
   result?: string;
+  /** With `output_schema`: the answer as its JSON value (`result` is its JSON text). */
+  output?: unknown;
   error?: string;
   /** A newer message to the conversation interrupted the run (`on_busy: interrupt`): that run's workflow ID. */
   interrupted_by?: string;
@@ -366,6 +370,8 @@ export const FailureTypes = {
   ToolNotFound: 'Agent.ToolNotFound',
   /** The next model call would start at or over `max_cost_usd`, with `budget_action` `fail`. */
   BudgetExceeded: 'Budget.Exceeded',
+  /** The answer did not conform to the agent's `output_schema` after `output_retries` more attempts. */
+  TypedOutputInvalid: 'Output.Invalid',
 } as const;
 
 const STATUS_ICON: Record<string, string> = { pending: '⏳', running: '▶️', in_progress: '▶️', completed: '✅', failed: '❌', skipped: '⏭️' };

@@ -8,6 +8,7 @@
 export { openAgentTypeRun, showPlan, type AgentTypeRun } from './agent-type-run';
 export { fullResult, runStep, runSteps, type StepOutcome, type StepRequest } from './steps';
 export { checkpoint, finish, guard, summarizeSteps, type Checkpoint } from './lifecycle';
+export { finishAnswer, typedAnswer } from './typed-output';
 export { ask, askJudgment, askParsed, type Judgment, type ModelCall } from './model-calls';
 export { counterOf } from './call-positions';
 export type { RunContext } from './context';

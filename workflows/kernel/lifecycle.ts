@@ -32,13 +32,14 @@ const CARRIED_STEPS_PATCH = 'carried-steps-window';
 
 const isPlanExecuteReflect = (run: RunContext) => run.agent.type === 'plan_execute_and_reflect';
 
-/** Ends the run with its response: written to memory, shown in progress, returned. */
-export async function finish(run: RunContext, response: string, metadata?: Record<string, unknown>): Promise<RunOutput> {
+/** Ends the run with its response (and its typed `output`, see typed-output.ts): written to memory, shown in progress, returned. */
+export async function finish(run: RunContext, response: string, metadata?: Record<string, unknown>, output?: unknown): Promise<RunOutput> {
   const { ids, progress } = run;
   await run.human.settle();
   await recordEnd(run, { response }, { type: 'run_finished', status: 'completed', response: preview(response, EVENT_PREVIEW_CHARS) });
   progress.status = 'completed';
   progress.result = response;
+  if (output !== undefined) progress.output = output;
   setStatusAttribute(run, 'completed');
   run.showProgress();
   countRun(run.agent.type, 'completed');
@@ -46,7 +47,7 @@ export async function finish(run: RunContext, response: string, metadata?: Recor
   const assumed = progress.assumed_verdicts ? { assumed_verdicts: progress.assumed_verdicts } : {};
   const budget = budgetMetadata(run);
   const meta = metadata || progress.assumed_verdicts || Object.keys(budget).length > 0 ? { metadata: { ...metadata, ...assumed, ...budget } } : {};
-  return { ...ids, response, usage: progress.usage, steps_executed: progress.steps_executed, ...meta };
+  return { ...ids, response, ...(output !== undefined ? { output } : {}), usage: progress.usage, steps_executed: progress.steps_executed, ...meta };
 }
 
 /**

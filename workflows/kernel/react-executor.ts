@@ -250,7 +250,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
       handed = [];
       if (!mayHandOn || response.tool_calls.length === 0 || response.content !== '') stepEvents = undefined;
       usage = addUsage(usage, response.usage);
-      messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls });
+      messages.push({ role: 'assistant', content: response.content, tool_calls: response.tool_calls, ...(response.carried ? { carried: true as const } : {}) });
       if (response.tool_calls.length === 0) {
         answered = true;
         return finish(response.content, iteration + 1, stepMemory !== undefined);

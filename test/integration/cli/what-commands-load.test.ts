@@ -38,7 +38,7 @@ async function loaded(args: string[]): Promise<{ packages: string[]; code: numbe
 }
 
 /** Packages no command below needs: the worker, the protocols, the text diff, the eval checks. */
-const NEVER = ['@temporalio/worker', '@temporalio/workflow', '@modelcontextprotocol/sdk', '@ag-ui/core', '@ag-ui/encoder', 'hono', 'openai', '@aws-sdk/client-bedrock-runtime', '@anthropic-ai/sdk', 'diff', 're2js', 'jsonpath-plus', '@opentelemetry/sdk-trace-base'];
+const NEVER = ['@temporalio/worker', '@temporalio/workflow', '@modelcontextprotocol/sdk', '@ag-ui/core', '@ag-ui/encoder', 'hono', 'openai', '@aws-sdk/client-bedrock-runtime', '@anthropic-ai/sdk', '@google/genai', 'diff', 're2js', 'jsonpath-plus', '@opentelemetry/sdk-trace-base'];
 
 it.each([[['--help']], [['status', '--help']], [['run']], [['nonsense']]])('perflow %j loads no package', async (args) => {
   const r = await loaded(args);
@@ -89,7 +89,7 @@ it('a worker loads no provider SDK, MCP client or OpenTelemetry before a run nee
   expect(await exited).toBe(0);
   const packages = JSON.parse(readFileSync(file, 'utf8')) as string[];
   expect(packages).toEqual(expect.arrayContaining(['@temporalio/worker', 'mongodb']));
-  for (const p of ['openai', '@aws-sdk/client-bedrock-runtime', '@anthropic-ai/sdk', '@modelcontextprotocol/sdk', '@opentelemetry/sdk-trace-base', '@temporalio/interceptors-opentelemetry', '@pydantic/genai-prices']) expect(packages).not.toContain(p);
+  for (const p of ['openai', '@aws-sdk/client-bedrock-runtime', '@anthropic-ai/sdk', '@google/genai', '@modelcontextprotocol/sdk', '@opentelemetry/sdk-trace-base', '@temporalio/interceptors-opentelemetry', '@pydantic/genai-prices']) expect(packages).not.toContain(p);
 });
 
 it('the client library loads no MongoDB driver, worker or provider SDK until a call needs one', async () => {
@@ -98,5 +98,5 @@ it('the client library loads no MongoDB driver, worker or provider SDK until a c
   expect(r.code).toBe(0);
   const packages = JSON.parse(readFileSync(file, 'utf8')) as string[];
   expect(packages).toContain('@temporalio/client');
-  for (const p of ['mongodb', '@temporalio/worker', '@temporalio/workflow', 'openai', '@aws-sdk/client-bedrock-runtime', '@anthropic-ai/sdk', '@modelcontextprotocol/sdk', '@pydantic/genai-prices', '@opentelemetry/sdk-trace-base']) expect(packages).not.toContain(p);
+  for (const p of ['mongodb', '@temporalio/worker', '@temporalio/workflow', 'openai', '@aws-sdk/client-bedrock-runtime', '@anthropic-ai/sdk', '@google/genai', '@modelcontextprotocol/sdk', '@pydantic/genai-prices', '@opentelemetry/sdk-trace-base']) expect(packages).not.toContain(p);
 });

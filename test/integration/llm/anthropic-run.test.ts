@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { useCli } from '../../support/cli';
-import { final, plan } from '../../support/harness';
-import { streamedAnthropicMessage, useWireServer, type MessagesAnswer } from '../../support/wire-server';
+import { final, payloadText, plan } from '../../support/harness';
+import { sseEvent, streamedAnthropicMessage, useWireServer, type MessagesAnswer } from '../../support/wire-server';
 
 jest.setTimeout(120_000);
 
@@ -56,4 +56,48 @@ it('plans, calls a tool and answers through the Anthropic interface, with the pr
   const events = await cli.harness.memory.eventLog().readAll(out.workflow_id);
   expect(events.find((e) => e.type === 'tool_call')).toMatchObject({ tool: 'CalculatorTool', input: '{"expression":"6*7"}' });
   expect(events.filter((e) => e.type === 'model_delta' && e.role === 'executor').map((e) => e.type === 'model_delta' && e.text)).toEqual(['6*7 ', 'is 42']);
+});
+
+it('thinks with tools: the step\'s next turn sends the thinking block back byte for byte, kept out of the history; a 429 waits as asked and a mid-stream error is retried', async () => {
+  const signature = `EqQBCkYIBxgCKkD${randomUUID()}`;
+  const thought = { type: 'thinking', thinking: 'I should multiply with the calculator.', signature };
+  const refused = (message: string) => ({ status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message } } });
+  // As the API does: with thinking on, the turn after a tool_use must start with that turn's thinking block, unchanged.
+  const sendsThought = (q: { body: unknown }) => {
+    const assistant = (q.body as Sent).messages.find((m) => m.role === 'assistant') as { content: unknown[] } | undefined;
+    return JSON.stringify(assistant?.content[0]) === JSON.stringify(thought) ? undefined : refused('messages.1.content.0: expected a thinking block with its signature');
+  };
+  server().reply(
+    { status: 429, headers: { 'retry-after': '1' }, body: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' } } },
+    answer({ thinking: { parts: ['Plan it.'], signature: 'c2ln' }, text: [plan('compute 6*7 with the calculator')] }),
+    { headers: { 'content-type': 'text/event-stream' }, parts: [sseEvent('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })] },
+    answer({ thinking: { parts: ['I should multiply ', 'with the calculator.'], signature }, toolUses: [{ id: 'toolu_02A', name: 'CalculatorTool', inputParts: ['{"expression":"6*7"}'] }] }),
+    { ...answer({ text: ['It is 42.'] }), check: sendsThought },
+    answer({ text: [final('The answer is 42.')] }),
+  );
+  const agentFile = cli.agentFile('anthropic-thinking', {
+    name: 'anthropic-thinking',
+    type: 'plan_execute_and_reflect',
+    llm: { interface: 'anthropic/v1/messages', model: 'claude-sonnet-4-6', base_url: server().url, parameters: { thinking: { type: 'enabled', budget_tokens: 2048 } } },
+    tools: [{ type: 'CalculatorTool' }],
+  });
+  const before = server().requests.length;
+  const r = await cli.perflow(['run', '--agent', agentFile, '--question', 'What is 6 times 7, thinking?', '--wait', '--json']);
+  expect(r.stderr).toBe('');
+  expect(JSON.parse(r.stdout)).toMatchObject({ response: 'The answer is 42.' });
+  const requests = server().requests.slice(before);
+  expect(requests).toHaveLength(6);
+  // The 429's retry-after set the next attempt's delay.
+  expect(requests[1].at - requests[0].at).toBeGreaterThanOrEqual(1000);
+  expect((requests[4].body as Sent).messages.find((m) => m.role === 'assistant')?.content).toEqual([thought, { type: 'tool_use', id: 'toolu_02A', name: 'CalculatorTool', input: { expression: '6*7' } }]);
+
+  // The executor child's history says the turn carried, and holds no thought.
+  const out = JSON.parse(r.stdout) as { workflow_id: string };
+  const child = (await cli.harness.client.workflow.getHandle(out.workflow_id).fetchHistory()).events?.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []) ?? [];
+  expect(child).toHaveLength(1);
+  const payloads = (await cli.harness.client.workflow.getHandle(child[0]).fetchHistory()).events?.flatMap((e) => [e.activityTaskScheduledEventAttributes?.input, e.activityTaskCompletedEventAttributes?.result]) ?? [];
+  const text = payloads.flatMap((p) => p?.payloads ?? []).map((p) => payloadText(p.data)).join('\n');
+  expect(text).toContain('"carried":true');
+  expect(text).not.toContain('multiply');
+  expect(text).not.toContain(signature);
 });

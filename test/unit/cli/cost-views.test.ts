@@ -45,6 +45,13 @@ describe('cost in the text views', () => {
     expect(text.split('\n')[0]).toBe('same fingerprint f00d');
   });
 
+  it('diff marks counts a server did not report in full as lower bounds', () => {
+    const local = side('L1', null);
+    local.usage = { ...local.usage, tokens_unknown: true };
+    const d: RunDiff = { a: side('A1', 0.0005), b: local, fingerprint: { a: 'f00d', b: 'f00d', same: true, differs: [] }, settings: [], steps: [], same_response: true, sub_agents: [] };
+    expect(formatDiff(d)).toContain('total: A 30/6 tokens, $0.0015, 2.0 s | B ≥30/≥6 tokens, cost unknown, 2.0 s');
+  });
+
   it('diff of two agent trees: a reused node in one line, a differing one with its own diff indented under it', () => {
     const child: RunDiff = { a: { ...side('A1/step-2/agent-1', 0.0001), response: '4' }, b: side('B1/step-2/agent-1', 0.0002), fingerprint: { a: 'f1', b: 'f2', same: false, differs: ['prompts'] }, settings: [], steps: [], same_response: false, sub_agents: [] };
     const d: RunDiff = {

@@ -48,6 +48,10 @@ describe('client helpers', () => {
       usage: { input_tokens: 3, output_tokens: 4 },
     };
     expect(progressChanges(planned, done)).toEqual(['step 1 done: s1 → r1', 'tokens: in 3 / out 4']);
+    // A server that sends no usage: its counts are a lower bound, said as such (and once only the flag changed).
+    const unreported = { ...done, usage: { input_tokens: 3, output_tokens: 4, tokens_unknown: true as const } };
+    expect(progressChanges(done, unreported)).toEqual(['tokens: in ≥3 / out ≥4 (not all reported)']);
+    expect(progressChanges(planned, { ...planned, usage: { input_tokens: 0, output_tokens: 0, tokens_unknown: true as const } })).toEqual(['tokens: unknown']);
     // Steps running at once are each reported when they start.
     const step = (n: number) => ({ index: n - 1, step: `s${n}`, executor_workflow_id: `w/step-${n}` });
     const both = { ...planned, current_steps: [step(1), step(2)] };

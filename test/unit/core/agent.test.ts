@@ -123,7 +123,7 @@ describe('parseAgentDefinition', () => {
     expect(error.message).not.toMatch(/\n/);
     expect(error.message).toBe(
       'invalid agent file: name: must not be empty; ' +
-        'llm.interface: expected one of openai/v1/chat/completions, bedrock/converse/claude, bedrock/converse/deepseek_r1, anthropic/v1/messages, scripted; ' +
+        'llm.interface: expected one of openai/v1/chat/completions, bedrock/converse/claude, bedrock/converse/deepseek_r1, anthropic/v1/messages, google/generate_content, openai/v1/responses, scripted; ' +
         'parameters.max_steps: expected a positive integer',
     );
   });

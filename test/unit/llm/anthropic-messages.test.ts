@@ -98,6 +98,36 @@ describe('anthropic/v1/messages against a local Messages API server', () => {
     ]);
   });
 
+  it('with extended thinking, carries the turn\'s thinking blocks (signatures, redacted data) to the next turn, unchanged and in order; the thoughts never stream', async () => {
+    const thinking = { type: 'enabled', budget_tokens: 8000 };
+    server.reply(
+      streamedAnthropicMessage({ thinking: { parts: ['The user wants ', 'flights.'], signature: 'EqQBCkYIBxgCKkDsig==' }, text: ['Looking.'], toolUses: [{ id: 'toolu_07', name: 'search_index', inputParts: ['{"index":"flights"}'] }] }),
+    );
+    const deltas: string[] = [];
+    const turn = await chat(model({ thinking }), request, deps, (text) => deltas.push(text));
+    expect(deltas).toEqual(['Looking.']);
+    // Asked as the agent file says; room left for the answer beyond the thinking budget.
+    expect(body()).toMatchObject({ thinking, max_tokens: 8000 + 4096 });
+    const blocks = [
+      { type: 'thinking', thinking: 'The user wants flights.', signature: 'EqQBCkYIBxgCKkDsig==' },
+      { type: 'text', text: 'Looking.' },
+      { type: 'tool_use', id: 'toolu_07', name: 'search_index', input: { index: 'flights' } },
+    ];
+    expect(turn.carry).toEqual(blocks);
+
+    server.reply(anthropicMessage({ thinking: { redacted: 'cmVkYWN0ZWQ=' }, toolUses: [{ id: 'toolu_08', name: 'search_index', inputParts: ['{"index":"hotels"}'] }] }));
+    const assistant = { role: 'assistant' as const, content: turn.content, tool_calls: turn.tool_calls, carry: turn.carry };
+    const result = (id: string) => ({ role: 'tool' as const, tool_call_id: id, name: 'search_index', content: '{"count": 3}' });
+    const second = await chat(model({ thinking }), executorRequest([question, assistant, result('toolu_07')]), deps);
+    expect((body(1).messages as unknown[])[1]).toEqual({ role: 'assistant', content: blocks });
+    expect(second.carry).toEqual([{ type: 'redacted_thinking', data: 'cmVkYWN0ZWQ=' }, { type: 'tool_use', id: 'toolu_08', name: 'search_index', input: { index: 'hotels' } }]);
+
+    // A final answer carries nothing (there is no next turn); a turn without thinking carries nothing either.
+    server.reply(anthropicMessage({ thinking: { parts: ['done'], signature: 'c2ln' }, text: ['3 flights.'] }), anthropicMessage({ toolUses: [{ id: 'toolu_09', name: 'search_index', inputParts: ['{}'] }] }));
+    expect((await chat(model({ thinking }), answerOnly, deps)).carry).toBeUndefined();
+    expect((await chat(model(), request, deps)).carry).toBeUndefined();
+  });
+
   it('parses a plain tool_use answer', async () => {
     server.reply(anthropicMessage({ toolUses: [{ id: 'toolu_03', name: 'search_index', inputParts: ['{"index":"hotels"}'] }] }));
     const response = await chat(model(), request, deps);
@@ -140,6 +170,22 @@ describe('anthropic/v1/messages against a local Messages API server', () => {
     await chat(model({ tool_choice: { type: 'any' } }), request, deps);
     expect(body(0).tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: false });
     expect(body(1).tool_choice).toEqual({ type: 'any' });
+  });
+
+  it('asks for a typed answer as output_config.format json_schema in the form Claude takes, merged into an agent file\'s own output_config, whose format wins', async () => {
+    server.reply(anthropicMessage({ text: ['{"count": 3}'] }), streamedAnthropicMessage({ text: ['{"count": 3}'] }), anthropicMessage({ text: ['{"count": 3}'] }));
+    const output = { name: 'flight_count', schema: { type: 'object', properties: { count: { type: 'integer', minimum: 0 } }, required: ['count'] } };
+    // Closed, and the constraint Claude does not enforce moved into the description.
+    const format = { type: 'json_schema', schema: { type: 'object', properties: { count: { type: 'integer', description: '{minimum: 0}' } }, additionalProperties: false, required: ['count'] } };
+    await chat(model(), { ...request, output }, deps);
+    await chat(model({ output_config: { effort: 'low' } }), { ...answerOnly, output }, deps, () => undefined);
+    const own = { format: { type: 'json_schema', schema: { type: 'object' } } };
+    await chat(model({ output_config: own }), { ...answerOnly, output }, deps);
+    expect([body(0).output_config, body(1).output_config, body(2).output_config]).toEqual([{ format }, { effort: 'low', format }, own]);
+    // A schema Claude cannot take (a list at the root) is stated by the prompt only.
+    server.reply(anthropicMessage({ text: ['[]'] }));
+    await chat(model(), { ...answerOnly, output: { name: 'flights', schema: { type: 'array', items: { type: 'string' } } } }, deps);
+    expect(body(3)).not.toHaveProperty('output_config');
   });
 
   it('goes to the worker\'s ANTHROPIC_BASE_URL when the model names no base_url, and sends the key of api_key_env', async () => {

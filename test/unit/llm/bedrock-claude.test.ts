@@ -130,6 +130,23 @@ describe('bedrock/converse/claude against a local Converse server', () => {
     expect(body.additionalModelRequestFields).toEqual({ top_k: 40 });
   });
 
+  it('asks for a typed answer as outputConfig.textFormat, the schema in the form Claude takes as JSON text; Claude\'s own output_config.format in the parameters wins', async () => {
+    server.reply({ body: converseReply([{ text: '{"count": 3}' }], 'end_turn') }, converseStream(converseEvents({ text: ['{"count": 3}'] })), { body: converseReply([{ text: '{"count": 3}' }], 'end_turn') });
+    const output = { name: 'flight_count', schema: { type: 'object', properties: { count: { type: 'integer', minimum: 0 } }, required: ['count'] } };
+    const schema = { type: 'object', properties: { count: { type: 'integer', description: '{minimum: 0}' } }, additionalProperties: false, required: ['count'] };
+    await chat(model(), { ...request, output }, deps);
+    await chat(model(), { ...request, output }, deps, () => undefined);
+    const own = { format: { type: 'json_schema', schema: { type: 'object' } } };
+    await chat({ ...model(), parameters: { output_config: own } }, { ...request, output }, deps);
+    const [plain, streamed, ownFormat] = server.requests.map((r) => r.body as { outputConfig?: { textFormat: { type: string; structure: { jsonSchema: { name: string; schema: string } } } }; additionalModelRequestFields?: unknown });
+    for (const sent of [plain, streamed]) {
+      const { type, structure } = sent.outputConfig!.textFormat;
+      expect({ type, name: structure.jsonSchema.name, schema: JSON.parse(structure.jsonSchema.schema) as unknown }).toEqual({ type: 'json_schema', name: 'flight_count', schema });
+    }
+    expect(ownFormat).not.toHaveProperty('outputConfig');
+    expect(ownFormat.additionalModelRequestFields).toEqual({ output_config: own });
+  });
+
   it('reports a ThrottlingException as a retryable Bedrock.Throttling after one attempt', async () => {
     server.reply({
       status: 429,

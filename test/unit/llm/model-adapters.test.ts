@@ -23,7 +23,7 @@ const question = { system: '', messages: [{ role: 'user' as const, content: 'hel
 describe('a model provider of its own', () => {
   it('is refused in one line, naming the interfaces known, while the process does not know it', () => {
     expect(() => parseAgentDefinition(agentFile('test/unknown'))).toThrow(
-      /^invalid agent file: llm\.interface: expected one of openai\/v1\/chat\/completions, bedrock\/converse\/claude, bedrock\/converse\/deepseek_r1, anthropic\/v1\/messages, scripted(, [^;]*)?$/,
+      /^invalid agent file: llm\.interface: expected one of openai\/v1\/chat\/completions, bedrock\/converse\/claude, bedrock\/converse\/deepseek_r1, anthropic\/v1\/messages, google\/generate_content, openai\/v1\/responses, scripted(, [^;]*)?$/,
     );
   });
 
@@ -76,7 +76,7 @@ describe('a model provider of its own', () => {
     const failure = (await rejectionOf(chat({ interface: 'test/other', model: 'm' }, question, { llm }))) as ApplicationFailure;
     expect(failure.type).toBe('LlmInterface.Unsupported');
     expect(failure.message).toBe(
-      'LLM interface "test/other" is not available in this worker; use one of: openai/v1/chat/completions, bedrock/converse/claude, bedrock/converse/deepseek_r1, anthropic/v1/messages, scripted, test/echo',
+      'LLM interface "test/other" is not available in this worker; use one of: openai/v1/chat/completions, bedrock/converse/claude, bedrock/converse/deepseek_r1, anthropic/v1/messages, google/generate_content, openai/v1/responses, scripted, test/echo',
     );
   });
 

@@ -103,6 +103,22 @@ describe('openai/v1/chat/completions against a local Chat Completions server', (
     expect(body).not.toHaveProperty('parallel_tool_calls');
   });
 
+  it('asks for a typed answer as response_format json_schema (strict only for a schema strict mode takes); an agent file\'s own response_format wins', async () => {
+    server.reply(...Array.from({ length: 4 }, () => completion({ content: '{"count": 3}' }, 'stop')));
+    const loose = { type: 'object', properties: { count: { type: 'integer' } } };
+    const closed = { ...loose, required: ['count'], additionalProperties: false };
+    await chat(model(), { ...request, output: { name: 'flight_count', schema: loose } }, deps);
+    await chat(model(), { ...request, output: { name: 'flight_count', schema: closed } }, deps, () => undefined);
+    await chat({ ...model(), parameters: { response_format: { type: 'json_object' } } }, { ...request, output: { name: 'flight_count', schema: closed } }, deps);
+    // A list at the root, which OpenAI refuses, is stated by the prompt only.
+    await chat(model(), { ...request, output: { name: 'cities', schema: { type: 'array', items: { type: 'string' } } } }, deps);
+    const [plain, streamed, own, list] = server.requests.map((r) => (r.body as Record<string, unknown>).response_format);
+    expect(plain).toEqual({ type: 'json_schema', json_schema: { name: 'flight_count', schema: loose, strict: false } });
+    expect(streamed).toEqual({ type: 'json_schema', json_schema: { name: 'flight_count', schema: closed, strict: true } });
+    expect(own).toEqual({ type: 'json_object' });
+    expect(list).toBeUndefined();
+  });
+
   it('keeps going with an empty input when the tool call arguments are not JSON', async () => {
     server.reply(completion({ content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'search_index', arguments: '{oops' } }] }, 'tool_calls'));
     const response = await chat(model(), request, deps);
