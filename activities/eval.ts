@@ -4,31 +4,37 @@
  */
 import type { ModelConfig } from '../core/agent-file/model';
 import type { CaseObservation, CaseResult, EvalCheck, EvalResult } from '../core/eval/types';
-import { casePassed, judgeRequest, parseJudgeVerdict, scoreCase } from '../core/eval/checks';
+import { casePassed, scoreCase, tripReason } from '../core/eval/checks';
+import type { GuardrailVerdict } from '../core/guardrail-verdict';
 import type { Usage } from '../core/llm-types';
 import type { RunIds } from '../core/memory-ids';
 import { saveEval } from '../stores/evals';
 import type { MemoryStore } from '../stores/store';
-import { chat, type ChatDeps } from './llm/chat';
+import type { ChatDeps } from './llm/chat';
 import { withHeartbeat } from './heartbeat';
-import { checkModel, type PolicyDeps } from './policy';
-import { NOT_MADE, withinTenantBudget } from './tenant-budgets';
+import { askJudge } from './judge-call';
+import type { PolicyDeps } from './policy';
 import type { TenantBudgets } from '../stores/tenant-budgets';
-import { tenantCostOf, tenantPriceProblem } from '../telemetry/model-prices';
-import { ApplicationFailure } from '@temporalio/activity';
 
 export interface ScoreCaseInput {
   eval_id: string;
   case: { id: string; question: string; reference?: string; checks: EvalCheck[] };
   workflow_id: string;
-  /** How the run ended, as the eval workflow saw it (usage and steps of a run that did not complete are 0). */
-  outcome: { status: string; response: string; error?: string; usage: Usage; steps: number };
+  /**
+   * How the run ended, as the eval workflow saw it (usage and steps of a run that did not complete
+   * are 0): status `tripped` when a guardrail stopped it (`tripped`: which and why); `output`: its
+   * typed answer, when it gave one.
+   */
+  outcome: { status: string; response: string; error?: string; usage: Usage; steps: number; output?: unknown; tripped?: GuardrailVerdict };
   /** Workflow time from the child's start to its end. */
   duration_ms: number;
   /** The run's memory IDs: its tool calls are read from there. */
   ids: RunIds;
-  /** The agent's name (labels the judge's cost) and `llm`, the model of judges without their own. */
-  agent: { name: string; llm: ModelConfig };
+  /**
+   * The agent's name (labels the judge's cost), `llm` (the model of judges without their own) and
+   * `output_schema` (sent only for a case with an `output_valid` check).
+   */
+  agent: { name: string; llm: ModelConfig; output_schema?: Record<string, unknown> };
 }
 
 /** The names of the tools a run called, in order, from its executor memory (every agent type records its calls there). */
@@ -61,16 +67,21 @@ export function createEvalActivities(deps: EvalDeps) {
 export type EvalActivities = ReturnType<typeof createEvalActivities>;
 
 /**
- * Scores a case's ended run (a case passes when its run completed and every check passed). A
- * judge's model call answers `script.judge[N]` when scripted (N: the judge's place among the
- * case's judges); its tokens are not the case's: the usage checks measure the agent's run.
+ * Scores a case's ended run (a case passes when its run completed, or tripped as a `tripped`
+ * check expects, and every check passed). A judge's model call answers `script.judge[N]` when
+ * scripted (N: the judge's place among the case's judges); its tokens are not the case's: the
+ * usage checks measure the agent's run.
  */
 async function scoreEvalCase(deps: EvalDeps, input: ScoreCaseInput): Promise<CaseResult> {
   const { outcome } = input;
+  const error = outcome.error ?? (outcome.tripped ? tripReason(outcome.tripped) : undefined);
   const obs: CaseObservation = {
     status: outcome.status,
     response: outcome.response,
-    ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    ...(error !== undefined ? { error } : {}),
+    ...(outcome.output !== undefined ? { output: outcome.output } : {}),
+    ...(input.agent.output_schema !== undefined ? { output_schema: input.agent.output_schema } : {}),
+    ...(outcome.tripped ? { tripped: outcome.tripped } : {}),
     tools_called: await toolsCalled(deps.memory, input.ids),
     steps: outcome.steps,
     usage: outcome.usage,
@@ -80,36 +91,22 @@ async function scoreEvalCase(deps: EvalDeps, input: ScoreCaseInput): Promise<Cas
   // A judge's call is the case's tenant's (its run's memory names it): counted into its day, held to its cap.
   let tenant: Promise<string | undefined> | undefined;
   const checks = await scoreCase(input.case.checks, obs, async (check, o) => {
-    const { system, prompt } = judgeRequest({ criteria: check.judge, question: input.case.question, response: o.response, ...(input.case.reference !== undefined ? { reference: input.case.reference } : {}) });
-    const model = check.llm ?? input.agent.llm;
-    checkModel(deps, model, check.llm ? 'judge llm' : 'llm');
     tenant ??= deps.memory.memoryOwner(input.ids.memory_id).then((owner) => owner?.tenant_id);
     const position = { role: 'task' as const, kind: 'judge' as const, call: judged++ };
-    const answer = await withinTenantBudget(
-      deps.tenantBudgets,
-      await tenant,
-      () => chat(model, { system, messages: [{ role: 'user', content: prompt }], position }, deps, undefined, { agent: input.agent.name }),
-      () => NOT_MADE,
-      Date.now,
-      (a) => tenantCostOf(model, a.usage),
-      (t) => tenantPriceProblem(model, t),
-    );
-    if (answer.tenant_budget) {
-      const { tenant: t, cap_usd, spent_usd } = answer.tenant_budget;
-      throw ApplicationFailure.nonRetryable(`tenant ${t}'s daily budget is spent ($${spent_usd} of $${cap_usd}): the judge was not called`, 'Tenant.BudgetReached');
-    }
-    return parseJudgeVerdict(answer.content);
+    const reference = input.case.reference !== undefined ? { reference: input.case.reference } : {};
+    const t = await tenant;
+    return askJudge(deps, { check, model: input.agent.llm, question: input.case.question, response: o.response, ...reference, position, ...(t !== undefined ? { tenant: t } : {}), agent: input.agent.name, who: 'the judge' });
   });
   return {
     id: input.case.id,
     workflow_id: input.workflow_id,
     status: outcome.status,
-    passed: casePassed(obs, checks),
+    passed: casePassed(obs, checks, input.case.checks),
     checks,
     usage: outcome.usage,
     cost_usd: outcome.usage.cost_usd ?? null,
     duration_ms: input.duration_ms,
     steps: outcome.steps,
-    ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    ...(error !== undefined ? { error } : {}),
   };
 }

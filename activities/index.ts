@@ -11,6 +11,7 @@ import { createEvalActivities } from './eval';
 import { createMemoryActivities } from './memory';
 import { executionModel, planningModel } from './model-calls';
 import { typedOutput } from './typed-output';
+import { checkGuardrails, type GuardrailInput } from './guardrails';
 import type { TypedOutputInput } from '../core/activity-contract';
 import { openTenantBudgets } from './tenant-budgets';
 import { agentToolEnded, agentToolStarted, callTool, describeTools, type AgentToolCallRecord, type ToolCallDeps } from './tool-calls';
@@ -18,6 +19,7 @@ import type { ChatDeps } from './llm/chat';
 import { waitForRuns } from './run-order';
 import { withRunEvents } from './run-events';
 import { tenantOf, type RunEnd, type StartRunInput } from './run-memory';
+import { sendWebhook, type SendWebhookInput } from './webhooks';
 import { carriedTurnCache, completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache, toolAnswerCache } from './worker-caches';
 
 export { MODEL_ACTIVITY_NAMES } from './model-calls';
@@ -71,6 +73,8 @@ export function createActivities(activityDeps: ActivityDeps) {
     executionModel: (input: ExecutorCallInput) => executionModel(deps, input),
     /** The run's answer as the typed value of its `output_schema`. */
     typedOutput: (input: TypedOutputInput) => typedOutput(deps, input),
+    /** A text (the question or the answer) scored by the agent's guardrails. */
+    checkGuardrails: (input: GuardrailInput) => checkGuardrails(deps, input),
     /** `planningModel` under the name runs recorded before the rename schedule (they replay with it). */
     plannerLlm: (input: PlannerCallInput) => planningModel(deps, input),
     /** `executionModel` under the name runs recorded before the rename schedule. */
@@ -82,6 +86,9 @@ export function createActivities(activityDeps: ActivityDeps) {
     agentToolStarted: (input: AgentToolCallRecord) => agentToolStarted(deps, input),
     /** An agent tool's call ended: saved in memory with its sub-run, published; the answer as the model sees it. */
     agentToolEnded: (input: AgentToolCallRecord & ToolObservation) => agentToolEnded(deps, input),
+
+    /** One signed POST of a run's end to its webhook (see webhooks.ts). */
+    sendWebhook: (input: SendWebhookInput) => sendWebhook(deps, input),
 
     /** A queued run waits for the earlier runs of its conversation to end (see run-order.ts), its first event written as it starts. */
     waitForRuns: (input: Parameters<typeof waitForRuns>[0]) => withRunEvents(deps.events, { opening: input.opening }, () => waitForRuns(input)),

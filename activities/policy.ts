@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { MAX_AGENT_DEPTH, subAgentOf, subAgentTree, type McpServerConfig, type ToolEntry } from '../core/agent';
 import { CLOSED_POLICY, envAllowed, policyProblems, policyRefusal, POLICY_VARIABLES, treePolicyProblems, type OperatorEndpoints, type WorkerPolicy } from '../core/worker-policy';
 import type { SecretReader } from './tools/mcp';
+import { webhookProblem } from '../core/webhook-policy';
 
 export interface PolicyDeps {
   /** What agent files may make this worker do. @default nothing (core/worker-policy.ts CLOSED_POLICY) */
@@ -50,4 +51,10 @@ export function policySecrets(deps: PolicyDeps, secret: SecretReader): SecretRea
     if (!envAllowed(deps.policy ?? CLOSED_POLICY, name)) throw ApplicationFailure.nonRetryable(`\${${name}} is not a variable this worker lets agent files read; allow it in the worker policy (${POLICY_VARIABLES.envVars}=${name})`, 'Policy.Refused');
     return secret(name);
   };
+}
+
+/** Refuses a webhook URL the policy does not allow (http(s) on an allowed host), before each delivery. */
+export function checkWebhook(deps: PolicyDeps, url: string): void {
+  const problem = webhookProblem(url, deps.policy ?? CLOSED_POLICY);
+  if (problem !== undefined) throw ApplicationFailure.nonRetryable(problem, 'Policy.Refused');
 }

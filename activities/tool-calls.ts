@@ -12,6 +12,9 @@ import type { MemoryStore, SubRunLink } from '../stores/store';
 import type { RunEventLog } from '../stores/run-events';
 import { observeToolCall, type TelemetryDeps } from '../telemetry/model-and-tool-calls';
 import { withHeartbeat } from './heartbeat';
+import { scoreCase } from '../core/eval/checks';
+import { withheldOutput, type Guardrail } from '../core/guardrails';
+import { ZERO_USAGE } from '../core/llm-types';
 import { saveToolCall, toolCallId, type ToolCallPlace } from './memory';
 import type { toolAnswerCache } from './worker-caches';
 import { checkMcpServers, checkSubAgents, policySecrets, type PolicyDeps } from './policy';
@@ -95,13 +98,15 @@ function nexusAgentToolOf(ref: AgentToolRef): AgentTool {
 const TOOL_CALL_HOLD_MS = 250;
 
 /** Runs one tool call; bad input and tool errors become observations the model can act on. */
-export async function callTool(deps: ToolCallDeps, { tool: ref, input, place, hand_events, events_before }: ToolCallInput): Promise<ToolObservation> {
+export async function callTool(deps: ToolCallDeps, { tool: ref, input, place, hand_events, events_before, guardrails }: ToolCallInput): Promise<ToolObservation> {
     const name = ref.name ?? ref.type;
     // The step's start, when its first turn handed it on: with the call's first write (or on, with the call's own events).
     const stream = activityStream(deps.events, events_before && { ...wholeKeys(events_before), holdMs: Infinity });
     const call = toolCallName(place.stepIndex, place.callIndex);
     stream?.toolCall(place.stepIndex, name, call, input, undefined, TOOL_CALL_HOLD_MS);
-    const observation = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input), input, place.ids.memory_id));
+    const output = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input), input, place.ids.memory_id));
+    // Checked here, before memory, the stream, the model or the workflow's history hold the output.
+    const observation = guardrails?.length ? await guardedOutput(output, guardrails) : output;
     await saveToolCall(deps.memory, place, { name, input, output: observation.content, is_error: observation.is_error });
     const answer = { ...observation, content: answered(deps, place, observation.content) };
     // Handed on: the step's next model call writes the result (and the call, unless it showed while running).
@@ -196,4 +201,15 @@ async function runTool(deps: ToolCallDeps, ref: AgentToolRef, input: Record<stri
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A tool's output past the tool_output guardrails, or withheld (an error observation naming the check, never the output) with the verdict. */
+async function guardedOutput(observation: ToolObservation, guardrails: Guardrail[]): Promise<ToolObservation> {
+  const checks = guardrails.map(({ on_fail: _action, ...check }) => check);
+  const obs = { status: 'completed', response: observation.content, tools_called: [], steps: 0, usage: ZERO_USAGE, duration_ms: 0 };
+  const failed = (await scoreCase(checks, obs, () => Promise.reject(new Error('a tool_output guardrail has no judge')))).find((r) => !r.passed);
+  if (!failed) return observation;
+  // The detail may quote what matched (a key): the verdict says only which check failed.
+  const verdict = { place: 'tool_output' as const, check: failed.check, passed: false, detail: "the tool's output failed it (withheld)", on_fail: 'stop' as const };
+  return { content: withheldOutput(verdict), is_error: true, tripped: verdict };
 }

@@ -7,6 +7,7 @@ const OPTIONS = {
   question: { type: 'string' },
   'memory-id': { type: 'string' },
   'on-busy': { type: 'string' },
+  webhook: { type: 'string' },
   param: { type: 'string', multiple: true },
   follow: { type: 'boolean' },
   wait: { type: 'boolean' },

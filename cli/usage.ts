@@ -3,12 +3,13 @@ export const USAGE = `usage: perflow <command> [options]
   worker [--nexus-agents DIR] [--deployment NAME --build-id ID]
                                            run a worker (env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS_*, TEMPORAL_API_KEY, TEMPORAL_PROFILE, PERFLOW_TASK_QUEUE, MONGODB_URI); --nexus-agents: serve DIR's agent files through Nexus;
                                            --deployment/--build-id (PERFLOW_DEPLOYMENT, PERFLOW_BUILD_ID): a Worker Deployment version, runs pinned to it
-  run --agent FILE [--question TEXT] [--memory-id ID [--on-busy reject|enqueue|interrupt]] [--param key=value]... [--follow|--wait] [--json]
+  run --agent FILE [--question TEXT] [--memory-id ID [--on-busy reject|enqueue|interrupt]] [--param key=value]... [--webhook URL] [--follow|--wait] [--json]
+                                           --webhook: a signed POST to URL when the run ends (host allowed by PERFLOW_ALLOW_HOSTS; docs/webhooks.md)
   status ID [--json]                       progress of a run
   watch ID [--from OFFSET] [--json]        a run's events live until it ends: model text as written, plans, steps, tools, decisions
                                            (--json: one event per line; --from: re-attach at that event offset)
   result ID [--json]                       result of a run (waits for it)
-  list [--status running|completed|failed] [--agent NAME] [--tenant ID] [--fingerprint F] [--json]  runs (with their fingerprints)
+  list [--status running|completed|tripped|failed] [--agent NAME] [--tenant ID] [--fingerprint F] [--json]  runs (with their fingerprints)
   cancel ID [--json]                       cancel a run
   memory MEMORY_ID [--tenant ID] [--json]  a conversation from MongoDB: questions, steps, tool calls, results
   history ID --out FILE [--json]           save a run's event history as JSON

@@ -141,6 +141,10 @@ export class AgUiTranslator {
       case 'context_compacted':
         out.push({ type: EventType.CUSTOM, name: 'perflow.context_compacted', value: { role: e.role, model: e.model, strategy: e.strategy, window: e.window, tokens_before: e.tokens_before, tokens_after: e.tokens_after, dropped: e.dropped, ...(e.step !== undefined ? { step: e.step } : {}) }, ...sub });
         break;
+      case 'guardrail_passed':
+      case 'guardrail_tripped':
+        out.push({ type: EventType.CUSTOM, name: `perflow.${e.type}`, value: { place: e.place, check: e.check, detail: e.detail, ...(e.type === 'guardrail_tripped' ? { action: e.action } : {}) }, ...sub });
+        break;
       case 'run_finished':
         out.push(...this.endSteps(owner));
         if (run !== undefined) {
@@ -171,7 +175,7 @@ export class AgUiTranslator {
   private finish(e: Extract<RunEvent, { type: 'run_finished' }>): Emitted[] {
     this.finished = true;
     const out = [...this.endTexts(undefined, true), ...this.endSteps(undefined, true), ...this.endSubRuns()];
-    if (e.status !== 'completed') return [...out, { type: EventType.RUN_ERROR, message: `the run ${e.status}${e.error ? `: ${e.error}` : ''}`, code: e.status }];
+    if (e.status !== 'completed') return [...out, { type: EventType.RUN_ERROR, message: `the run ${e.status}${e.error ? `: ${e.error}` : e.status === 'tripped' ? `: ${e.response}` : ''}`, code: e.status }];
     const messageId = `${this.root}#response`;
     return [
       ...out,

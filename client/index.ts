@@ -8,6 +8,7 @@ export { openStores, type StoresClient } from './stores';
 export { checkEvalScope, checkRunScope, OPERATOR, paramsInScope, type TenantScope } from './tenant-scope';
 export { describeError, ERROR_KINDS, failureMessage, PerflowError, type ErrorKind } from './errors';
 export { followRun } from './follow-run';
+export type { RunEndedPayload, WebhookTarget } from '../core/webhooks';
 export { agentFromJson, loadAgentFile, parseParams, startRun, type LoadAgentFileOptions, type LoadedAgent, type StartRunOptions, type StartedRun } from './run';
 export { busyRuns, makeRoom, ON_BUSY, parseOnBusy, queueTail, type BusyRun, type OnBusy } from './busy-memory';
 export { readSubAgentFiles, type ReadSubAgentOptions, type SubAgentFiles } from './sub-agents';

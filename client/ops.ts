@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Client, SignalDefinition, WorkflowExecutionInfo } from '@temporalio/client';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
-import { missingSearchAttributes, progressQuery, searchAttributeCreateCommand, searchAttributeRefused, type Progress, type RunOutput } from '../workflows/definitions';
+import { missingSearchAttributes, progressQuery, searchAttributeCreateCommand, searchAttributeRefused, SearchAttributes, type Progress, type RunOutput } from '../workflows/definitions';
 import { knownAgentTypes } from '../core/agent-file/known-agent-types';
 import { isNotFound, PerflowError } from './errors';
 import { readJsonFile } from './json-file';
@@ -37,7 +37,7 @@ export async function getResult(client: Client, workflowId: string): Promise<Run
 }
 
 /** The run statuses {@link listRuns} filters on. */
-export const LIST_STATUSES = ['running', 'completed', 'failed'] as const;
+export const LIST_STATUSES = ['running', 'completed', 'tripped', 'failed'] as const;
 export type ListStatus = (typeof LIST_STATUSES)[number];
 
 /** A status to list runs by, given as `what` (`--status`, `status`); undefined when not given. */
@@ -45,7 +45,8 @@ export function parseListStatus(value: string | undefined, what: string): ListSt
   if (value === undefined || (LIST_STATUSES as readonly string[]).includes(value)) return value as ListStatus | undefined;
   throw new PerflowError('invalid', `${what} must be ${LIST_STATUSES.slice(0, -1).join(', ')} or ${LIST_STATUSES.at(-1)}, got "${value}"`);
 }
-const STATUS_QUERY: Record<ListStatus, string> = { running: 'Running', completed: 'Completed', failed: 'Failed' };
+/** A run a guardrail stopped completed its workflow: its `PerflowStatus` says `tripped`. */
+const STATUS_QUERY: Record<ListStatus, string> = { running: "ExecutionStatus = 'Running'", completed: "ExecutionStatus = 'Completed'", tripped: "PerflowStatus = 'tripped'", failed: "ExecutionStatus = 'Failed'" };
 
 /** A string as a literal of a visibility query. */
 export const queryLiteral = (v: string): string => `'${v.replace(/['\\]/g, '\\$&')}'`;
@@ -55,7 +56,7 @@ export function listQuery(status?: ListStatus, agent?: string, tenant?: string, 
   const types = knownAgentTypes().map((s) => `WorkflowType = '${s.workflowType}'`);
   const parts = [`(${types.join(' OR ')})`];
   const quoted = queryLiteral;
-  if (status) parts.push(`ExecutionStatus = '${STATUS_QUERY[status]}'`);
+  if (status) parts.push(STATUS_QUERY[status]);
   if (agent !== undefined) parts.push(`PerflowAgent = ${quoted(agent)}`);
   if (tenant !== undefined) parts.push(`PerflowTenant = ${quoted(tenant)}`);
   if (fingerprint !== undefined) parts.push(`PerflowFingerprint = ${quoted(fingerprint)}`);
@@ -81,7 +82,8 @@ export function runSummary(wf: WorkflowExecutionInfo): RunSummary {
     workflow_id: wf.workflowId,
     run_id: wf.runId,
     workflow_type: wf.type,
-    status: wf.status.name,
+    // A run a guardrail stopped completed its workflow: its PerflowStatus tells.
+    status: wf.typedSearchAttributes?.get(SearchAttributes.status) === 'tripped' ? 'TRIPPED' : wf.status.name,
     ...(typeof agent === 'string' ? { agent } : {}),
     ...(typeof wf.memo?.fingerprint === 'string' ? { fingerprint: wf.memo.fingerprint } : {}),
     start_time: wf.startTime.toISOString(),

@@ -19,6 +19,8 @@ import { runStart, truncateBytes } from '../workflows/run-start';
 import type { PerflowClient } from './connect';
 import { PerflowError } from './errors';
 import { makeRoom, type OnBusy } from './busy-memory';
+import { checkWebhookUrl } from './worker-policy';
+import type { WebhookTarget } from '../core/webhooks';
 import { readJsonFile } from './json-file';
 import { readSubAgentFiles, type SubAgentFiles } from './sub-agents';
 import { budgetPriceProblem, unpricedModelsNote } from '../telemetry/model-prices';
@@ -139,6 +141,12 @@ export interface StartRunOptions {
    * @default 'reject'
    */
   onBusy?: OnBusy;
+  /**
+   * Announce the run's end (completed, tripped, failed, cancelled) with a signed POST to this
+   * http(s) URL, retried for up to 24 hours (docs/webhooks.md). Its host must be allowed by the
+   * workers' policy (PERFLOW_ALLOW_HOSTS); checked here when the client's environment declares it.
+   */
+  webhook?: string | WebhookTarget;
 }
 
 export interface StartedRun {
@@ -188,11 +196,13 @@ export async function startRun(perflow: PerflowClient, o: StartRunOptions): Prom
   const { client, config } = perflow;
   if (o.question.length > QUESTION_MAX_CHARS) throw new PerflowError('invalid', `question: ${o.question.length} characters is above the limit of ${QUESTION_MAX_CHARS}`);
   if (config.workerPolicy?.policy.requireTenant && o.parameters.tenant_id === undefined) throw new PerflowError('refused', TENANT_REQUIRED);
+  const webhook = typeof o.webhook === 'string' ? { url: o.webhook } : o.webhook;
+  if (webhook) checkWebhookUrl(webhook.url, config);
   const { ids, continuesConversation, parameters } = resolveRunIds(o);
   const workflowId = o.workflowId ?? `${slug(o.agent.name)}-${randomBytes(4).toString('hex')}`;
   const after = continuesConversation ? await roomOnConversation(client, ids.memory_id, workflowId, o.onBusy, o.parameters.tenant_id) : [];
   // Default prompts travel as the name of their set, not as text (see sparseParameters).
-  const start = runStart({ agent: o.agent, question: o.question, sparse: sparseParameters(parameters), ids, continuesConversation, llmTaskQueue: o.llmTaskQueue ?? config.llmTaskQueue, fork: o.fork, version: packageVersion(), after });
+  const start = runStart({ agent: o.agent, question: o.question, sparse: sparseParameters(parameters), ids, continuesConversation, llmTaskQueue: o.llmTaskQueue ?? config.llmTaskQueue, fork: o.fork, version: packageVersion(), after, ...(webhook ? { webhook } : {}) });
   const options = {
     taskQueue: o.taskQueue ?? config.taskQueue,
     workflowId,

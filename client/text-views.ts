@@ -39,6 +39,10 @@ export function eventLines(e: RunEventBody, stepText?: string): string[] {
       return [`↻ ${e.tool ?? e.role ?? 'call'} retried (attempt ${e.attempt})`];
     case 'context_compacted':
       return [`⇣ ${e.role}${e.step !== undefined ? ` (step ${e.step + 1})` : ''} prompt compacted to fit ${e.model}'s ${e.window} tokens: ${compactedWhat(e.role, e.dropped)} ${e.strategy === 'summarize' ? 'summarized' : 'left out'} (~${e.tokens_before} → ~${e.tokens_after} tokens)`];
+    case 'guardrail_passed':
+      return [`✓ ${e.place} guardrail ${e.check}: ${preview(e.detail, 200)}`];
+    case 'guardrail_tripped':
+      return [`✗ ${e.place} guardrail ${e.check}: ${preview(e.detail, 200)} (${e.action === 'stop' ? 'the run stops' : 'the answer is asked again'})`];
     case 'run_finished':
       return [`run ${e.status}${e.error ? `: ${oneLine(e.error)}` : ''}`];
     default:

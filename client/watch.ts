@@ -46,8 +46,8 @@ const CLOSED_CHECK_MS = 2_000;
  */
 const CLOSE_WAIT_MS = 5_000;
 
-/** How a closed workflow ended, in the words of a run's `run_finished` event (evals use them too). */
-export const END_STATUS: Partial<Record<WorkflowExecutionStatusName, Extract<RunEventBody, { type: 'run_finished' }>['status']>> = {
+/** How a closed workflow ended, in the words of a run's `run_finished` event (evals use them too); a tripped run's workflow completed. */
+export const END_STATUS: Partial<Record<WorkflowExecutionStatusName, Exclude<Extract<RunEventBody, { type: 'run_finished' }>['status'], 'tripped'>>> = {
   COMPLETED: 'completed',
   FAILED: 'failed',
   CANCELLED: 'cancelled',

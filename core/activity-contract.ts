@@ -14,6 +14,7 @@ import type { PromptFormat } from './template';
 import type { TenantBudgetReached } from './decisions';
 import type { KeyedRunEvents } from './run-events';
 import type { OutputFormat } from './typed-output';
+import type { Guardrail, GuardrailVerdict } from './guardrails';
 
 export type { OutputFormat };
 
@@ -283,12 +284,16 @@ export interface ToolCallInput {
    * on leaves them to go on with them.
    */
   events_before?: KeyedRunEvents;
+  /** The agent's tool_output guardrails (text checks): an output that fails one is withheld and the run stops. */
+  guardrails?: Guardrail[];
 }
 
 /** What a tool call gives the model: its output, or an error it can act on. */
 export interface ToolObservation {
   content: string;
   is_error: boolean;
+  /** A tool_output guardrail withheld the output (`content` says so, never what it was): the run stops. */
+  tripped?: GuardrailVerdict;
   /** With `hand_events`: the call's event was published while it ran (a slow call); its result is left to hand on. */
   call_published?: true;
 }

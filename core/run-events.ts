@@ -43,7 +43,11 @@ export type RunEventBody =
    * left out (`strategy`), the prompt going from `tokens_before` to `tokens_after` (estimated).
    */
   | { type: 'context_compacted'; role: ModelRole; step?: number; model: string; strategy: 'summarize' | 'trim'; window: number; tokens_before: number; tokens_after: number; dropped: number }
-  | { type: 'run_finished'; status: 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out'; response: string; error?: string };
+  /** A guardrail checked the question (`input`) or the answer (`output`): passed, or failed with what its failure does. */
+  | { type: 'guardrail_passed'; place: 'input' | 'output' | 'tool_output'; check: string; detail: string }
+  | { type: 'guardrail_tripped'; place: 'input' | 'output' | 'tool_output'; check: string; detail: string; action: 'stop' | 'retry' }
+  /** `tripped`: a guardrail stopped the run (its response says which and why). */
+  | { type: 'run_finished'; status: 'completed' | 'tripped' | 'failed' | 'cancelled' | 'terminated' | 'timed_out'; response: string; error?: string };
 
 export type RunEventType = RunEventBody['type'];
 
@@ -60,6 +64,8 @@ export const RUN_EVENT_TYPES: readonly RunEventType[] = [
   'decision',
   'retry',
   'context_compacted',
+  'guardrail_passed',
+  'guardrail_tripped',
   'run_finished',
 ];
 

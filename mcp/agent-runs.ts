@@ -20,7 +20,7 @@ import type { AgentToolArguments, OfferedAgent } from './agent-tools';
 
 /** How a run ended, as a tool call answers it. */
 export interface AgentRunEnd {
-  status: 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out';
+  status: 'completed' | 'tripped' | 'failed' | 'cancelled' | 'terminated' | 'timed_out';
   response: string;
   workflow_id: string;
   memory_id: string;
@@ -49,7 +49,7 @@ export async function endOf(perflow: PerflowClient, workflowId: string, memoryId
   const handle = perflow.client.workflow.getHandle(workflowId);
   try {
     const out = (await handle.result()) as RunOutput;
-    return { status: 'completed', response: out.response, workflow_id: workflowId, memory_id: out.memory_id, steps_executed: out.steps_executed, cost_usd: out.usage.cost_usd ?? null, ...(out.output !== undefined ? { output: out.output } : {}) };
+    return { status: out.tripped ? 'tripped' : 'completed', response: out.response, workflow_id: workflowId, memory_id: out.memory_id, steps_executed: out.steps_executed, cost_usd: out.usage.cost_usd ?? null, ...(out.output !== undefined ? { output: out.output } : {}) };
   } catch (err) {
     const status = ENDED[(await handle.describe()).status.name] ?? 'failed';
     return { status, response: '', workflow_id: workflowId, memory_id: memoryId, error: failureMessage(err) };
@@ -104,7 +104,8 @@ export function progressLine(e: RunEvent, stepText?: string): string | undefined
 /** A run's end as an MCP tool result: the answer as text, the IDs as structured content; an error result when it did not complete. */
 export function toolResult(end: AgentRunEnd): CallToolResult {
   const { error, ...structured } = end;
-  const text = end.status === 'completed' ? end.response : `The run ${end.workflow_id} ${end.status}${error ? `: ${error}` : ''}`;
+  // A tripped run's response says which guardrail stopped it and why (an error result all the same).
+  const text = end.status === 'completed' || end.status === 'tripped' ? end.response : `The run ${end.workflow_id} ${end.status}${error ? `: ${error}` : ''}`;
   return { content: [{ type: 'text', text }], structuredContent: { ...structured }, ...(end.status === 'completed' ? {} : { isError: true }) };
 }
 

@@ -57,7 +57,7 @@ export const AGENT_TOOL_OUTPUT_SCHEMA = {
     response: { type: 'string', description: "The agent's answer." },
     workflow_id: { type: 'string', description: 'The run: `perflow status`, `watch` and the Temporal UI know it by this ID.' },
     memory_id: { type: 'string', description: "Continues the agent's conversation when given to a later call." },
-    status: { type: 'string', enum: ['completed', 'failed', 'cancelled', 'terminated', 'timed_out'] },
+    status: { type: 'string', enum: ['completed', 'tripped', 'failed', 'cancelled', 'terminated', 'timed_out'] },
     steps_executed: { type: 'integer' },
     cost_usd: { type: ['number', 'null'], description: 'What the run cost, null when a model has no known price.' },
   },

@@ -124,7 +124,15 @@ async function runCase(input: EvalInput, c: EvalCaseInput): Promise<CaseResult> 
       staticDetails: start.staticDetails,
       typedSearchAttributes: [...start.searchAttributes, { key: SearchAttributes.eval, value: input.eval_id }].filter((a) => input.search_attributes?.includes(a.key.name) ?? true),
     });
-    outcome = { status: 'completed', response: out.response, usage: out.usage, steps: out.steps_executed };
+    // `output` and `tripped` only when the run has them: the scoring input of runs without stays as it was.
+    outcome = {
+      status: out.tripped ? 'tripped' : 'completed',
+      response: out.response,
+      usage: out.usage,
+      steps: out.steps_executed,
+      ...(out.output !== undefined ? { output: out.output } : {}),
+      ...(out.tripped ? { tripped: out.tripped } : {}),
+    };
   } catch (err) {
     if (CancellationScope.current().consideredCancelled) throw err;
     outcome = { status: endStatus(err), response: '', error: endMessage(err), usage: ZERO_USAGE, steps: 0 };
@@ -137,7 +145,8 @@ async function runCase(input: EvalInput, c: EvalCaseInput): Promise<CaseResult> 
     outcome,
     duration_ms,
     ids: c.ids,
-    agent: { name: input.agent.name, llm: input.agent.llm },
+    // The schema only where a check validates against it: up to 32 KB a case in the eval's history otherwise.
+    agent: { name: input.agent.name, llm: input.agent.llm, ...(input.agent.output_schema !== undefined && c.checks.some((k) => 'output_valid' in k) ? { output_schema: input.agent.output_schema } : {}) },
   };
   const fingerprint = { fingerprint: String(start.memo.fingerprint) };
   try {

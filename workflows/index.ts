@@ -7,4 +7,6 @@ export { todoList } from './todo-list';
 export { todoExecutor, type TodoExecutorInput, type TodoExecutorOutput } from './legacy/todo-executor';
 export { planAndExecute } from './plan-and-execute';
 export { perflowEval, type EvalInput, type EvalCaseInput } from './eval';
+/** Delivers a run's end to its webhook (started by the run as it ends, abandoned by it). */
+export { deliverWebhook, type DeliverWebhookInput, type WebhookDelivery } from './webhooks';
 export * from './definitions';

@@ -2,7 +2,7 @@
 import { PerflowError } from '../../client/errors';
 import { loadAgentFile, parseParams, startRun } from '../../client/run';
 import { parseOnBusy } from '../../client/busy-memory';
-import { checkWorkerPolicy } from '../../client/worker-policy';
+import { checkWebhookUrl, checkWorkerPolicy } from '../../client/worker-policy';
 import { withClient, type CommandHandler } from '../context';
 import { note } from '../output';
 import { checkFollowOrWait, reportStarted } from '../started-run';
@@ -16,6 +16,8 @@ export const run: CommandHandler = async (ctx) => {
   const runParams = { ...parseParams(o.param ?? []), ...(o['memory-id'] !== undefined ? { memory_id: o['memory-id'] } : {}) };
   const { agent, parameters, warnings, notes } = await loadAgentFile(o.agent, runParams, { extraToolTypes: config.extraToolTypes, ...(config.limits ? { limits: config.limits } : {}) });
   checkWorkerPolicy(agent, config);
+  const webhook = o.webhook;
+  if (webhook !== undefined) checkWebhookUrl(webhook, config);
   const question = o.question ?? parameters.question;
   if (!question) throw new PerflowError('invalid', 'run needs --question TEXT (or a question parameter)');
   for (const warning of warnings) note(`perflow: warning: ${warning}`);
@@ -26,7 +28,7 @@ export const run: CommandHandler = async (ctx) => {
       const { assertMemoryExists } = await import('../../client/memory');
       await assertMemoryExists(perflow, parameters.memory_id, parameters.tenant_id);
     }
-    const started = await startRun(perflow, { agent, parameters, question, ...(onBusy ? { onBusy } : {}) });
+    const started = await startRun(perflow, { agent, parameters, question, ...(onBusy ? { onBusy } : {}), ...(webhook !== undefined ? { webhook } : {}) });
     return reportStarted(perflow, ctx, started);
   });
 };

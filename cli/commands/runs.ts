@@ -5,6 +5,7 @@ import { watchRun } from '../../client/watch';
 import { requireId, withClient, type CommandHandler } from '../context';
 import { runListLine, statusLines, subAgentLines } from '../format';
 import { subAgentRuns } from '../../client/agent-tree';
+import { webhookDeliveryOf, webhookLine } from '../../client/webhooks';
 import { answer } from '../output';
 import { terminalColumns } from '../started-run';
 import { EventPrinter } from '../event-lines';
@@ -12,10 +13,11 @@ import { EventPrinter } from '../event-lines';
 export const status: CommandHandler = async (ctx) => {
   const id = requireId(ctx);
   return withClient(ctx, async ({ client }) => {
-    const [p, subAgents, fingerprint] = await Promise.all([getStatus(client, id), subAgentRuns(client, id), runFingerprint(client, id)]);
-    answer(ctx.o.json, { workflow_id: id, ...p, ...fingerprintFields(fingerprint), ...(subAgents.length > 0 ? { sub_agents: subAgents } : {}) }, () => [
+    const [p, subAgents, fingerprint, webhook] = await Promise.all([getStatus(client, id), subAgentRuns(client, id), runFingerprint(client, id), webhookDeliveryOf(client, id)]);
+    answer(ctx.o.json, { workflow_id: id, ...p, ...fingerprintFields(fingerprint), ...(subAgents.length > 0 ? { sub_agents: subAgents } : {}), ...(webhook ? { webhook } : {}) }, () => [
       ...statusLines(id, p),
       ...(fingerprint ? [`  fingerprint: ${fingerprint.id}`] : []),
+      ...(webhook ? [`  ${webhookLine(webhook)}`] : []),
       ...subAgentLines(subAgents),
     ]);
     return 0;

@@ -30,6 +30,13 @@ function CompactionEntry({ entry: e }) {
     </div>`;
 }
 
+function GuardrailEntry({ entry: e }) {
+  return html`
+    <div class="call guardrail-entry" data-testid="guardrail-entry">
+      <span class=${`badge ${e.passed ? 'ok' : 'bad'}`}>guardrail</span> ${e.summary}
+    </div>`;
+}
+
 export function Activity({ events }) {
   const items = events.activity;
   const lastModel = items.reduce((last, a, i) => (a.kind === 'model' ? i : last), -1);
@@ -42,6 +49,8 @@ export function Activity({ events }) {
           ? html`<${DecisionEntry} key=${a.call} entry=${a} />`
           : a.kind === 'compaction'
           ? html`<${CompactionEntry} key=${a.call} entry=${a} />`
+          : a.kind === 'guardrail'
+          ? html`<${GuardrailEntry} key=${a.call} entry=${a} />`
           : a.kind === 'model'
           ? html`
               <details key=${a.call} class="call model" open=${i === lastModel} data-testid="model-call" data-call=${a.call} data-role=${a.role}>

@@ -28,7 +28,7 @@ const TONE = {
   running: 'running', planning: 'running', executing: 'running',
   awaiting_approval: 'waiting', awaiting_budget: 'waiting', paused: 'waiting', queued: 'waiting',
   completed: 'ok',
-  failed: 'bad', cancelled: 'bad', canceled: 'bad', terminated: 'bad', timed_out: 'bad',
+  failed: 'bad', cancelled: 'bad', canceled: 'bad', terminated: 'bad', timed_out: 'bad', tripped: 'bad',
 };
 export const tone = (status) => TONE[status] ?? 'neutral';
 

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { eventsUrl } from './api.js';
 
-const TYPES = ['run_started', 'plan', 'step_started', 'model_delta', 'tool_call', 'tool_result', 'step_finished', 'decision_pending', 'decision', 'retry', 'context_compacted', 'run_finished'];
+const TYPES = ['run_started', 'plan', 'step_started', 'model_delta', 'tool_call', 'tool_result', 'step_finished', 'decision_pending', 'decision', 'retry', 'context_compacted', 'guardrail_passed', 'guardrail_tripped', 'run_finished'];
 
 // Events after which the run's progress (plan, steps, usage, pending decisions) has changed.
 const PROGRESS_EVENTS = new Set(['plan', 'step_started', 'step_finished', 'decision_pending', 'decision', 'run_finished']);
@@ -33,6 +33,10 @@ function fold(state, type, e) {
     // A prompt compacted to fit its model's window: a line of its own where it happened.
     case 'context_compacted':
       return { ...state, activity: [...activity, { kind: 'compaction', ...e }] };
+    // A guardrail's verdict on the question, a tool's output or the answer: a line of its own.
+    case 'guardrail_passed':
+    case 'guardrail_tripped':
+      return { ...state, activity: [...activity, { kind: 'guardrail', passed: type === 'guardrail_passed', ...e }] };
     case 'run_finished':
       return { ...state, finished: e };
     default:
@@ -57,7 +61,7 @@ export function useRunEvents(workflowId, onProgress) {
         const e = JSON.parse(message.data);
         // Decisions are keyed by the pending decision they answer (guidance and pauses by their offset).
         if (type === 'decision_pending' || type === 'decision') e.call = e.id ?? `decision@${message.lastEventId}`;
-        if (type === 'context_compacted') e.call = `compaction@${message.lastEventId}`;
+        if (type === 'context_compacted' || type.startsWith('guardrail_')) e.call = `${type}@${message.lastEventId}`;
         setState((s) => ({ ...fold(s, type, e), last: type }));
         if (PROGRESS_EVENTS.has(type)) progress.current();
         // The last event: the stream ends, and reconnecting would only replay nothing.

@@ -5,14 +5,14 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { api } from './api.js';
 import { href } from './router.js';
-import { tokens, tone } from './format.js';
+import { json, tokens, tone } from './format.js';
 import { useRunEvents } from './run-events.js';
 import { Steps } from './steps.js';
 import { Activity } from './activity.js';
 import { Decisions } from './decisions.js';
 import { AgentTree } from './agent-tree.js';
 
-const ENDED = new Set(['completed', 'failed']);
+const ENDED = new Set(['completed', 'tripped', 'failed']);
 
 export function RunView({ id }) {
   const [progress, setProgress] = useState(undefined);
@@ -73,9 +73,10 @@ export function RunView({ id }) {
       <${AgentTree} progress=${p} onDone=${load} />
       ${ended &&
       html`<section class=${`panel result ${failure ? 'failed' : ''}`} data-testid="run-result">
-        <h3>${failure ? 'Error' : 'Response'}</h3>
+        <h3>${failure ? 'Error' : p.tripped ? 'Stopped' : 'Response'}</h3>
         ${failure && html`<p class="error" data-testid="run-failure">${failure}</p>`}
-        ${response && html`<pre class="response" data-testid="run-response">${response}</pre>`}
+        ${p.tripped && html`<p class="error" data-testid="run-tripped">Stopped by the ${p.tripped.place} guardrail <span class="mono">${p.tripped.check}</span>: ${p.tripped.detail}</p>`}
+        ${p.output !== undefined ? html`<pre class="response" data-testid="run-output">${json(p.output)}</pre>` : !p.tripped && response && html`<pre class="response" data-testid="run-response">${response}</pre>`}
       </section>`}
       <div class="run-columns">
         <${Steps} progress=${p} ended=${ended} />

@@ -8,7 +8,7 @@ import { shortTime, tone } from './format.js';
 import { PickList } from './pick-list.js';
 
 // The statuses the API filters by (others, such as cancelled, show under any status).
-const STATUSES = ['', 'running', 'completed', 'failed'];
+const STATUSES = ['', 'running', 'completed', 'tripped', 'failed'];
 
 const link = (r) => html`
   <a href=${href('runs', r.workflow_id)}>

@@ -15,6 +15,8 @@ import { ModelConfig } from './model';
 import { AgentParameters } from './parameters';
 import { outputSchemaProblem } from '../output-schema';
 import { MAX_OUTPUT_RETRIES } from '../typed-output';
+import { MAX_GUARDRAIL_RETRIES } from '../guardrails';
+import { GuardrailsSchema } from './guardrails';
 
 // ---------------------------------------------------------------------------------------------
 // agent definition
@@ -254,6 +256,19 @@ const AgentDefinitionObject = z.strictObject(
      * @default 2
      */
     output_retries: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must not be negative' }).max(MAX_OUTPUT_RETRIES, { error: `must be at most ${MAX_OUTPUT_RETRIES}` }).optional(),
+    /**
+     * Checks of the eval language on the question (`input`, before any model call) and the
+     * answer (`output`, before it is typed and the run ends), each with `on_fail`: `stop` (the run
+     * ends `tripped`) or `retry` (output only: the answer is asked again with the reason, up to
+     * `guardrail_retries` times, then it stops). See docs/output-and-guardrails.md.
+     * @default none
+     */
+    guardrails: GuardrailsSchema.optional(),
+    /**
+     * How many times an answer an output guardrail with `retry` refuses is asked again.
+     * @default 2
+     */
+    guardrail_retries: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must not be negative' }).max(MAX_GUARDRAIL_RETRIES, { error: `must be at most ${MAX_GUARDRAIL_RETRIES}` }).optional(),
   },
   { error: requiredOr('expected an object') },
 ).superRefine((a, ctx) => {

@@ -2,12 +2,14 @@
  * Scoring a case: every check of a case against what its run showed, each with a one-line
  * detail saying why it passed or failed; and the judge's prompt and verdict.
  *
- * Not for workflow code: `json_path` uses jsonpath-plus, whose Node build imports `vm`.
+ * Not for workflow code: `json_path` uses jsonpath-plus, whose Node build imports `vm`, and
+ * `output_valid` validates with Ajv (loaded on its first use).
  *
  * @module
  */
 import { JSONPath } from 'jsonpath-plus';
 import { extractJson } from '../json-in-text';
+import { outputProblems } from '../output-schema';
 import { clip, oneLine } from '../text';
 import { checkKind } from './suite';
 import type { CaseObservation, CheckResult, EvalCheck } from './types';
@@ -37,7 +39,7 @@ export function checkLabel(check: EvalCheck): string {
   const kind = checkKind(check);
   if (kind === undefined) return clip(JSON.stringify(check));
   if (kind === 'json_path') return `json_path ${String(c.json_path)} equals ${show(c.equals)}`;
-  if (kind === 'regex') return `regex /${String(c.regex)}/${typeof c.flags === 'string' ? c.flags : ''}`;
+  if (kind === 'regex' || kind === 'not_regex') return `${kind} /${String(c[kind])}/${typeof c.flags === 'string' ? c.flags : ''}`;
   const value = c[kind];
   return `${kind} ${typeof value === 'string' ? quote(clip(value)) : String(value)}`;
 }
@@ -60,27 +62,43 @@ const atMost = (value: number, limit: number, [shownValue, shownLimit]: [string,
   `${shownValue} ${value <= limit ? '≤' : '>'} ${shownLimit}`,
 ];
 
-/** The value `path` selects in the response's JSON: one match is that value, several are their list. */
-function scoreJsonPath(check: Extract<EvalCheck, { json_path: string }>, response: string): [boolean, string] {
+/**
+ * The value `path` selects in the run's typed answer when it has one, else in the response's
+ * JSON: one match is that value, several are their list.
+ */
+function scoreJsonPath(check: Extract<EvalCheck, { json_path: string }>, obs: CaseObservation): [boolean, string] {
+  const { response } = obs;
+  const where = obs.output !== undefined ? 'output' : 'response';
   // The first bracket decides: prose around {"a": [1]} must not yield the inner array.
-  const parsed = extractJson(response, response[response.search(/[[{]/)] === '{' ? 'object' : 'any', 'response');
+  const parsed = obs.output !== undefined ? { ok: true as const, value: obs.output } : extractJson(response, response[response.search(/[[{]/)] === '{' ? 'object' : 'any', 'response');
   if (!parsed.ok) return [false, parsed.error];
   let found: unknown[];
   try {
-    found = JSONPath({ path: check.json_path, json: parsed.value as object, wrap: true }) as unknown[];
+    // jsonpath-plus gives undefined for a falsy whole (null, 0, false, ""): only `$` selects anything there.
+    found = (JSONPath({ path: check.json_path, json: parsed.value as object, wrap: true }) as unknown[] | undefined) ?? (check.json_path.trim() === '$' ? [parsed.value] : []);
   } catch (e) {
     return [false, `${check.json_path} is not a valid JSONPath: ${(e as Error).message}`];
   }
-  if (found.length === 0) return [false, `${check.json_path} matches nothing in the response`];
+  if (found.length === 0) return [false, `${check.json_path} matches nothing in the ${where}`];
   const value = found.length === 1 ? found[0] : found;
   return sameJson(value, check.equals)
     ? [true, `${check.json_path} is ${show(value)}`]
     : [false, `${check.json_path} is ${show(value)}, not ${show(check.equals)}`];
 }
 
-/** A check on the response text; the run completed. */
-function scoreResponse(check: EvalCheck, response: string): [boolean, string] {
-  if ('json_path' in check) return scoreJsonPath(check, response);
+/** Whether the run's typed answer conforms to the agent's `output_schema`, with the validator's first problem when not. */
+function scoreOutputValid(obs: CaseObservation): [boolean, string] {
+  if (obs.output_schema === undefined) return [false, 'the agent has no output_schema'];
+  if (obs.output === undefined) return [false, 'the run gave no typed output'];
+  const problems = outputProblems(obs.output_schema, obs.output);
+  return problems === undefined ? [true, 'output conforms to output_schema'] : [false, `output does not conform to output_schema: ${problems.problems[0] ?? problems.path}`];
+}
+
+/** A check on the run's answer (its response text, or its typed output); the run completed. */
+function scoreResponse(check: EvalCheck, obs: CaseObservation): [boolean, string] {
+  const { response } = obs;
+  if ('json_path' in check) return scoreJsonPath(check, obs);
+  if ('output_valid' in check) return scoreOutputValid(obs);
   if ('contains' in check) {
     return response.includes(check.contains) ? [true, `response contains ${quote(check.contains)}`] : [false, `response has no ${quote(check.contains)}`];
   }
@@ -96,6 +114,12 @@ function scoreResponse(check: EvalCheck, response: string): [boolean, string] {
     const m = compiled.regex.firstMatch(response);
     return m !== undefined ? [true, `response matches at ${quote(clip(m, 40))}`] : [false, `response does not match /${check.regex}/${check.flags ?? ''}`];
   }
+  if ('not_regex' in check) {
+    const compiled = compileCheckRegex(check.not_regex, check.flags);
+    if (!compiled.ok) return [false, compiled.problem];
+    const m = compiled.regex.firstMatch(response);
+    return m === undefined ? [true, `response does not match /${check.not_regex}/${check.flags ?? ''}`] : [false, `response matches at ${quote(clip(m, 40))}`];
+  }
   if ('equals' in check) {
     return response.trim() === check.equals.trim()
       ? [true, `response equals ${quote(clip(check.equals))}`]
@@ -104,7 +128,7 @@ function scoreResponse(check: EvalCheck, response: string): [boolean, string] {
   throw new Error(`not a response check: ${JSON.stringify(check)}`);
 }
 
-/** A check on what the run did (tools, steps, tokens, cost, time): scored whether or not it completed. */
+/** A check on what the run did (tools, steps, tokens, cost, time, a guardrail's stop): scored whether or not it completed. */
 function scoreRun(check: EvalCheck, obs: CaseObservation): [boolean, string] | undefined {
   const calls = (name: string) => obs.tools_called.filter((t) => t === name).length;
   const times = (n: number) => (n === 1 ? '1 time' : `${n} times`);
@@ -125,19 +149,28 @@ function scoreRun(check: EvalCheck, obs: CaseObservation): [boolean, string] | u
     return atMost(cost, check.max_cost_usd, [`cost ${dollars(cost)}`, dollars(check.max_cost_usd)]);
   }
   if ('max_duration_ms' in check) return atMost(obs.duration_ms, check.max_duration_ms, [`duration ${obs.duration_ms} ms`, `${check.max_duration_ms} ms`]);
+  if ('tripped' in check) {
+    const stop = obs.tripped;
+    const what = stop ? `the ${stop.place} guardrail ${stop.check} stopped the run: ${stop.detail}` : 'no guardrail stopped the run';
+    return [check.tripped === (stop !== undefined), what];
+  }
   return undefined;
 }
 
+/** Why a guardrail stopped a run, one line: `input guardrail not_contains "password": response contains "password"`. */
+export const tripReason = (stop: NonNullable<CaseObservation['tripped']>): string => `${stop.place} guardrail ${stop.check}: ${stop.detail}`;
+
 /**
  * Every check of a case scored against its run (all of them, not only up to the first failure),
- * in the suite's order. A run that did not complete fails each response check (text, JSON,
- * judge) with its error; checks of what it did are scored as usual. A judge whose model gave
- * no verdict ({@link JudgeVerdictError}) fails its check with why; any other error of the judge
- * (a model call that failed) is thrown, so the caller's retries (an activity's) try again.
+ * in the suite's order. A run that did not complete (a guardrail's stop included) fails each
+ * response check (text, JSON, typed output, judge) with its error; checks of what it did are
+ * scored as usual. A judge whose model gave no verdict ({@link JudgeVerdictError}) fails its
+ * check with why; any other error of the judge (a model call that failed) is thrown, so the
+ * caller's retries (an activity's) try again.
  */
 export async function scoreCase(checks: readonly EvalCheck[], obs: CaseObservation, judge: JudgeFn): Promise<CheckResult[]> {
   const completed = obs.status === 'completed';
-  const notCompleted = `run ${obs.status}: ${obs.error ?? 'no response'}`;
+  const notCompleted = `run ${obs.status}: ${obs.error ?? (obs.tripped ? tripReason(obs.tripped) : 'no response')}`;
   return Promise.all(
     checks.map(async (check): Promise<CheckResult> => {
       const run = scoreRun(check, obs);
@@ -152,14 +185,17 @@ export async function scoreCase(checks: readonly EvalCheck[], obs: CaseObservati
           return result(check, false, e.message);
         }
       }
-      return result(check, ...scoreResponse(check, obs.response));
+      return result(check, ...scoreResponse(check, obs));
     }),
   );
 }
 
-/** A case passes when its run completed and every check passed. */
-export const casePassed = (obs: Pick<CaseObservation, 'status'>, checks: readonly CheckResult[]): boolean =>
-  obs.status === 'completed' && checks.every((c) => c.passed);
+/**
+ * A case passes when every check passed and its run completed, or a guardrail stopped it and
+ * the case expects that (a `{"tripped": true}` among its `expected` checks).
+ */
+export const casePassed = (obs: Pick<CaseObservation, 'status'>, results: readonly CheckResult[], expected: readonly EvalCheck[] = []): boolean =>
+  (obs.status === 'completed' || (obs.status === 'tripped' && expected.some((c) => 'tripped' in c && c.tripped))) && results.every((c) => c.passed);
 
 /** The first failing check, for one-line reports. */
 export const firstFailure = (checks: readonly CheckResult[]): CheckResult | undefined => checks.find((c) => !c.passed);

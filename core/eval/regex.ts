@@ -7,9 +7,18 @@
  *
  * @module
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 
-const FLAGS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL, g: 0, u: 0, d: 0 };
+/** re2js, loaded on the first pattern compiled: agent files and suites without one (and every CLI command reading them) do not pay for it. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const re2 = () => (require('re2js') as typeof import('re2js')).RE2JS;
+
+/** The flags a check may give, as RE2JS flag bits. */
+const FLAG_NAMES = ['i', 'm', 's', 'g', 'u', 'd'] as const;
+const flagBits = (f: string): number => {
+  const R = re2();
+  return ({ i: R.CASE_INSENSITIVE, m: R.MULTILINE, s: R.DOTALL } as Record<string, number>)[f] ?? 0;
+};
 
 /** A compiled check pattern: its first match in a text, if any. */
 export interface CheckRegex {
@@ -18,11 +27,11 @@ export interface CheckRegex {
 
 /** The pattern compiled, or the one line that says what is wrong with it (and which part: the pattern or the flags). */
 export function compileCheckRegex(source: string, flags = ''): { ok: true; regex: CheckRegex } | { ok: false; field: 'regex' | 'flags'; problem: string } {
-  const unknown = [...flags].filter((f) => !(f in FLAGS) || flags.indexOf(f) !== flags.lastIndexOf(f));
+  const unknown = [...flags].filter((f) => !(FLAG_NAMES as readonly string[]).includes(f) || flags.indexOf(f) !== flags.lastIndexOf(f));
   if (unknown.length > 0) return { ok: false, field: 'flags', problem: `invalid RegExp flags "${flags}" (supported: i, m, s; g, u and d change nothing)` };
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(source, [...flags].reduce((all, f) => all | FLAGS[f], 0));
+    compiled = re2().compile(source, [...flags].reduce((all, f) => all | flagBits(f), 0));
   } catch (err) {
     const message = (err as Error).message.replace(/^error parsing regexp: /, '');
     return { ok: false, field: 'regex', problem: `invalid regular expression: ${message} (regex checks use RE2 syntax: no lookaround or backreferences)` };

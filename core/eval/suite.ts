@@ -30,6 +30,7 @@ export const CHECK_KINDS = [
   'contains',
   'not_contains',
   'regex',
+  'not_regex',
   'equals',
   'json_path',
   'tool_called',
@@ -38,6 +39,8 @@ export const CHECK_KINDS = [
   'max_tokens',
   'max_cost_usd',
   'max_duration_ms',
+  'output_valid',
+  'tripped',
   'judge',
 ] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
@@ -77,6 +80,15 @@ const CHECK_SCHEMAS: Record<CheckKind, z.ZodType> = {
       const compiled = compileCheckRegex(c.regex, c.flags);
       if (!compiled.ok) ctx.addIssue({ code: 'custom', path: [compiled.field], message: compiled.problem });
     }),
+  not_regex: z
+    .strictObject({
+      not_regex: text('a regular expression (RE2 syntax: JavaScript\'s without lookaround or backreferences)'),
+      flags: z.string({ error: 'expected RegExp flags such as "i"' }).optional(),
+    })
+    .superRefine((c, ctx) => {
+      const compiled = compileCheckRegex(c.not_regex, c.flags);
+      if (!compiled.ok) ctx.addIssue({ code: 'custom', path: [compiled.field === 'regex' ? 'not_regex' : 'flags'], message: compiled.problem });
+    }),
   equals: z.strictObject({ equals: z.string({ error: requiredOr('expected a string (use json_path with equals for other values)') }) }),
   json_path: z
     .strictObject({
@@ -89,6 +101,10 @@ const CHECK_SCHEMAS: Record<CheckKind, z.ZodType> = {
   max_tokens: z.strictObject({ max_tokens: positiveInteger }),
   max_cost_usd: z.strictObject({ max_cost_usd: dollars }),
   max_duration_ms: z.strictObject({ max_duration_ms: positiveInteger }),
+  output_valid: z.strictObject({
+    output_valid: z.literal(true, { error: 'expected true (the check passes when the answer conforms to the agent\'s output_schema)' }),
+  }),
+  tripped: z.strictObject({ tripped: z.boolean({ error: requiredOr('expected true (a guardrail stopped the run) or false (none did)') }) }),
   judge: z.strictObject({ judge: text('the criteria the response is graded against'), llm: ModelConfig.optional() }),
 };
 

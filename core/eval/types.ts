@@ -4,6 +4,7 @@
  * (the suite file, the checks, a case's and an eval's result, a comparison).
  */
 import type { ModelConfig } from '../agent-file/model';
+import type { GuardrailVerdict } from '../guardrail-verdict';
 import type { Usage } from '../llm-types';
 
 /** One check of a case's run. Exactly one of the kinds per object (a suite file is validated against this). */
@@ -12,6 +13,8 @@ export type EvalCheck =
   | { not_contains: string }
   /** A JavaScript regular expression; `flags` as RegExp's (e.g. `i`). */
   | { regex: string; flags?: string }
+  /** Passes when the expression matches nowhere (a pattern that must not be there: a key, a card number). */
+  | { not_regex: string; flags?: string }
   | { equals: string }
   | { json_path: string; equals: unknown }
   | { tool_called: string }
@@ -20,6 +23,10 @@ export type EvalCheck =
   | { max_tokens: number }
   | { max_cost_usd: number }
   | { max_duration_ms: number }
+  /** Passes when the run's typed answer conforms to the agent's `output_schema` (only `true`: there is no use in expecting it not to). */
+  | { output_valid: true }
+  /** `true`: passes when a guardrail stopped the run; `false`: when none did. */
+  | { tripped: boolean }
   /** A model grades the response against the criteria and the question (default model: the agent's `llm`). */
   | { judge: string; llm?: ModelConfig };
 
@@ -44,10 +51,16 @@ export interface EvalSuite {
 
 /** What a case's finished run shows its checks. */
 export interface CaseObservation {
-  /** How the run ended: `completed`, or the Temporal status it ended with otherwise. */
+  /** How the run ended: `completed`, `tripped` (a guardrail stopped it), or the Temporal status it ended with otherwise. */
   status: string;
   /** The run's response ('' when it did not complete). */
   response: string;
+  /** The run's typed answer (the agent has an `output_schema`): `json_path` reads it instead of the response. */
+  output?: unknown;
+  /** The agent's `output_schema`, which `output_valid` validates `output` against. */
+  output_schema?: Record<string, unknown>;
+  /** The guardrail that stopped the run (status `tripped`). */
+  tripped?: Pick<GuardrailVerdict, 'place' | 'check' | 'detail'>;
   /** Why the run did not complete, one line. */
   error?: string;
   /** The names of the tools the run called, in order (repeats kept). */

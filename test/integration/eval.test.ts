@@ -2,7 +2,8 @@
  * `perflow eval` on real runs: a suite of each agent type scored by every kind of check (a
  * priced scripted model, a scripted judge), the exit codes of `--min-pass` and of a bad suite,
  * two evals compared case by case, and an eval whose worker is SIGKILLed mid-way completing
- * with every case run once; a case whose run fails fails alone; cancelling an eval cancels its runs.
+ * with every case run once; a case whose run fails fails alone; cancelling an eval cancels its runs;
+ * a typed agent's output and a guardrail's stop checked by `output_valid`, `json_path` and `tripped`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -223,6 +224,44 @@ describe('perflow eval', () => {
     expect((await run.describe()).status.name).toBe('CANCELLED');
     // Its stored result says it was cancelled, with no case scored.
     expect(await evalResult(cli.harness.perflow, evalId)).toMatchObject({ status: 'cancelled', cases: [], ended_at: expect.any(String) });
+  });
+
+  it('checks a typed answer (output_valid, json_path on the output) and a guardrail\'s stop (tripped), which a case may expect', async () => {
+    const answering = (name: string, script: Record<string, unknown>, extra: Record<string, unknown>) =>
+      file(`${name}.json`, { name, type: 'plan_execute_and_reflect', llm: { interface: 'scripted', script: { planner: [final('three')], ...script } }, ...extra });
+    const output_schema = { type: 'object', properties: { total: { type: 'integer' } }, required: ['total'], additionalProperties: false };
+    const typed = answering('typed-total', { output: ['{"total": 3}'] }, { output_schema });
+    const guarded = answering('guarded', {}, { guardrails: { input: [{ not_contains: 'password', on_fail: 'stop' }] } });
+    const [typedSuite, guardedSuite] = await Promise.all([
+      loadSuite(file('typed-suite.json', { name: 'typed', cases: [{ id: 't', question: 'the total?', checks: [{ output_valid: true }, { json_path: '$.total', equals: 3 }, { tripped: false }] }] }), { agent: typed }),
+      loadSuite(
+        file('guarded-suite.json', {
+          name: 'guarded',
+          cases: [
+            { id: 'refused', question: 'tell me the password', checks: [{ tripped: true }] },
+            { id: 'refused-answer', question: 'the password, please', checks: [{ contains: 'three' }] },
+            { id: 'allowed', question: 'the total?', checks: [{ tripped: false }, { contains: 'three' }, { output_valid: true }] },
+          ],
+        }),
+        { agent: guarded },
+      ),
+    ]);
+    const [t, g] = await Promise.all([typedSuite, guardedSuite].map(async (suite) => (await startEval(cli.harness.perflow, { suite })).handle.result()));
+    expect(t.cases[0]).toMatchObject({ status: 'completed', passed: true });
+    expect(t.cases[0].checks).toEqual([
+      { check: 'output_valid true', passed: true, detail: 'output conforms to output_schema' },
+      { check: 'json_path $.total equals 3', passed: true, detail: '$.total is 3' },
+      { check: 'tripped false', passed: true, detail: 'no guardrail stopped the run' },
+    ]);
+    const reason = 'input guardrail not_contains "password": response contains "password"';
+    const [refused, refusedAnswer, allowed] = g.cases;
+    expect(refused).toMatchObject({ status: 'tripped', passed: true, error: reason, checks: [{ check: 'tripped true', passed: true, detail: 'the input guardrail not_contains "password" stopped the run: response contains "password"' }] });
+    expect(refusedAnswer).toMatchObject({ status: 'tripped', passed: false, checks: [{ passed: false, detail: `run tripped: ${reason}` }] });
+    expect(allowed.checks.map((c) => [c.passed, c.detail])).toEqual([
+      [true, 'no guardrail stopped the run'],
+      [true, 'response contains "three"'],
+      [false, 'the agent has no output_schema'],
+    ]);
   });
 
   it('scores a case whose run fails as a failed case, and the eval completes', async () => {

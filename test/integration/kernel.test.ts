@@ -128,6 +128,49 @@ describe.each(AGENT_TYPES)('%s on the run kernel', (type: AgentType) => {
     expect(failure.type).toBe('Output.Invalid');
   });
 
+  it('keeps its guardrails: a refused question stops the run before any model call; an answer a retry guardrail refuses is revised; a judge, or a tool output a guardrail withholds, ends it tripped', async () => {
+    const guarded = (guardrails: unknown, script: Record<string, unknown> = {}) => {
+      const agent = typedAgent(type, 1);
+      Object.assign((agent.llm as { script: Record<string, unknown> }).script, script);
+      return { ...agent, guardrails };
+    };
+    const refused = await startWithAttributes(runInput(guarded({ input: [{ not_contains: 'password', on_fail: 'stop' }] }), `tell me the admin password (${type})`), 'guarded');
+    const out = await refused.result();
+    expect(out.response).toBe('Stopped by the input guardrail not_contains "password": response contains "password"');
+    expect(out.tripped).toMatchObject({ place: 'input', passed: false, on_fail: 'stop' });
+    expect((await refused.query(progressQuery)).status).toBe('tripped');
+    expect((await refused.describe()).typedSearchAttributes.get(SearchAttributes.status)).toBe('tripped');
+    // No model was asked anything.
+    expect(harness().recorder.filter((r) => JSON.stringify(r).includes(`admin password (${type})`))).toEqual([]);
+
+    // The answer mentions "total": revised once, the revision passes.
+    const revised = await startAgentRun(harness(), runInput(guarded({ output: [{ not_contains: 'total', on_fail: 'retry' }] }, { revision: ['sum: 1'] }), `revise ${type}`), 'guarded');
+    expect((await revised.result()).response).toBe('sum: 1');
+    const revision = harness().recorder.find((r) => r.position.role === 'task' && r.position.kind === 'revision' && JSON.stringify(r.messages).includes(`revise ${type}`));
+    expect(revision?.messages[0].content).toContain('The answer failed a check (not_contains "total"): response contains "total"');
+
+    // A judge refuses the answer: the run stops, its judge's call counted in the run's tokens.
+    const judged = await startAgentRun(harness(), runInput(guarded({ output: [{ judge: 'The answer names no number', on_fail: 'stop' }] }, { guardrail: ['{"pass": false, "reason": "it names 1"}'] }), `judge ${type}`), 'guarded');
+    const stopped = await judged.result();
+    expect(stopped.response).toBe('Stopped by the output guardrail judge "The answer names no number": it names 1');
+    const judgeCall = harness().recorder.find((r) => r.position.role === 'task' && r.position.kind === 'guardrail' && JSON.stringify(r.messages).includes(`judge ${type}`));
+    expect(judgeCall).toBeDefined();
+    const plain = await startAgentRun(harness(), runInput(typedAgent(type, 1), `judge ${type}`), 'guarded').then((h) => h.result());
+    expect(stopped.usage.input_tokens).toBeGreaterThan(plain.usage.input_tokens);
+
+    // A tool's output a tool_output guardrail refuses: withheld from the model, memory and the stream; the run stops.
+    const leaky = await startAgentRun(harness(), runInput(guarded({ tool_output: [{ not_regex: '^1$', on_fail: 'stop' }] }), `leak ${type}`), 'guarded');
+    const leaked = await leaky.result();
+    expect(leaked.tripped).toMatchObject({ place: 'tool_output', check: 'not_regex /^1$/', detail: "the tool's output failed it (withheld)" });
+    expect(leaked.response).toBe('Stopped by the tool_output guardrail not_regex /^1$/: the tool\'s output failed it (withheld)');
+    expect(harness().recorder.some((r) => r.position.role === 'executor' && r.position.iteration === 1 && JSON.stringify(r.messages).includes(`leak ${type}`))).toBe(false);
+    const toolCall = await harness().memory.interactions.findOne({ memory_id: leaked.executor_agent_memory_id, origin: 'tool' });
+    expect(toolCall?.response).toMatch(/^Error: the tool's output was withheld/);
+    const events = await harness().memory.eventLog().readAll(leaky.workflowId);
+    expect(events.find((e) => e.type === 'tool_result')).toMatchObject({ ok: false, output: expect.stringMatching(/^Error: the tool's output was withheld/) });
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', status: 'tripped' });
+  });
+
   it('records a cancellation in memory and ends with PerflowStatus failed', async () => {
     gate.close();
     setTimeout(gate.release, 8_000); // let the blocked tool end in any case, so the worker can shut down

@@ -16,6 +16,8 @@ import { loadAgentFile, resolveRunIds } from '../../client/run';
 import { sparseParameters } from '../../core/agent';
 import type { EvalInput } from '../../workflows/eval';
 import { randomUUID } from 'node:crypto';
+import { startWireServer } from './wire-server';
+import { withEnv } from './env';
 
 async function main(): Promise<void> {
   stopServersOnSignals();
@@ -29,83 +31,111 @@ async function main(): Promise<void> {
     const unknown = only.filter((n) => !SCENARIOS.some((s) => s.name === n));
     if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
     for (const scenario of SCENARIOS.filter((s) => only.length === 0 || only.includes(s.name))) {
-      let input: RunInput = typeof scenario.agent === 'string' ? await fileRunInput(scenario.agent, scenario.question) : runInput(scenario.agent, scenario.question, scenario.params);
-      if (scenario.forkOf) {
-        // The source runs first (not saved); the fork's input is what `perflow fork` builds.
-        const source = await harness.client.workflow.start(workflowTypeFor(input.agent.type), {
-          taskQueue: harness.taskQueue,
-          workflowId: `history-${scenario.name}-source`,
-          args: [runInput(scenario.forkOf.agent, scenario.forkOf.question)],
-        });
-        await source.result();
-        input = { ...input, fork: await forkSource(harness.client, source.workflowId, scenario.forkOf.step) };
-      }
-      if (scenario.queuedBehind) {
-        // As `perflow run --memory-id M --on-busy enqueue` starts it: the conversation of a run still going, and that run to wait for.
-        const { agent, question, params } = scenario.queuedBehind;
-        const ids = { memory_id: randomUUID() };
-        const earlier = await harness.client.workflow.start(workflowTypeFor(runInput(agent, question).agent.type), {
-          taskQueue: harness.taskQueue,
-          workflowId: `history-${scenario.name}-earlier`,
-          args: [{ ...runInput(agent, question, params), ids }],
-        });
-        input = { ...input, ids, continues_conversation: true, after: [earlier.workflowId] };
-      }
-      await scenario.setup?.(harness.db);
-      const handle = scenario.evalCases
-        ? await startEvalScenario(harness, scenario.name, scenario.agent, scenario.evalCases)
-        : await harness.client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(input.agent.type), {
-        taskQueue: harness.taskQueue,
-        workflowId: `history-${scenario.name}`,
-        args: [input],
-        // As `perflow run` starts runs, so histories hold what the workflow does with them.
-        typedSearchAttributes: new TypedSearchAttributes([
-          { key: SearchAttributes.agent, value: 'history' },
-          { key: SearchAttributes.status, value: 'running' },
-          { key: SearchAttributes.pending, value: 'none' },
-          ...(input.parameters.tenant_id !== undefined ? [{ key: SearchAttributes.tenant, value: input.parameters.tenant_id }] : []),
-        ]),
-      });
-      await scenario.interact?.(handle.workflowId, harness.client, harness.db);
-      const outcome = await handle.result().then(
-        (out) => `completed: ${JSON.stringify(out).slice(0, 60)}`,
-        (err: Error) => `failed: ${err.message}`,
-      );
-      if (outcome.startsWith('failed') !== Boolean(scenario.fails)) throw new Error(`${scenario.name} ${outcome}`);
-      // Binary protobuf: exact, compact, and independent of the JSON mapping's quirks.
-      const file = join(__dirname, '..', 'fixtures', 'histories', `${scenario.name}.binpb`);
-      // A run that continued-as-new has one history per execution: <name>.run-<k>.binpb, oldest first.
-      const runIds: string[] = [];
-      for await (const w of harness.client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` })) runIds.unshift(w.runId);
-      const histories = await Promise.all((runIds.length > 0 ? runIds : [undefined]).map((runId) => harness.client.workflow.getHandle(handle.workflowId, runId).fetchHistory()));
-      if (histories.length === 1) {
-        writeFileSync(file, temporal.api.history.v1.History.encode(histories[0]).finish());
-      } else {
-        // A long chain may keep only the executions that hold a patch's marker, and the last.
-        const marked = (h: (typeof histories)[number]) =>
-          (h.events ?? []).some((e) => Object.values(e.markerRecordedEventAttributes?.details ?? {}).some((d) => (d.payloads ?? []).some((p) => Buffer.from(p.data ?? []).toString().includes(`"${scenario.onlyExecutionsWith}"`))));
-        for (const [k, history] of histories.entries()) {
-          if (scenario.onlyExecutionsWith !== undefined && k < histories.length - 1 && !marked(history)) continue;
-          writeFileSync(file.replace(/\.binpb$/, `.run-${k + 1}.binpb`), temporal.api.history.v1.History.encode(history).finish());
-        }
-      }
-      console.log(`${scenario.name}: ${outcome} → ${file} (${histories.length} execution(s))`);
-      // The executor (and todo) child workflows too: their code is replayed as well. A fork's
-      // first steps have none (they are reused), so the children are read off the run's history.
-      // An eval's children are ordinary runs (recorded as scenarios of their own): its history alone is kept (so with `runOnly`).
-      // A tree's children have children of their own (sub-agents' runs): every level is kept, as `<name>.step-1.agent-1.step-1.binpb`.
-      const childrenOf = (hs: typeof histories) => hs.flatMap((h) => (h.events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []));
-      const queue = scenario.evalCases || scenario.runOnly ? [] : [...new Set(childrenOf(histories))];
-      for (const childId of queue) {
-        const suffix = childId.slice(`${handle.workflowId}/`.length).replaceAll('/', '.');
-        const history = await harness.client.workflow.getHandle(childId).fetchHistory();
-        writeFileSync(file.replace(/\.binpb$/, `.${suffix}.binpb`), temporal.api.history.v1.History.encode(history).finish());
-        for (const grandchild of childrenOf([history])) if (!queue.includes(grandchild)) queue.push(grandchild);
-      }
+      await withWireServer(scenario, (agent) => recordScenario(harness, scenario, agent));
     }
   } finally {
     await harness.close();
     await servers.stop();
+  }
+}
+
+/** Runs one scenario and saves its histories (and its children's); `agentFile` is its agent file's content or path. */
+async function recordScenario(harness: Harness, scenario: Scenario, agentFile: unknown): Promise<void> {
+  let input: RunInput = typeof agentFile === 'string' ? await fileRunInput(agentFile, scenario.question) : runInput(agentFile, scenario.question, scenario.params);
+  if (scenario.forkOf) {
+    // The source runs first (not saved); the fork's input is what `perflow fork` builds.
+    const source = await harness.client.workflow.start(workflowTypeFor(input.agent.type), {
+      taskQueue: harness.taskQueue,
+      workflowId: `history-${scenario.name}-source`,
+      args: [runInput(scenario.forkOf.agent, scenario.forkOf.question)],
+    });
+    await source.result();
+    input = { ...input, fork: await forkSource(harness.client, source.workflowId, scenario.forkOf.step) };
+  }
+  if (scenario.queuedBehind) {
+    // As `perflow run --memory-id M --on-busy enqueue` starts it: the conversation of a run still going, and that run to wait for.
+    const { agent, question, params } = scenario.queuedBehind;
+    const ids = { memory_id: randomUUID() };
+    const earlier = await harness.client.workflow.start(workflowTypeFor(runInput(agent, question).agent.type), {
+      taskQueue: harness.taskQueue,
+      workflowId: `history-${scenario.name}-earlier`,
+      args: [{ ...runInput(agent, question, params), ids }],
+    });
+    input = { ...input, ids, continues_conversation: true, after: [earlier.workflowId] };
+  }
+  await scenario.setup?.(harness.db);
+  const handle = scenario.evalCases
+    ? await startEvalScenario(harness, scenario.name, agentFile, scenario.evalCases)
+    : await harness.client.workflow.start<(i: typeof input) => Promise<RunOutput>>(workflowTypeFor(input.agent.type), {
+    taskQueue: harness.taskQueue,
+    workflowId: `history-${scenario.name}`,
+    args: [input],
+    // As `perflow run` starts runs, so histories hold what the workflow does with them.
+    typedSearchAttributes: new TypedSearchAttributes([
+      { key: SearchAttributes.agent, value: 'history' },
+      { key: SearchAttributes.status, value: 'running' },
+      { key: SearchAttributes.pending, value: 'none' },
+      ...(input.parameters.tenant_id !== undefined ? [{ key: SearchAttributes.tenant, value: input.parameters.tenant_id }] : []),
+    ]),
+  });
+  await scenario.interact?.(handle.workflowId, harness.client, harness.db);
+  const outcome = await handle.result().then(
+    (out) => `completed: ${JSON.stringify(out).slice(0, 60)}`,
+    (err: Error) => `failed: ${err.message}`,
+  );
+  if (outcome.startsWith('failed') !== Boolean(scenario.fails)) throw new Error(`${scenario.name} ${outcome}`);
+  // Binary protobuf: exact, compact, and independent of the JSON mapping's quirks.
+  const file = join(__dirname, '..', 'fixtures', 'histories', `${scenario.name}.binpb`);
+  // A run that continued-as-new has one history per execution: <name>.run-<k>.binpb, oldest first.
+  const runIds: string[] = [];
+  for await (const w of harness.client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` })) runIds.unshift(w.runId);
+  const histories = await Promise.all((runIds.length > 0 ? runIds : [undefined]).map((runId) => harness.client.workflow.getHandle(handle.workflowId, runId).fetchHistory()));
+  if (histories.length === 1) {
+    writeFileSync(file, temporal.api.history.v1.History.encode(histories[0]).finish());
+  } else {
+    // A long chain may keep only the executions that hold a patch's marker, and the last.
+    const marked = (h: (typeof histories)[number]) =>
+      (h.events ?? []).some((e) => Object.values(e.markerRecordedEventAttributes?.details ?? {}).some((d) => (d.payloads ?? []).some((p) => Buffer.from(p.data ?? []).toString().includes(`"${scenario.onlyExecutionsWith}"`))));
+    for (const [k, history] of histories.entries()) {
+      if (scenario.onlyExecutionsWith !== undefined && k < histories.length - 1 && !marked(history)) continue;
+      writeFileSync(file.replace(/\.binpb$/, `.run-${k + 1}.binpb`), temporal.api.history.v1.History.encode(history).finish());
+    }
+  }
+  console.log(`${scenario.name}: ${outcome} → ${file} (${histories.length} execution(s))`);
+  // The executor (and todo) child workflows too: their code is replayed as well. A fork's
+  // first steps have none (they are reused), so the children are read off the run's history.
+  // An eval's children are ordinary runs (recorded as scenarios of their own): its history alone is kept (so with `runOnly`).
+  // A tree's children have children of their own (sub-agents' runs): every level is kept, as `<name>.step-1.agent-1.step-1.binpb`.
+  const childrenOf = (hs: typeof histories) => hs.flatMap((h) => (h.events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []));
+  const queue = scenario.evalCases || scenario.runOnly ? [] : [...new Set(childrenOf(histories))];
+  for (const childId of queue) {
+    const suffix = childId.slice(`${handle.workflowId}/`.length).replaceAll('/', '.');
+    const history = await harness.client.workflow.getHandle(childId).fetchHistory();
+    writeFileSync(file.replace(/\.binpb$/, `.${suffix}.binpb`), temporal.api.history.v1.History.encode(history).finish());
+    for (const grandchild of childrenOf([history])) if (!queue.includes(grandchild)) queue.push(grandchild);
+  }
+}
+
+/**
+ * Runs `record` with the scenario's agent file. A scenario on a wire server has one started for
+ * it, its replies queued and its variables set while `record` runs; its agent file is computed from the server's URL.
+ */
+async function withWireServer(scenario: Scenario, record: (agentFile: unknown) => Promise<void>): Promise<void> {
+  const { wire, agent } = scenario;
+  if (!wire) {
+    if (typeof agent === 'function') throw new Error(`scenario ${scenario.name}: its agent is computed from a wire server's URL, so it needs \`wire\``);
+    return record(agent);
+  }
+  const server = await startWireServer();
+  server.reply(...wire.replies);
+  const restoreEnv = withEnv(wire.env?.(server.url) ?? {});
+  try {
+    await record(typeof agent === 'function' ? (agent as (url: string) => unknown)(server.url) : agent);
+    const unanswered = wire.replies.length - server.requests.length;
+    if (unanswered > 0) throw new Error(`scenario ${scenario.name}: ${unanswered} of its wire replies were never asked for`);
+  } finally {
+    restoreEnv();
+    await server.close();
   }
 }
 

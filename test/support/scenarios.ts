@@ -18,11 +18,22 @@ import type { EvalCheck } from '../../core/eval/types';
 import { final, plan, scriptedAgent } from './harness';
 import { typedAgent } from './typed-agents';
 import { calculatorCall, calculatorTurns, longTalker, onTrack, planAndExecuteAgent, planStep, verdict, withCalculator } from './script';
+import { streamedAnthropicMessage, type WireReply, type WireStream } from './wire-server';
+import { streamedGeminiResponse } from './gemini-wire';
+import { streamedResponse } from './responses-wire';
 
 export interface Scenario {
   name: string;
-  /** The agent file's content, or its path (a file whose agent tools name other files: read as `perflow run` reads it). */
-  agent: unknown;
+  /**
+   * The agent file's content, or its path (a file whose agent tools name other files: read as `perflow run` reads it);
+   * with `wire`, a function of the wire server's URL (its `llm.base_url`) giving the content.
+   */
+  agent: unknown | ((wireUrl: string) => unknown);
+  /**
+   * The model is a provider's real SDK talking to a local wire server (./wire-server), not the scripted model: started
+   * before the run, answering with `replies` in order, with `env` (the provider's key variable) set while the run goes.
+   */
+  wire?: { replies: (WireReply | WireStream)[]; env?: (url: string) => Record<string, string | undefined> };
   question: string;
   params?: Record<string, unknown>;
   /** The run is expected to fail. */
@@ -656,5 +667,75 @@ SCENARIOS.push({
     ...scriptedAgent({ planner: [plan('compute 6*7'), final('42')], executor: [calculatorTurns('6*7', '42')] }, withCalculator()),
     llm: { interface: 'scripted', script: { planner: [plan('compute 6*7'), final('42')], executor: [calculatorTurns('6*7', '42')], output: ['{"value": "42"}', '{"value": 42}'] } },
     output_schema: { type: 'object', properties: { value: { type: 'integer' } }, required: ['value'] },
+  },
+});
+
+/** A plan_execute_and_reflect agent with the calculator on a built-in model interface, its endpoint the wire server (at `path`). */
+const wireAgent = (llm: Record<string, unknown>, path = '') => (url: string) => ({
+  name: 'wire-agent',
+  type: 'plan_execute_and_reflect',
+  llm: { ...llm, base_url: `${url}${path}` },
+  tools: [{ type: 'CalculatorTool' }],
+});
+const PLANNED = plan('compute 6*7 with the calculator');
+const ANSWERED = final('The answer is 42.');
+
+// Runs on each built-in interface through its SDK: plan, one tool call whose provider state the step's next turn carries, answer.
+SCENARIOS.push(
+  {
+    // Extended thinking on the tool turn: its thinking block is carried to the step's next turn.
+    name: 'anthropic-messages-run',
+    question: 'What is 6 times 7, thinking?',
+    agent: wireAgent({ interface: 'anthropic/v1/messages', model: 'claude-sonnet-4-6', parameters: { thinking: { type: 'enabled', budget_tokens: 2048 } } }),
+    wire: {
+      env: () => ({ ANTHROPIC_API_KEY: 'sk-ant-history', ANTHROPIC_BASE_URL: undefined }),
+      replies: [
+        streamedAnthropicMessage({ thinking: { parts: ['Plan it.'], signature: 'c2ln' }, text: [PLANNED] }),
+        streamedAnthropicMessage({ thinking: { parts: ['I should multiply ', 'with the calculator.'], signature: 'RXFRQkNrWUlCeGdD' }, toolUses: [{ id: 'toolu_01A', name: 'CalculatorTool', inputParts: ['{"expression"', ':"6*7"}'] }] }),
+        streamedAnthropicMessage({ text: ['6*7 ', 'is 42'] }),
+        streamedAnthropicMessage({ text: [ANSWERED] }),
+      ],
+    },
+  },
+  {
+    // A thought signature on the function call (which has no id): the turn's parts are carried to the step's next turn.
+    name: 'gemini-run',
+    question: 'What is 6 times 7, on Gemini?',
+    agent: wireAgent({ interface: 'google/generate_content', model: 'gemini-2.5-flash' }),
+    wire: {
+      env: () => ({ GEMINI_API_KEY: 'gm-history', GOOGLE_API_KEY: undefined, GEMINI_BASE_URL: undefined }),
+      replies: [
+        streamedGeminiResponse({ text: [PLANNED] }),
+        streamedGeminiResponse({ thoughts: ['I should use ', 'the calculator.'], calls: [{ name: 'CalculatorTool', args: { expression: '6*7' }, thoughtSignature: 'c2lnbmF0dXJl' }] }),
+        streamedGeminiResponse({ text: ['6*7 ', 'is 42'] }),
+        streamedGeminiResponse({ text: [ANSWERED] }),
+      ],
+    },
+  },
+  {
+    // A reasoning item with encrypted content (store: false): carried to the step's next turn.
+    name: 'openai-responses-run',
+    question: 'What is 6 times 7, reasoned?',
+    agent: wireAgent({ interface: 'openai/v1/responses', model: 'gpt-5' }, '/v1'),
+    wire: {
+      env: () => ({ OPENAI_API_KEY: 'sk-history', OPENAI_BASE_URL: undefined }),
+      replies: [
+        streamedResponse({ text: [PLANNED] }),
+        streamedResponse({ reasoning: [{ id: 'rs_exec_1', encrypted: 'gAAAAB-history', summary: 'Use the calculator for 6*7.' }], functionCalls: [{ callId: 'call_calc_1', name: 'CalculatorTool', argumentParts: ['{"expression"', ':"6*7"}'] }] }),
+        streamedResponse({ text: ['6*7 ', 'is 42'] }),
+        streamedResponse({ text: [ANSWERED] }),
+      ],
+    },
+  },
+);
+
+// Guardrails: the question passes its input guardrail; the answer fails an output one with retry, is revised once and passes.
+SCENARIOS.push({
+  name: 'guardrails-revised',
+  question: 'What is 6*7? No secrets, please.',
+  agent: {
+    ...scriptedAgent({ planner: [plan('compute 6*7'), final('42, and the key is sk-test')], executor: [calculatorTurns('6*7', '42')] }, withCalculator()),
+    llm: { interface: 'scripted', script: { planner: [plan('compute 6*7'), final('42, and the key is sk-test')], executor: [calculatorTurns('6*7', '42')], revision: ['42'] } },
+    guardrails: { input: [{ not_contains: 'password', on_fail: 'stop' }], output: [{ not_regex: 'sk-[a-z]+', on_fail: 'retry' }] },
   },
 });

@@ -49,6 +49,8 @@ export function modelActivities(taskQueue?: string, renamed = false) {
     summary: () => (byModel() ? summary.planningModel : summary.plannerLlm),
     /** The run's answer as the typed value of its `output_schema` (a new activity: no older name). */
     output: () => calls.typedOutput,
+    /** A text scored by the agent's guardrails (judges call the model: on the LLM task queue too). */
+    guardrails: () => calls.checkGuardrails,
   };
 }
 

@@ -12,7 +12,9 @@ import type { RunIds } from '../../core/memory-ids';
 import type { AgentDefinition, AgentType, ResolvedParameters } from '../../core/agent';
 import { AGENT_TYPE_SPECS, type WorkflowTypes } from '../../core/agent-file/agent-types';
 import type { Usage } from '../../core/llm-types';
+import type { WebhookTarget } from '../../core/webhooks';
 import type { CaseResult } from '../../core/eval/types';
+import type { GuardrailVerdict } from '../../core/guardrails';
 import { causeChain, formatCost, formatTokens, preview, RESULT_PREVIEW_CHARS } from '../../core/text';
 import type { PromptFormat } from '../../core/template';
 import { pendingWhat, type BudgetRaise, type DecisionRecord, type GuidanceInput, type HumanState, type PauseInput, type PendingDecision, type PlanDecision, type TenantCapNotice, type TenantWaitAnswer, type TenantWaitRequest, type ToolApprovalAnswer, type ToolApprovalRequest, type ToolDecision } from '../../core/decisions';
@@ -40,6 +42,8 @@ export interface RunOutput extends RunIds {
   steps_executed: number;
   /** With `output_schema`: the answer as its JSON value (`response` is its JSON text). */
   output?: unknown;
+  /** A guardrail stopped the run: which, and why (`response` says so too). */
+  tripped?: GuardrailVerdict;
   /**
    * What the run did, for the step_by_step, todo_list and plan_and_execute agents: the executed
    * plan, each step's or todo's outcome, and (plan_and_execute) the statistics.
@@ -88,6 +92,8 @@ export interface RunInput<S = unknown> {
    * `on_busy: enqueue` and `interrupt` send (client/busy-memory.ts). Absent: it starts at once.
    */
   after?: string[];
+  /** Where the run's end is announced (a signed POST, delivered by the `deliverWebhook` child). Absent: nowhere. */
+  webhook?: WebhookTarget;
 }
 
 /** Where a sub-agent's run sits in its agent tree. */
@@ -247,7 +253,7 @@ export interface Progress extends RunIds {
    * between steps until resumed; `queued`: waits for the runs in `after` (earlier messages to its
    * conversation) to end before it starts.
    */
-  status: 'queued' | 'planning' | 'executing' | 'awaiting_approval' | 'awaiting_budget' | 'paused' | 'completed' | 'failed';
+  status: 'queued' | 'planning' | 'executing' | 'awaiting_approval' | 'awaiting_budget' | 'paused' | 'completed' | 'tripped' | 'failed';
   agent: string;
   question: string;
   plan: string[];
@@ -266,6 +272,8 @@ export interface Progress extends RunIds {
   result?: string;
   /** With `output_schema`: the answer as its JSON value (`result` is its JSON text). */
   output?: unknown;
+  /** `tripped`: the guardrail that stopped the run, and why. */
+  tripped?: GuardrailVerdict;
   error?: string;
   /** A newer message to the conversation interrupted the run (`on_busy: interrupt`): that run's workflow ID. */
   interrupted_by?: string;

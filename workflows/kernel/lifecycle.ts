@@ -19,6 +19,9 @@ import { countRun } from './metrics';
 import { endRunSpan } from './run-span';
 import { interruptedAnswer, interruptedMessage } from './run-order';
 import { BudgetStop, budgetMetadata, tenantOf } from './dollar-budget';
+import { checkInput, GuardrailTripped } from './guardrails';
+import { trippedResponse, type GuardrailVerdict } from '../../core/guardrails';
+import { announceEnd } from './webhook';
 
 /**
  * Patches of capabilities that came to the other agent types with the kernel: runs recorded
@@ -33,21 +36,25 @@ const CARRIED_STEPS_PATCH = 'carried-steps-window';
 const isPlanExecuteReflect = (run: RunContext) => run.agent.type === 'plan_execute_and_reflect';
 
 /** Ends the run with its response (and its typed `output`, see typed-output.ts): written to memory, shown in progress, returned. */
-export async function finish(run: RunContext, response: string, metadata?: Record<string, unknown>, output?: unknown): Promise<RunOutput> {
+export async function finish(run: RunContext, response: string, metadata?: Record<string, unknown>, end: { output?: unknown; tripped?: GuardrailVerdict } = {}): Promise<RunOutput> {
   const { ids, progress } = run;
+  const { output, tripped } = end;
+  const status = tripped ? 'tripped' : 'completed';
   await run.human.settle();
-  await recordEnd(run, { response }, { type: 'run_finished', status: 'completed', response: preview(response, EVENT_PREVIEW_CHARS) });
-  progress.status = 'completed';
+  await recordEnd(run, { response }, { type: 'run_finished', status, response: preview(response, EVENT_PREVIEW_CHARS) });
+  progress.status = status;
   progress.result = response;
   if (output !== undefined) progress.output = output;
-  setStatusAttribute(run, 'completed');
+  if (tripped) progress.tripped = tripped;
+  setStatusAttribute(run, status);
   run.showProgress();
-  countRun(run.agent.type, 'completed');
+  countRun(run.agent.type, status);
   endRunSpan(progress.usage);
+  await announceEnd(run, { status, response });
   const assumed = progress.assumed_verdicts ? { assumed_verdicts: progress.assumed_verdicts } : {};
   const budget = budgetMetadata(run);
   const meta = metadata || progress.assumed_verdicts || Object.keys(budget).length > 0 ? { metadata: { ...metadata, ...assumed, ...budget } } : {};
-  return { ...ids, response, ...(output !== undefined ? { output } : {}), usage: progress.usage, steps_executed: progress.steps_executed, ...meta };
+  return { ...ids, response, ...(output !== undefined ? { output } : {}), ...(tripped ? { tripped } : {}), usage: progress.usage, steps_executed: progress.steps_executed, ...meta };
 }
 
 /**
@@ -57,9 +64,13 @@ export async function finish(run: RunContext, response: string, metadata?: Recor
  */
 export async function guard(run: RunContext, body: () => Promise<RunOutput>): Promise<RunOutput> {
   try {
+    // A question the input guardrails refuse costs only them.
+    await checkInput(run);
     return await body();
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
+    // A guardrail stopped the run: it ends, `tripped`, with why.
+    if (err instanceof GuardrailTripped) return finish(run, trippedResponse(err.verdict), undefined, { tripped: err.verdict });
     // The dollar budget ends the run with the work so far (budget_action stop, or reject --stop).
     if (err instanceof BudgetStop) return finish(run, err.response(await summarizeSteps(run, err.tenant === undefined), run.ids.memory_id));
     const { progress } = run;
@@ -72,6 +83,8 @@ export async function guard(run: RunContext, body: () => Promise<RunOutput>): Pr
     const record = interruptedBy !== undefined ? { response: interruptedAnswer(progress), interrupted_by: interruptedBy } : { response: '', error: progress.error };
     const finished = { type: 'run_finished' as const, status: isCancellation(err) ? ('cancelled' as const) : ('failed' as const), response: '', error: preview(progress.error, EVENT_PREVIEW_CHARS) };
     await CancellationScope.nonCancellable(() => recordEnd(run, record, finished));
+    // A cancelled run's end is announced too: its delivery starts outside the cancelled scope.
+    await CancellationScope.nonCancellable(() => announceEnd(run, { status: finished.status, ...(record.response ? { response: record.response } : {}), error: progress.error }));
     countRun(run.agent.type, isCancellation(err) ? 'cancelled' : 'failed');
     endRunSpan(progress.usage);
     throw err;
@@ -103,7 +116,7 @@ async function recordEnd(run: RunContext, outcome: Omit<RunOutcome, 'ids'>, fini
 }
 
 /** The run's end status as a search attribute, when the client set perflow's attributes at start. */
-function setStatusAttribute(run: RunContext, status: 'completed' | 'failed'): void {
+function setStatusAttribute(run: RunContext, status: 'completed' | 'failed' | 'tripped'): void {
   if (isPlanExecuteReflect(run) && !patched(STATUS_PATCH)) return;
   if (workflowInfo().typedSearchAttributes.get(SearchAttributes.agent) === undefined) return;
   upsertSearchAttributes([{ key: SearchAttributes.status, value: status }]);

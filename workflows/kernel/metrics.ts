@@ -9,7 +9,7 @@ import { metricMeter } from '@temporalio/workflow';
 import { PERFLOW_METRICS } from '../../telemetry/metric-names';
 
 /** A run ended (continue-as-new is not an end). */
-export function countRun(agentType: string, status: 'completed' | 'failed' | 'cancelled'): void {
+export function countRun(agentType: string, status: 'completed' | 'failed' | 'cancelled' | 'tripped'): void {
   metricMeter.createCounter(PERFLOW_METRICS.runs, 'runs', 'Runs that ended, by agent type and status').add(1, { agent_type: agentType, status });
 }
 

@@ -14,6 +14,7 @@ import type { MemoryIds } from '../../core/memory-ids';
 import { patched, workflowInfo } from '@temporalio/workflow';
 import { executorOpening } from '../../core/template';
 import { preview, textDigest } from '../../core/text';
+import { withheldOutput, type Guardrail, type GuardrailVerdict } from '../../core/guardrails';
 import { handedToolEvents, joinedEvents, streamOf, wholeKeys, type HandedToolCall, type KeyedRunEvents } from '../../core/run-events';
 import { publishKeyed, stepStartEvents, type StepEvents } from './events';
 import { memoryActivities, modelActivities, toolCall } from './activity-presets';
@@ -88,6 +89,8 @@ export interface ReactExecutorInput {
    * be made, the step writes them as it ends (their keys keep them once).
    */
   step_events?: StepEvents;
+  /** The agent's tool_output guardrails: each tool call checks its output against them (absent: none). */
+  tool_guardrails?: Guardrail[];
 }
 
 /**
@@ -106,6 +109,8 @@ export interface ReactExecutorOutput {
   limit_reached?: boolean;
   /** The run's dollar budget ended the step before the model gave a final answer (see `budget_usd`). */
   budget_reached?: boolean;
+  /** A tool_output guardrail withheld a tool's output: the step ended there, and the run stops. */
+  tripped?: GuardrailVerdict;
   usage: Usage;
 }
 
@@ -135,7 +140,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   const stepMemory = takesStepMemory(input) ? { ids: input.ids, step_index: input.stepIndex, step: input.step, history_limit: input.message_history_limit, run_id: workflowInfo().parent?.runId ?? workflowInfo().runId } : undefined;
   // Histories with step memory are newer than the model activities' rename.
   const models = modelActivities(input.llm_task_queue, stepMemory !== undefined);
-  const finish = async (result: string, iterations: number, saved: boolean, budget_reached = false): Promise<ReactExecutorOutput> => {
+  const finish = async (result: string, iterations: number, saved: boolean, budget_reached = false, tripped?: GuardrailVerdict): Promise<ReactExecutorOutput> => {
     if (!saved) await memoryActivities.saveStep({ ids: input.ids, stepIndex: input.stepIndex, step: input.step, result });
     const limit_reached = iterations >= input.max_iteration && !answered && !budget_reached;
     return {
@@ -146,6 +151,7 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
       ...(toolErrors > 0 ? { tool_errors: toolErrors } : {}),
       ...(limit_reached ? { limit_reached } : {}),
       ...(budget_reached ? { budget_reached } : {}),
+      ...(tripped ? { tripped } : {}),
       usage,
     };
   };
@@ -202,7 +208,9 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   /** A tool call as an activity; what is pending goes with it, or on with its own events (a slow call shows after the quick ones before it). */
   async function toolActivity(ref: AgentToolRef, name: string, toolInput: Record<string, unknown>, place: ToolCallPlace, hands: boolean): Promise<ToolObservation> {
     const before = handed.length > 0 ? pending() : stepEvents;
-    const o = await toolCall(ref).executeWithOptions({ summary: `tool: ${name}` }, [{ tool: ref, input: toolInput, place, ...(hands ? { hand_events: true as const } : {}), ...(before ? { events_before: before } : {}) }]);
+    const o = await toolCall(ref).executeWithOptions({ summary: `tool: ${name}` }, [
+      { tool: ref, input: toolInput, place, ...(hands ? { hand_events: true as const } : {}), ...(before ? { events_before: before } : {}), ...(input.tool_guardrails ? { guardrails: input.tool_guardrails } : {}) },
+    ]);
     if (!hands || o.call_published) [stepEvents, handed] = [undefined, []];
     if (hands) handed.push({ call: place.callIndex, tool: name, input: toolInput, output: o.content, ok: !o.is_error, ...(o.call_published ? { call_published: true } : {}) });
     return o;
@@ -288,7 +296,11 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
         if (runs && approval?.input) outcomes.push(observation.then((o) => ({ call, observation: { ...o, content: `(The reviewer ran this call with the input ${JSON.stringify(toolInput)}.)\n${o.content}` } })));
         else outcomes.push(observation.then((o) => ({ call, observation: o, ...(runs ? { callIndex: place.callIndex } : {}) })));
       }
-      for (const { call, observation, callIndex } of await Promise.all(outcomes)) {
+      const observed = await Promise.all(outcomes);
+      // A guardrail withheld an output: the step ends with what it says (never the output), and the run stops.
+      const tripped = observed.find((o) => o.observation.tripped)?.observation.tripped;
+      if (tripped) return finish(withheldOutput(tripped), iteration + 1, false, false, tripped);
+      for (const { call, observation, callIndex } of observed) {
         // The model saw the call's answer as memory holds it: later turns send it by reference.
         if (callIndex !== undefined) stored.push({ message: messages.length, call: callIndex, digest: textDigest(observation.content) });
         if (observation.is_error) toolErrors++;

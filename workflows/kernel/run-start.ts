@@ -8,6 +8,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { AgentDefinition, ResolvedParameters } from '../../core/agent';
 import { denseParameters } from '../../core/agent-file/parameter-defaults';
 import { fingerprintOf } from '../../core/fingerprint';
+import type { WebhookTarget } from '../../core/webhooks';
 import { preview, SearchAttributes, type ForkSource, type RunIds, type RunInput } from './definitions';
 
 export interface RunStartSpec {
@@ -24,6 +25,8 @@ export interface RunStartSpec {
   version?: string;
   /** Runs of the conversation to wait for before starting (`RunInput.after`). */
   after?: string[];
+  /** Where the run's end is announced (`RunInput.webhook`). */
+  webhook?: WebhookTarget;
 }
 
 export interface RunStart {
@@ -41,6 +44,7 @@ export function runStart(o: RunStartSpec): RunStart {
   if (o.fork) input.fork = o.fork;
   if (o.version !== undefined) input.perflow_version = o.version;
   if (o.after !== undefined && o.after.length > 0) input.after = o.after;
+  if (o.webhook) input.webhook = o.webhook;
   const tenant = o.sparse.parameters.tenant_id;
   const fingerprint = fingerprintOf(o.agent, denseParameters(o.sparse), o.version);
   const details = [

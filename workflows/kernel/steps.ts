@@ -19,6 +19,7 @@ import { causeMessage, type RunContext } from './context';
 import { responseFilter } from './model-calls';
 import { modelForStep } from './scripted-calls';
 import { countStep } from './metrics';
+import { GuardrailTripped } from './guardrails';
 import { tenantOf, withinBudget } from './dollar-budget';
 
 /** One executed step. */
@@ -110,6 +111,8 @@ async function executeStep(run: RunContext, step: StepRequest): Promise<StepOutc
     });
     run.events.stepEnded(step.unit, false);
     progress.usage = addUsage(progress.usage, out.usage);
+    // A tool_output guardrail withheld a tool's output: the run stops (guard ends it `tripped`).
+    if (out.tripped) throw new GuardrailTripped(out.tripped);
     outcome = {
       ok: true,
       result: out.result_preview,
@@ -188,6 +191,7 @@ export function executorInput(run: RunContext, step: Pick<StepRequest, 'unit' | 
     ...stepBudget(run),
     ...tenantOf(run),
     ...(run.input.sub_agent ? { agent_path: run.input.sub_agent.path } : {}),
+    ...(agent.guardrails?.tool_output?.length ? { tool_guardrails: agent.guardrails.tool_output } : {}),
     ...(step.tools.some((t) => isAgentTool(t.ref)) ? { search_attributes: workflowInfo().typedSearchAttributes.getAll().map((a) => a.key.name), ...(run.input.perflow_version !== undefined ? { perflow_version: run.input.perflow_version } : {}) } : {}),
   };
 }

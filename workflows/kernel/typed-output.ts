@@ -10,6 +10,7 @@ import { DEFAULT_OUTPUT_RETRIES, outputName } from '../../core/typed-output';
 import { FailureTypes, type RunOutput } from './definitions';
 import type { RunContext } from './context';
 import { finish } from './lifecycle';
+import { guardedAnswer } from './guardrails';
 import { modelForCall } from './scripted-calls';
 import { tenantOf, withinBudget, withinTenantBudget } from './dollar-budget';
 
@@ -48,8 +49,8 @@ export async function typedAnswer(run: RunContext, response: string): Promise<{ 
   throw ApplicationFailure.nonRetryable(`the answer does not conform to output_schema at ${last.path} after ${retries + 1} attempt(s): ${last.problems[0] ?? 'no reason given'}`, FailureTypes.TypedOutputInvalid);
 }
 
-/** Ends the run with its answer, typed when the agent has an `output_schema` (see {@link typedAnswer}). */
+/** Ends the run with its answer, passed by the output guardrails (guardrails.ts) and typed when the agent has an `output_schema` (see {@link typedAnswer}). */
 export async function finishAnswer(run: RunContext, response: string, metadata?: Record<string, unknown>): Promise<RunOutput> {
-  const typed = await typedAnswer(run, response);
-  return finish(run, typed.response, metadata, typed.output);
+  const typed = await typedAnswer(run, await guardedAnswer(run, response));
+  return finish(run, typed.response, metadata, typed.output === undefined ? {} : { output: typed.output });
 }

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { useCli } from '../../support/cli';
 import { final, payloadText, plan } from '../../support/harness';
-import { sseEvent, streamedAnthropicMessage, useWireServer, type MessagesAnswer } from '../../support/wire-server';
+import { anthropicMessage, sseEvent, streamedAnthropicMessage, useWireServer, type MessagesAnswer } from '../../support/wire-server';
 
 jest.setTimeout(120_000);
 
@@ -21,8 +21,10 @@ const answer = (a: MessagesAnswer) => streamedAnthropicMessage({ ...a, usage: [1
 
 type Sent = { stream?: boolean; system?: unknown; tools?: { name: string; cache_control?: unknown }[]; messages: { role: string; content: { type: string; tool_use_id?: string; content?: string }[] }[] };
 
-it('plans, calls a tool and answers through the Anthropic interface, with the prompt cache and its tokens in the cost', async () => {
+it('plans, calls a tool and answers through the Anthropic interface (a 529 first, waited out), with the prompt cache and its tokens in the cost', async () => {
   server().reply(
+    // Overloaded first: retried after the retry-after it says.
+    { status: 529, headers: { 'retry-after': '1' }, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } },
     answer({ text: [plan('compute 6*7 with the calculator')] }),
     answer({ toolUses: [{ id: 'toolu_01A', name: 'CalculatorTool', inputParts: ['{"expression"', ':"6*7"}'] }] }),
     answer({ text: ['6*7 ', 'is 42'] }),
@@ -42,8 +44,9 @@ it('plans, calls a tool and answers through the Anthropic interface, with the pr
   // Four calls of claude-sonnet-4-6, each 100 × $3 + 50 × $0.30 (cache read) + 20 × $3.75 (cache write) + 10 × $15 per million tokens.
   expect(out.usage).toEqual({ input_tokens: 680, output_tokens: 40, cached_input_tokens: 200, cache_write_input_tokens: 80, cost_usd: 0.00216 });
 
-  const requests = server().requests;
+  const [overloaded, ...requests] = server().requests;
   expect(requests).toHaveLength(4);
+  expect(requests[0].at - overloaded.at).toBeGreaterThanOrEqual(1000);
   for (const q of requests) {
     expect([q.method, q.url, q.headers.authorization]).toEqual(['POST', '/v1/messages', `Bearer ${KEY}`]);
     expect(q.body).toMatchObject({ model: 'claude-sonnet-4-6', max_tokens: 4096, stream: true, system: [{ type: 'text', cache_control: { type: 'ephemeral' } }] });
@@ -100,4 +103,49 @@ it('thinks with tools: the step\'s next turn sends the thinking block back byte 
   expect(text).toContain('"carried":true');
   expect(text).not.toContain('multiply');
   expect(text).not.toContain(signature);
+});
+
+it('stops a question its input guardrail refuses before any model call: the provider sees nothing, status says tripped', async () => {
+  const before = server().requests.length;
+  const agentFile = cli.agentFile('anthropic-guarded', {
+    name: 'anthropic-guarded',
+    type: 'plan_execute_and_reflect',
+    llm: { interface: 'anthropic/v1/messages', model: 'claude-sonnet-4-6', base_url: server().url },
+    tools: [{ type: 'CalculatorTool' }],
+    guardrails: { input: [{ not_regex: '\\b(password|secret)s?\\b', flags: 'i', on_fail: 'stop' }] },
+  });
+  const r = await cli.perflow(['run', '--agent', agentFile, '--question', 'What is the admin Password?', '--wait', '--json']);
+  expect(r.stderr).toBe('');
+  const out = JSON.parse(r.stdout) as { workflow_id: string; response: string; tripped: unknown };
+  expect(out.response).toBe('Stopped by the input guardrail not_regex /\\b(password|secret)s?\\b/i: response matches at "Password"');
+  expect(out.tripped).toMatchObject({ place: 'input', on_fail: 'stop' });
+  expect(server().requests.length).toBe(before);
+  const status = await cli.perflow(['status', out.workflow_id]);
+  expect(status.stdout).toMatch(new RegExp(`^${out.workflow_id}: tripped \\(`));
+});
+
+it('answers as its output_schema says: the typed-output call sends the schema in output_config.format, the run has the value', async () => {
+  const schema = { type: 'object', properties: { product: { type: 'integer' } }, required: ['product'], additionalProperties: false };
+  server().reply(
+    answer({ text: [plan('compute 6*7 with the calculator')] }),
+    answer({ toolUses: [{ id: 'toolu_03A', name: 'CalculatorTool', inputParts: ['{"expression":"6*7"}'] }] }),
+    answer({ text: ['42'] }),
+    answer({ text: [final('6 times 7 is 42.')] }),
+    // The typed-output call is not streamed (its text is not the run's to show).
+    anthropicMessage({ text: ['{"product": 42}'] }),
+  );
+  const agentFile = cli.agentFile('anthropic-typed', {
+    name: 'anthropic-typed',
+    type: 'plan_execute_and_reflect',
+    llm: { interface: 'anthropic/v1/messages', model: 'claude-sonnet-4-6', base_url: server().url },
+    tools: [{ type: 'CalculatorTool' }],
+    output_schema: schema,
+  });
+  const before = server().requests.length;
+  const r = await cli.perflow(['run', '--agent', agentFile, '--question', 'What is 6 times 7, typed?', '--wait', '--json']);
+  expect(r.stderr).toBe('');
+  expect(JSON.parse(r.stdout)).toMatchObject({ output: { product: 42 }, response: '{"product":42}' });
+  const typed = server().requests.slice(before).at(-1)!.body as { output_config?: unknown; messages: { content: { text?: string }[] }[] };
+  expect(typed.output_config).toEqual({ format: { type: 'json_schema', schema } });
+  expect(typed.messages[0].content[0].text).toContain('Answer:\n6 times 7 is 42.');
 });

@@ -73,6 +73,12 @@ beforeAll(async () => {
   accountant.tools = [{ type: 'CalculatorTool', requires_approval: true }];
   writeFileSync(join(agents, 'tree', 'accountant.json'), JSON.stringify(accountant));
 
+  // A typed answer, and an agent whose guardrail refuses a question.
+  const typed = typedAgent('plan_execute_and_reflect', 1);
+  typed.name = 'typed-adder';
+  (typed.llm as { script: Record<string, unknown> }).script.output = ['{"total": 1, "unit": "count"}'];
+  writeFileSync(join(agents, 'typed-adder.json'), JSON.stringify({ ...typed, output_schema: { type: 'object', properties: { total: { type: 'integer' }, unit: { type: 'string' } }, required: ['total'] }, guardrails: { input: [{ not_contains: 'password', on_fail: 'stop' }] } }));
+
   const env = { ...process.env, ...cli.env };
   server = await startConsole({ config: clientConfigFromEnv(env), port: 0, agentsDir: agents });
   TOKEN = server.token!;
@@ -111,7 +117,7 @@ it('starts, watches, steers, forks and compares runs', async () => {
   // keeps it and takes it out of the address bar.
   expect(server.openUrl).toBe(`${server.url}/?token=${TOKEN}`);
   await page.goto(server.openUrl);
-  await count(byTestId('start-agent').locator('option'), 4); // reviewed-adder, quick-adder, long-talker, tree-supervisor
+  await count(byTestId('start-agent').locator('option'), 5); // reviewed-adder, quick-adder, long-talker, tree-supervisor, typed-adder
   expect(page.url()).not.toContain(TOKEN);
 
   await byTestId('start-agent').selectOption('reviewed-adder.json');
@@ -246,6 +252,23 @@ it('raises the budget of a run that waits at its max_cost_usd, and shows what it
   await text(byTestId('run-view-status'), 'completed', 20_000);
   await text(byTestId('run-usage'), /\$\d/);
   await text(byTestId('activity'), 'budget raised');
+});
+
+it('shows a typed answer as its JSON value, and a run its guardrail stopped as tripped with the reason', async () => {
+  const start = async (question: string) => ((await (await api('/runs', { method: 'POST', body: JSON.stringify({ agent: 'typed-adder.json', question }) })).json()) as { workflow_id: string }).workflow_id;
+  const typedRun = await start('Sum it, typed');
+  await page.goto(`${server.url}/?token=${TOKEN}#/runs/${encodeURIComponent(typedRun)}`);
+  await text(byTestId('run-view-status'), 'completed', 30_000);
+  expect(JSON.parse(await byTestId('run-output').innerText())).toEqual({ total: 1, unit: 'count' });
+  await screenshot('console-typed-output.png');
+  const refusedRun = await start('What is the admin password?');
+  await page.goto(`${server.url}/?token=${TOKEN}#/runs/${encodeURIComponent(refusedRun)}`);
+  await text(byTestId('run-view-status'), 'tripped', 30_000);
+  expect(await byTestId('run-tripped').innerText()).toBe('Stopped by the input guardrail not_contains "password": response contains "password"');
+  expect(await byTestId('guardrail-entry').innerText()).toBe('guardrail ✗ input guardrail not_contains "password": response contains "password" (the run stops)');
+  await page.getByTestId('runs-status').selectOption('tripped');
+  await text(byTestId('run-status').first(), 'tripped', 10_000);
+  await screenshot('console-tripped.png');
 });
 
 it('shows where a prompt was compacted to fit its model’s context window', async () => {

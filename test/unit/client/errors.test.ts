@@ -3,7 +3,7 @@ import { RetryState } from '@temporalio/common';
 import { AgentDefinitionError } from '../../../core/agent';
 import { describeError, ERROR_KINDS, PerflowError, type ErrorKind } from '../../../client/errors';
 import { HttpError, httpAnswerOf } from '../../../client/http-error';
-import { LIST_STATUSES, parseListStatus } from '../../../client/ops';
+import { LIST_STATUSES, listQuery, parseListStatus } from '../../../client/ops';
 
 describe('error kinds', () => {
   it('map each kind to one exit code (bad input, not found, refused: 2; else 1) and one HTTP status', () => {
@@ -44,9 +44,11 @@ describe('error kinds', () => {
 
 describe('list statuses', () => {
   it('take the statuses runs are listed by, and name the value to fix otherwise', () => {
-    expect(LIST_STATUSES).toEqual(['running', 'completed', 'failed']);
+    expect(LIST_STATUSES).toEqual(['running', 'completed', 'tripped', 'failed']);
+    expect(listQuery('tripped')).toContain("PerflowStatus = 'tripped'");
+    expect(listQuery('completed')).toContain("ExecutionStatus = 'Completed'");
     expect(parseListStatus(undefined, '--status')).toBeUndefined();
     expect(parseListStatus('failed', '--status')).toBe('failed');
-    expect(() => parseListStatus('sleeping', 'status')).toThrow(expect.objectContaining({ kind: 'invalid', message: 'status must be running, completed or failed, got "sleeping"' }));
+    expect(() => parseListStatus('sleeping', 'status')).toThrow(expect.objectContaining({ kind: 'invalid', message: 'status must be running, completed, tripped or failed, got "sleeping"' }));
   });
 });

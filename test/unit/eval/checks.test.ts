@@ -1,4 +1,4 @@
-import { casePassed, checkLabel, firstFailure, judgeRequest, JudgeVerdictError, parseJudgeVerdict, scoreCase, type JudgeFn } from '../../../core/eval/checks';
+import { casePassed, checkLabel, firstFailure, judgeRequest, JudgeVerdictError, parseJudgeVerdict, scoreCase, tripReason, type JudgeFn } from '../../../core/eval/checks';
 import type { CaseObservation, EvalCheck } from '../../../core/eval/types';
 
 const obs = (over: Partial<CaseObservation> = {}): CaseObservation => ({
@@ -35,6 +35,7 @@ describe('scoreCase: each check kind passes and fails with a one-line reason', (
     [{ contains: 'Paris' }, 'response contains "Paris"', { contains: 'Lyon' }, 'response has no "Lyon"'],
     [{ not_contains: 'Lyon' }, 'response has no "Lyon"', { not_contains: 'Paris' }, 'response contains "Paris"'],
     [{ regex: 'capital .* (Paris|Rome)' }, 'response matches at "capital of France is Paris"', { regex: '^paris' }, 'response does not match /^paris/'],
+    [{ not_regex: '\\bLyon\\b', flags: 'i' }, 'response does not match /\\bLyon\\b/i', { not_regex: 'paris', flags: 'i' }, 'response matches at "Paris"'],
     [{ equals: '  The capital of France is Paris.\n' }, 'response equals "The capital of France is Paris."', { equals: 'Paris' }, 'response is "The capital of France is Paris.", not "Paris"'],
     [{ tool_called: 'SearchCollectionTool' }, 'SearchCollectionTool was called 2 times', { tool_called: 'web' }, 'web was not called (called: SearchCollectionTool, calculator)'],
     [{ tool_not_called: 'web' }, 'web was not called', { tool_not_called: 'calculator' }, 'calculator was called 1 time'],
@@ -78,6 +79,59 @@ describe('scoreCase: each check kind passes and fails with a one-line reason', (
     const noJson = await score({ json_path: '$.a', equals: 1 });
     expect(noJson.passed).toBe(false);
     expect(noJson.detail).toMatch(/^response is not valid JSON/);
+  });
+
+  it('json_path reads the typed output when the run has one, not the response text', async () => {
+    const typed = obs({ response: 'not JSON at all', output: { city: 'Paris', tags: ['capital'] } });
+    expect(await score({ json_path: '$.city', equals: 'Paris' }, typed)).toMatchObject({ passed: true, detail: '$.city is "Paris"' });
+    expect(await score({ json_path: '$.tags[0]', equals: 'capital' }, typed)).toMatchObject({ passed: true });
+    expect(await score({ json_path: '$.zip', equals: 75000 }, typed)).toMatchObject({ passed: false, detail: '$.zip matches nothing in the output' });
+    // The output wins over JSON in the response that says otherwise.
+    expect(await score({ json_path: '$.city', equals: 'Lyon' }, obs({ response: '{"city": "Lyon"}', output: { city: 'Paris' } }))).toMatchObject({ passed: false, detail: '$.city is "Paris", not "Lyon"' });
+    expect(await score({ json_path: '$', equals: null }, obs({ response: 'null?', output: null }))).toMatchObject({ passed: true, detail: '$ is null' });
+  });
+
+  it('output_valid validates the typed output against the agent\'s output_schema, failing with the first problem', async () => {
+    const output_schema = { type: 'object', properties: { priority: { enum: ['low', 'urgent'] }, team: { type: 'string' } }, required: ['priority'] };
+    const check: EvalCheck = { output_valid: true };
+    expect(await score(check, obs({ output: { priority: 'low', team: 'ops' }, output_schema }))).toEqual({ check: 'output_valid true', passed: true, detail: 'output conforms to output_schema' });
+    expect(await score(check, obs({ output: { priority: 'high', team: 7 }, output_schema }))).toEqual({
+      check: 'output_valid true',
+      passed: false,
+      detail: 'output does not conform to output_schema: /priority: must be equal to one of the allowed values (["low","urgent"])',
+    });
+    expect(await score(check, obs({ output: { priority: 'low' } }))).toMatchObject({ passed: false, detail: 'the agent has no output_schema' });
+    expect(await score(check, obs({ output_schema }))).toMatchObject({ passed: false, detail: 'the run gave no typed output' });
+    expect(await score(check, obs({ status: 'failed', response: '', error: 'Output.Invalid', output_schema }))).toMatchObject({ passed: false, detail: 'run failed: Output.Invalid' });
+  });
+
+  it('tripped says whether a guardrail stopped the run; a tripped run fails its response checks with the reason', async () => {
+    const stop = { place: 'input' as const, check: 'not_contains "password"', detail: 'response contains "password"' };
+    const tripped = obs({ status: 'tripped', response: 'Stopped by the input guardrail', tripped: stop, steps: 0 });
+    const checks: EvalCheck[] = [{ tripped: true }, { tripped: false }, { contains: 'Stopped' }, { output_valid: true }, { max_steps: 3 }];
+    const results = await scoreCase(checks, tripped, fakeJudge());
+    const stopped = 'the input guardrail not_contains "password" stopped the run: response contains "password"';
+    const reason = 'run tripped: input guardrail not_contains "password": response contains "password"';
+    expect(results).toEqual([
+      { check: 'tripped true', passed: true, detail: stopped },
+      { check: 'tripped false', passed: false, detail: stopped },
+      { check: 'contains "Stopped"', passed: false, detail: reason },
+      { check: 'output_valid true', passed: false, detail: reason },
+      { check: 'max_steps 3', passed: true, detail: '0 steps ≤ 3' },
+    ]);
+    expect(tripReason(stop)).toBe(reason.replace('run tripped: ', ''));
+    // A tripped run passes its case only when the case expects it, and every check passed.
+    const expecting: EvalCheck[] = [{ tripped: true }, { max_steps: 3 }];
+    expect(casePassed(tripped, [results[0], results[4]], expecting)).toBe(true);
+    expect(casePassed(tripped, [results[4]], [{ max_steps: 3 }])).toBe(false);
+    expect(casePassed(tripped, results, checks)).toBe(false);
+    expect(casePassed(obs({ status: 'failed' }), [results[4]], [{ tripped: true }])).toBe(false);
+
+    const untripped = await scoreCase([{ tripped: false }, { tripped: true }], obs(), fakeJudge());
+    expect(untripped.map((r) => [r.passed, r.detail])).toEqual([
+      [true, 'no guardrail stopped the run'],
+      [false, 'no guardrail stopped the run'],
+    ]);
   });
 
   it('fails max_cost_usd when the cost is unknown', async () => {
@@ -134,6 +188,8 @@ describe('checkLabel', () => {
     expect(checkLabel({ regex: 'a+b', flags: 'i' })).toBe('regex /a+b/i');
     expect(checkLabel({ json_path: '$.a', equals: { b: [1] } })).toBe('json_path $.a equals {"b":[1]}');
     expect(checkLabel({ contains: 'two\nlines' })).toBe('contains "two lines"');
+    expect(checkLabel({ output_valid: true })).toBe('output_valid true');
+    expect(checkLabel({ tripped: false })).toBe('tripped false');
   });
 });
 

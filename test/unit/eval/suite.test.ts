@@ -32,6 +32,9 @@ describe('parseSuite', () => {
       { max_tokens: 2000 },
       { max_cost_usd: 0.05 },
       { max_duration_ms: 60000 },
+      { output_valid: true },
+      { tripped: true },
+      { tripped: false },
       { judge: 'names the capital' },
       { judge: 'is polite', llm: { interface: 'openai/v1/chat/completions', model: 'gpt-4o-mini' } },
     ];
@@ -45,7 +48,7 @@ describe('parseSuite', () => {
   it('names the file and the check path when a check has no known kind', () => {
     const cases: unknown[] = [1, 2].map((i) => ({ id: `q${i}`, question: 'q', checks: [{ contains: 'x' }] }));
     expect(problem(suite([...cases, { id: 'q3', question: 'q', checks: [{ contain: 'x' }] }])))
-      .toBe('suite.json: cases[2].checks[0]: a check has exactly one of contains, not_contains, regex, equals, json_path (with equals), tool_called, tool_not_called, max_steps, max_tokens, max_cost_usd, max_duration_ms, judge (got "contain")');
+      .toBe('suite.json: cases[2].checks[0]: a check has exactly one of contains, not_contains, regex, not_regex, equals, json_path (with equals), tool_called, tool_not_called, max_steps, max_tokens, max_cost_usd, max_duration_ms, output_valid, tripped, judge (got "contain")');
     expect(problem(one([{ contains: 'a', regex: 'b' }]))).toContain('cases[0].checks[0]: a check has exactly one of contains');
     expect(problem(one([{ contains: 'a', regex: 'b' }]))).toContain('(got "contains", "regex")');
     expect(problem(one([{}]))).toContain('(got an empty object)');
@@ -75,6 +78,12 @@ describe('parseSuite', () => {
     expect(problem(one([{ json_path: '$.a' }]))).toBe('suite.json: cases[0].checks[0].equals: is required with json_path (the value expected there)');
     expect(problem(one([{ json_path: 'a', equals: 1 }]))).toBe('suite.json: cases[0].checks[0].json_path: expected a JSONPath starting with "$"');
     expect(parseSuite(one([{ json_path: '$.a', equals: null }]), 's').cases[0].checks).toEqual([{ json_path: '$.a', equals: null }]);
+  });
+
+  it('wants output_valid true and tripped a boolean', () => {
+    expect(problem(one([{ output_valid: false }]))).toBe("suite.json: cases[0].checks[0].output_valid: expected true (the check passes when the answer conforms to the agent's output_schema)");
+    expect(problem(one([{ tripped: 'yes' }]))).toBe('suite.json: cases[0].checks[0].tripped: expected true (a guardrail stopped the run) or false (none did)');
+    expect(problem(one([{ output_valid: true, schema: {} }]))).toBe('suite.json: cases[0].checks[0].schema: unknown field in a output_valid check');
   });
 
   it("validates a judge's llm block with the agent file's model schema", () => {

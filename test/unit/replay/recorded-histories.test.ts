@@ -168,6 +168,13 @@ describe('recorded histories', () => {
         'plan-and-execute-earlier-steps.run-7.binpb',
         'step-by-step-earlier-results.run-14.binpb',
         'todo-list-earlier-results.run-19.binpb',
+        // A run on each built-in model interface through its SDK, its tool turn's provider state carried.
+        'anthropic-messages-run.binpb',
+        'anthropic-messages-run.step-1.binpb',
+        'gemini-run.binpb',
+        'gemini-run.step-1.binpb',
+        'openai-responses-run.binpb',
+        'openai-responses-run.step-1.binpb',
       ]),
     );
   });
@@ -256,6 +263,17 @@ describe('recorded histories', () => {
     expect(input).toMatchObject({ interrupted_by: 'history-interrupted-by-newer-message-newer' });
     expect(input.response).toMatch(/^\(Interrupted by a newer message after 1 step\.\)\nCompleted so far:\n- /);
     expect(interrupted.at(-1)?.workflowExecutionCanceledEventAttributes).toBeTruthy();
+  });
+
+  it.each([
+    ['anthropic-messages-run', 'anthropic/v1/messages'],
+    ['gemini-run', 'google/generate_content'],
+    ['openai-responses-run', 'openai/v1/responses'],
+  ])('hold a step of %s whose tool turn carried its provider state to the next turn (on %s)', (run, modelInterface) => {
+    const payloads = (readHistory(`${run}.step-1.binpb`).events ?? []).flatMap((e) => [e.activityTaskScheduledEventAttributes?.input, e.activityTaskCompletedEventAttributes?.result]);
+    const texts = payloads.flatMap((p) => p?.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString());
+    expect(texts.filter((t) => t.includes(`"interface":"${modelInterface}"`))).toHaveLength(2);
+    expect(texts.filter((t) => t.includes('"carried":true'))).toHaveLength(2); // the tool turn's result, and that turn in the next turn's input
   });
 
   it.each(files.map((file, i) => [file, i] as const))('replay deterministically: %s', (file, i) => {

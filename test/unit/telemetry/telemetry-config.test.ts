@@ -103,6 +103,9 @@ describe('the spans of model and tool calls', () => {
     expect(genAiSystem('openai/v1/chat/completions')).toBe('openai');
     expect(genAiSystem('bedrock/converse/claude')).toBe('aws.bedrock');
     expect(genAiSystem('bedrock/converse/deepseek_r1')).toBe('aws.bedrock');
+    expect(genAiSystem('anthropic/v1/messages')).toBe('anthropic');
+    expect(genAiSystem('google/generate_content')).toBe('gcp.gemini');
+    expect(genAiSystem('openai/v1/responses')).toBe('openai');
     expect(genAiSystem('scripted')).toBe('scripted');
   });
 
