@@ -3,7 +3,8 @@
  * carry them, chat requests, prompt references, tool references and observations. Agent-file
  * shapes are derived from the zod schemas (core/agent-file/), not copied.
  *
- * Pure module: safe to import from workflow code.
+ * Pure module: safe to import from workflow code. Over 300 lines on purpose: it is the one
+ * contract between workflow and activities, kept whole so a change to it is seen as one.
  *
  * @module
  */

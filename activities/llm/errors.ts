@@ -1,6 +1,8 @@
 /**
  * Turns provider errors into `ApplicationFailure`s, in one place per provider, so Temporal's
  * retry policy is the one retry mechanism: the SDK clients run with their own retries off.
+ * Over 300 lines on purpose: the status, Retry-After and context-length rules every adapter
+ * shares sit beside each provider's mapping of them, so one rule changes in one place.
  *
  * Retryable: HTTP 408, 409, 429 and 5xx, timeouts and connection errors (with `nextRetryDelay`
  * from the `retry-after-ms` / `retry-after` headers when the provider sends them).

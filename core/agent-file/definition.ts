@@ -1,4 +1,8 @@
-/** The agent file as a whole: its type, tools, MCP servers, memory, instructions, and parsing with one-line errors. */
+/**
+ * The agent file as a whole: its type, tools, MCP servers, memory, instructions, typed output and
+ * guardrails, and parsing with one-line errors. Over 300 lines on purpose: the top-level schema is
+ * one object whose documented fields are the agent file's reference (its parts live beside it).
+ */
 import { z } from 'zod';
 import { fallbackError, toIssues } from '../issues';
 import { AgentDefinitionError } from './errors';
