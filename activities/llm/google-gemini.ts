@@ -66,13 +66,29 @@ function carriedParts(carry: unknown): Part[] | undefined {
 const callPart = (c: ToolCall): Part => ({ functionCall: { ...(isSynthesizedId(c.id) ? {} : { id: c.id }), name: c.name, args: c.input } });
 
 /**
+ * Google's documented stand-in for a thought signature the history no longer has (a turn from
+ * before carrying, or from another provider): Gemini 3 and later refuse a replayed call without one.
+ */
+export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+
+/** Models that check thought signatures on replayed calls: every Gemini but the 1.x and 2.x ones. */
+export const checksSignatures = (model: string): boolean => !/^(models\/)?gemini-[12][.-]/.test(model);
+
+/** A rebuilt turn's parts with the stand-in signature on its first call, where the model wants one. */
+function signedFirstCall(parts: Part[]): Part[] {
+  const first = parts.findIndex((p) => p.functionCall !== undefined);
+  return first < 0 ? parts : parts.map((p, i) => (i === first ? { ...p, thoughtSignature: SKIP_SIGNATURE } : p));
+}
+
+/**
  * Maps the provider-neutral history to Gemini contents (`user` / `model`). An assistant turn that
  * carries its parts sends them as received (thought signatures included); otherwise its text and
  * `functionCall` parts. Tool results become `functionResponse` parts (`{output}`, `{error}` for a
  * failed tool) in one user content per turn, in the order of the calls they answer, each with its
- * call's id, or without one and by name and order when Gemini gave the call none.
+ * call's id, or without one and by name and order when Gemini gave the call none. With
+ * `signMissing`, a rebuilt turn's first call carries {@link SKIP_SIGNATURE}.
  */
-export function toGeminiContents(messages: ChatMessage[]): Content[] {
+export function toGeminiContents(messages: ChatMessage[], options: { signMissing?: boolean } = {}): Content[] {
   const out: Content[] = [];
   let calls: ToolCall[] = [];
   let results: { at: number; part: Part }[] = [];
@@ -94,7 +110,7 @@ export function toGeminiContents(messages: ChatMessage[]): Content[] {
     } else {
       calls = m.tool_calls ?? [];
       const rebuilt: Part[] = [...(m.content.trim() === '' ? [] : [{ text: m.content }]), ...calls.map(callPart)];
-      pushParts(out, 'model', carriedParts(m.carry) ?? rebuilt);
+      pushParts(out, 'model', carriedParts(m.carry) ?? (options.signMissing ? signedFirstCall(rebuilt) : rebuilt));
     }
   }
   flushResults();
@@ -202,7 +218,7 @@ async function geminiChat({ providers, cache }: GeminiClients, { model, request,
     if (!model.model) throw ApplicationFailure.nonRetryable(`${GEMINI_INTERFACE} needs llm.model in the agent file`, 'Gemini.Configuration');
     // Keyed by the key's value too: a rotated key gets a new client.
     const client = cache.get({ apiKey, baseUrl: model.base_url ?? providers.setting(GEMINI_VARIABLES.baseUrl) ?? DEFAULT_BASE_URL });
-    const contents = toGeminiContents(request.messages);
+    const contents = toGeminiContents(request.messages, { signMissing: checksSignatures(model.model) });
     const params = { model: model.model, contents, config: callConfig(model, request, contents, call.signal) };
     let response: GeminiResponse;
     let received: Part[] | undefined;

@@ -6,6 +6,7 @@ import { streamedCall, useWireServer, type WireServer } from '../../support/wire
 import { geminiResponse, streamedGeminiResponse } from '../../support/gemini-wire';
 import { withEnv } from '../../support/env';
 import { executorRequest } from '../../support/chat-requests';
+import { checksSignatures, SKIP_SIGNATURE } from '../../../activities/llm/google-gemini';
 
 /** The worker's model clients, from this process's environment (the tests set it). */
 const deps = { llm: modelAdapters({ providers: providerConfigFromEnv() }) };
@@ -142,6 +143,30 @@ describe('google/generate_content against a local Gemini API server', () => {
     expect(JSON.stringify(sent[1])).toBe(JSON.stringify({ role: 'model', parts: carry && (carry as { parts: unknown }).parts }));
     expect(sent[1]).toEqual({ role: 'model', parts: received });
     expect(sent[2]).toEqual({ role: 'user', parts: [{ functionResponse: { name: 'search_index', response: { output: '3 flights' } } }] });
+  });
+
+  it("a turn without its carried parts, to a model that checks signatures, sends Google's stand-in signature on its first call; a carried one keeps its own", async () => {
+    const gemini3 = { ...model(), model: 'gemini-3-pro-preview' };
+    const calls = [
+      { id: 'call-a', name: 'search_index', input: { index: 'flights' } },
+      { id: 'call-b', name: 'lookup', input: { code: 'ZRH' } },
+    ];
+    server.reply(geminiResponse({ text: ['Done.'] }), geminiResponse({ text: ['Done.'] }));
+    const history = (carry?: unknown) => executorRequest([
+      question,
+      { role: 'assistant', content: '', tool_calls: calls, ...(carry ? { carry } : {}) },
+      { role: 'tool', tool_call_id: 'call-a', name: 'search_index', content: '3 flights' },
+      { role: 'tool', tool_call_id: 'call-b', name: 'lookup', content: 'Zurich' },
+    ]);
+    await chat(gemini3, history(), deps);
+    expect(body(0).contents[1]).toEqual({ role: 'model', parts: [
+      { functionCall: { id: 'call-a', name: 'search_index', args: { index: 'flights' } }, thoughtSignature: SKIP_SIGNATURE },
+      { functionCall: { id: 'call-b', name: 'lookup', args: { code: 'ZRH' } } },
+    ] });
+    const carried = [{ functionCall: { id: 'call-a', name: 'search_index', args: { index: 'flights' } }, thoughtSignature: 'c2lnLTE=' }, { functionCall: { id: 'call-b', name: 'lookup', args: { code: 'ZRH' } } }];
+    await chat(gemini3, history({ parts: carried }), deps);
+    expect(body(1).contents[1]).toEqual({ role: 'model', parts: carried });
+    expect([checksSignatures('gemini-2.5-flash'), checksSignatures('models/gemini-2.0-flash'), checksSignatures('gemini-3-flash-preview'), checksSignatures('gemini-4-argon')]).toEqual([false, false, true, true]);
   });
 
   it('counts cached and thought tokens, plain and streamed, and prices each at its rate', async () => {
