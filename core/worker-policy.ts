@@ -53,7 +53,7 @@ export interface PolicySubject {
 }
 
 /** The providers' own key variables: an agent file may name them (Axon Ivy files do); they go only where the operator's endpoint rule lets them. */
-const providerKeys = (): string[] => knownInterfaces().flatMap((spec) => spec.apiKeyVariable ?? []);
+const providerKeys = (): string[] => knownInterfaces().flatMap((spec) => [...(spec.apiKeyVariable ? [spec.apiKeyVariable] : []), ...(spec.otherKeyVariables ?? [])]);
 
 const SECRET_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 

@@ -24,6 +24,8 @@ export interface ModelInterfaceSpec {
   readonly servesIvyModel?: (model: string) => boolean;
   /** The worker variable holding the provider's key, which a model's `api_key_env` replaces (an Axon Ivy `*ModelKey` sets it). */
   readonly apiKeyVariable?: string;
+  /** Other variables the provider's own SDK reads the key from (Gemini's `GOOGLE_API_KEY`): provider keys as that one is. */
+  readonly otherKeyVariables?: readonly string[];
   /** The worker variable naming the operator's endpoint for the provider: its key may always go there, whatever the worker policy says. */
   readonly endpointVariable?: string;
   /** The provider as OpenTelemetry's GenAI conventions name it (`gen_ai.system`); default the interface name. */
@@ -79,6 +81,7 @@ export const BUILTIN_MODEL_INTERFACES = [
     responseFilter: "$.candidates[0].content.parts[?(@.text && !@.thought)].text",
     priceTableProvider: 'google',
     apiKeyVariable: 'GEMINI_API_KEY',
+    otherKeyVariables: ['GOOGLE_API_KEY'],
     endpointVariable: 'GEMINI_BASE_URL',
     genAiProvider: 'gcp.gemini',
   },

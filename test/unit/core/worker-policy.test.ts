@@ -63,6 +63,13 @@ describe('the worker policy', () => {
     expect(genAiSystem('anthropic/v1/messages')).toBe('anthropic');
   });
 
+  it("lets a Gemini agent file name GOOGLE_API_KEY, the variable Google's SDK also reads, as it may GEMINI_API_KEY; not another variable", () => {
+    const gemini = (api_key_env: string) => policySubjectOf({ llm: { interface: 'google/generate_content', model: 'gemini-2.5-flash', api_key_env } });
+    expect(policyProblems(gemini('GOOGLE_API_KEY'), CLOSED_POLICY)).toEqual([]);
+    expect(policyProblems(gemini('GEMINI_API_KEY'), CLOSED_POLICY)).toEqual([]);
+    expect(policyProblems(gemini('AWS_SECRET_ACCESS_KEY'), CLOSED_POLICY)).toHaveLength(1);
+  });
+
   it("takes the operator's endpoints and the providers' key variables from the interface specs, an added one's too", () => {
     addModelInterfaces([{ name: 'acme/chat', apiKeyVariable: 'ACME_KEY', endpointVariable: 'ACME_ENDPOINT', genAiProvider: 'acme' }]);
     const env = { OPENAI_BASE_URL: 'https://gateway.corp/v1', PERFLOW_BEDROCK_ENDPOINT: 'https://bedrock.corp', ACME_ENDPOINT: 'https://acme.corp/api' };
