@@ -44,8 +44,10 @@ const LAYERS = {
   console: { may: ['core', 'config', 'client', 'workflows/definitions'] },
   // perflow agents as MCP tools: a server over the client library, offering the console's folder of agent files.
   mcp: { may: ['core', 'config', 'client', 'workflows/definitions', 'console/offered-files'] },
+  // perflow agents as A2A agents: a server over the client library, reusing the MCP server's runs of a folder's agents.
+  a2a: { may: ['core', 'config', 'client', 'workflows/definitions', 'console/offered-files', 'console/token-scopes', 'mcp'] },
   // A shell over the client library; the worker only for `perflow worker`, which loads it lazily (cli/commands/worker.ts).
-  cli: { may: ['core', 'config', 'codec', 'client', 'workers', 'console', 'mcp'] },
+  cli: { may: ['core', 'config', 'codec', 'client', 'workers', 'console', 'mcp', 'a2a'] },
   bench: { may: [...LIBRARY, 'servers'] },
   scripts: { may: [...LIBRARY, 'console', 'servers', 'bench'] },
   // Pure constants that workflow code counts with (the workflow-side counters are workflows/kernel/metrics.ts).

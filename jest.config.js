@@ -2,7 +2,14 @@ const { existsSync } = require('node:fs');
 const { join, resolve } = require('node:path');
 
 /** @type {import('jest').Config} */
-const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }],
+  // jose (which @a2a-js/sdk requires) ships only ES modules: Node 20.19+ requires them as they
+  // are, Jest's module system needs them as CommonJS.
+  '/node_modules/jose/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+};
+/** Jest transforms no package but jose. */
+const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 
 // A build (npm run build, npm pack) writes compiled copies of the sources to dist/.
 const modulePathIgnorePatterns = ['<rootDir>/dist/'];
@@ -33,6 +40,7 @@ module.exports = {
       displayName: 'unit',
       testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
       transform,
+      transformIgnorePatterns,
       modulePathIgnorePatterns,
       testEnvironment: 'node',
       testEnvironmentOptions: { globalsCleanup: 'off' },
@@ -41,6 +49,7 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       transform,
+      transformIgnorePatterns,
       modulePathIgnorePatterns,
       testEnvironment: 'node',
       testEnvironmentOptions: { globalsCleanup: 'off' },
@@ -55,6 +64,7 @@ module.exports = {
             displayName: 'seed conformance',
             testMatch: ['<rootDir>/test/seeds/**/*.test.ts'],
             transform,
+      transformIgnorePatterns,
             modulePathIgnorePatterns,
             testEnvironment: 'node',
           },

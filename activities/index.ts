@@ -20,6 +20,7 @@ import { waitForRuns } from './run-order';
 import { withRunEvents } from './run-events';
 import { tenantOf, type RunEnd, type StartRunInput } from './run-memory';
 import { sendWebhook, type SendWebhookInput } from './webhooks';
+import { scoreRun, type ScoreRunInput } from './scoring';
 import { carriedTurnCache, completedStepCache, earlierStepsCache, executorHistoryCache, promptMaterialCache, toolAnswerCache } from './worker-caches';
 
 export { MODEL_ACTIVITY_NAMES } from './model-calls';
@@ -89,6 +90,8 @@ export function createActivities(activityDeps: ActivityDeps) {
 
     /** One signed POST of a run's end to its webhook (see webhooks.ts). */
     sendWebhook: (input: SendWebhookInput) => sendWebhook(deps, input),
+    /** An ended run scored by its agent's `scoring` checks, the score saved (see scoring.ts). */
+    scoreRun: (input: ScoreRunInput) => scoreRun(deps, input),
 
     /** A queued run waits for the earlier runs of its conversation to end (see run-order.ts), its first event written as it starts. */
     waitForRuns: (input: Parameters<typeof waitForRuns>[0]) => withRunEvents(deps.events, { opening: input.opening }, () => waitForRuns(input)),

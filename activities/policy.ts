@@ -6,6 +6,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { MAX_AGENT_DEPTH, subAgentOf, subAgentTree, type McpServerConfig, type ToolEntry } from '../core/agent';
 import { CLOSED_POLICY, envAllowed, policyProblems, policyRefusal, POLICY_VARIABLES, treePolicyProblems, type OperatorEndpoints, type WorkerPolicy } from '../core/worker-policy';
+import { remoteAgentsOf } from '../core/a2a-tool';
 import type { SecretReader } from './tools/mcp';
 import { webhookProblem } from '../core/webhook-policy';
 
@@ -38,6 +39,16 @@ export function checkSubAgents(deps: PolicyDeps, tools: readonly ToolEntry[]): v
     if (deepest > MAX_AGENT_DEPTH) throw ApplicationFailure.nonRetryable(`sub-agent ${sub.definition.name}: the agent tree is deeper than ${MAX_AGENT_DEPTH} levels`, 'Policy.Refused');
     refuse(treePolicyProblems(sub.definition, deps.policy ?? CLOSED_POLICY, deps.operator?.()).map((p) => (p.startsWith('sub-agent ') ? p.replace('sub-agent ', `sub-agent ${sub.definition.name} → `) : `sub-agent ${sub.definition.name}: ${p}`)));
   }
+}
+
+/** Refuses remote A2A agents (their hosts, their token variables) the policy does not allow, before any is reached. */
+export function checkRemoteAgents(deps: PolicyDeps, tools: readonly ToolEntry[]): void {
+  refuse(policyProblems({ models: [], mcp_servers: [], remote_agents: remoteAgentsOf(tools) }, deps.policy ?? CLOSED_POLICY, deps.operator?.()));
+}
+
+/** A check of each request a remote agent's client makes: its host must be allowed (a card may point anywhere). */
+export function remoteHostCheck(deps: PolicyDeps, name: string): (url: string) => void {
+  return (url) => refuse(policyProblems({ models: [], mcp_servers: [], remote_agents: [{ name, url }] }, deps.policy ?? CLOSED_POLICY, deps.operator?.()));
 }
 
 /** Refuses a model endpoint or key variable the policy does not allow, before the call. */

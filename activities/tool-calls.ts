@@ -17,12 +17,15 @@ import { withheldOutput, type Guardrail } from '../core/guardrails';
 import { ZERO_USAGE } from '../core/llm-types';
 import { saveToolCall, toolCallId, type ToolCallPlace } from './memory';
 import type { toolAnswerCache } from './worker-caches';
-import { checkMcpServers, checkSubAgents, policySecrets, type PolicyDeps } from './policy';
+import { checkMcpServers, checkRemoteAgents, checkSubAgents, policySecrets, remoteHostCheck, type PolicyDeps } from './policy';
+import { callA2AAgentTool, describeA2AAgents } from './tools/a2a-calls';
 import { AGENT_TOOL_INPUT_SCHEMA, agentToolName, isAgentTool, subAgentOf } from '../core/agent';
 import { NEXUS_AGENT_TOOL_TYPE } from '../core/nexus-agents';
 import { activityStream, withRunEvents } from './run-events';
 import { callMcpTool, listMcpTools, MCP_TOOL_TYPE, mcpNeedsApproval, type McpToolParameters, type SecretReader } from './tools/mcp';
 import { toolSpec, type ToolRegistry } from './tools/tool';
+import { isA2AAgentTool } from '../core/a2a-tool';
+import type { A2AToolCall } from './tools/a2a-calls';
 
 /** What tool calls use. */
 export interface ToolCallDeps extends TelemetryDeps, PolicyDeps {
@@ -50,8 +53,11 @@ export function describeTools(deps: ToolCallDeps, { opening, ...agent }: { tools
 async function toolsOf(deps: ToolCallDeps, { tools, mcp_servers = [] }: { tools: AgentToolRef[]; mcp_servers?: McpServerConfig[] }): Promise<AgentTool[]> {
     // Before anything is started or reached: the worker policy, over the sub-agents' too.
     checkSubAgents(deps, tools);
+    checkRemoteAgents(deps, tools);
+    const remote = await describeA2AAgents(tools, (ref) => ({ check: remoteHostCheck(deps, ref.name ?? ref.type), secret: policySecrets(deps, deps.secret ?? noSecrets) }));
     const builtin = tools.map((ref): AgentTool => {
       if (isAgentTool(ref)) return agentToolOf(ref);
+      if (remote.has(ref)) return remote.get(ref)!;
       if (ref.type === NEXUS_AGENT_TOOL_TYPE) return nexusAgentToolOf(ref);
       const tool = deps.tools.get(ref.type);
       if (!tool) {
@@ -98,13 +104,13 @@ function nexusAgentToolOf(ref: AgentToolRef): AgentTool {
 const TOOL_CALL_HOLD_MS = 250;
 
 /** Runs one tool call; bad input and tool errors become observations the model can act on. */
-export async function callTool(deps: ToolCallDeps, { tool: ref, input, place, hand_events, events_before, guardrails }: ToolCallInput): Promise<ToolObservation> {
+export async function callTool(deps: ToolCallDeps, { tool: ref, input, place, hand_events, events_before, guardrails, reply, decline }: ToolCallInput): Promise<ToolObservation> {
     const name = ref.name ?? ref.type;
     // The step's start, when its first turn handed it on: with the call's first write (or on, with the call's own events).
     const stream = activityStream(deps.events, events_before && { ...wholeKeys(events_before), holdMs: Infinity });
     const call = toolCallName(place.stepIndex, place.callIndex);
     stream?.toolCall(place.stepIndex, name, call, input, undefined, TOOL_CALL_HOLD_MS);
-    const output = await withHeartbeat(() => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input), input, place.ids.memory_id));
+    const output = await withHeartbeat((beat) => observeToolCall(deps, { name, type: ref.type }, () => runTool(deps, ref, input, { place, beat, reply, decline }), input, place.ids.memory_id));
     // Checked here, before memory, the stream, the model or the workflow's history hold the output.
     const observation = guardrails?.length ? await guardedOutput(output, guardrails) : output;
     await saveToolCall(deps.memory, place, { name, input, output: observation.content, is_error: observation.is_error });
@@ -170,8 +176,9 @@ function namesAsListed(description: string, tools: readonly AgentToolRef[]): str
   return tools.reduce((text, t) => (t.name !== undefined && t.name !== t.type ? text.replaceAll(t.type, t.name) : text), description);
 }
 
-async function runTool(deps: ToolCallDeps, ref: AgentToolRef, input: Record<string, unknown>): Promise<ToolObservation> {
+async function runTool(deps: ToolCallDeps, ref: AgentToolRef, input: Record<string, unknown>, call: Omit<A2AToolCall, 'secret' | 'check'>): Promise<ToolObservation> {
   const { tools } = deps;
+  if (isA2AAgentTool(ref)) return callA2AAgentTool(ref, input, { ...call, secret: policySecrets(deps, deps.secret ?? noSecrets), check: remoteHostCheck(deps, ref.name ?? ref.type) });
   if (ref.type === MCP_TOOL_TYPE) {
     const parameters = ref.parameters as unknown as McpToolParameters;
     // The server was allowed when the run listed its tools; the policy may have changed since.
@@ -207,9 +214,12 @@ async function runTool(deps: ToolCallDeps, ref: AgentToolRef, input: Record<stri
 async function guardedOutput(observation: ToolObservation, guardrails: Guardrail[]): Promise<ToolObservation> {
   const checks = guardrails.map(({ on_fail: _action, ...check }) => check);
   const obs = { status: 'completed', response: observation.content, tools_called: [], steps: 0, usage: ZERO_USAGE, duration_ms: 0 };
-  const failed = (await scoreCase(checks, obs, () => Promise.reject(new Error('a tool_output guardrail has no judge')))).find((r) => !r.passed);
-  if (!failed) return observation;
+  const results = await scoreCase(checks, obs, () => Promise.reject(new Error('a tool_output guardrail has no judge')));
+  // A `stop` guardrail wins over an `ask` one.
+  const failedAt = (action: Guardrail['on_fail']) => results.findIndex((r, i) => !r.passed && guardrails[i].on_fail === action);
+  const index = failedAt('stop') >= 0 ? failedAt('stop') : results.findIndex((r) => !r.passed);
+  if (index < 0) return observation;
   // The detail may quote what matched (a key): the verdict says only which check failed.
-  const verdict = { place: 'tool_output' as const, check: failed.check, passed: false, detail: "the tool's output failed it (withheld)", on_fail: 'stop' as const };
+  const verdict = { place: 'tool_output' as const, check: results[index].check, passed: false, detail: "the tool's output failed it (withheld)", on_fail: guardrails[index].on_fail };
   return { content: withheldOutput(verdict), is_error: true, tripped: verdict };
 }

@@ -1,6 +1,7 @@
 /**
  * Delivering a run's end to its webhook (Standard Webhooks): one signed POST per attempt, the
- * same `webhook-id` on each, a fresh `webhook-timestamp`. A 2xx ends delivery; a 410 (the
+ * same `webhook-id` on each, a fresh `webhook-timestamp`. An A2A push notification (`a2a` set)
+ * is POSTed as `application/a2a+json` with the receiver's own credentials instead, unsigned. A 2xx ends delivery; a 410 (the
  * receiver wants no more) and a refusal (no signing secret, a URL the policy does not allow)
  * (or the worker policy's `Policy.Refused`) fail it for good; any other status or a connection error is retried by the activity's
  * retry policy (workflows/webhooks.ts).
@@ -21,12 +22,22 @@ export const WebhookFailureTypes = {
   Refused: 'Webhook.Refused',
 } as const;
 
+/** How an A2A push notification authenticates to its receiver (the credentials the client registered). */
+export interface A2aPushHeaders {
+  /** The `Authorization` header's value (`SCHEME CREDENTIALS`). */
+  authorization?: string;
+  /** The config's token, sent as `X-A2A-Notification-Token` (as the A2A SDK's sender sends it) when no authorization is given. */
+  token?: string;
+}
+
 export interface SendWebhookInput {
   url: string;
   /** The `webhook-id`: the same on every attempt. */
   id: string;
   /** The JSON body, exactly as signed and sent. */
   body: string;
+  /** An A2A push notification: `application/a2a+json`, the receiver's credentials, no Standard Webhooks signature (no secret needed). */
+  a2a?: A2aPushHeaders;
 }
 
 /** What a delivered attempt got back. */
@@ -45,27 +56,12 @@ export interface WebhookDeps extends PolicyDeps {
 export async function sendWebhook(deps: WebhookDeps, input: SendWebhookInput): Promise<SentWebhook> {
   const attempt = Context.current().info.attempt;
   checkWebhook(deps, input.url);
-  const secret = deps.secret?.(WEBHOOK_SECRET_VARIABLE);
-  if (!secret) throw ApplicationFailure.nonRetryable(`webhook not sent: this worker has no signing secret; set ${WEBHOOK_SECRET_VARIABLE}=whsec_… (base64)`, WebhookFailureTypes.Refused, { attempt });
-  // Loaded on the first delivery: workers whose runs name no webhook never load it.
-  const { Webhook } = await import('standardwebhooks');
-  let signature: string;
-  const timestamp = new Date();
-  try {
-    signature = new Webhook(secret).sign(input.id, timestamp, input.body);
-  } catch (err) {
-    throw ApplicationFailure.nonRetryable(`webhook not sent: ${WEBHOOK_SECRET_VARIABLE} is not a usable secret (${(err as Error).message}); give whsec_ and base64`, WebhookFailureTypes.Refused, { attempt });
-  }
+  const headers = input.a2a ? a2aHeaders(input.a2a) : await signedHeaders(deps, input, attempt);
   let response: Response;
   try {
     response = await fetch(input.url, {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': input.id,
-        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-        'webhook-signature': signature,
-      },
+      headers,
       body: input.body,
       redirect: 'manual',
       signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), Context.current().cancellationSignal]),
@@ -79,4 +75,33 @@ export async function sendWebhook(deps: WebhookDeps, input: SendWebhookInput): P
   if (response.ok) return { status: response.status, attempt };
   if (response.status === 410) throw ApplicationFailure.nonRetryable('webhook receiver answered 410 Gone: no more attempts', WebhookFailureTypes.Gone, { attempt, status: 410 });
   throw ApplicationFailure.retryable(`webhook receiver answered ${response.status}`, 'Webhook.Status', { attempt, status: response.status });
+}
+
+/** An A2A push notification's headers: the receiver's credentials, never logged (failures name only the status). */
+function a2aHeaders(a2a: A2aPushHeaders): Record<string, string> {
+  return {
+    'content-type': 'application/a2a+json',
+    ...(a2a.authorization ? { authorization: a2a.authorization } : a2a.token ? { 'x-a2a-notification-token': a2a.token } : {}),
+  };
+}
+
+/** Standard Webhooks headers: the body signed with the worker's secret, a fresh timestamp. */
+async function signedHeaders(deps: WebhookDeps, input: SendWebhookInput, attempt: number): Promise<Record<string, string>> {
+  const secret = deps.secret?.(WEBHOOK_SECRET_VARIABLE);
+  if (!secret) throw ApplicationFailure.nonRetryable(`webhook not sent: this worker has no signing secret; set ${WEBHOOK_SECRET_VARIABLE}=whsec_… (base64)`, WebhookFailureTypes.Refused, { attempt });
+  // Loaded on the first delivery: workers whose runs name no webhook never load it.
+  const { Webhook } = await import('standardwebhooks');
+  let signature: string;
+  const timestamp = new Date();
+  try {
+    signature = new Webhook(secret).sign(input.id, timestamp, input.body);
+  } catch (err) {
+    throw ApplicationFailure.nonRetryable(`webhook not sent: ${WEBHOOK_SECRET_VARIABLE} is not a usable secret (${(err as Error).message}); give whsec_ and base64`, WebhookFailureTypes.Refused, { attempt });
+  }
+  return {
+    'content-type': 'application/json',
+    'webhook-id': input.id,
+    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+    'webhook-signature': signature,
+  };
 }

@@ -46,7 +46,10 @@ const COMMANDS: Readonly<Record<string, readonly [() => Promise<Group>, string, 
   'codec-server': [() => import('./commands/codec-server'), 'codecServer'],
   console: [() => import('./commands/console'), 'consoleCommand'],
   mcp: [() => import('./commands/mcp'), 'mcpCommand'],
+  a2a: [() => import('./commands/a2a'), 'a2aCommand'],
   eval: [() => import('./commands/eval'), 'evalCommand'],
+  scores: [() => import('./commands/scores'), 'scores'],
+  schedule: [() => import('./commands/schedule'), 'schedule'],
 };
 
 /** Every command's name, in the table's order. */

@@ -9,7 +9,7 @@ export const USAGE = `usage: perflow <command> [options]
   watch ID [--from OFFSET] [--json]        a run's events live until it ends: model text as written, plans, steps, tools, decisions
                                            (--json: one event per line; --from: re-attach at that event offset)
   result ID [--json]                       result of a run (waits for it)
-  list [--status running|completed|tripped|failed] [--agent NAME] [--tenant ID] [--fingerprint F] [--json]  runs (with their fingerprints)
+  list [--status running|completed|tripped|failed] [--agent NAME] [--tenant ID] [--fingerprint F] [--schedule ID] [--json]  runs (with their fingerprints)
   cancel ID [--json]                       cancel a run
   memory MEMORY_ID [--tenant ID] [--json]  a conversation from MongoDB: questions, steps, tool calls, results
   history ID --out FILE [--json]           save a run's event history as JSON
@@ -46,13 +46,33 @@ export const USAGE = `usage: perflow <command> [options]
                                            notifications, cancellation, MCP Tasks); over stdio, or streamable HTTP at /mcp
                                            (127.0.0.1 by default; token from --token, PERFLOW_MCP_TOKEN or printed; --unsafe-no-token,
                                            loopback only, turns it off); stops on Ctrl-C or when stdin closes
+  a2a --agents DIR [--port P] [--host H] [--token T | --tokens FILE] [--default NAME] [--allowed-host NAME]...
+                                           each agent file of DIR as an A2A agent (JSON-RPC, A2A v1.0 and v0.3): its card at
+                                           /a2a/AGENT/.well-known/agent-card.json (--default NAME, or the only one, also at
+                                           /.well-known/agent-card.json); a task is a run (default 127.0.0.1:7400; prints a new
+                                           token unless --token T, or --tokens FILE with their tenants, gives them); stops on Ctrl-C
   eval SUITE [--agent FILE] [--param key=value]... [--concurrency N] [--min-pass R] [--junit FILE] [--json]
                                            run a suite's cases as runs (at most N at once, default 4), score them, print a table
                                            and the pass rate; exit 1 when it is below R (default 1.0)
   eval show ID [--json] | eval list [--json]  an eval's result (waits for a running one) / the latest evals
   eval compare A B [--json]                per case improved, regressed or same, with the run diff of each changed case
-  eval from-runs [--agent NAME] [--tenant T] [--since DATE] [--limit N] --out FILE [--force]
-                                           a suite from the newest completed runs (their answers as references)
+  eval from-runs [--agent NAME] [--tenant T] [--since DATE] [--limit N] [--failed-check NAME | --score-below X] --out FILE [--force]
+                                           a suite from the newest completed runs (their answers as references), or from
+                                           the runs online scoring scored low (the checks they failed)
+  scores [--agent NAME] [--since 7d|DATE] [--by fingerprint] [--tenant T] [--json]
+                                           pass rates of the runs the agent file's scoring scored, per check and per agent
+                                           (--by fingerprint: per version of the agent)
+  schedule create ID --agent FILE --question TEXT (--cron "EXPR" | --every DURATION | --at TIME) [--timezone ZONE]
+      [--overlap skip|buffer-one|buffer-all|cancel-other|allow-all] [--catchup-window D] [--pause-on-failure]
+      [--memory-id ID | --same-memory] [--param key=value]... [--tenant T] [--webhook URL] [--note TEXT] [--json]
+                                           run the agent on a clock: each firing starts a run ID-<time> (docs/schedules.md);
+                                           --same-memory: every run continues one conversation; overlap default skip
+  schedule list [--tenant T] [--json]      perflow's schedules: agent, timing, next run
+  schedule describe|pause|unpause|trigger|delete ID [--note TEXT] [--tenant T] [--json]
+                                           describe: next runs in its time zone, recent runs with status and cost;
+                                           trigger: fire now (under its overlap policy); delete: running runs go on
+  schedule backfill ID --from TIME --to TIME [--json]  the runs of a past window's firings
+  schedule update ID [create's options]    change it: the options given replace the schedule's
   (decision commands take --by NAME, recorded with the decision, and --json)
 Options for all: --json (one JSON document on stdout), --verbose (stack traces), --help`;
 

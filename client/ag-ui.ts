@@ -14,7 +14,7 @@
  *   SUBAGENT_FINISHED with its answer or SUBAGENT_ERROR;
  * - decisions waiting and taken → CUSTOM `perflow.decision_pending` / `perflow.decision`;
  * - the end → the answer as a last assistant message (`RUN#response`), then RUN_FINISHED with
- *   `result: {response, workflow_id, memory_id}`; a failed, cancelled or terminated run → RUN_ERROR.
+ *   `result: {response, output?, workflow_id, memory_id}` (`output`: a typed answer's value); a failed, cancelled or terminated run → RUN_ERROR.
  */
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import type { RunEvent } from '../core/run-events';
@@ -182,7 +182,7 @@ export class AgUiTranslator {
       { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' },
       ...(e.response !== '' ? [{ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: e.response }] : []),
       { type: EventType.TEXT_MESSAGE_END, messageId },
-      { type: EventType.RUN_FINISHED, threadId: this.run.threadId, runId: this.run.runId, result: { response: e.response, workflow_id: this.state.workflow_id, memory_id: this.state.memory_id } },
+      { type: EventType.RUN_FINISHED, threadId: this.run.threadId, runId: this.run.runId, result: { response: e.response, ...(e.output !== undefined ? { output: e.output } : {}), workflow_id: this.state.workflow_id, memory_id: this.state.memory_id } },
     ];
   }
 

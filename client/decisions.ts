@@ -106,11 +106,13 @@ type WaitKind = 'plan' | 'tool' | 'budget' | 'paused';
  * nothing waits).
  */
 async function waiterIn(client: Client, workflowId: string, kind: WaitKind): Promise<string> {
-  const waitsSo = (p: Progress | undefined) => (kind === 'paused' ? p?.status === 'paused' : (p?.pending ?? []).some((d) => d.kind === kind));
-  const since = (p: Progress) => (kind === 'paused' ? '' : (p.pending ?? []).filter((d) => d.kind === kind).map((d) => d.since).sort()[0] ?? '');
+  // approve and reject answer a failed `ask` guardrail as they answer a plan.
+  const kinds: string[] = kind === 'plan' ? ['plan', 'guardrail'] : [kind];
+  const waitsSo = (p: Progress | undefined) => (kind === 'paused' ? p?.status === 'paused' : (p?.pending ?? []).some((d) => kinds.includes(d.kind)));
+  const since = (p: Progress) => (kind === 'paused' ? '' : (p.pending ?? []).filter((d) => kinds.includes(d.kind)).map((d) => d.since).sort()[0] ?? '');
   const own = await client.workflow.getHandle(workflowId).query(progressQuery).catch(() => undefined);
   if (own === undefined || waitsSo(own)) return workflowId;
-  const query = `WorkflowId STARTS_WITH ${JSON.stringify(`${workflowId}/`)} AND ExecutionStatus = 'Running' AND ${SearchAttributes.pending.name} = '${kind}'`;
+  const query = `WorkflowId STARTS_WITH ${JSON.stringify(`${workflowId}/`)} AND ExecutionStatus = 'Running' AND ${SearchAttributes.pending.name} IN (${kinds.map((k) => `'${k}'`).join(', ')})`;
   const waiting: Array<{ id: string; since: string }> = [];
   try {
     for await (const wf of lenientClient(client).workflow.list({ query })) {
@@ -131,7 +133,7 @@ const by = (o: DecidedBy) => (o.by !== undefined ? { by: o.by } : {});
 export interface PendingRun {
   workflow_id: string;
   agent?: string;
-  /** `plan`, `budget`, `tool` or `paused`. */
+  /** `plan`, `budget`, `tool`, `guardrail` or `paused`. */
   waiting_for: string;
   /** A sub-agent's run: its tree's root (whose ID answers it too) and the agent names from the root to it. */
   root_workflow_id?: string;
@@ -151,7 +153,7 @@ const PENDING_QUERIES_AT_ONCE = 8;
 
 async function pendingRuns(client: Client, limit: number, tenant?: string): Promise<PendingRun[]> {
   const listed: WorkflowExecutionInfo[] = [];
-  const query = `${listQuery('running', undefined, tenant)} AND PerflowPending IN ('plan', 'budget', 'tool', 'paused')`;
+  const query = `${listQuery('running', undefined, tenant)} AND PerflowPending IN ('plan', 'budget', 'tool', 'guardrail', 'paused')`;
   for await (const wf of lenientClient(client).workflow.list({ query })) {
     listed.push(wf);
     if (listed.length >= limit) break;

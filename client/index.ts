@@ -87,3 +87,24 @@ export {
 } from './eval';
 export type { CaseComparison, CaseResult, CheckResult, EvalCheck, EvalComparison, EvalResult, EvalSuite } from '../core/eval/types';
 export { suiteFromRuns, type FromRunsOptions } from './eval-from-runs';
+export {
+  backfillSchedule,
+  createSchedule,
+  deleteSchedule,
+  describeSchedule,
+  listSchedules,
+  OVERLAP_POLICIES,
+  pauseSchedule,
+  triggerSchedule,
+  unpauseSchedule,
+  updateSchedule,
+  type CreateScheduleOptions,
+  type OverlapPolicy,
+  type ScheduledRun,
+  type ScheduledRunView,
+  type ScheduleScope,
+  type ScheduleSummaryView,
+  type ScheduleView,
+  type ScheduleWhen,
+  type UpdateScheduleOptions,
+} from './schedules';

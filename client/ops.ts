@@ -51,8 +51,11 @@ const STATUS_QUERY: Record<ListStatus, string> = { running: "ExecutionStatus = '
 /** A string as a literal of a visibility query. */
 export const queryLiteral = (v: string): string => `'${v.replace(/['\\]/g, '\\$&')}'`;
 
-/** A visibility query for perflow runs (of every agent type this process knows); `agent` uses the PerflowAgent search attribute. */
-export function listQuery(status?: ListStatus, agent?: string, tenant?: string, fingerprint?: string): string {
+/**
+ * A visibility query for perflow runs (of every agent type this process knows); `agent` uses the
+ * PerflowAgent search attribute, `schedule` the one the server sets on a schedule's runs.
+ */
+export function listQuery(status?: ListStatus, agent?: string, tenant?: string, fingerprint?: string, schedule?: string): string {
   const types = knownAgentTypes().map((s) => `WorkflowType = '${s.workflowType}'`);
   const parts = [`(${types.join(' OR ')})`];
   const quoted = queryLiteral;
@@ -60,6 +63,7 @@ export function listQuery(status?: ListStatus, agent?: string, tenant?: string, 
   if (agent !== undefined) parts.push(`PerflowAgent = ${quoted(agent)}`);
   if (tenant !== undefined) parts.push(`PerflowTenant = ${quoted(tenant)}`);
   if (fingerprint !== undefined) parts.push(`PerflowFingerprint = ${quoted(fingerprint)}`);
+  if (schedule !== undefined) parts.push(`TemporalScheduledById = ${quoted(schedule)}`);
   return parts.join(' AND ');
 }
 
@@ -92,11 +96,11 @@ export function runSummary(wf: WorkflowExecutionInfo): RunSummary {
 }
 
 /** Recent perflow runs; one whose memo this client cannot decrypt shows `(encrypted with key "ID")` as its agent and question. */
-export async function listRuns(client: Client, status?: ListStatus, limit = 100, agent?: string, tenant?: string, fingerprint?: string): Promise<WorkflowExecutionInfo[]> {
+export async function listRuns(client: Client, status?: ListStatus, limit = 100, agent?: string, tenant?: string, fingerprint?: string, schedule?: string): Promise<WorkflowExecutionInfo[]> {
   const what = fingerprint !== undefined ? 'list --fingerprint' : agent !== undefined ? 'list --agent' : 'list --tenant';
   return needingSearchAttributes(client, what, async () => {
     const out: WorkflowExecutionInfo[] = [];
-    for await (const wf of lenientClient(client).workflow.list({ query: listQuery(status, agent, tenant, fingerprint) })) {
+    for await (const wf of lenientClient(client).workflow.list({ query: listQuery(status, agent, tenant, fingerprint, schedule) })) {
       out.push(wf);
       if (out.length >= limit) break;
     }

@@ -42,7 +42,7 @@ export function eventLines(e: RunEventBody, stepText?: string): string[] {
     case 'guardrail_passed':
       return [`✓ ${e.place} guardrail ${e.check}: ${preview(e.detail, 200)}`];
     case 'guardrail_tripped':
-      return [`✗ ${e.place} guardrail ${e.check}: ${preview(e.detail, 200)} (${e.action === 'stop' ? 'the run stops' : 'the answer is asked again'})`];
+      return [`✗ ${e.place} guardrail ${e.check}: ${preview(e.detail, 200)} (${e.action === 'stop' ? 'the run stops' : e.action === 'ask' ? 'a person decides' : 'the answer is asked again'})`];
     case 'run_finished':
       return [`run ${e.status}${e.error ? `: ${oneLine(e.error)}` : ''}`];
     default:
@@ -103,7 +103,9 @@ export function progressChanges(prev: Progress | undefined, next: Progress): str
 export function pendingLines(d: PendingDecision): string[] {
   const { what: waiting, detail } = pendingWhat(d);
   const what =
-    d.kind === 'tool'
+    d.kind === 'tool' && d.question !== undefined
+      ? [`${waiting} (${d.id}) in step ${(d.step?.index ?? 0) + 1}: ${d.tool} asks: ${preview(d.question, 300)}`]
+      : d.kind === 'tool'
       ? [`${waiting} (${d.id}) in step ${(d.step?.index ?? 0) + 1}: ${d.tool} ${preview(JSON.stringify(d.input ?? {}), 300)}`]
       : [`${waiting} (${d.id}):${detail !== undefined ? ` ${detail}` : ''}`, ...(d.plan ?? []).map((s, i) => `  ${i + 1}. ${preview(s, 200)}`)];
   const timeout = d.timeout ? [`  (${d.timeout.action} at ${d.timeout.at} if nobody answers)`] : [];

@@ -2,9 +2,9 @@
  * How a run's webhook delivery goes (`perflow status`): read from its `deliverWebhook` child —
  * the pending attempt and its last failure while it retries, its result once it is over.
  */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow';
-import type { WebhookDelivery } from '../workflows/webhooks';
+import type { DeliverWebhookInput, WebhookDelivery } from '../workflows/webhooks';
 
 /** Where a run's webhook delivery stands. */
 export interface WebhookDeliveryView {
@@ -59,5 +59,20 @@ export function webhookLine(d: WebhookDeliveryView): string {
       return `webhook: given up (${attempts}${last ? `; ${last}` : ''})`;
     default:
       return `webhook: ${d.state === 'retrying' ? 'retrying' : 'sending'} (${attempts}${last ? `; last: ${last}` : ''})`;
+  }
+}
+
+/**
+ * Starts a `deliverWebhook` workflow (an A2A push notification's: a2a/push-notifier.ts) under
+ * `workflowId`; false when that ID was used already — running or closed: a delivery started once
+ * is never started again, so a caller resuming after a restart may safely re-send.
+ */
+export async function startWebhookDelivery(client: Client, taskQueue: string, workflowId: string, input: DeliverWebhookInput): Promise<boolean> {
+  try {
+    await client.workflow.start('deliverWebhook', { workflowId, taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [input] });
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw err;
   }
 }

@@ -14,9 +14,6 @@ import {
   denyTool,
   diffRuns,
   forkRun,
-  getStatus,
-  fingerprintFields,
-  runFingerprint,
   guideRun,
   listRuns,
   loadAgentFile,
@@ -37,9 +34,10 @@ import {
   type RunOutput,
 } from '../client';
 import { readSubAgentFiles } from '../client/sub-agents';
+import { runStatus } from '../client/run-status';
+import { webhookLine } from '../client/webhooks';
 import { eventSummary } from '../client/text-views';
 import { checkWorkerPolicy } from '../client/worker-policy';
-import { subAgentRuns } from '../client/agent-tree';
 import { join } from 'node:path';
 import { isNotFound } from '../client/errors';
 import { HttpError, httpAnswerOf, type ErrorStatus } from '../client/http-error';
@@ -50,6 +48,8 @@ import type { RunEvent } from '../core/run-events';
 import { SearchAttributes } from '../workflows/definitions';
 import type { ApiEnv, ApiOptions } from './api-options';
 import { evalRoutes } from './eval-routes';
+import { scoreRoutes } from './score-routes';
+import { scheduleRoutes } from './schedule-routes';
 import { agentFiles, offeredFile, refuseInline } from './offered-files';
 import { agUiRoutes, type StreamCount } from './ag-ui-routes';
 import { decisionBody, forkBody, jsonOf, offsetOf, parseBody, startBody, type DecisionBody } from './requests';
@@ -103,15 +103,16 @@ export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
   api.post('/runs', async (c) => {
     const body = parseBody(startBody, await jsonOf(c));
     const { agent, parameters } = await loadAgent(o, body.agent, paramsInScope(body.params ?? {}, c.get('scope')), config.extraToolTypes);
-    const run = await startRun(perflow, { agent, parameters, question: body.question, ...(body.on_busy ? { onBusy: body.on_busy } : {}) });
+    const run = await startRun(perflow, { agent, parameters, question: body.question, ...(body.on_busy ? { onBusy: body.on_busy } : {}), ...(body.webhook ? { webhook: body.webhook } : {}) });
     return c.json(startedJson(config, run), 201);
   });
 
   api.get('/runs/:id', async (c) => {
     const id = c.req.param('id');
     await inScope(c);
-    const [progress, subAgents, fingerprint] = await Promise.all([getStatus(client, id), subAgentRuns(client, id), runFingerprint(client, id)]);
-    return c.json({ workflow_id: id, ...progress, ...fingerprintFields(fingerprint), ui_url: workflowUrl(config, id), ...(subAgents.length > 0 ? { sub_agents: subAgents } : {}) });
+    const { status } = await runStatus(client, id);
+    // The delivery as `perflow status` words it, so the page does not word it a second way.
+    return c.json({ ...status, ui_url: workflowUrl(config, id), ...(status.webhook ? { webhook_line: webhookLine(status.webhook) } : {}) });
   });
 
   api.get('/runs/:id/result', async (c) => {
@@ -189,6 +190,8 @@ export function consoleApi(o: ApiOptions): Hono<ApiEnv> {
   });
 
   evalRoutes(api, o);
+  scoreRoutes(api, o);
+  scheduleRoutes(api, o);
   agUiRoutes(api, o, streams, inScope);
 
   api.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));

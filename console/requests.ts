@@ -19,6 +19,8 @@ export const startBody = z.strictObject({
   params: params.optional(),
   /** The conversation (`params.memory_id`) is busy with an earlier run: reject (default), enqueue or interrupt (client/busy-memory.ts). */
   on_busy: z.enum(ON_BUSY).optional(),
+  /** Where the run's end is POSTed (docs/webhooks.md); its host must be allowed by the worker policy. */
+  webhook: z.string().trim().min(1).max(2048).optional(),
 });
 
 export const forkBody = z.strictObject({
@@ -79,4 +81,9 @@ export async function jsonOf(c: Context): Promise<unknown> {
   } catch {
     throw new PerflowError('invalid', 'bad request body: expected a JSON object');
   }
+}
+
+/** The request's JSON body, or `{}` when it has none (routes whose fields are all optional). */
+export async function optionalJsonOf(c: Context): Promise<unknown> {
+  return (await c.req.raw.clone().text()).trim() === '' ? {} : jsonOf(c);
 }

@@ -16,6 +16,7 @@ import type { TenantBudgetReached } from './decisions';
 import type { KeyedRunEvents } from './run-events';
 import type { OutputFormat } from './typed-output';
 import type { Guardrail, GuardrailVerdict } from './guardrails';
+import type { A2AInputRequest, A2AReply } from './a2a-tool';
 
 export type { OutputFormat };
 
@@ -287,6 +288,10 @@ export interface ToolCallInput {
   events_before?: KeyedRunEvents;
   /** The agent's tool_output guardrails (text checks): an output that fails one is withheld and the run stops. */
   guardrails?: Guardrail[];
+  /** A remote agent's call that answers its task's question (`input_required`): the message goes to that task. */
+  reply?: A2AReply;
+  /** With `reply`: a person declined to answer; the remote task is cancelled with this reason. */
+  decline?: string;
 }
 
 /** What a tool call gives the model: its output, or an error it can act on. */
@@ -297,6 +302,8 @@ export interface ToolObservation {
   tripped?: GuardrailVerdict;
   /** With `hand_events`: the call's event was published while it ran (a slow call); its result is left to hand on. */
   call_published?: true;
+  /** A remote agent's task waits for an answer to this question (A2A INPUT_REQUIRED): a person gives it. */
+  input_required?: A2AInputRequest;
 }
 
 export interface CompletedStepView {

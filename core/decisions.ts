@@ -11,9 +11,9 @@ export type PlanApproval = 'none' | 'first' | 'every';
 
 /** A decision a run waits for. */
 export interface PendingDecision {
-  /** `plan-<n>` (the n-th plan reviewed), `tool-<step>-<call>` or `budget-<n>`; updates may name it. */
+  /** `plan-<n>` (the n-th plan reviewed), `tool-<step>-<call>`, `budget-<n>` or `guardrail-<n>`; updates may name it. */
   id: string;
-  kind: 'plan' | 'tool' | 'budget';
+  kind: 'plan' | 'tool' | 'budget' | 'guardrail';
   /** Workflow time the wait began (ISO 8601). */
   since: string;
   /** kind plan: the proposed steps. */
@@ -22,11 +22,15 @@ export interface PendingDecision {
   step?: { index: number; text: string; executor_workflow_id: string };
   tool?: string;
   input?: Record<string, unknown>;
+  /** kind tool: the remote agent (the tool) asks this; the answer is `approve-tool --input '{"message": …}'`. */
+  question?: string;
   /**
    * kind budget: the run's dollar cap (`max_cost_usd`, or the last raised one) and its cost so
    * far; with reason `tenant`, the tenant's daily cap and its spend of the UTC day `day`.
    */
   budget?: { max_cost_usd: number; cost_usd: number; reason?: 'tenant'; tenant?: string; day?: string };
+  /** kind guardrail: the guardrail with `on_fail: "ask"` that failed, where, and why (a tool's output is withheld whatever is decided). */
+  guardrail?: { place: 'input' | 'output' | 'tool_output'; check: string; detail: string };
   /** With `approval_timeout`: when the timeout action is taken (ISO 8601), and which. */
   timeout?: { at: string; action: 'approve' | 'reject' };
   /** The commands that answer it. */
@@ -50,6 +54,8 @@ export interface HumanState {
   paused: boolean;
   /** The dollar cap a person raised the run's `max_cost_usd` to (absent: not raised). */
   max_cost_usd?: number;
+  /** Guardrail decisions asked for so far (the `guardrail-<n>` IDs; absent: none). */
+  guardrail_asks?: number;
   /** Budget waits so far (the `budget-<n>` IDs; absent: none). */
   budget_waits?: number;
   /** A person ended a wait at the tenant's daily cap (`reject --stop`): the run ends at its next model call. */
@@ -60,7 +66,7 @@ export interface HumanState {
 export interface DecisionRecord {
   /** The pending decision it answered (absent for guidance, pause and resume). */
   decision_id?: string;
-  kind: 'plan' | 'tool' | 'guidance' | 'pause' | 'resume' | 'budget';
+  kind: 'plan' | 'tool' | 'guidance' | 'pause' | 'resume' | 'budget' | 'guardrail';
   action: 'approve' | 'edit' | 'reject' | 'stop' | 'deny' | 'guide' | 'pause' | 'resume' | 'raise';
   /** Who decided (free text; `approval_timeout` when the timeout decided). */
   by: string;
@@ -125,6 +131,8 @@ export interface ToolApprovalRequest {
   tool: string;
   input: Record<string, unknown>;
   executor_workflow_id: string;
+  /** A remote agent's question (A2A INPUT_REQUIRED) a person answers, instead of approving a call. */
+  question?: string;
 }
 /** The run's answer to an executor child (run → child). */
 export interface ToolApprovalAnswer {
@@ -162,10 +170,12 @@ export interface TenantCapNotice {
  */
 export function pendingWhat(d: PendingDecision): { what: string; detail?: string } {
   if (d.kind === 'plan') return { what: 'awaiting approval of the plan' };
+  if (d.kind === 'guardrail') return { what: `awaiting a decision on the ${d.guardrail?.place} guardrail ${d.guardrail?.check}`, detail: d.guardrail?.detail };
   if (d.budget?.reason === 'tenant') {
     return { what: `awaiting the tenant ${d.budget.tenant}'s daily budget`, detail: `${formatCost(d.budget.cost_usd)} of ${formatCost(d.budget.max_cost_usd)} spent today (UTC day ${d.budget.day})` };
   }
   if (d.kind === 'budget') return { what: 'awaiting a budget decision', detail: `the cost so far ${formatCost(d.budget?.cost_usd)} reached max_cost_usd ${formatCost(d.budget?.max_cost_usd)}` };
+  if (d.question !== undefined) return { what: "awaiting an answer to a remote agent's question", detail: d.question };
   return { what: 'awaiting approval of a tool call' };
 }
 

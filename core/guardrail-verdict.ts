@@ -2,8 +2,8 @@
 
 /** Where a guardrail checks: the run's question, its answer, or each tool's output before the model sees it. */
 export type GuardrailPlace = 'input' | 'output' | 'tool_output';
-/** What a guardrail that fails does. */
-export type GuardrailAction = 'stop' | 'retry';
+/** What a guardrail that fails does: end the run, ask for a revised answer, or let a person decide in the inbox. */
+export type GuardrailAction = 'stop' | 'retry' | 'ask';
 
 /** One guardrail's verdict on a text. */
 export interface GuardrailVerdict {

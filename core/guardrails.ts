@@ -1,7 +1,7 @@
 /**
  * Guardrails as workflow code knows them: where they check (the question before any model call,
  * each tool's output before the model sees it, the answer before the run ends), what a failed one does (`stop`: the run ends `tripped`;
- * `retry`: the answer is asked again with the reason, bounded), what a check said, and the
+ * `retry`: the answer is asked again with the reason, bounded; `ask`: a person decides in the inbox), what a check said, and the
  * prompt that asks for a revised answer. Pure: the checks are scored by an activity (eval checks,
  * judges included).
  */
@@ -10,7 +10,7 @@ import type { GuardrailAction, GuardrailPlace, GuardrailVerdict } from './guardr
 
 export type { GuardrailAction, GuardrailPlace, GuardrailVerdict };
 
-export const GUARDRAIL_ACTIONS: readonly GuardrailAction[] = ['stop', 'retry'];
+export const GUARDRAIL_ACTIONS: readonly GuardrailAction[] = ['stop', 'retry', 'ask'];
 
 /** A guardrail: one eval check on the text, and what its failure does. */
 export type Guardrail = EvalCheck & { on_fail: GuardrailAction };
@@ -35,8 +35,9 @@ export function trippedResponse(v: GuardrailVerdict): string {
 }
 
 /** What the model, memory and the stream see instead of a tool output a guardrail withheld (never the output, nor the match). */
-export function withheldOutput(v: Pick<GuardrailVerdict, 'check'>): string {
-  return `Error: the tool's output was withheld: it failed the tool_output guardrail ${v.check}, and the run stops`;
+export function withheldOutput(v: Pick<GuardrailVerdict, 'check' | 'on_fail'>): string {
+  const then = v.on_fail === 'ask' ? 'a person decides whether the run goes on without it' : 'the run stops';
+  return `Error: the tool's output was withheld: it failed the tool_output guardrail ${v.check}, and ${then}`;
 }
 
 /** Judge calls of guardrails are task calls of kind `guardrail`, numbered so every judge of a run has its own place (a scripted model answers `script.guardrail[N]`). */

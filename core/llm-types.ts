@@ -97,10 +97,10 @@ export type CallPosition =
 
 /**
  * Model calls of the step_by_step, todo_list and plan_and_execute agents besides planning, by
- * what they do, an eval's judge (`judge`), a typed answer (`output`), a guardrail's judge (`guardrail`) and an answer revised for a guardrail (`revision`); a scripted model answers each kind from its own list
+ * what they do, an eval's judge (`judge`), a typed answer (`output`), a guardrail's judge (`guardrail`), an answer revised for a guardrail (`revision`) and an online score's judge (`score`); a scripted model answers each kind from its own list
  * (`script.<kind>[call]`).
  */
-export const TASK_KINDS = ['mapping', 'decision', 'decision_retry', 'completion', 'completion_retry', 'goal', 'verification', 'viability', 'final', 'judge', 'output', 'guardrail', 'revision'] as const;
+export const TASK_KINDS = ['mapping', 'decision', 'decision_retry', 'completion', 'completion_retry', 'goal', 'verification', 'viability', 'final', 'judge', 'output', 'guardrail', 'revision', 'score'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
 
 export const ZERO_USAGE: Usage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };

@@ -37,5 +37,8 @@ export function eventLiveOf(events: string, run: string): string {
 /** Tenants' daily dollar caps and their spend per UTC day (fixed names; see stores/tenant-budgets.ts). */
 export const TENANT_BUDGET_COLLECTIONS = { caps: 'perflow_tenant_budgets', spend: 'perflow_tenant_spend' } as const;
 
+/** Online scores of ended runs, one document per scored run (fixed name; see stores/scores.ts). */
+export const SCORES_COLLECTION = 'perflow_scores';
+
 /** Every collection perflow's memory uses (the MongoDB tools keep off them, and off the collections named after them: `perflow_events.*`). */
-export const allMemoryCollections = (c: MemoryCollections): string[] => [...Object.values(c), eventArchiveOf(c.events), ...Object.values(TENANT_BUDGET_COLLECTIONS)];
+export const allMemoryCollections = (c: MemoryCollections): string[] => [...Object.values(c), eventArchiveOf(c.events), ...Object.values(TENANT_BUDGET_COLLECTIONS), SCORES_COLLECTION];

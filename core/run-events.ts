@@ -14,6 +14,17 @@ import { preview } from './text';
 /** Longest text of an event's previews (questions, inputs, outputs, results). */
 export const EVENT_PREVIEW_CHARS = 500;
 
+/**
+ * The largest typed answer (`output`, as JSON) `run_finished` carries whole: a value cannot be
+ * previewed as text is; a larger one is left to the run's result (`perflow result`).
+ */
+export const EVENT_OUTPUT_CHARS = 16_384;
+
+/** `{output}` for a run's `run_finished` event when the run has a typed answer that fits, else `{}`. */
+export function eventOutput(output: unknown): { output?: unknown } {
+  return output !== undefined && JSON.stringify(output).length <= EVENT_OUTPUT_CHARS ? { output } : {};
+}
+
 /** Who is writing a model answer: the planner, a step's executor, or another agent type's role (the kind of call). */
 export type ModelRole = 'planner' | 'executor' | 'summary' | string;
 
@@ -45,9 +56,9 @@ export type RunEventBody =
   | { type: 'context_compacted'; role: ModelRole; step?: number; model: string; strategy: 'summarize' | 'trim'; window: number; tokens_before: number; tokens_after: number; dropped: number }
   /** A guardrail checked the question (`input`) or the answer (`output`): passed, or failed with what its failure does. */
   | { type: 'guardrail_passed'; place: 'input' | 'output' | 'tool_output'; check: string; detail: string }
-  | { type: 'guardrail_tripped'; place: 'input' | 'output' | 'tool_output'; check: string; detail: string; action: 'stop' | 'retry' }
+  | { type: 'guardrail_tripped'; place: 'input' | 'output' | 'tool_output'; check: string; detail: string; action: 'stop' | 'retry' | 'ask' }
   /** `tripped`: a guardrail stopped the run (its response says which and why). */
-  | { type: 'run_finished'; status: 'completed' | 'tripped' | 'failed' | 'cancelled' | 'terminated' | 'timed_out'; response: string; error?: string };
+  | { type: 'run_finished'; status: 'completed' | 'tripped' | 'failed' | 'cancelled' | 'terminated' | 'timed_out'; response: string; error?: string; output?: unknown };
 
 export type RunEventType = RunEventBody['type'];
 

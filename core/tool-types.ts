@@ -31,3 +31,10 @@ export function toolTimeoutSeconds(parameters: Record<string, unknown> | undefin
  * Not a worker's tool: the executor's workflow runs it (workflows/kernel/sub-agents.ts).
  */
 export const AGENT_TOOL_TYPE = 'AgentTool';
+
+/**
+ * A remote agent reached over A2A (`{"type": "A2AAgentTool", "parameters": {"url": "https://…",
+ * "token_env": "NAME"}}`): its Agent Card describes it to the model when the run starts and each
+ * call is a message to it, followed until its task ends (activities/tools/a2a.ts).
+ */
+export const A2A_AGENT_TOOL_TYPE = 'A2AAgentTool';

@@ -15,6 +15,7 @@
 import { knownInterfaces } from './agent-file/known-interfaces';
 import type { AgentDefinition } from './agent-file/definition';
 import { subAgentTree } from './agent-file/sub-agents';
+import { remoteAgentsOf } from './a2a-tool';
 
 export interface WorkerPolicy {
   /** MCP stdio commands agent files may start, as they write them (`npx`, `/usr/bin/python3`); `*`: any. */
@@ -46,10 +47,12 @@ export function operatorEndpoints(read: (variable: string) => string | undefined
   return [...variables].flatMap((variable) => read(variable) ?? []);
 }
 
-/** What of an agent file the policy judges: its models and its MCP servers. */
+/** What of an agent file the policy judges: its models, its MCP servers and its remote agents. */
 export interface PolicySubject {
   models: ReadonlyArray<{ where: string; base_url?: string; api_key_env?: string }>;
   mcp_servers: ReadonlyArray<{ name: string; command?: string; url?: string; env?: Record<string, string>; headers?: Record<string, string> }>;
+  /** Remote A2A agents (`A2AAgentTool`): the host of their `url` and the variable of their token. */
+  remote_agents?: ReadonlyArray<{ name: string; url: string; token_env?: string }>;
 }
 
 /** The providers' own key variables: an agent file may name them (Axon Ivy files do); they go only where the operator's endpoint rule lets them. */
@@ -131,6 +134,11 @@ export function policyProblems(subject: PolicySubject, policy: WorkerPolicy, ope
     readable(`${where}: env`, s.env);
     readable(`${where}: headers`, s.headers);
   }
+  for (const a of subject.remote_agents ?? []) {
+    const where = `remote agent "${a.name}"`;
+    if (!hostAllowed(policy, a.url)) problems.push(`${where}: host "${hostOf(a.url)?.host ?? a.url}" is not allowed on this worker; ${allow(POLICY_VARIABLES.hosts, hostOf(a.url)?.host ?? 'HOST')}`);
+    if (a.token_env !== undefined && !envAllowed(policy, a.token_env)) problems.push(`${where}: token_env ${a.token_env} is not a variable this worker lets agent files read; ${allow(POLICY_VARIABLES.envVars, a.token_env)}`);
+  }
   return problems;
 }
 
@@ -141,9 +149,9 @@ export function policyRefusal(problems: readonly string[]): string | undefined {
 }
 
 /** The models of an agent file as the policy judges them (`llm`, `executor_llm`). */
-export function policySubjectOf(agent: { llm: object; executor_llm?: object; mcp_servers?: PolicySubject['mcp_servers'] }): PolicySubject {
+export function policySubjectOf(agent: { llm: object; executor_llm?: object; mcp_servers?: PolicySubject['mcp_servers']; tools?: ReadonlyArray<{ type: string; name?: string; parameters?: Record<string, unknown> }> }): PolicySubject {
   const model = (where: string, m: object | undefined) => (m ? [{ where, ...(m as { base_url?: string; api_key_env?: string }) }] : []);
-  return { models: [...model('llm', agent.llm), ...(agent.executor_llm !== agent.llm ? model('executor_llm', agent.executor_llm) : [])], mcp_servers: agent.mcp_servers ?? [] };
+  return { models: [...model('llm', agent.llm), ...(agent.executor_llm !== agent.llm ? model('executor_llm', agent.executor_llm) : [])], mcp_servers: agent.mcp_servers ?? [], remote_agents: remoteAgentsOf(agent.tools ?? []) };
 }
 
 /**

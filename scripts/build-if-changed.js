@@ -21,7 +21,7 @@ const STAMP = join(root, 'node_modules', '.perflow-dist-sources');
 const LOCK = join(root, 'node_modules', '.perflow-dist-lock');
 
 /** What the build reads: the folders it compiles (and what they import), its scripts and settings. */
-const SOURCE_DIRS = ['activities', 'cli', 'client', 'codec', 'config', 'console', 'core', 'mcp', 'stores', 'telemetry', 'workers', 'workflows'];
+const SOURCE_DIRS = ['a2a', 'activities', 'cli', 'client', 'codec', 'config', 'console', 'core', 'mcp', 'stores', 'telemetry', 'workers', 'workflows'];
 const SOURCE_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', join('scripts', 'bundle-workflows.js')];
 
 const filesUnder = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));

@@ -47,6 +47,7 @@ export const SHARED_WORKFLOW_MODULES: readonly string[] = [
     '../core/run-events',
     '../core/fingerprint',
     '../core/webhooks',
+    '../core/scoring',
     '../telemetry/metric-names',
     '../core/agent-file/parameter-defaults',
     '../core/agent-file/llm-interfaces',

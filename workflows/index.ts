@@ -9,4 +9,6 @@ export { planAndExecute } from './plan-and-execute';
 export { perflowEval, type EvalInput, type EvalCaseInput } from './eval';
 /** Delivers a run's end to its webhook (started by the run as it ends, abandoned by it). */
 export { deliverWebhook, type DeliverWebhookInput, type WebhookDelivery } from './webhooks';
+/** Scores an ended run by its agent's `scoring` checks (started by a sampled run as it ends, abandoned by it). */
+export { scoreEndedRun, type ScoreRunInput } from './scoring';
 export * from './definitions';

@@ -3,9 +3,11 @@
  * ends (kernel/webhook.ts), abandoned by it, so delivery goes on — across worker restarts — after
  * the run closed: `sendWebhook` retried with exponential backoff (5 s doubling to 1 h) for up to
  * 24 hours by default. It completes with how delivery ended: delivered, or given up and why.
+ * `perflow a2a` starts it too, once per A2A push notification (`a2a` set: a2a/push-notifier.ts).
  */
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { A2aPushHeaders } from '../activities/webhooks';
 import { WEBHOOK_INITIAL_INTERVAL_MS, WEBHOOK_RETRY_FOR_MS } from '../core/webhooks';
 
 export interface DeliverWebhookInput {
@@ -18,6 +20,8 @@ export interface DeliverWebhookInput {
   retry_for_ms?: number;
   /** The first retry's delay, in ms. @default 5 s */
   initial_interval_ms?: number;
+  /** An A2A push notification: sent as `application/a2a+json` with the receiver's own credentials, unsigned. */
+  a2a?: A2aPushHeaders;
 }
 
 /** How a delivery ended: what `perflow status` shows once it is over. */
@@ -38,7 +42,7 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Webhoo
     retry: { initialInterval: input.initial_interval_ms ?? WEBHOOK_INITIAL_INTERVAL_MS, backoffCoefficient: 2, maximumInterval: '1 hour' },
   });
   try {
-    const sent = await sendWebhook({ url: input.url, id: input.id, body: input.body });
+    const sent = await sendWebhook({ url: input.url, id: input.id, body: input.body, ...(input.a2a ? { a2a: input.a2a } : {}) });
     return { delivered: true, attempts: sent.attempt, status: sent.status };
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;

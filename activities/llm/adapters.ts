@@ -4,6 +4,7 @@
  * built from the worker's provider settings) and its errors become the failures Temporal's retry
  * policy reads.
  */
+import { keyValues, redactKeys } from './redact-keys';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { RawChatResponse } from '../../core/llm-types';
 import { addModelInterfaces } from '../../core/agent-file/known-interfaces';
@@ -60,7 +61,9 @@ export function modelAdapters(context: AdapterContext, added: readonly ModelAdap
       try {
         return await adapter.chat(clientsOf(adapter), call);
       } catch (err) {
-        throw adapter.failure ? adapter.failure(err, { interface: adapter.spec.name, model: call.model.model }) : err;
+        const failure = adapter.failure ? adapter.failure(err, { interface: adapter.spec.name, model: call.model.model }) : err;
+        // A provider may quote the key it refused; the error goes on to history, memory and webhooks.
+        throw redactKeys(failure, keyValues(call.model, context.providers));
       }
     },
     names: () => [...byName.keys()],

@@ -1,9 +1,10 @@
-/** `perflow eval from-runs`: writes a suite of recorded runs' questions and answers (see client/eval-from-runs.ts). */
+/** `perflow eval from-runs`: writes a suite of recorded runs' questions and answers (see client/eval-from-runs.ts), or of the runs online scoring scored low (client/scores.ts). */
 import { writeFile } from 'node:fs/promises';
 import { PerflowError } from '../../client/errors';
 import { DEFAULT_FROM_RUNS_LIMIT, suiteFromRuns } from '../../client/eval-from-runs';
 import { MAX_SUITE_CASES } from '../../core/eval/suite';
-import { withClient, type CommandHandler } from '../context';
+import { suiteFromScores } from '../../client/scores';
+import { withClient, withStores, type CommandHandler } from '../context';
 import { answer, note } from '../output';
 
 const SINCE = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
@@ -29,6 +30,15 @@ export function parseLimit(text: string | undefined): number {
   return n;
 }
 
+/** `--failed-check NAME` / `--score-below X`: take the runs online scoring scored low; undefined without either. */
+export function lowScoreOptions(failedCheck: string | undefined, scoreBelow: string | undefined): { failedCheck?: string; scoreBelow?: number } | undefined {
+  if (failedCheck === undefined && scoreBelow === undefined) return undefined;
+  if (failedCheck !== undefined && failedCheck.trim() === '') throw new PerflowError('invalid', '--failed-check needs a check as perflow scores shows it, e.g. --failed-check \'contains "Paris"\'');
+  const below = scoreBelow !== undefined ? Number(scoreBelow) : undefined;
+  if (below !== undefined && (scoreBelow!.trim() === '' || !Number.isFinite(below) || below <= 0 || below > 1)) throw new PerflowError('invalid', `--score-below must be a score above 0 and at most 1 (the fraction of checks passed), got "${scoreBelow}"`);
+  return { ...(failedCheck !== undefined ? { failedCheck } : {}), ...(below !== undefined ? { scoreBelow: below } : {}) };
+}
+
 export const evalFromRuns: CommandHandler = async (ctx) => {
   const { o } = ctx;
   if (!o.out) throw new PerflowError('invalid', 'eval from-runs needs --out FILE (the suite file to write)');
@@ -36,12 +46,14 @@ export const evalFromRuns: CommandHandler = async (ctx) => {
   const since = o.since !== undefined ? parseSince(o.since) : undefined;
   const limit = parseLimit(o.limit);
   const filters = { ...(o.agent !== undefined ? { agent: o.agent } : {}), ...(o.tenant !== undefined ? { tenant: o.tenant } : {}), ...(since ? { since } : {}) };
-  const suite = await withClient(ctx, ({ client }) =>
-    suiteFromRuns(client, { ...filters, limit, skipped: (id, reason) => note(`perflow: warning: skipped ${id}: ${reason}`) }),
-  );
+  const low = lowScoreOptions(o['failed-check'], o['score-below']);
+  const suite = low
+    ? await withStores(ctx, (stores) => suiteFromScores(stores, { ...filters, ...low, limit }))
+    : await withClient(ctx, ({ client }) => suiteFromRuns(client, { ...filters, limit, skipped: (id, reason) => note(`perflow: warning: skipped ${id}: ${reason}`) }));
   if (suite.cases.length === 0) {
     const matching = [o.agent && `agent ${o.agent}`, o.tenant && `tenant ${o.tenant}`, since && `started since ${since.toISOString()}`].filter(Boolean).join(', ');
-    throw new PerflowError('failed', `no completed run${matching ? ` of ${matching}` : ''} to make a suite of; nothing written`);
+    const what = low ? `scored run that ${low.failedCheck !== undefined ? `failed ${low.failedCheck}` : `scored below ${low.scoreBelow}`}` : 'completed run';
+    throw new PerflowError('failed', `no ${what}${matching ? ` of ${matching}` : ''} to make a suite of; nothing written`);
   }
   try {
     // 'wx' refuses an existing file in the same call that creates it.

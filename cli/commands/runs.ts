@@ -1,11 +1,11 @@
 /** Inspecting runs: `status`, `watch`, `result`, `list`, `cancel` (they load no agent-file schemas; only `watch` loads the MongoDB driver). */
 import { PerflowError } from '../../client/errors';
-import { cancelRun, fingerprintFields, getResult, getStatus, listRuns, parseListStatus, runFingerprint, runSummary } from '../../client/ops';
+import { cancelRun, getResult, listRuns, parseListStatus, runSummary } from '../../client/ops';
+import { runStatus } from '../../client/run-status';
 import { watchRun } from '../../client/watch';
 import { requireId, withClient, type CommandHandler } from '../context';
 import { runListLine, statusLines, subAgentLines } from '../format';
-import { subAgentRuns } from '../../client/agent-tree';
-import { webhookDeliveryOf, webhookLine } from '../../client/webhooks';
+import { webhookLine } from '../../client/webhooks';
 import { answer } from '../output';
 import { terminalColumns } from '../started-run';
 import { EventPrinter } from '../event-lines';
@@ -13,8 +13,8 @@ import { EventPrinter } from '../event-lines';
 export const status: CommandHandler = async (ctx) => {
   const id = requireId(ctx);
   return withClient(ctx, async ({ client }) => {
-    const [p, subAgents, fingerprint, webhook] = await Promise.all([getStatus(client, id), subAgentRuns(client, id), runFingerprint(client, id), webhookDeliveryOf(client, id)]);
-    answer(ctx.o.json, { workflow_id: id, ...p, ...fingerprintFields(fingerprint), ...(subAgents.length > 0 ? { sub_agents: subAgents } : {}), ...(webhook ? { webhook } : {}) }, () => [
+    const { status: json, progress: p, subAgents, fingerprint, webhook } = await runStatus(client, id);
+    answer(ctx.o.json, json, () => [
       ...statusLines(id, p),
       ...(fingerprint ? [`  fingerprint: ${fingerprint.id}`] : []),
       ...(webhook ? [`  ${webhookLine(webhook)}`] : []),
@@ -53,7 +53,7 @@ export const list: CommandHandler = async (ctx) => {
   const { o } = ctx;
   const wanted = parseListStatus(o.status, '--status');
   return withClient(ctx, async ({ client }) => {
-    const runs = await listRuns(client, wanted, 100, o.agent, o.tenant, o.fingerprint);
+    const runs = await listRuns(client, wanted, 100, o.agent, o.tenant, o.fingerprint, o.schedule);
     answer(o.json, runs.map(runSummary), () => runs.map(runListLine));
     return 0;
   });

@@ -1,5 +1,5 @@
 // What a person can decide in a running run: a plan to approve, edit or reject, a tool call to
-// approve, deny or run with other input, a run waiting at its dollar budget to let go on or end,
+// approve, deny or run with other input, a remote agent's question to answer, a run waiting at its dollar budget to let go on or end,
 // and guidance, pause, resume and cancel at any time.
 // A refused decision shows the API's one-line error.
 import { useState } from 'preact/hooks';
@@ -101,6 +101,27 @@ function ToolDecision({ pending, workflowId, onDone }) {
 }
 
 
+// A remote agent (A2A) asks a question: the answer goes back to its task as the next message.
+function RemoteQuestion({ pending, workflowId, onDone }) {
+  const [answer, setAnswer] = useState('');
+  const [reason, setReason] = useState('');
+  const { error, busy, decide } = useDecide(workflowId, onDone);
+  return html`
+    <div class="decision tool" data-testid="remote-question" data-decision-id=${pending.id}>
+      <h4>The remote agent <b>${pending.tool}</b> asks</h4>
+      <p data-testid="remote-question-text">${pending.question}</p>
+      <textarea rows="3" data-testid="remote-answer" placeholder="your answer, sent to the remote agent" value=${answer} onInput=${(e) => setAnswer(e.currentTarget.value)}></textarea>
+      <div class="buttons">
+        <button class="primary" data-testid="remote-answer-send" disabled=${busy || !answer.trim()} onClick=${() => decide({ kind: 'approve_tool', input: { message: answer.trim() } })}>Answer</button>
+      </div>
+      <div class="reject">
+        <input data-testid="remote-reason" placeholder="why not (the remote task is cancelled; the model reads it)" value=${reason} onInput=${(e) => setReason(e.currentTarget.value)} />
+        <button class="danger" data-testid="remote-decline" disabled=${busy || !reason.trim()} onClick=${() => decide({ kind: 'deny_tool', reason })}>Decline</button>
+      </div>
+      ${error && html`<p class="error" data-testid="decision-error">${error}</p>`}
+    </div>`;
+}
+
 function BudgetDecision({ pending, workflowId, onDone }) {
   const [usd, setUsd] = useState('');
   const [reason, setReason] = useState('');
@@ -153,6 +174,24 @@ function Controls({ progress, workflowId, onDone }) {
     </div>`;
 }
 
+// A guardrail with on_fail "ask" failed: let the run through, or stop it (it ends tripped).
+function GuardrailDecision({ pending, workflowId, onDone }) {
+  const [reason, setReason] = useState('');
+  const { error, busy, decide } = useDecide(workflowId, onDone);
+  const g = pending.guardrail ?? {};
+  return html`
+    <div class="decision guardrail" data-testid="guardrail-decision" data-decision-id=${pending.id}>
+      <h4>The ${g.place} guardrail <code>${g.check}</code> failed</h4>
+      <p data-testid="guardrail-detail">${g.detail}</p>
+      <div class="buttons">
+        <button class="primary" data-testid="guardrail-approve" disabled=${busy} onClick=${() => decide({ kind: 'approve' })}>Let it through</button>
+        <input data-testid="guardrail-reason" placeholder="why the run stops" value=${reason} onInput=${(e) => setReason(e.currentTarget.value)} />
+        <button class="danger" data-testid="guardrail-reject" disabled=${busy || !reason.trim()} onClick=${() => decide({ kind: 'reject', reason })}>Stop the run</button>
+      </div>
+      ${error && html`<p class="error">${error}</p>`}
+    </div>`;
+}
+
 /** The decisions run `workflowId` waits for, each with its form (a sub-agent's too, answered on its own run). */
 export function PendingDecisions({ pending, workflowId, onDone }) {
   return (pending ?? []).map((p) =>
@@ -160,7 +199,11 @@ export function PendingDecisions({ pending, workflowId, onDone }) {
       ? html`<${PlanDecision} key=${p.id} pending=${p} workflowId=${workflowId} onDone=${onDone} />`
       : p.kind === 'budget'
         ? html`<${BudgetDecision} key=${p.id} pending=${p} workflowId=${workflowId} onDone=${onDone} />`
-        : html`<${ToolDecision} key=${p.id} pending=${p} workflowId=${workflowId} onDone=${onDone} />`,
+        : p.kind === 'guardrail'
+          ? html`<${GuardrailDecision} key=${p.id} pending=${p} workflowId=${workflowId} onDone=${onDone} />`
+          : p.question !== undefined
+            ? html`<${RemoteQuestion} key=${p.id} pending=${p} workflowId=${workflowId} onDone=${onDone} />`
+            : html`<${ToolDecision} key=${p.id} pending=${p} workflowId=${workflowId} onDone=${onDone} />`,
   );
 }
 

@@ -37,11 +37,13 @@ export function RunView({ id }) {
     setProgress(undefined);
     load();
   }, [id]);
+  // A webhook delivery goes on after the run ended: its state is re-read until it is over.
+  const delivering = ['pending', 'retrying'].includes(progress?.webhook?.state);
   useEffect(() => {
-    if (ended) return undefined;
-    const timer = setInterval(load, 3000);
+    if (ended && !delivering) return undefined;
+    const timer = setInterval(load, ended ? 5000 : 3000);
     return () => clearInterval(timer);
-  }, [id, ended]);
+  }, [id, ended, delivering]);
 
   if (!progress) return html`<section class="panel">${error ? html`<p class="error" data-testid="run-error">${error}</p>` : html`<p class="muted">Loading ${id}…</p>`}</section>`;
 
@@ -77,6 +79,7 @@ export function RunView({ id }) {
         ${failure && html`<p class="error" data-testid="run-failure">${failure}</p>`}
         ${p.tripped && html`<p class="error" data-testid="run-tripped">Stopped by the ${p.tripped.place} guardrail <span class="mono">${p.tripped.check}</span>: ${p.tripped.detail}</p>`}
         ${p.output !== undefined ? html`<pre class="response" data-testid="run-output">${json(p.output)}</pre>` : !p.tripped && response && html`<pre class="response" data-testid="run-response">${response}</pre>`}
+        ${p.webhook_line && html`<p class="muted" data-testid="run-webhook">${p.webhook_line}</p>`}
       </section>`}
       <div class="run-columns">
         <${Steps} progress=${p} ended=${ended} />

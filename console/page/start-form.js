@@ -9,6 +9,7 @@ export function StartForm() {
   const [agent, setAgent] = useState('');
   const [question, setQuestion] = useState('');
   const [params, setParams] = useState('');
+  const [webhook, setWebhook] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
 
@@ -27,7 +28,7 @@ export function StartForm() {
     setBusy(true);
     try {
       const parsed = parseParams(params);
-      const run = await post('/runs', { agent, question, ...(Object.keys(parsed).length > 0 ? { params: parsed } : {}) });
+      const run = await post('/runs', { agent, question, ...(Object.keys(parsed).length > 0 ? { params: parsed } : {}), ...(webhook.trim() ? { webhook: webhook.trim() } : {}) });
       setQuestion('');
       go('runs', run.workflow_id);
     } catch (err) {
@@ -51,6 +52,9 @@ export function StartForm() {
         </label>
         <label>Parameters <span class="muted">one key=value a line</span>
           <textarea data-testid="start-params" rows="2" class="mono" placeholder="plan_approval=first" value=${params} onInput=${(e) => setParams(e.currentTarget.value)}></textarea>
+        </label>
+        <label>Webhook <span class="muted">optional: POSTed, signed, when the run ends</span>
+          <input type="url" data-testid="start-webhook" class="mono wide" placeholder="https://hooks.example.com/perflow" value=${webhook} onInput=${(e) => setWebhook(e.currentTarget.value)} />
         </label>
         <button type="submit" class="primary" data-testid="start-submit" disabled=${busy || !agent}>Start</button>
         ${error && html`<p class="error" data-testid="start-error">${error}</p>`}

@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { fallbackError, toIssues } from '../issues';
 import { AgentDefinitionError } from './errors';
 import { isIvyAgentFile, mapIvyAgent } from '../ivy-agent';
-import { AGENT_TOOL_TYPE, BUILTIN_TOOL_TYPES, SEED_TOOL_TYPES } from '../tool-types';
+import { A2A_AGENT_TOOL_TYPE, AGENT_TOOL_TYPE, BUILTIN_TOOL_TYPES, SEED_TOOL_TYPES } from '../tool-types';
+import { a2aToolProblems, isA2AAgentTool } from '../a2a-tool';
 import { NEXUS_AGENT_TOOL_TYPE, SERVED_AGENT_NAME } from '../nexus-agents';
 import { isPlainObject, requiredOr, type PlainObject } from './coerce';
 import { INSTRUCTION_TYPES } from './instructions';
@@ -21,6 +22,7 @@ import { outputSchemaProblem } from '../output-schema';
 import { MAX_OUTPUT_RETRIES } from '../typed-output';
 import { MAX_GUARDRAIL_RETRIES } from '../guardrails';
 import { GuardrailsSchema } from './guardrails';
+import { ScoringSchema } from './scoring';
 
 // ---------------------------------------------------------------------------------------------
 // agent definition
@@ -273,6 +275,13 @@ const AgentDefinitionObject = z.strictObject(
      * @default 2
      */
     guardrail_retries: z.number({ error: 'expected a number' }).int({ error: 'expected a whole number' }).min(0, { error: 'must not be negative' }).max(MAX_GUARDRAIL_RETRIES, { error: `must be at most ${MAX_GUARDRAIL_RETRIES}` }).optional(),
+    /**
+     * Online scoring: after a run ends, a sampled fraction of runs (`sample`, decided from the
+     * workflow ID) is scored in the background by `checks` of the eval language, judges
+     * included; the scores are kept in MongoDB (`perflow scores`). See docs/output-and-guardrails.md.
+     * @default none
+     */
+    scoring: ScoringSchema.optional(),
   },
   { error: requiredOr('expected an object') },
 ).superRefine((a, ctx) => {
@@ -313,7 +322,7 @@ export function parseAgentDefinition(input: unknown, options: ParseOptions = {})
   const known = options.toolTypes ?? BUILTIN_TOOL_TYPES;
   if (known !== 'any') {
     const unknown = parsed.data.tools.flatMap((t, i) =>
-      known.includes(t.type) || t.type === AGENT_TOOL_TYPE || t.type === NEXUS_AGENT_TOOL_TYPE ? [] : [{ path: `tools[${i}].type`, message: `unknown tool type "${t.type}"; expected one of ${[...known, AGENT_TOOL_TYPE, NEXUS_AGENT_TOOL_TYPE].join(', ')}` }],
+      known.includes(t.type) || t.type === AGENT_TOOL_TYPE || t.type === NEXUS_AGENT_TOOL_TYPE || t.type === A2A_AGENT_TOOL_TYPE ? [] : [{ path: `tools[${i}].type`, message: `unknown tool type "${t.type}"; expected one of ${[...known, AGENT_TOOL_TYPE, NEXUS_AGENT_TOOL_TYPE, A2A_AGENT_TOOL_TYPE].join(', ')}` }],
     );
     if (unknown.length > 0) throw new AgentDefinitionError(unknown);
   }
@@ -327,6 +336,8 @@ export function parseAgentDefinition(input: unknown, options: ParseOptions = {})
     if (typeof t.parameters?.endpoint !== 'string' || t.parameters.endpoint.trim() === '') unnamed.push({ path: `tools[${i}].parameters.endpoint`, message: 'expected the name of a Nexus endpoint (temporal operator nexus endpoint list)' });
     if (typeof t.parameters?.agent !== 'string' || !SERVED_AGENT_NAME.test(t.parameters.agent)) unnamed.push({ path: `tools[${i}].parameters.agent`, message: 'expected the name of an agent the endpoint\'s worker serves (its file name without .json)' });
   }
+  // A remote A2A agent: an http(s) URL and, for its token, a variable name.
+  for (const [i, t] of parsed.data.tools.entries()) if (isA2AAgentTool(t)) unnamed.push(...a2aToolProblems(t.parameters).map((p) => ({ ...p, path: `tools[${i}].${p.path}` })));
   if (unnamed.length > 0) throw new AgentDefinitionError(unnamed);
   return parsed.data;
 }

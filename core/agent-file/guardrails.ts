@@ -41,11 +41,11 @@ export const GuardrailsSchema = z
   .superRefine((g, ctx) => {
     // Asking the question again would not change it.
     (g.input ?? []).forEach((r, i) => {
-      if (r.on_fail === 'retry') ctx.addIssue({ code: 'custom', path: ['input', i, 'on_fail'], message: 'an input guardrail can only stop the run (the question cannot be asked again)' });
+      if (r.on_fail === 'retry') ctx.addIssue({ code: 'custom', path: ['input', i, 'on_fail'], message: 'an input guardrail can stop the run or ask a person (the question cannot be asked again)' });
     });
     // Checked inside the tool's activity, on every call: text checks only, and a tool's output is not asked again.
     (g.tool_output ?? []).forEach((r, i) => {
-      if (r.on_fail === 'retry') ctx.addIssue({ code: 'custom', path: ['tool_output', i, 'on_fail'], message: 'a tool_output guardrail can only stop the run (a tool is not asked again)' });
+      if (r.on_fail === 'retry') ctx.addIssue({ code: 'custom', path: ['tool_output', i, 'on_fail'], message: 'a tool_output guardrail can stop the run or ask a person (a tool is not asked again)' });
       if ('judge' in r) ctx.addIssue({ code: 'custom', path: ['tool_output', i, 'judge'], message: 'a tool_output guardrail checks every tool output with a text check (contains, not_contains, regex, not_regex, equals, json_path), not a judge' });
     });
   });

@@ -2,17 +2,21 @@
  * The console's API over HTTP, as the page and scripts use it, against the test servers: every
  * route, its answers and its errors (unknown run, bad body, a decision the run does not wait
  * for), the event stream as Server-Sent Events, and what guards it: the token, the Host
- * allow-list, the origin check, the security headers, inline agent files, the limits.
+ * allow-list, the origin check, the security headers, inline agent files, the limits. Over 300
+ * lines on purpose: one file, one set of console servers for every route.
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { HttpAgent } from '@ag-ui/client';
 import type { BaseEvent, Message } from '@ag-ui/core';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { MongoClient } from 'mongodb';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientConfigFromEnv, perflowClient, type RunEvent } from '../../client';
+import { agentFromJson } from '../../client/run';
+import { createSchedule, deleteSchedule } from '../../client/schedules';
 import { startConsole, type ConsoleServer } from '../../console/server';
 import { readTokenScopes } from '../../console/token-scopes';
 import { useCli } from '../support/cli';
@@ -303,7 +307,7 @@ describe('the console as a trust boundary', () => {
 
   it("refuses an agent file the workers' declared policy refuses, in one line, before any run starts", async () => {
     // The console is told what the workers allow (PERFLOW_ALLOW_*): `sh` is not among their commands.
-    const { workerPolicy } = clientConfigFromEnv({ ...process.env, ...cli.env, PERFLOW_ALLOW_MCP_COMMANDS: 'node' });
+    const { workerPolicy } = clientConfigFromEnv({ ...process.env, ...cli.env, PERFLOW_ALLOW_MCP_COMMANDS: 'node', PERFLOW_ALLOW_HOSTS: 'hooks.example.com' });
     expect(workerPolicy).toBeDefined();
     const config = { ...cli.harness.perflow.config, workerPolicy };
     const perflow = perflowClient(cli.harness.client, config);
@@ -317,6 +321,22 @@ describe('the console as a trust boundary', () => {
       const listed = await call('GET', '/api/runs?agent=policed-attack', undefined, { authorization: `Bearer ${TOKEN}` }, policed.url);
       expect(listed.json).toEqual([]);
       expect(existsSync(pwned)).toBe(false);
+      // A webhook on a host the workers do not allow: refused, no run, and the listener hears nothing.
+      const heard: string[] = [];
+      const listener = createServer((req, res) => {
+        heard.push(req.url ?? '');
+        res.end();
+      });
+      await new Promise<void>((ok) => listener.listen(0, '127.0.0.1', ok));
+      try {
+        const hooked = await call('POST', '/api/runs', { agent: 'adder.json', question: 'x', webhook: `http://127.0.0.1:${(listener.address() as AddressInfo).port}/steal` }, { authorization: `Bearer ${TOKEN}` }, policed.url);
+        expect(hooked.status).toBe(403);
+        expect(hooked.json.error).toBe('webhook: host "127.0.0.1" is not allowed on this worker; allow it in the worker policy (PERFLOW_ALLOW_HOSTS=127.0.0.1)');
+        await new Promise((r) => setTimeout(r, 500));
+        expect(heard).toEqual([]);
+      } finally {
+        listener.close();
+      }
     } finally {
       await policed.close();
       await perflow.close();
@@ -473,6 +493,40 @@ describe('tenant tokens (perflow console --tokens FILE)', () => {
   });
   afterAll(async () => {
     await scoped?.close();
+  });
+
+  it("a tenant lists, shows and changes only its own schedules; another's answers as an unknown one does; the operator sees both", async () => {
+    const { perflow } = cli.harness;
+    const agent = agentFromJson(typedAgent('plan_execute_and_reflect', 1), 'adder.json');
+    const ids = { acme: `acme-nightly-${process.pid}`, beta: `beta-nightly-${process.pid}` };
+    // Paused, hourly: nothing fires while the test looks at them.
+    await createSchedule(perflow, { id: ids.acme, agent, question: 'the nightly sum', every: '1h', tenant: 'acme', paused: true, note: 'set up paused' });
+    await createSchedule(perflow, { id: ids.beta, agent, question: 'the nightly sum', every: '1h', tenant: 'beta', paused: true });
+    try {
+      const listed = await waitFor('both schedules listed', () => callAs(OPS, 'GET', '/api/schedules'), (r) => [ids.acme, ids.beta].every((id) => (r.json as Array<{ id: string }>).some((x) => x.id === id)));
+      expect((listed.json as Array<{ id: string; tenant?: string }>).filter((x) => Object.values(ids).includes(x.id)).map((x) => [x.id, x.tenant])).toEqual(expect.arrayContaining([[ids.acme, 'acme'], [ids.beta, 'beta']]));
+      const mine = (await callAs(ACME, 'GET', '/api/schedules')).json as Array<{ id: string; paused: boolean; note?: string; next_runs: string[] }>;
+      expect(mine.map((x) => x.id)).toContain(ids.acme);
+      expect(mine.map((x) => x.id)).not.toContain(ids.beta);
+      expect(mine.find((x) => x.id === ids.acme)).toMatchObject({ paused: true, note: 'set up paused' });
+
+      // Beta's, asked for by acme: 404 for each route, and nothing changed.
+      for (const [method, path] of [['GET', ''], ['POST', '/unpause'], ['POST', '/trigger'], ['DELETE', '']] as const) {
+        const r = await callAs(ACME, method, `/api/schedules/${ids.beta}${path}`);
+        expect([method, path, r.status, r.json.error]).toEqual([method, path, 404, expect.stringMatching(new RegExp(`^no schedule ${ids.beta} in namespace `))]);
+      }
+      expect((await callAs(BETA, 'GET', `/api/schedules/${ids.beta}`)).json).toMatchObject({ id: ids.beta, paused: true, actions_taken: 0 });
+
+      // Acme's own: unpaused and paused again with a note, then deleted.
+      expect((await callAs(ACME, 'POST', `/api/schedules/${ids.acme}/unpause`)).json).toMatchObject({ paused: false });
+      const paused = await callAs(ACME, 'POST', `/api/schedules/${ids.acme}/pause`, { note: 'holiday week' });
+      expect(paused.json).toMatchObject({ id: ids.acme, paused: true, note: 'holiday week', tenant: 'acme' });
+      expect((await callAs(ACME, 'POST', `/api/schedules/${ids.acme}/pause`, { note: 7 })).status).toBe(400);
+      expect((await callAs(ACME, 'DELETE', `/api/schedules/${ids.acme}`)).json).toEqual({ id: ids.acme, deleted: true });
+      expect((await callAs(OPS, 'GET', `/api/schedules/${ids.acme}`)).status).toBe(404);
+    } finally {
+      for (const id of Object.values(ids)) await deleteSchedule(perflow, id).catch(() => undefined);
+    }
   });
 
   it("a tenant sees and acts on its own runs and memory only (another's answer as unknown ones do); its runs are its own whatever tenant_id they name; the operator sees all", async () => {

@@ -2,7 +2,8 @@
  * Webhooks on run ends: a receiver on loopback verifies every request with the `standardwebhooks`
  * library (not perflow's signing code). A run's end is delivered once; a receiver answering 503
  * gets the same `webhook-id` again until it answers 200; a 410 stops delivery after one attempt;
- * a failed run's end is delivered too; a URL on a host the policy does not allow is refused
+ * a failed run's end is delivered too; no key is ever in a body or its headers (not even one a provider
+ * quoted back into a run's error); a URL on a host the policy does not allow is refused
  * before the run starts; `perflow status` shows how delivery went.
  */
 import { randomBytes } from 'node:crypto';
@@ -57,6 +58,13 @@ beforeAll(async () => {
       } catch {
         payload = undefined;
       }
+      // A model provider that refuses the key it was sent, echoing it back in its error (as providers quote keys).
+      if (req.url?.startsWith('/provider/')) {
+        res.statusCode = 401;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${req.headers.authorization ?? ''}`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+        return;
+      }
       received.push({ path: req.url ?? '', headers: req.headers, body, ...(payload ? { payload } : {}) });
       res.statusCode = scripts.get(req.url ?? '')?.shift() ?? 200;
       res.end();
@@ -108,6 +116,39 @@ it('perflow run --webhook delivers the run end once, signed, and perflow status 
   expect(nonEmptyLines(text.stdout)).toContain('  webhook: delivered (1 attempt, HTTP 200)');
 });
 
+it('never carries a key in a webhook body or its headers, not even one a provider echoed into the run error', async () => {
+  // Sentinels in every variable a key is read from: the client's, the worker's (this process) and an agent's api_key_env.
+  const sentinels = { OPENAI_API_KEY: `sk-sentinel-openai-${randomBytes(8).toString('hex')}`, PERFLOW_TEST_AGENT_KEY: `sk-sentinel-agent-${randomBytes(8).toString('hex')}` };
+  const saved = Object.fromEntries(Object.keys(sentinels).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, sentinels);
+  try {
+    const agentFile = cli.agentFile('keyed', scriptedAgent(ONE_STEP_SCRIPT));
+    const ok = await cli.perflow(['run', '--agent', agentFile, '--question', 'one step', '--webhook', `${base}/keyed`, '--wait', '--json'], { ...POLICY_ENV, ...sentinels });
+    expect(ok.code).toBe(0);
+    const keyed = JSON.parse(ok.stdout) as { workflow_id: string };
+    // An agent whose provider refuses its key and quotes it back: the run fails with the provider's error.
+    const provider = { name: 'refused-key', type: 'plan_execute_and_reflect', llm: { interface: 'openai/v1/chat/completions', model: 'gpt-4o-mini', base_url: `${base}/provider/v1`, api_key_env: 'PERFLOW_TEST_AGENT_KEY' } };
+    const refused = await startWithWebhook(provider, '/refused');
+    await expect(refused.handle.result()).rejects.toThrow();
+    const refusedId = refused.workflowId;
+    await delivery(keyed.workflow_id);
+    await delivery(refusedId);
+    const hits = [...at('/keyed'), ...at('/refused')];
+    expect(hits.map((h) => h.payload?.status)).toEqual(['completed', 'failed']);
+    for (const hit of hits) {
+      const sent = `${hit.body}\n${JSON.stringify(hit.headers)}`;
+      for (const secret of [...Object.values(sentinels), SECRET, SECRET.slice(6)]) expect(sent).not.toContain(secret);
+    }
+    // The failed run's end still says why, with the key left out.
+    expect(at('/refused')[0].payload!.error).toContain('Incorrect API key provided: Bearer [redacted]');
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+});
+
 it('retries a receiver answering 503 with the same webhook-id and a valid signature each time, until it answers 200', async () => {
   scripts.set('/b', [503, 503]);
   const run = await startWithWebhook(scriptedAgent(ONE_STEP_SCRIPT), '/b', { initial_interval_ms: 200 });
@@ -142,6 +183,25 @@ it('delivers a failed run end with its error', async () => {
   const [hit] = at('/failed');
   expect(hit.payload).toMatchObject({ workflow_id: run.workflowId, status: 'failed' });
   expect(hit.payload!.error).toEqual(expect.any(String));
+});
+
+it("a schedule's runs deliver their ends to the schedule's webhook, each under its own run's id", async () => {
+  const id = `hooked-${process.pid}`;
+  const agentFile = cli.agentFile('scheduled', scriptedAgent(ONE_STEP_SCRIPT));
+  const created = await cli.perflow(['schedule', 'create', id, '--agent', agentFile, '--question', 'scheduled, hooked', '--every', '1h', '--webhook', `${base}/scheduled`, '--json'], POLICY_ENV);
+  expect(created.stderr).toBe('');
+  try {
+    expect((await cli.perflow(['schedule', 'trigger', id], POLICY_ENV)).code).toBe(0);
+    const [hit] = await until(() => Promise.resolve(at('/scheduled')), (hits) => hits.length > 0 && hits[0].payload !== undefined, 'the scheduled run delivered');
+    expect(hit.payload).toMatchObject({ type: 'run.ended', status: 'completed', response: 'the answer' });
+    expect(hit.payload!.workflow_id.startsWith(`${id}-`)).toBe(true);
+    expect(hit.headers['webhook-id']).toBe(`run-ended_${hit.payload!.workflow_id}_${hit.payload!.run_id}`);
+    // A host the policy does not allow is refused at create, in one line.
+    const refused = await cli.perflow(['schedule', 'create', `${id}-x`, '--agent', agentFile, '--question', 'q', '--every', '1h', '--webhook', 'http://example.com/hook'], POLICY_ENV);
+    expect([refused.code, refused.stderr.trim()]).toEqual([2, 'perflow: webhook: host "example.com" is not allowed on this worker; allow it in the worker policy (PERFLOW_ALLOW_HOSTS=example.com)']);
+  } finally {
+    await cli.perflow(['schedule', 'delete', id], POLICY_ENV);
+  }
 });
 
 it('refuses a webhook on a host the policy does not allow before the run starts, in one line naming PERFLOW_ALLOW_HOSTS', async () => {

@@ -17,6 +17,7 @@ import { sparseParameters } from '../../core/agent';
 import type { EvalInput } from '../../workflows/eval';
 import { randomUUID } from 'node:crypto';
 import { startWireServer } from './wire-server';
+import { startA2ARemote } from './a2a-remote';
 import { withEnv } from './env';
 
 async function main(): Promise<void> {
@@ -122,6 +123,14 @@ async function recordScenario(harness: Harness, scenario: Scenario, agentFile: u
  */
 async function withWireServer(scenario: Scenario, record: (agentFile: unknown) => Promise<void>): Promise<void> {
   const { wire, agent } = scenario;
+  if (scenario.a2aRemote) {
+    const remote = await startA2ARemote();
+    try {
+      return await record((agent as (url: string) => unknown)(remote.url));
+    } finally {
+      await remote.close();
+    }
+  }
   if (!wire) {
     if (typeof agent === 'function') throw new Error(`scenario ${scenario.name}: its agent is computed from a wire server's URL, so it needs \`wire\``);
     return record(agent);

@@ -55,6 +55,8 @@ export interface Scenario {
   runOnly?: boolean;
   /** Of a run that continued-as-new, keep only the executions holding this patch's marker, and the last. */
   onlyExecutionsWith?: string;
+  /** A remote A2A agent (./a2a-remote) is started for the run: `agent` is a function of its URL giving the content. */
+  a2aRemote?: true;
 }
 
 /** Waits until the run's progress satisfies `ok` (bounded). */
@@ -737,5 +739,55 @@ SCENARIOS.push({
     ...scriptedAgent({ planner: [plan('compute 6*7'), final('42, and the key is sk-test')], executor: [calculatorTurns('6*7', '42')] }, withCalculator()),
     llm: { interface: 'scripted', script: { planner: [plan('compute 6*7'), final('42, and the key is sk-test')], executor: [calculatorTurns('6*7', '42')], revision: ['42'] } },
     guardrails: { input: [{ not_contains: 'password', on_fail: 'stop' }], output: [{ not_regex: 'sk-[a-z]+', on_fail: 'retry' }] },
+  },
+});
+
+// Guardrails that ask a person: the question fails its input guardrail and is let through; a tool's output (42) is withheld and the
+// run let go on without it; the answer fails its output guardrail and a person stops the run (it ends tripped).
+SCENARIOS.push({
+  name: 'guardrail-ask',
+  question: 'What is 6*7? My password is hunter2.',
+  agent: {
+    ...scriptedAgent({ planner: [plan('compute 6*7'), final('42')], executor: [calculatorTurns('6*7', '42')] }, withCalculator()),
+    guardrails: {
+      input: [{ not_contains: 'password', on_fail: 'ask' }],
+      tool_output: [{ not_contains: '42', on_fail: 'ask' }],
+      output: [{ not_regex: '\\d', on_fail: 'ask' }],
+    },
+  },
+  async interact(id, client) {
+    await until(client, id, awaiting('guardrail-1'));
+    await approvePlan(client, id, { by: 'reviewer' });
+    await until(client, id, awaiting('guardrail-2'));
+    await approvePlan(client, id, { by: 'reviewer' });
+    await until(client, id, awaiting('guardrail-3'));
+    await rejectPlan(client, id, { reason: 'no figures in answers', by: 'reviewer' });
+  },
+});
+
+// A remote A2A agent (./a2a-remote, started for the run) asks a question: it waits for a person as a tool decision, and the
+// answer goes to the same remote task in a second callTool activity of the step.
+SCENARIOS.push({
+  name: 'a2a-input-required',
+  question: 'Book me a flight',
+  a2aRemote: true,
+  agent: (url: string) =>
+    scriptedAgent(
+      { planner: [plan('ask the flight booker'), final('booked')], executor: [[{ tool_calls: [{ name: 'booker', input: { message: 'ask which city' } }] }, { content: 'booked' }]] },
+      { tools: [{ type: 'A2AAgentTool', name: 'booker', parameters: { url } }] },
+    ),
+  async interact(id, client) {
+    await until(client, id, awaiting('tool-1-1'));
+    await approveTool(client, id, { input: { message: 'Seattle' }, by: 'reviewer' });
+  },
+});
+
+// Online scoring: the run is sampled (sample 1) and starts its scoring as it ends, abandoning it.
+SCENARIOS.push({
+  name: 'online-scoring',
+  question: 'What is 6*7, scored?',
+  agent: {
+    ...scriptedAgent({ planner: [plan('compute 6*7'), final('42')], executor: [calculatorTurns('6*7', '42')] }, withCalculator()),
+    scoring: { sample: 1, checks: [{ contains: '42' }] },
   },
 });

@@ -2,10 +2,11 @@
  * The agent's guardrails in the run: the question checked before any model call (its first
  * execution only), the answer before it is typed and the run ends; a failed `stop` guardrail ends
  * the run `tripped` (see lifecycle.ts), a failed `retry` one asks the planning model for a revised
- * answer with the reason, up to `guardrail_retries` times. Each check is an activity (a judge's
+ * answer with the reason, up to `guardrail_retries` times, a failed `ask` one waits for a person
+ * (human/guardrail-ask.ts). Each check is an activity (a judge's
  * call is counted into the run's usage), so a restart repeats none.
  */
-import { workflowInfo } from '@temporalio/workflow';
+import { patched, workflowInfo } from '@temporalio/workflow';
 import { addUsage } from '../../core/llm-types';
 import { DEFAULT_GUARDRAIL_RETRIES, judgeCount, REVISION_SYSTEM_PROMPT, revisionPrompt, type GuardrailPlace, type GuardrailVerdict } from '../../core/guardrails';
 import type { ModelSettings } from '../../core/activity-contract';
@@ -39,13 +40,29 @@ async function verdictsOn(run: RunContext, place: GuardrailPlace, text: string, 
   return verdicts;
 }
 
-/** A failed `stop` guardrail among the verdicts, else the first failed one. */
-const failedOf = (verdicts: GuardrailVerdict[]) => verdicts.find((v) => !v.passed && v.on_fail === 'stop') ?? verdicts.find((v) => !v.passed);
+/** A failed `stop` guardrail among the verdicts, else a failed `ask` one (a person decides before a revision is asked for), else the first failed one. */
+const failedOf = (verdicts: GuardrailVerdict[]) =>
+  verdicts.find((v) => !v.passed && v.on_fail === 'stop') ?? verdicts.find((v) => !v.passed && v.on_fail === 'ask') ?? verdicts.find((v) => !v.passed);
+
+/** Only runs with an `ask` guardrail that failed reach it: runs recorded before never did. */
+const GUARDRAIL_ASK_PATCH = 'guardrail-ask';
+
+/**
+ * A failed `ask` guardrail put to a person: returns when they let the run through; a rejection
+ * (or `approval_timeout` rejecting) ends the run `tripped`. @throws GuardrailTripped
+ */
+export async function askPerson(run: RunContext, failed: GuardrailVerdict): Promise<void> {
+  patched(GUARDRAIL_ASK_PATCH);
+  const answer = await run.human.askGuardrail(failed);
+  if (answer.action === 'approve') return;
+  throw new GuardrailTripped({ ...failed, detail: `${failed.detail}; rejected by ${answer.by}: ${answer.reason ?? 'no reason given'}` });
+}
 
 /** Checks the question against the input guardrails, once per run (not again after continue-as-new). @throws GuardrailTripped */
 export async function checkInput(run: RunContext): Promise<void> {
   if (!run.agent.guardrails?.input?.length || workflowInfo().continuedFromExecutionRunId !== undefined) return;
   const failed = failedOf(await verdictsOn(run, 'input', run.question, 0));
+  if (failed?.on_fail === 'ask') return askPerson(run, failed);
   if (failed) throw new GuardrailTripped(failed);
 }
 
@@ -59,6 +76,10 @@ export async function guardedAnswer(run: RunContext, response: string): Promise<
   for (let attempt = 0; ; attempt++) {
     const failed = failedOf(await verdictsOn(run, 'output', answer, inputJudges + attempt * judgesPerCheck));
     if (!failed) return answer;
+    if (failed.on_fail === 'ask') {
+      await askPerson(run, failed);
+      return answer;
+    }
     if (failed.on_fail === 'stop' || attempt >= retries) throw new GuardrailTripped(failed);
     answer = await ask(run, {
       model: 'planning',

@@ -7,7 +7,7 @@ import { CancellationScope, ContinueAsNew, continueAsNew, isCancellation, log, m
 import { addUsage } from '../../core/llm-types';
 import { MAX_STEPS_SUMMARY_PROMPT_TEMPLATE, MAX_STEPS_SUMMARY_SYSTEM_PROMPT, tokenBudgetReachedMessage } from '../../core/prompts';
 import { preview } from '../../core/text';
-import { EVENT_PREVIEW_CHARS, type RunEventBody } from '../../core/run-events';
+import { EVENT_PREVIEW_CHARS, eventOutput, type RunEventBody } from '../../core/run-events';
 import type { EarlierStepsRef } from '../../core/activity-contract';
 import { SearchAttributes, type CarriedState, type RunOutput } from './definitions';
 import { memoryActivities } from './activity-presets';
@@ -22,6 +22,7 @@ import { BudgetStop, budgetMetadata, tenantOf } from './dollar-budget';
 import { checkInput, GuardrailTripped } from './guardrails';
 import { trippedResponse, type GuardrailVerdict } from '../../core/guardrails';
 import { announceEnd } from './webhook';
+import { startScoring } from './scoring';
 
 /**
  * Patches of capabilities that came to the other agent types with the kernel: runs recorded
@@ -41,7 +42,7 @@ export async function finish(run: RunContext, response: string, metadata?: Recor
   const { output, tripped } = end;
   const status = tripped ? 'tripped' : 'completed';
   await run.human.settle();
-  await recordEnd(run, { response }, { type: 'run_finished', status, response: preview(response, EVENT_PREVIEW_CHARS) });
+  await recordEnd(run, { response }, { type: 'run_finished', status, response: preview(response, EVENT_PREVIEW_CHARS), ...eventOutput(output) });
   progress.status = status;
   progress.result = response;
   if (output !== undefined) progress.output = output;
@@ -51,6 +52,7 @@ export async function finish(run: RunContext, response: string, metadata?: Recor
   countRun(run.agent.type, status);
   endRunSpan(progress.usage);
   await announceEnd(run, { status, response });
+  await startScoring(run, { status, response, ...end });
   const assumed = progress.assumed_verdicts ? { assumed_verdicts: progress.assumed_verdicts } : {};
   const budget = budgetMetadata(run);
   const meta = metadata || progress.assumed_verdicts || Object.keys(budget).length > 0 ? { metadata: { ...metadata, ...assumed, ...budget } } : {};

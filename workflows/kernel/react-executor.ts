@@ -1,9 +1,11 @@
 /**
  * The ReAct executor: one child workflow per plan step. Each iteration is one LLM activity
  * with the agent's tools offered, then one activity per requested tool call; the model's final
- * text is the step result.
+ * text is the step result. Over 300 lines on purpose: the turn loop, its tool calls (built-in,
+ * sub-agent, Nexus, remote A2A with a person's answer) and their patches read best in one place.
  */
-import type { AgentTool, AgentToolRef, ExecutorCallInput, StoredToolResult, ToolObservation } from '../../core/activity-contract';
+import type { AgentTool, AgentToolRef, ExecutorCallInput, StoredToolResult, ToolCallInput, ToolObservation } from '../../core/activity-contract';
+import { A2A_AGENT_TOOL_TYPE } from '../../core/tool-types';
 import { isAgentTool } from '../../core/agent-file/sub-agents';
 import type { ToolCallPlace } from '../../core/memory-ids';
 import { callNexusAgent, callSubAgent } from './sub-agents';
@@ -114,6 +116,9 @@ export interface ReactExecutorOutput {
   usage: Usage;
 }
 
+/** A remote A2A agent's question waits for a person, and the answer goes back to its task (runs from before never got one). */
+export const A2A_INPUT_REQUIRED_PATCH = 'a2a-input-required';
+
 /** Executor turns carry their step's memory (`step_memory`) instead of separate load and save activities. */
 export const STEP_MEMORY_IN_MODEL_CALLS_PATCH = 'executor-step-memory-in-model-calls';
 
@@ -206,13 +211,31 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
   };
   const pending = () => joinedEvents(stepEvents && wholeKeys(stepEvents), handed.length > 0 ? handedToolEvents(workflowInfo().runId, input.stepIndex, handed) : undefined);
   /** A tool call as an activity; what is pending goes with it, or on with its own events (a slow call shows after the quick ones before it). */
-  async function toolActivity(ref: AgentToolRef, name: string, toolInput: Record<string, unknown>, place: ToolCallPlace, hands: boolean): Promise<ToolObservation> {
+  async function toolActivity(ref: AgentToolRef, name: string, toolInput: Record<string, unknown>, place: ToolCallPlace, hands: boolean, answering?: Pick<ToolCallInput, 'reply' | 'decline'>): Promise<ToolObservation> {
     const before = handed.length > 0 ? pending() : stepEvents;
     const o = await toolCall(ref).executeWithOptions({ summary: `tool: ${name}` }, [
-      { tool: ref, input: toolInput, place, ...(hands ? { hand_events: true as const } : {}), ...(before ? { events_before: before } : {}), ...(input.tool_guardrails ? { guardrails: input.tool_guardrails } : {}) },
+      { tool: ref, input: toolInput, place, ...(hands ? { hand_events: true as const } : {}), ...(before ? { events_before: before } : {}), ...(input.tool_guardrails ? { guardrails: input.tool_guardrails } : {}), ...answering },
     ]);
     if (!hands || o.call_published) [stepEvents, handed] = [undefined, []];
     if (hands) handed.push({ call: place.callIndex, tool: name, input: toolInput, output: o.content, ok: !o.is_error, ...(o.call_published ? { call_published: true } : {}) });
+    return o;
+  }
+  /**
+   * A remote agent's call until it has an answer: each question it asks (A2A INPUT_REQUIRED) waits
+   * for a person as a tool decision of the run, and the answer goes to the same remote task (a
+   * denial cancels it). The observation is the last call's.
+   */
+  async function answeredRemote(ref: AgentToolRef, name: string, toolInput: Record<string, unknown>, place: ToolCallPlace, first: ToolObservation): Promise<ToolObservation> {
+    let o = first;
+    if (o.input_required === undefined || !patched(A2A_INPUT_REQUIRED_PATCH)) return o;
+    while (o.input_required) {
+      const asked = o.input_required;
+      const answer = await askToolApproval((answers ??= toolApprovalAnswers()), { decision_id: `tool-${input.stepIndex + 1}-${++approvals}`, step_index: input.stepIndex, step: input.step, tool: name, input: toolInput, question: asked.question });
+      const reply = { task_id: asked.task_id, context_id: asked.context_id, turn: asked.turn + 1, question_id: asked.question_id };
+      o = answer.action === 'deny'
+        ? await toolActivity(ref, name, toolInput, place, false, { reply, decline: `declined by ${answer.by}: ${answer.reason ?? 'no reason given'}` })
+        : await toolActivity(ref, name, answer.input ?? toolInput, place, false, { reply });
+    }
     return o;
   }
   /** What is pending, written by the step: before a call that writes its own events elsewhere (an agent tool's), and as it ends. */
@@ -281,12 +304,12 @@ export async function runReact(input: ReactExecutorInput): Promise<ReactExecutor
         const place = { ids: input.ids, stepIndex: input.stepIndex, callIndex: toolCalls };
         if (runs) toolCalls++;
         // Its events go on to the next turn when its answer does (by reference, unedited).
-        const hands = byReference && approval?.input === undefined;
+        const hands = byReference && approval?.input === undefined && ref?.type !== A2A_AGENT_TOOL_TYPE;
         // A tool outside the agent's list is never executed.
         const observation: Promise<ToolObservation> = runs
           ? isAgentTool(ref) || ref.type === NEXUS_AGENT_TOOL_TYPE
             ? (writePending(), subAgentCall(ref, toolInput, place))
-            : Promise.resolve(await toolActivity(ref, call.name, toolInput, place, hands))
+            : Promise.resolve(await answeredRemote(ref, call.name, toolInput, place, await toolActivity(ref, call.name, toolInput, place, hands)))
           : Promise.resolve(
               approval
                 ? { content: `The call was denied by ${approval.by}, who reviews this tool's calls: ${approval.reason ?? 'no reason given'}`, is_error: true }

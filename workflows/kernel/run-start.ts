@@ -16,7 +16,8 @@ export interface RunStartSpec {
   question: string;
   /** The run's parameters as `sparseParameters` leaves them (without the memory IDs: those are `ids`). */
   sparse: { parameters: Partial<ResolvedParameters>; parameter_defaults?: string };
-  ids: RunIds;
+  /** The run's memory IDs; a scheduled run's are left out (each firing's run generates its own, see `runIdsFor`), or only its conversation's. */
+  ids: Partial<RunIds>;
   /** `ids.memory_id` is an existing conversation to continue. */
   continuesConversation?: boolean;
   llmTaskQueue?: string;
@@ -65,7 +66,7 @@ export function runStart(o: RunStartSpec): RunStart {
       { key: SearchAttributes.status, value: 'running' },
       { key: SearchAttributes.pending, value: 'none' },
       { key: SearchAttributes.fingerprint, value: fingerprint.id },
-      { key: SearchAttributes.memory, value: o.ids.memory_id },
+      ...(o.ids.memory_id !== undefined ? [{ key: SearchAttributes.memory, value: o.ids.memory_id }] : []),
       ...(tenant !== undefined ? [{ key: SearchAttributes.tenant, value: tenant }] : []),
     ],
   };

@@ -19,7 +19,7 @@ import { causeMessage, type RunContext } from './context';
 import { responseFilter } from './model-calls';
 import { modelForStep } from './scripted-calls';
 import { countStep } from './metrics';
-import { GuardrailTripped } from './guardrails';
+import { askPerson, GuardrailTripped } from './guardrails';
 import { tenantOf, withinBudget } from './dollar-budget';
 
 /** One executed step. */
@@ -111,8 +111,9 @@ async function executeStep(run: RunContext, step: StepRequest): Promise<StepOutc
     });
     run.events.stepEnded(step.unit, false);
     progress.usage = addUsage(progress.usage, out.usage);
-    // A tool_output guardrail withheld a tool's output: the run stops (guard ends it `tripped`).
-    if (out.tripped) throw new GuardrailTripped(out.tripped);
+    // A tool_output guardrail withheld a tool's output: the run stops (guard ends it `tripped`), or a person decides whether it goes on without it.
+    if (out.tripped?.on_fail === 'ask') await askPerson(run, out.tripped);
+    else if (out.tripped) throw new GuardrailTripped(out.tripped);
     outcome = {
       ok: true,
       result: out.result_preview,

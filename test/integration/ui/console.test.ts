@@ -4,9 +4,10 @@
  * plan, watch the planner's answer stream in, edit and approve the plan, deny one tool call and
  * run another with edited input, see the response; fork a finished run from step 2 with another
  * question and a parameter, compare the two side by side; a POST from a foreign origin is
- * refused; an eval followed to its end, a case to its run, and two evals compared case by case.
+ * refused; a run started with a webhook shows its delivery; a schedule listed, run, paused and deleted; a remote agent's question answered; an eval followed to its end, a case to its run, and two evals compared case by case.
  * A screenshot of the run view is saved outside the repository (and, with
- * PERFLOW_UPDATE_SCREENSHOTS=1, as docs/images/console-run.png for the README).
+ * PERFLOW_UPDATE_SCREENSHOTS=1, as docs/images/console-run.png for the README). Over 300 lines on
+ * purpose: one browser and one console server for every view.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -17,10 +18,14 @@ import { chromium, type Browser, type Locator, type Page } from 'playwright-core
 import { ensureChromium } from '../../../scripts/ui-check';
 import { screenshotFolder } from '../../../scripts/screenshot-folders';
 import { longTalker } from '../../support/script';
+import { startA2ARemote } from '../../support/a2a-remote';
+import { final, plan } from '../../support/harness';
 import { startConsole, type ConsoleServer } from '../../../console/server';
 import { clientConfigFromEnv } from '../../../config/env';
 import { useCli } from '../../support/cli';
 import { typedAgent } from '../../support/typed-agents';
+import { loadAgentFile } from '../../../client/run';
+import { createSchedule, deleteSchedule } from '../../../client/schedules';
 
 jest.setTimeout(120_000);
 
@@ -256,10 +261,32 @@ it('raises the budget of a run that waits at its max_cost_usd, and shows what it
 
 it('shows a typed answer as its JSON value, and a run its guardrail stopped as tripped with the reason', async () => {
   const start = async (question: string) => ((await (await api('/runs', { method: 'POST', body: JSON.stringify({ agent: 'typed-adder.json', question }) })).json()) as { workflow_id: string }).workflow_id;
-  const typedRun = await start('Sum it, typed');
-  await page.goto(`${server.url}/?token=${TOKEN}#/runs/${encodeURIComponent(typedRun)}`);
-  await text(byTestId('run-view-status'), 'completed', 30_000);
-  expect(JSON.parse(await byTestId('run-output').innerText())).toEqual({ total: 1, unit: 'count' });
+  // Started from the form with a webhook: the page shows its delivery once the run has ended.
+  const hooks: string[] = [];
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      hooks.push(String(req.headers['webhook-id']));
+      res.end();
+    });
+  });
+  await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
+  process.env.PERFLOW_WEBHOOK_SECRET = `whsec_${Buffer.from('console-test-secret-0123456789ab').toString('base64')}`;
+  try {
+    await page.goto(`${server.url}/?token=${TOKEN}`);
+    await byTestId('start-agent').selectOption('typed-adder.json');
+    await byTestId('start-question').fill('Sum it, typed');
+    await byTestId('start-webhook').fill(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+    await byTestId('start-submit').click();
+    await page.waitForURL(/#\/runs\//);
+    await text(byTestId('run-view-status'), 'completed', 30_000);
+    expect(JSON.parse(await byTestId('run-output').innerText())).toEqual({ total: 1, unit: 'count' });
+    await text(byTestId('run-webhook'), 'webhook: delivered (1 attempt, HTTP 200)', 20_000);
+    expect(hooks).toHaveLength(1);
+  } finally {
+    delete process.env.PERFLOW_WEBHOOK_SECRET;
+    receiver.close();
+  }
   await screenshot('console-typed-output.png');
   const refusedRun = await start('What is the admin password?');
   await page.goto(`${server.url}/?token=${TOKEN}#/runs/${encodeURIComponent(refusedRun)}`);
@@ -316,6 +343,69 @@ it('shows an agent tree under its root and answers a tool approval of a grandchi
   await byTestId('diff-sub-agent-compare').click();
   await text(byTestId('diff-side-b'), `${fork.workflow_id}/step-2/agent-1`, 15_000);
   await text(byTestId('diff-response'), /445/);
+});
+
+it('lists schedules, shows one with its next runs, and runs, pauses with a note and deletes it', async () => {
+  const id = `console-hourly-${process.pid}`;
+  const agent = await loadAgentFile(join(dir, 'agents', 'quick-adder.json'));
+  await createSchedule(cli.harness.perflow, { id, agent, question: 'What is 1+2+3, hourly?', every: '1h', timezone: 'Europe/Berlin' });
+  try {
+    await page.goto(`${server.url}/?token=${TOKEN}#/schedules`);
+    const row = page.locator(`[data-testid="schedule-row"][data-schedule-id="${id}"]`);
+    await text(row.getByTestId('schedule-state'), 'active', 15_000);
+    await text(row.getByTestId('schedule-next'), /^next \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\+0[12]:00$/);
+    await row.locator('a').click();
+    await text(byTestId('schedule-spec'), 'every 1h');
+    expect(await byTestId('schedule-next-runs').locator('li').count()).toBeGreaterThanOrEqual(3);
+
+    await byTestId('schedule-trigger').click();
+    const run = byTestId('schedule-run').first();
+    await text(run, 'completed', 30_000);
+    await screenshot('console-schedule.png');
+    // A run of the schedule opens as any run does.
+    const runId = (await run.locator('a').textContent()) ?? '';
+    expect(runId.startsWith(`${id}-`)).toBe(true);
+
+    await byTestId('schedule-note-input').fill('paused for the holidays');
+    await byTestId('schedule-pause').click();
+    await text(byTestId('schedule-view-state'), 'paused');
+    await text(byTestId('schedule-view-note'), 'paused for the holidays');
+    await text(row.getByTestId('schedule-note'), 'paused for the holidays');
+
+    page.once('dialog', (d) => void d.accept());
+    await byTestId('schedule-delete').click();
+    await page.waitForURL(/#\/schedules$/);
+    await count(page.locator(`[data-testid="schedule-row"][data-schedule-id="${id}"]`), 0, 15_000);
+    await page.getByTestId('schedule-run').first().waitFor({ state: 'detached' });
+    await page.goto(`${server.url}/?token=${TOKEN}#/runs/${encodeURIComponent(runId)}`);
+    await text(byTestId('run-question'), 'What is 1+2+3, hourly?');
+  } finally {
+    await deleteSchedule(cli.harness.perflow, id).catch(() => undefined);
+  }
+});
+
+it("puts a remote agent's question where the run waits, and sends the person's answer back to it", async () => {
+  const remote = await startA2ARemote();
+  try {
+    writeFileSync(join(dir, 'agents', 'remote-asker.json'), JSON.stringify({
+      name: 'remote-asker',
+      type: 'plan_execute_and_reflect',
+      llm: { interface: 'scripted', script: { planner: [plan('ask the flight booker'), final('booked')], executor: [[{ tool_calls: [{ name: 'booker', input: { message: 'ask which city' } }] }, { content: 'done' }]] } },
+      tools: [{ type: 'A2AAgentTool', name: 'booker', parameters: { url: remote.url, timeout_seconds: 60 } }],
+    }));
+    const started = (await (await api('/runs', { method: 'POST', body: JSON.stringify({ agent: 'remote-asker.json', question: 'Book me a flight' }) })).json()) as { workflow_id: string };
+    await page.goto(`${server.url}/?token=${TOKEN}#/runs/${encodeURIComponent(started.workflow_id)}`);
+    await text(byTestId('remote-question-text'), 'Which city should the flight go to?', 30_000);
+    await screenshot('console-remote-question.png');
+    await byTestId('remote-answer').fill('Seattle');
+    await byTestId('remote-answer-send').click();
+    await text(byTestId('run-view-status'), 'completed', 30_000);
+    expect(await byTestId('run-response').innerText()).toBe('booked');
+    expect(remote.tasksCreated).toHaveLength(1);
+  } finally {
+    await page.goto('about:blank'); // the run view's reads end here, not during the servers' teardown
+    await remote.close();
+  }
 });
 
 it('refuses a state-changing request from a foreign origin', async () => {

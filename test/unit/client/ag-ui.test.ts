@@ -56,6 +56,11 @@ describe('AG-UI events of a run', () => {
     expect(out.at(-1)).toMatchObject({ type: 'RUN_FINISHED', result: { response: 'done', workflow_id: ROOT, memory_id: 'm' } });
   });
 
+  it("a typed answer's value is RUN_FINISHED's result.output", async () => {
+    const out = await verified(translate([started, ev({ type: 'run_finished', status: 'completed', response: '{"total": 3}', output: { total: 3 } })]));
+    expect(out.at(-1)).toMatchObject({ type: 'RUN_FINISHED', result: { response: '{"total": 3}', output: { total: 3 }, workflow_id: ROOT } });
+  });
+
   it('two calls writing at once (parallel steps) are two messages; steps and tools pair up', async () => {
     const out = translate([
       started,

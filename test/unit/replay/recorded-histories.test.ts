@@ -73,6 +73,9 @@ describe('recorded histories', () => {
         'continued-as-new.run-3.binpb',
         'mcp-tool.binpb',
         'mcp-tool.step-1.binpb',
+        // A remote A2A agent's question answered by a person, on the same remote task (patched).
+        'a2a-input-required.binpb',
+        'a2a-input-required.step-1.binpb',
         // One per agent type besides plan_execute_and_reflect, with their children.
         'step-by-step-adaptive.binpb',
         'step-by-step-adaptive.step-2.binpb',

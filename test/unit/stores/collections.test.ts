@@ -29,7 +29,7 @@ describe('memory collection names from the environment', () => {
 
 describe('the collections the MongoDB tools keep off', () => {
   it('are the memory’s, the events archive, the evals and the tenants’ budgets and spend', () => {
-    expect(allMemoryCollections(DEFAULT_COLLECTIONS)).toEqual(['perflow_memories', 'perflow_interactions', 'perflow_prompts', 'perflow_events', 'perflow_evals', 'perflow_events.archive', 'perflow_tenant_budgets', 'perflow_tenant_spend']);
+    expect(allMemoryCollections(DEFAULT_COLLECTIONS)).toEqual(['perflow_memories', 'perflow_interactions', 'perflow_prompts', 'perflow_events', 'perflow_evals', 'perflow_events.archive', 'perflow_tenant_budgets', 'perflow_tenant_spend', 'perflow_scores']);
   });
 });
 

@@ -11,8 +11,10 @@
  * Nothing here adds a command unless a person (or `plan_approval`, or a tool's
  * `requires_approval`) asks for it, so runs recorded before replay unchanged.
  */
+import type { GuardrailVerdict } from '../../../core/guardrail-verdict';
 import type { HumanState } from '../definitions';
 import { openBudget, type BudgetDesk } from './budget-wait';
+import { openGuardrailAsk, type GuardrailAnswer } from './guardrail-ask';
 import { openDecisions, type HumanRun } from './pending';
 import { openPlanReview, type PlanOutcome } from './plan-review';
 import { openSteering, type Steering } from './steering';
@@ -20,6 +22,7 @@ import { openToolApproval } from './tool-approval';
 
 export type { HumanState, PlanOutcome };
 export type { BudgetAnswer, BudgetDesk } from './budget-wait';
+export type { GuardrailAnswer } from './guardrail-ask';
 export { FEEDBACK_HEADING } from './steering';
 export { TIMEOUT_BY } from './pending';
 export { askToolApproval, toolApprovalAnswers } from './tool-approval';
@@ -33,6 +36,8 @@ export interface HumanLoop extends Steering {
   settle(): Promise<void>;
   /** The dollar budget's cap and wait (`max_cost_usd`). */
   budget: BudgetDesk;
+  /** Waits for a person's answer on a failed guardrail with `on_fail: "ask"`. */
+  askGuardrail(verdict: GuardrailVerdict): Promise<GuardrailAnswer>;
 }
 
 const NO_STATE: HumanState = { plans_reviewed: 0, plans_approved: 0, rejections: 0, feedback: [], paused: false };
@@ -42,7 +47,8 @@ export function openHumanLoop(run: HumanRun, carried?: HumanState): HumanLoop {
   const state: HumanState = { ...NO_STATE, ...carried, feedback: [...(carried?.feedback ?? [])] };
   const desk = openDecisions(run, state);
   const budget = openBudget(desk);
-  const reviewPlan = openPlanReview(desk, budget);
+  const guardrail = openGuardrailAsk(desk);
+  const reviewPlan = openPlanReview(desk, budget, guardrail);
   openToolApproval(desk);
-  return { state, reviewPlan, ...openSteering(desk), settle: desk.settle, budget };
+  return { state, reviewPlan, ...openSteering(desk), settle: desk.settle, budget, askGuardrail: guardrail.ask };
 }

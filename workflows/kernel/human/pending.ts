@@ -60,7 +60,17 @@ export function openDecisions(run: HumanRun, state: HumanState): Decisions {
   /** The `PerflowPending` search attribute, when the client set perflow's attributes at start. */
   function syncPending(): void {
     const pending = progress.pending ?? [];
-    const value = pending.some((d) => d.kind === 'plan') ? 'plan' : pending.some((d) => d.kind === 'budget') ? 'budget' : pending.length > 0 ? 'tool' : holding ? 'paused' : 'none';
+    const value = pending.some((d) => d.kind === 'plan')
+      ? 'plan'
+      : pending.some((d) => d.kind === 'budget')
+        ? 'budget'
+        : pending.some((d) => d.kind === 'guardrail')
+          ? 'guardrail'
+          : pending.length > 0
+            ? 'tool'
+            : holding
+              ? 'paused'
+              : 'none';
     const current = workflowInfo().typedSearchAttributes.get(SearchAttributes.pending);
     if (current === undefined || current === value) return;
     upsertSearchAttributes([{ key: SearchAttributes.pending, value }]);

@@ -6,13 +6,14 @@
 import { setHandler } from '@temporalio/workflow';
 import { planDecisionUpdate, type PlanDecision } from '../definitions';
 import type { BudgetDesk } from './budget-wait';
+import type { GuardrailDesk } from './guardrail-ask';
 import { byOf, checkBy, expectObject, numbered, TIMEOUT_BY, waitFor, type Decisions } from './pending';
 
 /** How the run goes on after a plan review. */
 export type PlanOutcome = { action: 'run'; steps: string[] } | { action: 'replan' } | { action: 'stop'; reason: string; by: string };
 
 /** Sets up the plan decision Update; returns the review a run puts each proposed plan to. */
-export function openPlanReview(desk: Decisions, budget: BudgetDesk): (steps: string[]) => Promise<PlanOutcome> {
+export function openPlanReview(desk: Decisions, budget: BudgetDesk, guardrail: GuardrailDesk): (steps: string[]) => Promise<PlanOutcome> {
   const { run, state } = desk;
   const { p } = run;
   const answers = new Map<string, PlanDecision & { by: string }>();
@@ -20,6 +21,8 @@ export function openPlanReview(desk: Decisions, budget: BudgetDesk): (steps: str
   setHandler(
     planDecisionUpdate,
     async (d) => {
+      // `approve` / `reject` while a failed `ask` guardrail waits answer it.
+      if (atGuardrail(d)) return guardrail.answer(d);
       // `reject --stop` while the run waits at its budget ends the run there.
       if (atBudget(d)) return budget.stop(byOf(d.by), d.reason!.trim());
       const pending = desk.pendingOf('plan', d.decision_id)!;
@@ -34,6 +37,7 @@ export function openPlanReview(desk: Decisions, budget: BudgetDesk): (steps: str
         desk.notEnded();
         expectObject(d, 'a plan decision');
         if (d.action !== 'approve' && d.action !== 'reject') throw new Error(`action must be approve or reject, got ${JSON.stringify(d.action)}`);
+        if (atGuardrail(d)) return guardrail.validate(d);
         if (atBudget(d) || (d.action === 'approve' && !desk.pendingOf('plan', d.decision_id) && budget.pending())) {
           if (d.action !== 'reject' || !d.stop) throw new Error(budgetWaitAnswers(desk.pendingOf('budget')?.budget?.tenant));
           if (typeof d.reason !== 'string' || d.reason.trim() === '') throw new Error('a rejection needs a reason (--reason TEXT)');
@@ -55,6 +59,11 @@ export function openPlanReview(desk: Decisions, budget: BudgetDesk): (steps: str
   function budgetWaitAnswers(tenant: string | undefined): string {
     const raise = tenant !== undefined ? `the run waits at the tenant ${tenant}'s daily cap: raise it (budget set --tenant ${tenant} --usd-per-day N)` : 'the run waits at its max_cost_usd: raise it (raise-budget --usd N)';
     return `${raise} or end the run (reject --reason TEXT --stop)`;
+  }
+
+  /** A decision that answers the pending guardrail decision (no plan pending under its ID). */
+  function atGuardrail(d: PlanDecision): boolean {
+    return !desk.pendingOf('plan', d.decision_id) && guardrail.pending(d.decision_id);
   }
 
   /** A rejection that answers the pending budget decision (no plan pending under its ID). */

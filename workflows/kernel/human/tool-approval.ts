@@ -2,7 +2,8 @@
  * Tool approval (`requires_approval`): an executor child asks its run to approve a tool call
  * (a signal); the run shows it as pending until a person approves it (optionally with an
  * edited input, checked against the tool's schema) or denies it with a reason, or
- * `approval_timeout` decides; the answer goes back to the child (a signal).
+ * `approval_timeout` decides; the answer goes back to the child (a signal). A remote agent's
+ * question (A2A INPUT_REQUIRED) is asked the same way: the approved input is the answer.
  */
 import { condition, getExternalWorkflowHandle, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import { schemaProblem } from '../../../core/schema-check';
@@ -37,13 +38,15 @@ export function openToolApproval(desk: Decisions): void {
       step: { index: req.step_index, text: preview(req.step, 300), executor_workflow_id: req.executor_workflow_id },
       tool: req.tool,
       input: req.input,
+      ...(req.question !== undefined ? { question: req.question } : {}),
       ...desk.timeoutOf(),
-      answer: [`perflow approve-tool ${workflowId} [--input JSON]`, `perflow deny-tool ${workflowId} --reason TEXT`],
+      answer: req.question !== undefined ? [`perflow approve-tool ${workflowId} --input '{"message": "YOUR ANSWER"}'`, `perflow deny-tool ${workflowId} --reason TEXT`] : [`perflow approve-tool ${workflowId} [--input JSON]`, `perflow deny-tool ${workflowId} --reason TEXT`],
     });
     const answered = await waitFor(() => answers.has(req.decision_id), desk.timeoutMs);
     if (!answered) {
       const reason = `nobody answered within ${p.approval_timeout} s`;
-      const action = desk.timeoutAction === 'approve' ? 'approve' : 'deny';
+      // Nobody's answer to a remote agent's question cannot be approved: it is declined.
+      const action = desk.timeoutAction === 'approve' && req.question === undefined ? 'approve' : 'deny';
       answers.set(req.decision_id, { decision_id: req.decision_id, action, by: TIMEOUT_BY, ...(action === 'deny' ? { reason } : {}) });
       await desk.record({ decision_id: req.decision_id, kind: 'tool', action, by: TIMEOUT_BY, ...(action === 'deny' ? { detail: reason } : {}) });
     }
@@ -70,6 +73,7 @@ export function openToolApproval(desk: Decisions): void {
         if (!pending) throw new Error(`no tool call is awaiting approval${d.decision_id ? ` as ${d.decision_id}` : ''} (status: ${progress.status})`);
         checkBy(d.by);
         if (d.action === 'deny' && (typeof d.reason !== 'string' || d.reason.trim() === '')) throw new Error('a denial needs a reason (--reason TEXT)');
+        if (d.action === 'approve' && pending.question !== undefined && d.input === undefined) throw new Error(`${pending.tool} asks a question: answer it with --input '{"message": "YOUR ANSWER"}' (or deny-tool --reason TEXT)`);
         if (d.action === 'approve' && d.input !== undefined) {
           if (typeof d.input !== 'object' || d.input === null || Array.isArray(d.input)) throw new Error('the edited input must be a JSON object');
           const spec = run.tools.find((t) => t.spec.name === pending.tool)?.spec;
