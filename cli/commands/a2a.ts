@@ -33,6 +33,7 @@ export const a2aCommand: CommandHandler = async (ctx) => {
     note(`perflow a2a: ${agents.length} agents at ${server.url}/a2a/AGENT (${agents.map((a) => a.tool).join(', ')}; cards at /a2a/AGENT/.well-known/agent-card.json; Ctrl-C stops it)`);
     // A generated token is shown once; a tokens file is the user's already.
     if (server.token) note(`perflow a2a: token ${server.token} (send "Authorization: Bearer TOKEN")`);
+    else if (o.token !== undefined) note('perflow a2a: the token of --token (send "Authorization: Bearer TOKEN")');
     else if (o.tokens !== undefined) note(`perflow a2a: ${tokens!.length} tokens from ${o.tokens}, each seeing its tenant's tasks only`);
     await new Promise<void>((stop) => {
       process.once('SIGINT', stop);

@@ -6,7 +6,8 @@
  * worker policy does not allow (another name, an IPv4-mapped IPv6 address of the same listener)
  * refused with nothing stored or sent; a worker SIGKILLed while deliveries wait for their retry
  * loses none; a restarted server resumes a task's notifications from where it stopped; a task
- * waiting for input announces it, with the decision, and goes on announcing once answered.
+ * waiting for input announces it, with the decision, and goes on announcing once answered — its
+ * worker SIGKILLed while it waits, a fresh one finishing it.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -255,7 +256,7 @@ describe('perflow a2a push notifications', () => {
     expect(at('/resume').length).toBe(before);
   });
 
-  it('announces INPUT_REQUIRED with the decision it waits for, then WORKING again and the end once answered', async () => {
+  it('announces INPUT_REQUIRED with the decision it waits for, then WORKING again and the end once answered, across a worker SIGKILL mid-run', async () => {
     const client = await a2aClient('pushed-reviewed');
     const waiting = (await client.sendMessage(message('Review my plan', config('cfg-input', '/input', { authentication: { scheme: 'Basic', credentials: 'dXNlcjpwdw==' } })))) as Task;
     expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
@@ -263,6 +264,8 @@ describe('perflow a2a push notifications', () => {
     const update = StreamResponseFromJson(asked!.body).payload;
     const parts = update?.$case === 'statusUpdate' ? (update.value.status?.message?.parts ?? []) : [];
     expect(parts.find((p) => p.content?.$case === 'data')?.content?.value).toMatchObject({ choices: ['approve', 'reject'], pending: { kind: 'plan' } });
+    // The worker is SIGKILLed mid-run, while the task waits: a fresh one finishes it once answered.
+    await workers.restart();
     await client.sendMessage(message('approve', undefined, false, { taskId: waiting.id, contextId: waiting.contextId }));
     await until('the end notified', () => delivered('/input').map((h) => stateOf(h.body)), (s) => s.includes(TaskState.TASK_STATE_COMPLETED));
     // In stream order (the final task last): what follows the question.

@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Role, TaskState, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
@@ -49,8 +49,8 @@ interface Server {
 }
 
 /** `perflow a2a --port 0` as a user starts it, with the URL (and token) it prints. */
-async function a2aServer(extra: string[]): Promise<Server> {
-  const child = spawn(process.execPath, [BUILT_CLI, 'a2a', '--agents', agents, '--port', '0', ...extra], { env: { ...process.env, ...cli.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function a2aServer(extra: string[], folder = agents): Promise<Server> {
+  const child = spawn(process.execPath, [BUILT_CLI, 'a2a', '--agents', folder, '--port', '0', ...extra], { env: { ...process.env, ...cli.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const printed = await new Promise<{ url: string; token?: string }>((ready, fail) => {
     const timer = setTimeout(() => fail(new Error(`perflow a2a did not start: ${stderr}`)), 60_000);
@@ -58,7 +58,7 @@ async function a2aServer(extra: string[]): Promise<Server> {
       stderr += d.toString();
       const url = /agents at (http:\/\/\S+)\/a2a\/AGENT/.exec(stderr)?.[1];
       const token = /token (\S+) \(send/.exec(stderr)?.[1];
-      if (url && (token || stderr.includes('tokens from'))) {
+      if (url && (token || stderr.includes('tokens from') || stderr.includes('the token of --token'))) {
         clearTimeout(timer);
         ready({ url, ...(token ? { token } : {}) });
       }
@@ -201,6 +201,26 @@ describe('perflow a2a (one token, v1.0 and v0.3 clients)', () => {
       expect(observation).toContain('the answer');
     } finally {
       delete process.env.PERFLOW_TEST_A2A_TOKEN;
+    }
+  });
+
+  it('runs the example pair offline: examples/a2a/travel-planner.json asks the served examples/a2a/served/flight-desk.json', async () => {
+    const examples = join(__dirname, '..', '..', '..', 'examples', 'a2a');
+    const desk = await a2aServer(['--token', 'example-token-0123456789abcdef'], join(examples, 'served'));
+    process.env.PERFLOW_TEST_A2A_TOKEN = 'example-token-0123456789abcdef';
+    try {
+      // The planner as written, pointed at this server's port and at a variable the test worker may read.
+      const planner = JSON.parse(readFileSync(join(examples, 'travel-planner.json'), 'utf8')) as { tools: Array<{ parameters: Record<string, string> }> };
+      expect(planner.tools[0].parameters.url).toBe('http://127.0.0.1:7400/a2a/flight-desk');
+      planner.tools[0].parameters = { ...planner.tools[0].parameters, url: `${desk.url}/a2a/flight-desk`, token_env: 'PERFLOW_TEST_A2A_TOKEN' };
+      const r = await cli.perflow(['run', '--agent', cli.agentFile('travel-planner', planner), '--question', 'Plan my trip to Seattle', '--wait', '--json']);
+      expect(r.stderr).toBe('');
+      expect((JSON.parse(r.stdout) as { response: string }).response).toBe('The flight desk says: 3 flights from Beijing to Seattle this week.');
+      const observation = cli.harness.recorder.filter((c) => c.position.role === 'executor').flatMap((c) => c.messages.filter((m) => m.role === 'tool')).at(-1)?.content;
+      expect(observation).toContain('There are 3 flights from Beijing to Seattle this week.');
+    } finally {
+      delete process.env.PERFLOW_TEST_A2A_TOKEN;
+      await desk.stop();
     }
   });
 
