@@ -7,7 +7,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import { packageVersion } from '../client/package-root';
 import type { OfferedAgent } from '../mcp/agent-tools';
 
-/** The path of an agent's endpoint (JSON-RPC) under the server's base URL. */
+/** The path of an agent's endpoint under the server's base URL: JSON-RPC there, HTTP+JSON's routes under it. */
 export const agentPath = (agent: OfferedAgent): string => `/a2a/${encodeURIComponent(agent.tool)}`;
 
 const INPUT_MODES = ['text/plain', 'application/json'];
@@ -24,7 +24,9 @@ export function cardJson(agent: OfferedAgent, baseUrl: string): Record<string, u
     version: packageVersion(),
     supportedInterfaces: [
       { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+      { url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
       { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3', tenant: '' },
+      { url, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3', tenant: '' },
     ],
     capabilities: { streaming: true, pushNotifications: true, extensions: [] },
     securitySchemes: { [SECURITY_SCHEME]: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: '', description: SECURITY_TEXT } } },
@@ -57,6 +59,10 @@ export function legacyCardJson(agent: OfferedAgent, baseUrl: string): Record<str
     version: v1.version,
     url: `${baseUrl}${agentPath(agent)}`,
     preferredTransport: 'JSONRPC',
+    additionalInterfaces: [
+      { url: `${baseUrl}${agentPath(agent)}`, transport: 'JSONRPC' },
+      { url: `${baseUrl}${agentPath(agent)}`, transport: 'HTTP+JSON' },
+    ],
     capabilities: { streaming: true, pushNotifications: true },
     securitySchemes: { [SECURITY_SCHEME]: { type: 'http', scheme: 'bearer', description: SECURITY_TEXT } },
     security: [{ [SECURITY_SCHEME]: [] }],

@@ -3,11 +3,12 @@
  * listener (client/listener-guard.ts): loopback by default, a bearer token on every request (the
  * generated one, or `--tokens FILE` with a tenant each), `Host` names of its own only, no
  * browser page of another site, a bounded body. Each agent has its card at
- * `/a2a/AGENT/.well-known/agent-card.json` and its JSON-RPC endpoint at `/a2a/AGENT` (A2A v1.0;
- * v0.3 when the request says so or names no version); the default agent's card is also at
- * `/.well-known/agent-card.json`.
+ * `/a2a/AGENT/.well-known/agent-card.json`, its JSON-RPC endpoint at `/a2a/AGENT` and its
+ * HTTP+JSON routes under it (rest.ts) — A2A v1.0, or v0.3 when the request says so or names no
+ * version; the default agent's card is also at `/.well-known/agent-card.json`.
  */
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler } from '@a2a-js/sdk/server';
@@ -16,7 +17,7 @@ import type { PerflowClient } from '../client/connect';
 import { PerflowError } from '../client/errors';
 import { listen } from '../client/listen';
 import { bearerToken, checkedAllowedHost, crossSiteRefusal, hostAllowList, newToken, refusedHostMessage } from '../client/listener-guard';
-import { OPERATOR } from '../client/tenant-scope';
+import { OPERATOR, type TenantScope } from '../client/tenant-scope';
 import type { ScopedToken } from '../console/token-scopes';
 import type { OfferedAgent } from '../mcp/agent-tools';
 import { agentPath, cardJson, legacyCardJson } from './agent-cards';
@@ -24,6 +25,7 @@ import { ScopedUser, scopeOfToken } from './callers';
 import { agentHandler } from './request-handler';
 import { MongoPushConfigStore } from './push-configs';
 import { PushNotifier, type PushRetry } from './push-notifier';
+import { restRoutes, type RestDispatch } from './rest';
 
 export interface A2aServerOptions {
   perflow: PerflowClient;
@@ -71,15 +73,6 @@ export async function serveA2a(o: A2aServerOptions): Promise<A2aServer> {
     c.set('scope' as never, scope as never);
     await next();
   });
-  app.use('*', bodyLimit({ maxSize: MAX_A2A_BODY_BYTES, onError: (c) => c.json({ error: `the request body is larger than ${MAX_A2A_BODY_BYTES} bytes (1 MiB)` }, 413, { connection: 'close' }) }));
-
-  const server = await listen(getRequestListener(app.fetch, { hostname: host }), { host, port: o.port });
-  // Push configs are kept in MongoDB: the tasks a previous server was notifying are followed again.
-  const notifier: PushNotifier = new PushNotifier(o.perflow, () => pushConfigs, o.pushRetry);
-  const pushConfigs = new MongoPushConfigStore(o.perflow, (r) => notifier.follow(r));
-  notifier.resume().catch((err: unknown) => console.error(`perflow a2a: push notifications not resumed (${(err as Error).message}); restart the server to resume them`));
-  const handlers = new Map(o.agents.map((a) => [a.tool, transports(agentHandler({ perflow: o.perflow, agent: a, agentsDir: o.agentsDir, baseUrl: server.url, pushConfigs }))]));
-
   const card = (c: Context, agent: OfferedAgent | undefined) => {
     if (!agent) return c.json({ error: `no such agent: the agents are ${[...byName.keys()].join(', ')} (their cards at /a2a/AGENT/.well-known/agent-card.json)` }, 404);
     const base = `http://${c.req.header('host')}`;
@@ -88,6 +81,24 @@ export async function serveA2a(o: A2aServerOptions): Promise<A2aServer> {
   };
   app.get('/.well-known/agent-card.json', (c) => card(c, defaultAgent));
   app.get('/a2a/:agent/.well-known/agent-card.json', (c) => card(c, byName.get(c.req.param('agent'))));
+  // HTTP+JSON: Node's request goes to the SDK's router unread (it reads the body under the same limit).
+  const rest: { dispatch?: RestDispatch } = {};
+  app.all('/a2a/:agent/:route{.+}', (c) => {
+    if (!rest.dispatch) return c.json({ error: 'the server is starting: try again in a moment' }, 503);
+    const { incoming, outgoing } = c.env as HttpBindings;
+    rest.dispatch(incoming, outgoing, c.get('scope' as never) as TenantScope);
+    return RESPONSE_ALREADY_SENT;
+  });
+  app.use('*', bodyLimit({ maxSize: MAX_A2A_BODY_BYTES, onError: (c) => c.json({ error: `the request body is larger than ${MAX_A2A_BODY_BYTES} bytes (1 MiB)` }, 413, { connection: 'close' }) }));
+
+  const server = await listen(getRequestListener(app.fetch, { hostname: host }), { host, port: o.port });
+  // Push configs are kept in MongoDB: the tasks a previous server was notifying are followed again.
+  const notifier: PushNotifier = new PushNotifier(o.perflow, () => pushConfigs, o.pushRetry);
+  const pushConfigs = new MongoPushConfigStore(o.perflow, (r) => notifier.follow(r));
+  notifier.resume().catch((err: unknown) => console.error(`perflow a2a: push notifications not resumed (${(err as Error).message}); restart the server to resume them`));
+  const handlers = new Map(o.agents.map((a) => [a.tool, transports(agentHandler({ perflow: o.perflow, agent: a, agentsDir: o.agentsDir, baseUrl: server.url, pushConfigs }))]));
+  rest.dispatch = restRoutes(new Map([...handlers].map(([name, t]) => [name, t.handler])), (name) => agentPath(byName.get(name)!), MAX_A2A_BODY_BYTES);
+
   app.post('/a2a/:agent', async (c) => {
     const t = handlers.get(c.req.param('agent'));
     if (!t) return c.json({ jsonrpc: '2.0', id: null, error: { code: -32601, message: `no agent "${c.req.param('agent')}" here: ${[...byName.keys()].map((n) => agentPath(byName.get(n)!)).join(', ')}` } }, 404);

@@ -47,10 +47,10 @@ export const USAGE = `usage: perflow <command> [options]
                                            (127.0.0.1 by default; token from --token, PERFLOW_MCP_TOKEN or printed; --unsafe-no-token,
                                            loopback only, turns it off); stops on Ctrl-C or when stdin closes
   a2a --agents DIR [--port P] [--host H] [--token T | --tokens FILE] [--default NAME] [--allowed-host NAME]...
-                                           each agent file of DIR as an A2A agent (JSON-RPC, A2A v1.0 and v0.3): its card at
-                                           /a2a/AGENT/.well-known/agent-card.json (--default NAME, or the only one, also at
-                                           /.well-known/agent-card.json); a task is a run (default 127.0.0.1:7400; prints a new
-                                           token unless --token T, or --tokens FILE with their tenants, gives them); stops on Ctrl-C
+                                           each agent file of DIR as an A2A agent (JSON-RPC and HTTP+JSON, A2A v1.0 and v0.3):
+                                           its card at /a2a/AGENT/.well-known/agent-card.json (--default NAME, or the only one,
+                                           also at /.well-known/agent-card.json); a task is a run (default 127.0.0.1:7400; prints a
+                                           new token unless --token T, or --tokens FILE with their tenants, gives them); stops on Ctrl-C
   eval SUITE [--agent FILE] [--param key=value]... [--concurrency N] [--min-pass R] [--junit FILE] [--json]
                                            run a suite's cases as runs (at most N at once, default 4), score them, print a table
                                            and the pass rate; exit 1 when it is below R (default 1.0)

@@ -1,4 +1,4 @@
-/** `perflow a2a`: the agents of a folder as A2A agents over HTTP (JSON-RPC, v1.0 and v0.3), until Ctrl-C. */
+/** `perflow a2a`: the agents of a folder as A2A agents over HTTP (JSON-RPC and HTTP+JSON, v1.0 and v0.3), until Ctrl-C. */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PerflowError } from '../../client/errors';

@@ -1,6 +1,6 @@
 /**
- * `perflow a2a` with the A2A SDK's own clients (v1.0 JSON-RPC through ClientFactory, and the v0.3
- * compat transport): the cards, a task answered blocking, at once and streamed, read back and
+ * `perflow a2a` with the A2A SDK's own clients (v1.0 JSON-RPC and HTTP+JSON through ClientFactory,
+ * and the v0.3 compat transports): the cards, a task answered blocking, at once and streamed, read back and
  * listed, a second message continuing the conversation, an approval answered through
  * INPUT_REQUIRED, a stream re-attached after a drop (no update lost, none twice), a cancel, a
  * server restarted mid-task, a perflow agent calling one of them as its tool, and the attacks:
@@ -13,8 +13,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Role, TaskState, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
+import { Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
+import { LegacyJsonRpcTransport, LegacyRestTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { readMemory } from '../../../client/memory';
 import { progressQuery } from '../../../workflows/definitions';
 import { useCli } from '../../support/cli';
@@ -85,9 +85,11 @@ const authed =
     return fetch(input, { ...init, headers });
   };
 
-async function v1Client(url: string, token: string, agent = 'plain'): Promise<Client> {
+/** The SDK's v1.0 client of one agent, over JSON-RPC or (`rest`) HTTP+JSON only. */
+async function v1Client(url: string, token: string, agent = 'plain', binding: 'jsonrpc' | 'rest' = 'jsonrpc'): Promise<Client> {
   const fetchImpl = authed(token);
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) }));
+  const transport = binding === 'rest' ? new RestTransportFactory({ fetchImpl }) : new JsonRpcTransportFactory({ fetchImpl });
+  const factory = new ClientFactory({ transports: [transport], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) });
   return factory.createFromUrl(url, `/a2a/${agent}/.well-known/agent-card.json`);
 }
 
@@ -146,13 +148,15 @@ describe('perflow a2a (one token, v1.0 and v0.3 clients)', () => {
     await server?.stop();
   });
 
-  it('serves each agent\'s card (and the default one at the root): name and description from the file, bearer scheme, JSON-RPC v1.0 and v0.3', async () => {
+  it('serves each agent\'s card (and the default one at the root): name and description from the file, bearer scheme, JSON-RPC and HTTP+JSON, v1.0 and v0.3', async () => {
     const card = await client.getAgentCard();
     expect(card).toMatchObject({ name: 'plain', description: 'The plain agent.', capabilities: { streaming: true } });
     expect(card.skills.map((s) => s.name)).toEqual(['plain']);
     expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.protocolVersion, i.url])).toEqual([
       ['JSONRPC', '1.0', `${server.url}/a2a/plain`],
+      ['HTTP+JSON', '1.0', `${server.url}/a2a/plain`],
       ['JSONRPC', '0.3', `${server.url}/a2a/plain`],
+      ['HTTP+JSON', '0.3', `${server.url}/a2a/plain`],
     ]);
     expect(Object.keys(card.securitySchemes)).toEqual(['bearer']);
     const root = await authed(server.token!)(`${server.url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } });
@@ -307,13 +311,46 @@ describe('perflow a2a (one token, v1.0 and v0.3 clients)', () => {
     expect((await cli.harness.client.workflow.getHandle(started.id).describe()).status.name).toBe('CANCELLED');
   });
 
-  it('answers a v0.3 client (the SDK\'s compat transport) with the same runs', async () => {
+  it.each([
+    ['JSON-RPC', LegacyJsonRpcTransport],
+    ['HTTP+JSON (/v1/… paths)', LegacyRestTransport],
+  ])('answers a v0.3 %s client (the SDK\'s compat transport) with the same runs', async (_binding, Transport) => {
     const card = await client.getAgentCard();
-    const legacy = new Client(new LegacyJsonRpcTransport({ endpoint: `${server.url}/a2a/plain`, fetchImpl: authed(server.token!) }), card);
+    const legacy = new Client(new Transport({ endpoint: `${server.url}/a2a/plain`, fetchImpl: authed(server.token!) }), card);
     const done = asTask(await legacy.sendMessage(message([text('Old protocol?')])));
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(partsText(done.artifacts[0].parts)).toBe('the answer');
     expect((await legacy.getTask({ tenant: '', id: done.id })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('serves HTTP+JSON to the SDK\'s REST client: a blocking send, one returned at once then read and listed, a stream, an INPUT_REQUIRED answered, a cancel', async () => {
+    const rest = await v1Client(server.url, server.token!, 'plain', 'rest');
+    const done = asTask(await rest.sendMessage(message([text('Over REST?')])));
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(partsText(done.artifacts[0].parts)).toBe('the answer');
+    expect(dataOf(done.artifacts[0].parts)).toMatchObject({ workflow_id: done.id, memory_id: done.contextId });
+    const started = asTask(await rest.sendMessage(message([text('At once over REST')], { returnImmediately: true, contextId: done.contextId })));
+    expect(started.contextId).toBe(done.contextId);
+    expect((await until(rest, started.id, TaskState.TASK_STATE_COMPLETED)).artifacts).toHaveLength(1);
+    const listed = await rest.listTasks({ tenant: '', contextId: done.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 10, pageToken: '', statusTimestampAfter: undefined });
+    expect(listed.tasks.map((t) => t.id)).toEqual([started.id, done.id]);
+    const events: StreamResponse[] = [];
+    for await (const e of rest.sendMessageStream(message([text('Stream over REST')]))) events.push(e);
+    expect(events[0].payload?.$case).toBe('task');
+    const end = events.at(-1)!.payload;
+    expect(end?.$case === 'statusUpdate' && end.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(events.some((e) => e.payload?.$case === 'artifactUpdate')).toBe(true);
+
+    const reviewed = await v1Client(server.url, server.token!, 'reviewed', 'rest');
+    const waiting = asTask(await reviewed.sendMessage(message([text('Review over REST')])));
+    expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(dataOf(waiting.status?.message?.parts)).toMatchObject({ choices: ['approve', 'reject'] });
+    const approved = asTask(await reviewed.sendMessage(message([text('approve')], { taskId: waiting.id })));
+    expect(approved.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const toCancel = asTask(await reviewed.sendMessage(message([text('Cancel over REST')], { returnImmediately: true })));
+    await until(reviewed, toCancel.id, TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect((await reviewed.cancelTask({ tenant: '', id: toCancel.id, metadata: {} })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((await cli.harness.client.workflow.getHandle(toCancel.id).describe()).status.name).toBe('CANCELLED');
   });
 
   it('refuses a request without the token, a push config and a 2 MiB message; nothing starts', async () => {
@@ -321,6 +358,12 @@ describe('perflow a2a (one token, v1.0 and v0.3 clients)', () => {
     const before = await runs();
     const noToken = await fetch(`${server.url}/a2a/plain`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} }) });
     expect(noToken.status).toBe(401);
+    // HTTP+JSON is behind the same guard: no token, no run.
+    const restBody = JSON.stringify({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'No token over REST' }] } });
+    const restNoToken = await fetch(`${server.url}/a2a/plain/message:send`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: restBody });
+    expect(restNoToken.status).toBe(401);
+    const restWrongToken = await fetch(`${server.url}/a2a/plain/message:send`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: 'Bearer not-the-token' }, body: restBody });
+    expect(restWrongToken.status).toBe(401);
     // A page that made its own name resolve to this machine (DNS rebinding), or another site's page: refused whatever the token.
     const port = new URL(server.url).port;
     expect(await rawGet(`http://127.0.0.1:${port}/a2a/plain/.well-known/agent-card.json`, { host: `evil.example:${port}`, authorization: `Bearer ${server.token}` })).toBe(403);
@@ -330,8 +373,13 @@ describe('perflow a2a (one token, v1.0 and v0.3 clients)', () => {
     const pushed = client.sendMessage({ ...push, configuration: { ...push.configuration, taskPushNotificationConfig: { tenant: '', id: 'p', taskId: '', url: 'http://evil.example/hook', token: 't', authentication: undefined } } });
     // This server's environment declares no worker policy: no receiver host is allowed.
     await expect(pushed).rejects.toThrow(/push notification config: host "evil.example" is not allowed/);
+    const restPush = await authed(server.token!)(`${server.url}/a2a/plain/tasks/some-task/pushNotificationConfigs`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify({ url: 'http://evil.example/hook', token: 't' }) });
+    expect(restPush.status).toBe(400);
+    expect(await restPush.text()).toMatch(/host \\"evil.example\\" is not allowed/);
     const huge = client.sendMessage(message([text('x'.repeat(2 * 1024 * 1024))]));
     await expect(huge).rejects.toThrow(/413|large/i);
+    const restClient = await v1Client(server.url, server.token!, 'plain', 'rest');
+    await expect(restClient.sendMessage(message([text('x'.repeat(2 * 1024 * 1024))]))).rejects.toThrow(/413|large/i);
     const inline = client.sendMessage(message([{ content: { $case: 'data', value: { name: 'evil', llm: {} } }, mediaType: 'application/json', filename: '', metadata: {} }]));
     await expect(inline).rejects.toThrow(/text parts only/);
     expect(await runs()).toBe(before);
@@ -360,6 +408,11 @@ describe('perflow a2a --tokens (tenants) and a restart', () => {
         for await (const _ of globex.resubscribeTask({ tenant: '', id: task.id })) return;
       })(),
     ).rejects.toThrow(/not found|no task/i);
+    // Nor over HTTP+JSON.
+    const globexRest = await v1Client(server.url, TOKEN_B, 'reviewed', 'rest');
+    await expect(globexRest.getTask({ tenant: '', id: task.id })).rejects.toThrow(/not found|no task/i);
+    await expect(globexRest.cancelTask({ tenant: '', id: task.id, metadata: {} })).rejects.toThrow(/not found|no task/i);
+    await expect(globexRest.sendMessage(message([text('approve')], { taskId: task.id }))).rejects.toThrow(/not found|no task/i);
     // Nor is its conversation: a message naming acme's contextId is refused.
     const borrowed = asTask(await globex.sendMessage(message([text('Read acme')], { contextId: task.contextId })));
     expect(borrowed.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
