@@ -1,7 +1,8 @@
 /**
  * Binding a perflow listener (the console, `perflow mcp --http`, the codec server) to host:port:
  * one line naming the port and the option to change when it cannot be had, the URL to print,
- * and a close that also ends open connections. One implementation for every server.
+ * and a close that also ends open connections and lets the requests being answered finish.
+ * One implementation for every server.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,13 +25,24 @@ export interface Listening {
   url: string;
   /** The port bound (for port 0, the free one picked). */
   port: number;
-  /** Stops listening and ends the open connections (an event stream would hold the server open). */
+  /**
+   * Stops listening, ends the open connections (an event stream would hold the server open) and
+   * waits (up to 5 s) for the handlers still at work: the caller may then close the clients they use.
+   */
   close(): Promise<void>;
 }
 
+/** How long close waits for the handlers still at work (a Temporal query, a MongoDB read). */
+const CLOSE_WAIT_MS = 5_000;
+
 /** Serves `handler` on host:port; resolves once it listens. @throws PerflowError `unavailable` in one line when it cannot */
 export async function listen(handler: RequestHandler, o: ListenOptions): Promise<Listening> {
-  const server = createServer((req, res) => void handler(req, res));
+  const working = new Set<Promise<unknown>>();
+  const server = createServer((req, res) => {
+    const answering = Promise.resolve(handler(req, res)).catch(() => undefined);
+    working.add(answering);
+    void answering.finally(() => working.delete(answering));
+  });
   await new Promise<void>((ready, fail) => {
     server.once('error', (err: NodeJS.ErrnoException) => fail(new PerflowError('unavailable', cannotListen(err, o), { cause: err })));
     server.listen(o.port, o.host, ready);
@@ -39,12 +51,18 @@ export async function listen(handler: RequestHandler, o: ListenOptions): Promise
   return {
     url: `http://${bracketed(o.host)}:${port}`,
     port,
-    close: () =>
-      new Promise<void>((done) => {
+    close: async () => {
+      await new Promise<void>((done) => {
         // Stop accepting first, then end the connections still open; a second close is a no-op.
         server.close(() => done());
         server.closeAllConnections();
-      }),
+      });
+      // A handler whose client went away may still be waiting on a query: closing the client
+      // under it would fail it far from here (a gRPC call on a closed channel).
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...working]), new Promise((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)))]);
+      clearTimeout(timer);
+    },
   };
 }
 

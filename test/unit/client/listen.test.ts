@@ -55,4 +55,26 @@ describe('listen: binding a perflow listener', () => {
     const reused = await started({ host: '127.0.0.1', port: streaming.port });
     expect(reused.port).toBe(streaming.port);
   });
+
+  it('close waits for a handler still at work after its connection ended (its client may be closed next)', async () => {
+    let finished = false;
+    let answered!: () => void;
+    const got = new Promise<void>((r) => (answered = r));
+    const slow = await listen(
+      async (_req, res) => {
+        res.writeHead(200).write('working');
+        answered();
+        await new Promise((r) => setTimeout(r, 300)); // a query still running
+        finished = true;
+        res.end();
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
+    request(slow.url, (res) => res.on('error', () => undefined).resume())
+      .on('error', () => undefined)
+      .end();
+    await got;
+    await slow.close();
+    expect(finished).toBe(true);
+  });
 });
