@@ -43,7 +43,7 @@ export type ModelCallDeps = ChatDeps &
   };
 
 /** The activity names of model calls (a worker serving the LLM task queue registers these). */
-export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'typedOutput', 'checkGuardrails', 'plannerLlm', 'executorLlm'] as const;
+export const MODEL_ACTIVITY_NAMES = ['planningModel', 'executionModel', 'typedOutput', 'checkGuardrails', 'scoreRun', 'plannerLlm', 'executorLlm'] as const;
 
 export async function planningModel(deps: ModelCallDeps, input: PlannerCallInput): Promise<TenantChecked<PlannerAnswer>> {
   // One stream for the call: the run's events handed to it go out in its first write, whatever

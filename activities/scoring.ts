@@ -31,6 +31,8 @@ export interface ScoreRunInput {
   outcome: { status: string; response: string; output?: unknown; tripped?: GuardrailVerdict; usage: Usage; steps: number };
   started_at: string;
   ended_at: string;
+  /** The run's LLM task queue: its judges' model calls wait under the same fleet-wide rate. */
+  llm_task_queue?: string;
 }
 
 export type ScoringDeps = JudgeDeps & { memory: MemoryStore };

@@ -1,12 +1,13 @@
 /**
  * Fleet rate limits: a worker started with PERFLOW_LLM_TASK_QUEUE serves the model calls on
  * that queue (rate-limited there), and a run started with `llm_task_queue` schedules every
- * planner and executor LLM call on it.
+ * planner and executor LLM call on it, and its scoring's judges too.
  */
 import { planExecuteReflect } from '../../workflows';
 import { workerConfigFromEnv } from '../../config/env';
 import { final, plan, runInput, scriptedAgent, useHarness, workflowId } from '../support/harness';
 import { serverEnv, uniqueTaskQueue } from '../support/env';
+import { scoringWorkflowId } from '../../core/scoring';
 
 jest.setTimeout(120_000);
 
@@ -27,7 +28,9 @@ const harness = useHarness(() => {
 it('runs the LLM activities on their own rate-limited task queue', async () => {
   const { client, taskQueue } = harness();
   const input = runInput(
-    scriptedAgent({ planner: [plan('say hi'), final('done')], executor: [[{ content: 'hi' }]] }),
+    scriptedAgent({ planner: [plan('say hi'), final('done')], executor: [[{ content: 'hi' }]], score: ['{"pass": true, "reason": "said hi"}'] }, {
+      scoring: { sample: 1, checks: [{ judge: 'It says hi' }] },
+    }),
     'queues?',
   );
   const handle = await client.workflow.start(planExecuteReflect, {
@@ -48,4 +51,10 @@ it('runs the LLM activities on their own rate-limited task queue', async () => {
   expect(child.filter(([name]) => name === 'executionModel')).toEqual([['executionModel', llmQueue]]);
   const isModelCall = (name: unknown) => /Model$/.test(String(name));
   expect([...parent, ...child].filter(([name]) => !isModelCall(name)).every(([, q]) => q === taskQueue)).toBe(true);
+
+  // The run's scoring is judged on the LLM queue as well.
+  const scoring = client.workflow.getHandle(scoringWorkflowId(handle.workflowId));
+  for (let i = 0; i < 150 && !(await scoring.describe().catch(() => undefined)); i++) await new Promise((r) => setTimeout(r, 200));
+  expect(await scoring.result()).toEqual({ passed: true, score: 1 });
+  expect(await queuesOf(scoring.workflowId)).toEqual([['scoreRun', llmQueue]]);
 });

@@ -142,7 +142,7 @@ export function runInput(agentFile: unknown, question: string, runParams: Record
 }
 
 /** A scripted agent file. */
-export function scriptedAgent(script: { planner?: string[]; executor?: unknown[][]; summary?: string[] }, extra: Record<string, unknown> = {}) {
+export function scriptedAgent(script: { planner?: string[]; executor?: unknown[][]; summary?: string[]; score?: string[] }, extra: Record<string, unknown> = {}) {
   return {
     name: 'test-agent',
     type: 'plan_execute_and_reflect',

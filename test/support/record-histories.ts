@@ -18,14 +18,17 @@ import type { EvalInput } from '../../workflows/eval';
 import { randomUUID } from 'node:crypto';
 import { startWireServer } from './wire-server';
 import { startA2ARemote } from './a2a-remote';
-import { withEnv } from './env';
+import { uniqueTaskQueue, withEnv } from './env';
+
+/** The LLM task queue the recording worker serves too, for the scenarios whose runs name one. */
+const LLM_QUEUE = uniqueTaskQueue('perflow-llm');
 
 async function main(): Promise<void> {
   stopServersOnSignals();
   const servers = await startServers(process.env);
   process.env.TEMPORAL_ADDRESS = servers.temporal.address;
   process.env.MONGODB_URI = servers.mongo.uri;
-  const harness = await createHarness();
+  const harness = await createHarness({ llm: { taskQueue: LLM_QUEUE } });
   console.log(`recording on task queue ${harness.taskQueue}`);
   try {
     const only = process.argv.slice(2);
@@ -64,6 +67,7 @@ async function recordScenario(harness: Harness, scenario: Scenario, agentFile: u
     });
     input = { ...input, ids, continues_conversation: true, after: [earlier.workflowId] };
   }
+  if (scenario.llmQueue) input = { ...input, llm_task_queue: LLM_QUEUE };
   await scenario.setup?.(harness.db);
   const handle = scenario.evalCases
     ? await startEvalScenario(harness, scenario.name, agentFile, scenario.evalCases)

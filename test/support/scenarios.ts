@@ -57,6 +57,8 @@ export interface Scenario {
   onlyExecutionsWith?: string;
   /** A remote A2A agent (./a2a-remote) is started for the run: `agent` is a function of its URL giving the content. */
   a2aRemote?: true;
+  /** The run's model calls go to an LLM task queue (`llm_task_queue`, as PERFLOW_LLM_TASK_QUEUE sets it), which the recording worker serves. */
+  llmQueue?: true;
 }
 
 /** Waits until the run's progress satisfies `ok` (bounded). */
@@ -783,11 +785,22 @@ SCENARIOS.push({
 });
 
 // Online scoring: the run is sampled (sample 1) and starts its scoring as it ends, abandoning it.
+// (online-scoring-llm-queue: the same with an LLM task queue, where its judges are scored.)
 SCENARIOS.push({
   name: 'online-scoring',
   question: 'What is 6*7, scored?',
   agent: {
     ...scriptedAgent({ planner: [plan('compute 6*7'), final('42')], executor: [calculatorTurns('6*7', '42')] }, withCalculator()),
     scoring: { sample: 1, checks: [{ contains: '42' }] },
+  },
+});
+
+SCENARIOS.push({
+  name: 'online-scoring-llm-queue',
+  question: 'What is 6*7, scored on the LLM queue?',
+  llmQueue: true,
+  agent: {
+    ...scriptedAgent({ planner: [plan('compute 6*7'), final('42')], executor: [calculatorTurns('6*7', '42')], score: ['{"pass": true, "reason": "right"}'] }, withCalculator()),
+    scoring: { sample: 1, checks: [{ contains: '42' }, { judge: 'It is right' }] },
   },
 });

@@ -60,6 +60,7 @@ export async function startScoring(run: RunContext, end: ScoredEnd): Promise<voi
     },
     started_at: run.startedAt,
     ended_at: new Date().toISOString(),
+    ...(run.input.llm_task_queue ? { llm_task_queue: run.input.llm_task_queue } : {}),
   };
   try {
     await startChild('scoreEndedRun', { workflowId: scoringWorkflowId(info.workflowId), parentClosePolicy: ParentClosePolicy.ABANDON, args: [input] });
