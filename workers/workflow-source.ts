@@ -120,13 +120,14 @@ export function describeWorkflowSource(source: WorkflowSource = workflowSource()
 export async function workflowCode(
   source: WorkflowSource = workflowSource(),
   options: { interceptorModules?: readonly string[] } = {},
-): Promise<{ workflowBundle: { code: string }; buildId: string }> {
+): Promise<{ workflowBundle: { code: string } | { codePath: string }; buildId: string }> {
   const bundle = source.workflowBundle;
-  const code =
-    bundle && 'code' in bundle
-      ? bundle.code
-      : bundle && 'codePath' in bundle
-        ? await readFile(bundle.codePath, 'utf8')
-        : (await keptWorkflowBundle({ ...workflowBundleOptions(source.workflowsPath!, options.interceptorModules), logger: Runtime.instance().logger })).code;
-  return { workflowBundle: { code }, buildId: `perflow+${createHash('sha256').update(code).digest('hex').slice(0, 20)}` };
+  // A bundle file goes to the SDK as its path: given the code instead, the SDK names the bundle
+  // after its source map and re-encodes that map (~3 MB) at every worker start.
+  if (bundle && 'codePath' in bundle) return { workflowBundle: { codePath: bundle.codePath }, buildId: buildIdOf(await readFile(bundle.codePath)) };
+  const code = bundle && 'code' in bundle ? bundle.code : (await keptWorkflowBundle({ ...workflowBundleOptions(source.workflowsPath!, options.interceptorModules), logger: Runtime.instance().logger })).code;
+  return { workflowBundle: { code }, buildId: buildIdOf(code) };
 }
+
+/** `perflow+` and 20 hex digits of the bundle's SHA-256 (of its UTF-8 bytes: the file's, or the code's). */
+const buildIdOf = (code: string | Buffer): string => `perflow+${createHash('sha256').update(code).digest('hex').slice(0, 20)}`;
