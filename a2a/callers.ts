@@ -7,9 +7,12 @@ import { OPERATOR, type TenantScope } from '../client/tenant-scope';
 import { tokenMatches } from '../client/listener-guard';
 import type { ScopedToken } from '../console/token-scopes';
 
-/** A caller that gave a valid token, and what it may see. */
+/** A caller that gave a valid token, and what it may see; `gone` aborts once its connection has closed. */
 export class ScopedUser implements User {
-  constructor(readonly scope: TenantScope) {}
+  constructor(
+    readonly scope: TenantScope,
+    readonly gone?: AbortSignal,
+  ) {}
   get isAuthenticated(): boolean {
     return true;
   }
@@ -25,6 +28,12 @@ export class ScopedUser implements User {
 export function scopeOf(context: ServerCallContext | undefined): TenantScope {
   const user = context?.user;
   return user instanceof ScopedUser ? user.scope : { tenant: '\u0000none' };
+}
+
+/** Aborts once the caller's connection has closed (a subscriber that went away), where the listener knows it. */
+export function callerGone(context: ServerCallContext | undefined): AbortSignal | undefined {
+  const user = context?.user;
+  return user instanceof ScopedUser ? user.gone : undefined;
 }
 
 /** The scope a token grants, or undefined when it is none of the tokens. */

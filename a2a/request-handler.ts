@@ -17,6 +17,7 @@ import { cancelRun } from '../client/ops';
 import { QUESTION_MAX_CHARS } from '../core/agent-file/limits';
 import type { OfferedAgent } from '../mcp/agent-tools';
 import { handlerCard } from './agent-cards';
+import { callerGone } from './callers';
 import { answerOf } from './answers';
 import { RunExecutor } from './executor';
 import { messageText, TERMINAL } from './parts';
@@ -111,7 +112,8 @@ class PerflowRequestHandler implements A2ARequestHandler {
     if (TERMINAL.includes(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)) throw new UnsupportedOperationError(`the task ${params.id} has ended: GetTask reads it`);
     yield { payload: { $case: 'task', value: task } };
     const from = lastSeen(context);
-    for await (const u of runUpdates(this.perflow, params.id, task.contextId, from !== undefined ? { from: from + 1 } : {})) {
+    const gone = callerGone(context);
+    for await (const u of runUpdates(this.perflow, params.id, task.contextId, { ...(from !== undefined ? { from: from + 1 } : {}), ...(gone ? { signal: gone } : {}) })) {
       yield u.kind === 'statusUpdate' ? { payload: { $case: 'statusUpdate', value: u.data } } : { payload: { $case: 'artifactUpdate', value: u.data } };
     }
   }
