@@ -15,7 +15,7 @@ import { getResult, listRuns, runSummary, type RunSummary } from '../../../clien
 import { describeSchedule } from '../../../client/schedules';
 import type { ScheduleSummaryView, ScheduleView } from '../../../client/schedule-types';
 
-jest.setTimeout(240_000);
+jest.setTimeout(360_000);
 
 const cli = useCli('schedules');
 const crash = useWorkerProcess('schedule-crash');
@@ -231,7 +231,8 @@ describe('perflow schedule', () => {
     await until('a run in flight', async () => (await runsOf(id)).some((r) => r.status === 'RUNNING'));
     await sleep(700);
     await crash.restart(); // during a run
-    await until('a finished run', async () => (await runsOf(id)).some((r) => r.status === 'COMPLETED'));
+    // The killed run's activity is retried after its heartbeat timeout, on a worker that starts under load: bounded generously.
+    await until('a finished run', async () => (await runsOf(id)).some((r) => r.status === 'COMPLETED'), 150_000);
     await until('no run going', async () => (await viewOf(id, () => crash.perflow)).running.length === 0, 30_000);
     await crash.restart(); // between firings
     await until('a run after the restart', async () => (await runsOf(id)).filter((r) => r.status === 'COMPLETED').length >= 3);
