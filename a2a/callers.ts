@@ -21,13 +21,16 @@ export class ScopedUser implements User {
   }
 }
 
+/** The scope of a caller the listener did not vouch for: a tenant no task belongs to. */
+export const NO_SCOPE: TenantScope = { tenant: '\u0000none' };
+
 /**
  * The scope of a request's caller. A context without one (never built by the listener) sees
  * nothing: a task store reached some other way must not answer as an operator.
  */
 export function scopeOf(context: ServerCallContext | undefined): TenantScope {
   const user = context?.user;
-  return user instanceof ScopedUser ? user.scope : { tenant: '\u0000none' };
+  return user instanceof ScopedUser ? user.scope : NO_SCOPE;
 }
 
 /** Aborts once the caller's connection has closed (a subscriber that went away), where the listener knows it. */

@@ -10,7 +10,7 @@ import express, { type ErrorRequestHandler, type Request } from 'express';
 import { restHandler } from '@a2a-js/sdk/server/express';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { TenantScope } from '../client/tenant-scope';
-import { ScopedUser } from './callers';
+import { NO_SCOPE, ScopedUser } from './callers';
 
 /** A REST request as the listener hands it over: the scope its token grants. */
 export type RestDispatch = (req: IncomingMessage, res: ServerResponse, scope: TenantScope) => void;
@@ -26,7 +26,7 @@ export function restRoutes(handlers: ReadonlyMap<string, A2ARequestHandler>, age
   app.set('query parser', 'simple');
   // Read before the SDK's router, whose own parser then sees the body as read.
   app.use(express.json({ type: ['application/json', 'application/a2a+json'], strict: false, limit: maxBodyBytes }));
-  const userBuilder = async (req: Request) => callers.get(req) ?? new ScopedUser({ tenant: '\u0000none' });
+  const userBuilder = async (req: Request) => callers.get(req) ?? new ScopedUser(NO_SCOPE);
   for (const [name, requestHandler] of handlers) app.use(agentPath(name), restHandler({ requestHandler, userBuilder, legacyCompat: { enabled: true } }));
   app.use((req, res) => {
     res.status(404).json({ error: { code: 404, status: 'NOT_FOUND', message: `no A2A route ${req.method} ${req.path}: an agent's HTTP+JSON routes are under /a2a/AGENT (message:send, message:stream, tasks, tasks/ID, …)` } });
