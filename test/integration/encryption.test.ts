@@ -22,11 +22,11 @@ import { EncryptionCodec } from '../../codec/encryption';
 import { parseEncryptionKeys } from '../../config/env';
 import { failureOf, final, plan, scriptedAgent } from '../support/harness';
 import { useCli } from '../support/cli';
-import { BUILT_CLI } from '../support/package-build';
+import { BUILT_CLI_ARGS } from '../support/package-build';
 
 jest.setTimeout(240_000);
 
-const BIN = BUILT_CLI;
+const BIN = BUILT_CLI_ARGS;
 const KEY_A = `A:${randomBytes(32).toString('base64')}`;
 const KEY_B = `B:${randomBytes(32).toString('base64')}`;
 const tag = randomUUID().slice(0, 8);
@@ -235,7 +235,7 @@ describe('perflow codec-server', () => {
 
   /** Starts the CLI's codec server; resolves with its URL from the first line it prints. */
   function startServer(extra: string[]): Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string }> {
-    const child = spawn(process.execPath, [BIN, 'codec-server', '--port', '0', ...extra], { env: { ...process.env, ...cli.env, PERFLOW_ENCRYPTION_KEYS: `${KEY_B},${KEY_A}` } });
+    const child = spawn(process.execPath, [...BIN, 'codec-server', '--port', '0', ...extra], { env: { ...process.env, ...cli.env, PERFLOW_ENCRYPTION_KEYS: `${KEY_B},${KEY_A}` } });
     let output = '';
     return new Promise((done, fail) => {
       const timer = setTimeout(() => (child.kill('SIGKILL'), fail(new Error(`codec-server printed no URL in 30 s: ${output}`))), 30_000);

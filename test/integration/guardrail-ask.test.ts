@@ -16,7 +16,7 @@ import { serverEnv } from '../support/env';
 import { final, plan, scriptedAgent } from '../support/harness';
 import { calculatorTurns, withCalculator } from '../support/script';
 import { useWorkerProcess } from '../support/spawn-worker';
-import { BUILT_CLI } from '../support/package-build';
+import { BUILT_CLI_ARGS } from '../support/package-build';
 
 jest.setTimeout(240_000);
 
@@ -29,7 +29,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const perflow = (args: string[]) =>
-  runProcess(process.execPath, [BUILT_CLI, ...args], {
+  runProcess(process.execPath, [...BUILT_CLI_ARGS, ...args], {
     env: { ...process.env, TEMPORAL_ADDRESS: serverEnv().temporalAddress, TEMPORAL_NAMESPACE: 'default', PERFLOW_TASK_QUEUE: fixture.taskQueue, MONGODB_URI: fixture.perflow.config.mongoUri },
     timeoutMs: 60_000,
   });

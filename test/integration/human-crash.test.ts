@@ -22,7 +22,7 @@ import { TenantBudgets } from '../../stores/tenant-budgets';
 import { runInput } from '../support/harness';
 import { useWorkerProcess } from '../support/spawn-worker';
 import { expectedResponse, typedAgent } from '../support/typed-agents';
-import { BUILT_CLI } from '../support/package-build';
+import { BUILT_CLI_ARGS } from '../support/package-build';
 
 jest.setTimeout(300_000);
 
@@ -116,7 +116,7 @@ it('runs waiting at their max_cost_usd and at their tenant’s daily cap keep wa
 describe('an agent tree has one inbox', () => {
   const example = resolve(__dirname, '../../examples/multi-agent');
   const perflow = (args: string[]) =>
-    runProcess(process.execPath, [BUILT_CLI, ...args], {
+    runProcess(process.execPath, [...BUILT_CLI_ARGS, ...args], {
       env: { ...process.env, TEMPORAL_ADDRESS: serverEnv().temporalAddress, TEMPORAL_NAMESPACE: 'default', PERFLOW_TASK_QUEUE: fixture.taskQueue, MONGODB_URI: fixture.perflow.config.mongoUri },
       timeoutMs: 60_000,
     });
@@ -170,7 +170,7 @@ describe('an agent tree has one inbox', () => {
 
 describe('a second message to a busy conversation (--on-busy)', () => {
   const perflow = (args: string[]) =>
-    runProcess(process.execPath, [BUILT_CLI, ...args], {
+    runProcess(process.execPath, [...BUILT_CLI_ARGS, ...args], {
       env: { ...process.env, TEMPORAL_ADDRESS: serverEnv().temporalAddress, TEMPORAL_NAMESPACE: 'default', PERFLOW_TASK_QUEUE: fixture.taskQueue, MONGODB_URI: fixture.perflow.config.mongoUri },
       timeoutMs: 60_000,
     });

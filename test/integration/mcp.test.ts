@@ -15,12 +15,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { useCli } from '../support/cli';
 import { runProcess } from '../support/run-process';
-import { BUILT_CLI } from '../support/package-build';
+import { BUILT_CLI_ARGS } from '../support/package-build';
 
 jest.setTimeout(180_000);
 
 const cli = useCli('mcp');
-const BIN = BUILT_CLI;
+const BIN = BUILT_CLI_ARGS;
 const EXAMPLE = resolve(__dirname, '../../examples/multi-agent');
 
 let agents: string;
@@ -46,7 +46,7 @@ const progressOnWire = new Map<string | number, Progress[]>();
 
 async function stdioClient(): Promise<Client> {
   const client = new Client({ name: 'perflow-test', version: '1.0.0' });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--agents', agents], env: { ...(process.env as Record<string, string>), ...cli.env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...BIN, 'mcp', '--agents', agents], env: { ...(process.env as Record<string, string>), ...cli.env }, stderr: 'pipe' });
   await client.connect(transport);
   // Read off the wire: the SDK's client hands progress to `onprogress` a microtask late, and drops
   // those read in the same chunk as the response (the server's last ones, on a loaded machine).
@@ -63,7 +63,7 @@ async function stdioClient(): Promise<Client> {
 
 /** `perflow mcp --http 0` as a user starts it, with the URL and token it prints. */
 async function httpServer(extra: string[] = []): Promise<{ child: ChildProcess; url: string; token: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--agents', agents, '--http', '0', ...extra], { env: { ...process.env, ...cli.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...BIN, 'mcp', '--agents', agents, '--http', '0', ...extra], { env: { ...process.env, ...cli.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const printed = await new Promise<{ url: string; token: string }>((ready, fail) => {
     const timer = setTimeout(() => fail(new Error(`perflow mcp --http did not start: ${stderr}`)), 60_000);
@@ -199,7 +199,7 @@ describe('the MCP Inspector (CLI mode)', () => {
   // It reads its own package.json by a path relative to its working directory: run it from its build folder.
   const inspector = dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json'));
   const inspect = (args: string[]) =>
-    runProcess(process.execPath, [join(inspector, 'build', 'index.js'), process.execPath, BIN, 'mcp', '--agents', agents, ...args], { cwd: join(inspector, 'build'), env: { ...process.env, ...cli.env }, timeoutMs: 150_000 });
+    runProcess(process.execPath, [join(inspector, 'build', 'index.js'), process.execPath, ...BIN, 'mcp', '--agents', agents, ...args], { cwd: join(inspector, 'build'), env: { ...process.env, ...cli.env }, timeoutMs: 150_000 });
 
   it('lists the agents and calls one over stdio', async () => {
     const listed = await inspect(['--method', 'tools/list']);

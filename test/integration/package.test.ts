@@ -12,7 +12,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { findTemporalCli } from '../../servers/binaries';
 import { serverEnv, uniqueTaskQueue } from '../support/env';
 import { describeCommandsAsStarted, SMOKE_ENCRYPTION_KEY } from '../support/commands-as-started';
-import { runProcess, userEnv } from '../support/run-process';
+import { npmEnv, runProcess, userEnv } from '../support/run-process';
 import { calculatorTurns } from '../support/script';
 import { node24 } from '../support/node24';
 
@@ -31,14 +31,14 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'perflow-package-'));
   // The global setup built dist/ from these sources (../support/package-build), as `prepack`
   // would: packing without rebuilding leaves it in place for the test files spawning it meanwhile.
-  const pack = await runProcess('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: root, env: userEnv(), timeoutMs: 240_000 });
+  const pack = await runProcess('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: root, env: npmEnv(), timeoutMs: 240_000 });
   if (pack.code !== 0) throw new Error(`npm pack failed:\n${pack.stderr.slice(-4_000)}`);
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack wrote no tarball to ${dir}`);
   app = join(dir, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'perflow-user-app', version: '1.0.0', private: true }));
-  const install = await runProcess('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball)], { cwd: app, env: userEnv(), timeoutMs: 300_000 });
+  const install = await runProcess('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(dir, tarball)], { cwd: app, env: npmEnv(), timeoutMs: 300_000 });
   if (install.code !== 0) throw new Error(`npm install of the tarball failed:\n${install.stderr.slice(-4_000)}`);
   bin = join(app, 'node_modules', '.bin', 'perflow');
   const { temporalAddress, namespace, mongoUri } = serverEnv();

@@ -17,7 +17,7 @@ import { serverEnv, testPerflow, uniqueTaskQueue } from '../support/env';
 import type { PerflowClient } from '../../client/connect';
 import { runProcess } from '../support/run-process';
 import { final, plan } from '../support/harness';
-import { BUILT_CLI } from '../support/package-build';
+import { BUILT_CLI_ARGS } from '../support/package-build';
 
 jest.setTimeout(120_000);
 
@@ -77,7 +77,7 @@ it('a run starts and finishes with the attributes the server has', async () => {
 });
 
 it('perflow pending says in one line which attribute it needs and how to add it', async () => {
-  const r = await runProcess(process.execPath, [BUILT_CLI, 'pending'], {
+  const r = await runProcess(process.execPath, [...BUILT_CLI_ARGS, 'pending'], {
     env: { ...process.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace },
   });
   expect(r.code).toBe(1);

@@ -22,14 +22,15 @@ import { connectTemporal, serverEnv, uniqueTaskQueue } from '../support/env';
 import { runProcess, userEnv } from '../support/run-process';
 import { calculatorTurns, withCalculator } from '../support/script';
 import { REPLAY_SINKS } from '../../workers/workflow-source';
-import { BUILT_CLI } from '../support/package-build';
+import { BUILT_CLI_ARGS } from '../support/package-build';
+import { workflowBundle } from '../support/workflow-bundles';
 // The OTLP protobuf definitions the exporters encode with.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const otlp = require('@opentelemetry/otlp-transformer/build/src/generated/root') as OtlpRoot;
 
 jest.setTimeout(180_000);
 
-const BIN = BUILT_CLI;
+const BIN = BUILT_CLI_ARGS;
 
 interface OtlpRoot {
   opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } } };
@@ -141,7 +142,7 @@ describe('traces and metrics', () => {
   async function startWorker(metrics: boolean): Promise<void> {
     const { temporalAddress, namespace, mongoUri } = serverEnv();
     workerOutput = '';
-    const started = spawn(process.execPath, [BIN, 'worker'], {
+    const started = spawn(process.execPath, [...BIN, 'worker'], {
       env: userEnv({
         TEMPORAL_ADDRESS: temporalAddress,
         TEMPORAL_NAMESPACE: namespace,
@@ -194,7 +195,7 @@ describe('traces and metrics', () => {
       ),
     );
     const { temporalAddress, namespace } = serverEnv();
-    const cli = await runProcess(process.execPath, [BIN, 'run', '--agent', agentFile, '--question', 'What is 6*7?', '--wait', '--json'], {
+    const cli = await runProcess(process.execPath, [...BIN, 'run', '--agent', agentFile, '--question', 'What is 6*7?', '--wait', '--json'], {
       env: userEnv({
         TEMPORAL_ADDRESS: temporalAddress,
         TEMPORAL_NAMESPACE: namespace,
@@ -240,7 +241,7 @@ describe('traces and metrics', () => {
         expect(step.usage.cost_usd).toBeCloseTo(costAt(step.usage), 12);
         expect(step.usage.cost_usd).toBeGreaterThan(0);
         expect(step.usage.cost_usd).toBeLessThan(out.usage.cost_usd);
-        const status = await runProcess(process.execPath, [BIN, 'status', out.workflow_id, '--json'], { env: userEnv({ TEMPORAL_ADDRESS: serverEnv().temporalAddress, TEMPORAL_NAMESPACE: serverEnv().namespace }), timeoutMs: 60_000 });
+        const status = await runProcess(process.execPath, [...BIN, 'status', out.workflow_id, '--json'], { env: userEnv({ TEMPORAL_ADDRESS: serverEnv().temporalAddress, TEMPORAL_NAMESPACE: serverEnv().namespace }), timeoutMs: 60_000 });
         expect((JSON.parse(status.stdout) as { usage: unknown }).usage).toEqual(out.usage);
       } finally {
         await connection.close();
@@ -334,9 +335,10 @@ describe('traces and metrics', () => {
     // A traced run's history replays on untraced workflow code (the interceptors add headers, no commands).
     const { connection, client } = await connectTemporal();
     try {
+      const untraced = await workflowBundle('plain');
       for (const workflowId of [id, `${id}/step-1`, `${id}/step-2`]) {
         const history = await client.workflow.getHandle(workflowId).fetchHistory();
-        await Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows'), sinks: REPLAY_SINKS }, history, workflowId);
+        await Worker.runReplayHistory({ workflowBundle: untraced, sinks: REPLAY_SINKS }, history, workflowId);
       }
     } finally {
       await connection.close();
@@ -355,7 +357,7 @@ describe('traces and metrics', () => {
       ),
     );
     const { temporalAddress, namespace } = serverEnv();
-    const perflow = (args: string[]) => runProcess(process.execPath, [BIN, ...args], { env: userEnv({ TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_NAMESPACE: namespace, PERFLOW_TASK_QUEUE: taskQueue }), timeoutMs: 90_000 });
+    const perflow = (args: string[]) => runProcess(process.execPath, [...BIN, ...args], { env: userEnv({ TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_NAMESPACE: namespace, PERFLOW_TASK_QUEUE: taskQueue }), timeoutMs: 90_000 });
     const started = await perflow(['run', '--agent', agentFile, '--question', 'What are 6*7 and 2*3?', '--json']);
     expect(started.code).toBe(0);
     const id = (JSON.parse(started.stdout) as { workflow_id: string }).workflow_id;
@@ -399,7 +401,7 @@ describe('traces and metrics', () => {
   it("an agent tree: each sub-agent's run is an invoke_agent span under the agent tool's call that started it", async () => {
     if (!worker) await startWorker(false);
     const { temporalAddress, namespace } = serverEnv();
-    const run = await runProcess(process.execPath, [BIN, 'run', '--agent', resolve(__dirname, '../../examples/multi-agent/supervisor.json'), '--question', 'What does the trip cost?', '--wait', '--json'], {
+    const run = await runProcess(process.execPath, [...BIN, 'run', '--agent', resolve(__dirname, '../../examples/multi-agent/supervisor.json'), '--question', 'What does the trip cost?', '--wait', '--json'], {
       env: userEnv({ TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_NAMESPACE: namespace, PERFLOW_TASK_QUEUE: taskQueue }),
       timeoutMs: 120_000,
     });

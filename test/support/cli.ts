@@ -11,7 +11,7 @@ import { useHarness, type Harness, type HarnessOptions } from './harness';
 import { serverEnv } from './env';
 import { runProcess, type ProcessResult } from './run-process';
 
-import { BUILT_CLI } from './package-build';
+import { BUILT_CLI_ARGS } from './package-build';
 
 export interface CliFixture {
   readonly harness: Harness;
@@ -63,7 +63,7 @@ export function useCli(prefix: string, options: HarnessOptions = {}): CliFixture
       return file;
     },
     // Node leaves variables whose value is undefined out of a child's environment.
-    perflow: (args, extra = {}, timeoutMs = 60_000) => runProcess(process.execPath, [BUILT_CLI, ...args], { env: { ...process.env, ...env(), ...extra }, timeoutMs }),
+    perflow: (args, extra = {}, timeoutMs = 60_000) => runProcess(process.execPath, [...BUILT_CLI_ARGS, ...args], { env: { ...process.env, ...env(), ...extra }, timeoutMs }),
   };
 }
 

@@ -11,5 +11,10 @@ const build = require('../../scripts/build-if-changed.js') as { BUILT_CLI: strin
 
 /** The compiled CLI's entry point (what bin/perflow.js runs in an installed package). */
 export const BUILT_CLI = build.BUILT_CLI;
+/**
+ * Node's arguments that start the compiled CLI as bin/perflow.js starts an installed package's,
+ * with the code cache (./code-cache-preload.js); the command's arguments follow.
+ */
+export const BUILT_CLI_ARGS: readonly string[] = ['--require', require.resolve('./code-cache-preload.js'), BUILT_CLI];
 /** Builds the package unless dist/ was built from these very sources; resolves whether it built. */
 export const ensurePackageBuilt = build.ensurePackageBuilt;

@@ -37,6 +37,15 @@ export function runProcess(command: string, args: string[], o: RunProcessOptions
   });
 }
 
+/** Where the global setup keeps NODE_EXTRA_CA_CERTS, which it takes from the tests' processes. */
+export const NPM_CA_CERTS = 'PERFLOW_TEST_NPM_CA_CERTS';
+
+/** {@link userEnv} for npm, which may reach the registry: with the machine's NODE_EXTRA_CA_CERTS. */
+export function npmEnv(): NodeJS.ProcessEnv {
+  const certs = process.env[NPM_CA_CERTS];
+  return userEnv(certs ? { NODE_EXTRA_CA_CERTS: certs } : {});
+}
+
 /** The environment without npm's per-script variables, as in a shell a user opens. */
 export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};

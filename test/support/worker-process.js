@@ -6,6 +6,7 @@
  * Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, MONGODB_URI, PERFLOW_TEST_DB, PERFLOW_TASK_QUEUE,
  * PERFLOW_WORKFLOW_BUNDLE.
  */
+require('./code-cache-preload');
 const { join } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { DefaultLogger, Runtime } = require('@temporalio/worker');

@@ -19,7 +19,7 @@ import { readMemory } from '../../../client/memory';
 import { progressQuery } from '../../../workflows/definitions';
 import { useCli } from '../../support/cli';
 import { ONE_STEP_SCRIPT } from '../../support/script';
-import { BUILT_CLI } from '../../support/package-build';
+import { BUILT_CLI_ARGS } from '../../support/package-build';
 
 jest.setTimeout(240_000);
 
@@ -50,7 +50,7 @@ interface Server {
 
 /** `perflow a2a --port 0` as a user starts it, with the URL (and token) it prints. */
 async function a2aServer(extra: string[], folder = agents): Promise<Server> {
-  const child = spawn(process.execPath, [BUILT_CLI, 'a2a', '--agents', folder, '--port', '0', ...extra], { env: { ...process.env, ...cli.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...BUILT_CLI_ARGS, 'a2a', '--agents', folder, '--port', '0', ...extra], { env: { ...process.env, ...cli.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const printed = await new Promise<{ url: string; token?: string }>((ready, fail) => {
     const timer = setTimeout(() => fail(new Error(`perflow a2a did not start: ${stderr}`)), 60_000);

@@ -11,7 +11,7 @@ import { addAgentTypes, agentFromJson, getStatus, startEval, startRun, suiteFrom
 import { useHarness } from '../../support/harness';
 import { calculatorTurns } from '../../support/script';
 import { runProcess } from '../../support/run-process';
-import { BUILT_CLI } from '../../support/package-build';
+import { BUILT_CLI_ARGS } from '../../support/package-build';
 
 /** The agent files' directories, removed after the file's tests. */
 const dirs: string[] = [];
@@ -22,7 +22,7 @@ const tempDir = (prefix: string) => {
 };
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-const BIN = BUILT_CLI;
+const BIN = BUILT_CLI_ARGS;
 
 jest.setTimeout(60_000);
 
@@ -90,7 +90,7 @@ describe('an agent type of its own', () => {
       const file = join(dir, 'one-step.json');
       writeFileSync(file, JSON.stringify(agentFile()));
       const env = { ...process.env, MONGODB_URI: perflow.config.mongoUri, PERFLOW_TASK_QUEUE: perflow.config.taskQueue };
-      const cli = (extra: Record<string, string>) => runProcess(process.execPath, [BIN, 'run', '--agent', file, '--question', 'What is 6 times 7?', '--wait', '--json'], { env: { ...env, ...extra }, timeoutMs: 60_000 });
+      const cli = (extra: Record<string, string>) => runProcess(process.execPath, [...BIN, 'run', '--agent', file, '--question', 'What is 6 times 7?', '--wait', '--json'], { env: { ...env, ...extra }, timeoutMs: 60_000 });
       const refused = await cli({});
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/^perflow: .*one-step\.json: invalid agent file: type: expected one of plan_execute_and_reflect, step_by_step, todo_list, plan_and_execute\n$/);
