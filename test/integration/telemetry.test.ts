@@ -24,6 +24,7 @@ import { calculatorTurns, withCalculator } from '../support/script';
 import { REPLAY_SINKS } from '../../workers/workflow-source';
 import { BUILT_CLI_ARGS } from '../support/package-build';
 import { workflowBundle } from '../support/workflow-bundles';
+import { inWorkflowThread } from '../support/replay';
 // The OTLP protobuf definitions the exporters encode with.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const otlp = require('@opentelemetry/otlp-transformer/build/src/generated/root') as OtlpRoot;
@@ -338,7 +339,7 @@ describe('traces and metrics', () => {
       const untraced = await workflowBundle('plain');
       for (const workflowId of [id, `${id}/step-1`, `${id}/step-2`]) {
         const history = await client.workflow.getHandle(workflowId).fetchHistory();
-        await Worker.runReplayHistory({ workflowBundle: untraced, sinks: REPLAY_SINKS }, history, workflowId);
+        await Worker.runReplayHistory(inWorkflowThread({ workflowBundle: untraced, sinks: REPLAY_SINKS }), history, workflowId);
       }
     } finally {
       await connection.close();

@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { temporal } from '@temporalio/proto';
+import type { ReplayWorkerOptions } from '@temporalio/worker';
 
 export const HISTORY_DIR = resolve(__dirname, '..', 'fixtures', 'histories');
 
@@ -38,4 +39,16 @@ export function recordedWorkflowId(file: string): string {
 /** Every recorded history with its workflow ID, in file order (as Worker.runReplayHistories takes them). */
 export function recordedHistories(): { file: string; workflowId: string; history: temporal.api.history.v1.History }[] {
   return HISTORY_FILES.map((file) => ({ file, workflowId: recordedWorkflowId(file), history: readHistory(file) }));
+}
+
+/**
+ * Replay options that run the workflows in a thread of their own, as a worker runs them. A replay
+ * worker runs them in the calling thread by default (the SDK's debug mode), and there the SDK's
+ * promise hook, installed for good, runs for every promise of every later test file in that Jest
+ * worker, and each workflow promise's stack goes through Jest's source-map support. The SDK's
+ * types leave `debugMode` out of replay options, which it honours all the same; an SDK that did
+ * not would only replay slower.
+ */
+export function inWorkflowThread(options: ReplayWorkerOptions): ReplayWorkerOptions {
+  return Object.assign({}, options, { debugMode: false });
 }

@@ -6,7 +6,7 @@
 import { relative, resolve } from 'node:path';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import { SHARED_WORKFLOW_MODULES } from '../../../workers/workflow-source';
-import { HISTORY_FILES as files, readHistory, recordedHistories, recordedWorkflowId } from '../../support/replay';
+import { HISTORY_FILES as files, inWorkflowThread, readHistory, recordedHistories, recordedWorkflowId } from '../../support/replay';
 import { REPLAY_SINKS } from '../../../workers/workflow-source';
 import { workflowBundle } from '../../support/workflow-bundles';
 
@@ -16,7 +16,7 @@ let replays: ReplayResult[];
 beforeAll(async () => {
   bundle = await workflowBundle('plain');
   replays = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle: bundle, sinks: REPLAY_SINKS }, recordedHistories())) replays.push(result);
+  for await (const result of Worker.runReplayHistories(inWorkflowThread({ workflowBundle: bundle, sinks: REPLAY_SINKS }), recordedHistories())) replays.push(result);
 }, 120_000);
 
 describe('recorded histories', () => {
@@ -212,7 +212,7 @@ describe('recorded histories', () => {
     const history = readHistory('step-memory-three-steps.step-1.binpb');
     const payload = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
     payload.data = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload.data!).toString()), step_memory: true }));
-    await Worker.runReplayHistory({ workflowBundle: bundle, sinks: REPLAY_SINKS }, history, 'history-step-memory-three-steps/step-1');
+    await Worker.runReplayHistory(inWorkflowThread({ workflowBundle: bundle, sinks: REPLAY_SINKS }), history, 'history-step-memory-three-steps/step-1');
   });
 
   it('hold every kind of decision a person takes', () => {

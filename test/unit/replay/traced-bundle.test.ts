@@ -7,7 +7,7 @@ import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import { Resource } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Worker } from '@temporalio/worker';
-import { recordedHistories } from '../../support/replay';
+import { inWorkflowThread, recordedHistories } from '../../support/replay';
 import { REPLAY_SINKS } from '../../../workers/workflow-source';
 import { workflowBundle } from '../../support/workflow-bundles';
 
@@ -21,7 +21,7 @@ describe('the traced workflow bundle', () => {
     const spans = new InMemorySpanExporter();
     const sinks = { ...REPLAY_SINKS, exporter: makeWorkflowExporter(new SimpleSpanProcessor(spans), new Resource({})) };
     const failed: string[] = [];
-    for await (const result of Worker.runReplayHistories({ workflowBundle: bundle, sinks }, recordedHistories())) {
+    for await (const result of Worker.runReplayHistories(inWorkflowThread({ workflowBundle: bundle, sinks }), recordedHistories())) {
       if (result.error) failed.push(`${result.workflowId}: ${result.error.message}`);
     }
     expect(failed).toEqual([]);
