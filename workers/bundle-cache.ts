@@ -4,10 +4,11 @@
  * installed package has its prebuilt bundle instead). A kept bundle is used only with the same
  * working directory (webpack names modules by their path from it), bundle options and
  * package-lock.json, and only while every module it holds still has the SHA-256 recorded beside
- * it; otherwise it is bundled and kept anew.
+ * it; otherwise it is bundled and kept anew. The folder keeps the {@link KEPT_BUNDLES} bundles
+ * used last: each checkout folder and lockfile has bundles of its own, 4–6 MB each.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { bundleWorkflowCode, type BundleOptions } from '@temporalio/worker';
 import { cacheDir } from '../config/cache-dir';
@@ -17,6 +18,9 @@ interface KeptBundle {
   modules: Record<string, string>;
   code: string;
 }
+
+/** How many bundles the folder keeps: a checkout's plain and traced ones, and a few other checkouts' or test workflows'. */
+export const KEPT_BUNDLES = 12;
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 const LOCKFILE = join(__dirname, '..', 'package-lock.json');
@@ -52,7 +56,16 @@ export function bundledModules(code: string): string[] {
 export async function keptWorkflowBundle(options: BundleOptions, env: NodeJS.ProcessEnv = process.env): Promise<{ code: string; bundled: boolean }> {
   const file = keptFile(options, env);
   const code = kept(file);
-  if (code !== undefined) return { code, bundled: false };
+  if (code !== undefined) {
+    // Marked as used, so the folder's pruning keeps it.
+    const now = new Date();
+    try {
+      utimesSync(file, now, now);
+    } catch {
+      // A read-only cache folder: the bundle is used all the same.
+    }
+    return { code, bundled: false };
+  }
   const made = (await bundleWorkflowCode(options)).code;
   const modules = bundledModules(made);
   if (modules.length > 0) {
@@ -61,6 +74,16 @@ export async function keptWorkflowBundle(options: BundleOptions, env: NodeJS.Pro
     // Written whole, then renamed: a process reading it meanwhile sees the old bundle or the new one.
     writeFileSync(`${file}.${process.pid}`, JSON.stringify(bundle));
     renameSync(`${file}.${process.pid}`, file);
+    pruneKeptBundles(dirname(file));
   }
   return { code: made, bundled: true };
+}
+
+/** Removes all but the {@link KEPT_BUNDLES} bundles used last from `folder`. */
+export function pruneKeptBundles(folder: string, keep = KEPT_BUNDLES): void {
+  const bundles = readdirSync(folder)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => ({ path: join(folder, name), used: statSync(join(folder, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+    .sort((a, b) => b.used - a.used);
+  for (const { path } of bundles.slice(keep)) rmSync(path, { force: true });
 }
