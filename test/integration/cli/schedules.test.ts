@@ -235,7 +235,8 @@ describe('perflow schedule', () => {
     await until('a finished run', async () => (await runsOf(id)).some((r) => r.status === 'COMPLETED'), 150_000);
     await until('no run going', async () => (await viewOf(id, () => crash.perflow)).running.length === 0, 30_000);
     await crash.restart(); // between firings
-    await until('a run after the restart', async () => (await runsOf(id)).filter((r) => r.status === 'COMPLETED').length >= 3);
+    // Two more firings on a worker that starts under load: bounded as generously as the first wait.
+    await until('a run after the restart', async () => (await runsOf(id)).filter((r) => r.status === 'COMPLETED').length >= 3, 150_000);
     await json(['schedule', 'pause', id], env);
     const view = await json<ScheduleView>(['schedule', 'describe', id], env);
     const runs = await until('every started run answered', async () => {
