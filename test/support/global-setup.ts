@@ -15,6 +15,7 @@ export default async function globalSetup(): Promise<void> {
   // The Go servers (Temporal, FerretDB) on one OS thread each: the suite keeps both cores busy,
   // and with a thread per core the Temporal dev server spent ~10% more CPU on the same runs
   // (kernel.test.ts: 57 vs 51 CPU-s, the same wall time). The servers test files start inherit it.
+  // One thread suits Jest's two workers (jest.config.js); more workers would want more.
   process.env.GOMAXPROCS ??= '1';
   // The build (CPU) while the servers start (mostly waiting on them).
   const [servers] = await Promise.all([startServers(process.env), ensurePackageBuilt()]);
