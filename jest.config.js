@@ -33,7 +33,8 @@ module.exports = {
   // Two test files at once: integration tests mostly wait on the servers and on timers, so one
   // file at a time left half of a 2-core machine idle (14 min serial, 8.5 min so). Each file
   // shares the one Temporal and MongoDB server of the run with its own task queues and
-  // databases; those that stop a server start their own.
+  // databases; those that stop a server start their own. The global setup runs those servers on
+  // one OS thread (GOMAXPROCS=1), which suits two workers: raise both together.
   maxWorkers: 2,
   projects: [
     {
